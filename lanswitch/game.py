@@ -1,0 +1,1171 @@
+"""The rules engine: a pure, deterministic state machine for one hand of Switch.
+
+Theory of operation
+-------------------
+A :class:`Game` is one hand. It is driven like an OpenSpiel state: the seat to act asks for
+:meth:`Game.legal_moves` and applies one with :meth:`Game.apply`; chance is explicit, so the
+hand replays exactly from its log. Chance happens twice: the deal (phase ``DEAL``) and every
+reshuffle of the discard pile (phase ``RESHUFFLE``). In those phases no player may act; the
+caller asks :meth:`Game.chance_request` for the cards to order and answers with
+:meth:`Game.apply_chance`. Nothing in here draws a random number or reads a clock — the deck
+source (a seeded shuffler for simulations, the fair deal for networked tables) is outside.
+
+Moves are small ints: ``0..107`` play that card id, and the constants :data:`DRAW`,
+:data:`PASS`, :data:`SUIT_BASE` + suit, :data:`CALL_LAST`, :data:`CALL_TWO`,
+:data:`MIMIC_BASE` + face. A multi-card turn is a sequence of card moves by the same seat
+(phase ``FOLLOW``) closed by :data:`PASS`, so the legal-move list stays short whatever the
+rules allow. An illegal move raises :class:`IllegalMove` with a typed :class:`Reason` and
+leaves the state untouched; where the rules charge for blunders, :meth:`Game.blunder`
+applies the charge as a logged action of its own.
+
+Speed comes from the representation: a hand is a bitmask over card ids, every "which cards
+may follow this one" question is a precomputed mask (built once per rule set by
+:class:`Tables`), and the hot path allocates little more than the move list and the events.
+
+Reshuffles happen eagerly: as soon as the stock is empty after an action (and the discard
+pile holds more than its top card), the hand waits for a reshuffle. So every player action
+starts with a non-empty stock or with no card left to draw at all. A draw of several cards
+that empties the stock half-way leaves the rest as a debt, paid right after the reshuffle and
+before anyone acts.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Final
+
+from .cards import JOKER_BASE, MAX_CARD, SUIT_LETTERS, deck_cards, format_card
+from .rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet, compile_predicate
+
+__all__ = [
+    "CALL_LAST",
+    "CALL_TWO",
+    "DRAW",
+    "MIMIC_BASE",
+    "PASS",
+    "SUIT_BASE",
+    "Event",
+    "Game",
+    "HandResult",
+    "IllegalMove",
+    "Phase",
+    "Reason",
+    "Tables",
+    "View",
+    "format_move",
+    "parse_move",
+    "redact",
+]
+
+# ---------------------------------------------------------------------------------------------
+# Moves
+
+DRAW: Final = 200
+PASS: Final = 201
+SUIT_BASE: Final = 210  # + suit 0..3
+CALL_LAST: Final = 220
+CALL_TWO: Final = 221
+MIMIC_BASE: Final = 300  # + face 0..51
+BLUNDER_FLAG: Final = 1 << 16  # marks a blunder in the log
+
+
+class Phase(enum.IntEnum):
+    """Where the hand stands. ``DEAL`` and ``RESHUFFLE`` wait for chance, not a player."""
+
+    DEAL = 0
+    PLAY = 1  # the seat to act starts its turn (or goes on drawing until it can play)
+    FOLLOW = 2  # the seat has laid a card and may lay more, call, or end the turn
+    NAME_SUIT = 3  # the seat laid a suit-naming wild and must name the suit
+    NAME_CARD = 4  # the seat laid a mimic joker and must name the card it stands for
+    AFTER_DRAW = 5  # draw "one_then_play": the seat drew and may play or pass
+    RESHUFFLE = 6
+    OVER = 7
+
+
+class Reason(enum.Enum):
+    """Why a move was rejected. The value is the text a player sees."""
+
+    HAND_OVER = "the hand is over"
+    WAITING_FOR_DEAL = "the cards are being shuffled"
+    NOT_YOUR_TURN = "it is not your turn"
+    NO_SUCH_MOVE = "there is no such move"
+    NOT_IN_HAND = "that card is not in your hand"
+    DOES_NOT_MATCH = "that card does not match the top card's suit or rank"
+    MUST_ANSWER = "you must answer the pick-up or skip, or take it"
+    CANNOT_FINISH_ON = "a hand may not end on that card"
+    CANNOT_FINISH_MULTI = "a hand may not end with a turn of several cards"
+    NOT_CALLED = "you did not call last card, so you may not play your last card yet"
+    DOES_NOT_FOLLOW = "that card cannot continue this turn"
+    MUST_COVER = "you must cover that card"
+    MUST_PLAY = "you have a card you can play, so you may not draw"
+    CANNOT_DRAW = "there is nothing to draw or you may not draw now"
+    CANNOT_PASS = "you may not pass now"
+    NAME_SUIT_FIRST = "name the suit first"
+    NAME_CARD_FIRST = "name the card the joker stands for first"
+    NOT_NAMING = "there is no suit or card to name now"
+    CANNOT_CALL = "that call is not open now"
+    NOT_LEGAL = "that card cannot stand for the joker now"
+
+
+class IllegalMove(ValueError):  # noqa: N818  (named for what it is, like h11 errors)
+    """A rejected move. The state it was tried on is unchanged."""
+
+    def __init__(self, reason: Reason, seat: int, move: int) -> None:
+        super().__init__(f"{format_move(move)}: {reason.value}")
+        self.reason = reason
+        self.seat = seat
+        self.move = move
+
+
+def format_move(move: int, *, symbols: bool = False) -> str:
+    """Short text for a move: ``10H``, ``draw``, ``pass``, ``suit H``, ``call last``, ``as 7H``."""
+    if 0 <= move < MAX_CARD:
+        return format_card(move, symbols=symbols)
+    if move == DRAW:
+        return "draw"
+    if move == PASS:
+        return "pass"
+    if SUIT_BASE <= move < SUIT_BASE + 4:
+        return f"suit {SUIT_LETTERS[move - SUIT_BASE]}"
+    if move == CALL_LAST:
+        return "call last"
+    if move == CALL_TWO:
+        return "call peanuckle"
+    if MIMIC_BASE <= move < MIMIC_BASE + 52:
+        return f"as {format_card(move - MIMIC_BASE, symbols=symbols)}"
+    return f"<move {move}>"
+
+
+def parse_move(text: str, hand: Iterable[int] = ()) -> int:
+    """Parse what :func:`format_move` prints. A card face is matched to the copy in ``hand``."""
+    from .cards import parse_card, parse_suit
+
+    t = " ".join(text.strip().lower().split())
+    simple = {
+        "draw": DRAW,
+        "pass": PASS,
+        "end": PASS,
+        "call last": CALL_LAST,
+        "last": CALL_LAST,
+        "call peanuckle": CALL_TWO,
+        "peanuckle": CALL_TWO,
+    }
+    if t in simple:
+        return simple[t]
+    if t.startswith("suit "):
+        return SUIT_BASE + parse_suit(t[5:])
+    if t.startswith("as "):
+        return MIMIC_BASE + parse_card(t[3:]) % 52
+    card = parse_card(t)
+    for c in hand:
+        if c == card or (c < JOKER_BASE and card < JOKER_BASE and c % 52 == card % 52):
+            return c
+        if c >= JOKER_BASE and card >= JOKER_BASE:
+            return c
+    return card
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables compiled once per rule set
+
+_FOLLOW_MODES: Final = ("none", "sets", "suit_runs", "runs_and_sets", "chain")
+
+
+_FACES: Final = (1 << 52) - 1  # the faces of deck 0: what a mimic joker may name
+
+
+def _bits(m: int) -> list[int]:
+    out = []
+    while m:
+        low = m & -m
+        out.append(low.bit_length() - 1)
+        m ^= low
+    return out
+
+
+class Tables:
+    """Everything the engine looks up, derived once from a :class:`RuleSet`.
+
+    Power rows become per-card arrays (``row_of``) and per-row masks; matching and following
+    become per-card masks, so a legal-move query is a few ``&`` and ``|`` on ints.
+    """
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.rules = rules
+        ordinary = range(JOKER_BASE)
+        self.rank_mask = [0] * 13
+        self.suit_mask = [0] * 4
+        for c in ordinary:
+            self.rank_mask[c % 13] |= 1 << c
+            self.suit_mask[(c // 13) % 4] |= 1 << c
+        self.joker_mask = ((1 << MAX_CARD) - 1) ^ ((1 << JOKER_BASE) - 1)
+        self.all_mask = (1 << MAX_CARD) - 1
+
+        rows = rules.power
+        self.row_names = [r.name for r in rows]
+        self.row_of = [-1] * MAX_CARD
+        self.row_mask = [0] * len(rows)
+        for i, r in enumerate(rows):
+            m = 0
+            for p in r.cards:
+                m |= compile_predicate(p)
+            for c in _bits(m):
+                if self.row_of[c] < 0:  # the first row that names a card owns it
+                    self.row_of[c] = i
+                    self.row_mask[i] |= 1 << c
+        self.power_mask = 0
+        for m in self.row_mask:
+            self.power_mask |= m
+        index = {r.name: i for i, r in enumerate(rows)}
+        self.rows = rows
+        self.is_pickup = [r.pickup > 0 or r.pickup_deal for r in rows]
+        self.stacks_on = [sum(1 << index[n] for n in r.stacks_on) for r in rows]
+        self.cancels = [sum(1 << index[n] for n in r.cancels) for r in rows]
+        self.returns = [sum(1 << index[n] for n in r.returns) for r in rows]
+        self.cancel_order = [tuple(index[n] for n in r.cancels) for r in rows]
+        self.wild_mask = 0
+        self.mimic_mask = 0
+        self.together_mask = [0] * len(rows)
+        for i, r in enumerate(rows):
+            if r.wild or r.mimic:
+                self.wild_mask |= self.row_mask[i]
+            if r.mimic:
+                self.mimic_mask |= self.row_mask[i]
+            if r.together:
+                self.together_mask[i] = self.row_mask[i]
+        self.skip_stacking = [bool(r.skip and r.stacks_on) for r in rows]
+
+        m = 0
+        for p in rules.play.no_finish_on:
+            m |= compile_predicate(p, self.power_mask)
+        self.no_finish_mask = m
+
+        # match_mask[c]: cards that may be laid on c by suit or rank (wilds are added apart).
+        self.match_mask = [0] * MAX_CARD
+        for c in ordinary:
+            self.match_mask[c] = self.rank_mask[c % 13] | self.suit_mask[(c // 13) % 4]
+        for c in range(JOKER_BASE, MAX_CARD):
+            self.match_mask[c] = self.all_mask
+        # follow_mask[c]: cards that may follow c within one turn under play.follow.
+        mode = rules.play.follow
+        self.follow_mode = _FOLLOW_MODES.index(mode)
+        self.follow_mask = [0] * MAX_CARD
+        self.run_mask = [0] * MAX_CARD  # same suit, next rank up or down
+        for c in ordinary:
+            rk, st = c % 13, (c // 13) % 4
+            adj = 0
+            for rr in (rk - 1, rk + 1):
+                if 0 <= rr < 13:
+                    adj |= self.rank_mask[rr] & self.suit_mask[st]
+            self.run_mask[c] = adj
+            if mode == "sets":
+                self.follow_mask[c] = self.rank_mask[rk]
+            elif mode == "suit_runs":
+                self.follow_mask[c] = adj
+            elif mode == "runs_and_sets":
+                self.follow_mask[c] = adj | self.rank_mask[rk]
+            elif mode == "chain":
+                self.follow_mask[c] = self.match_mask[c]
+        self._answer_cache: dict[int, tuple[int, int, int]] = {}
+
+    def answers(self, pend_rows: int) -> tuple[int, int, int]:
+        """Masks of the cards that stack on, cancel, or return a pending set of rows."""
+        hit = self._answer_cache.get(pend_rows)
+        if hit is None:
+            stack = cancel = ret = 0
+            for i in range(len(self.rows)):
+                if self.stacks_on[i] & pend_rows:
+                    stack |= self.row_mask[i]
+                elif self.cancels[i] & pend_rows:
+                    cancel |= self.row_mask[i]
+                elif self.returns[i] & pend_rows:
+                    ret |= self.row_mask[i]
+            # A mimic joker may answer if some face it could name answers.
+            if (stack | cancel | ret) & ((1 << JOKER_BASE) - 1):
+                stack |= self.mimic_mask & ~(cancel | ret)
+            hit = (stack, cancel, ret)
+            self._answer_cache[pend_rows] = hit
+        return hit
+
+
+@lru_cache(maxsize=64)
+def _tables(rules: RuleSet) -> Tables:
+    return Tables(rules)
+
+
+# ---------------------------------------------------------------------------------------------
+# Events, views, results
+
+Event = tuple[str, int, int]
+"""``(kind, seat, value)``: what happened, in order. ``value`` is a card id, a count, a suit,
+or -1. Kinds: deal, starter, play, draw (one per card), pickup, cancel, return, skip, miss,
+reverse, again, suit, mimic, call, penalty, blunder, pass, finish, reshuffle, forgiven,
+turn, over."""
+
+_PRIVATE_KINDS: Final = frozenset({"deal", "draw"})
+
+
+def redact(event: Event, viewer: int | None) -> Event:
+    """The event as ``viewer`` may see it: other seats' dealt and drawn cards become -1."""
+    if event[0] in _PRIVATE_KINDS and event[1] != viewer:
+        return (event[0], event[1], -1)
+    return event
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What one seat (or a spectator, ``seat=None``) may know. Never another seat's cards."""
+
+    seat: int | None
+    hand: tuple[int, ...]
+    counts: tuple[int, ...]
+    active: tuple[bool, ...]
+    top: int
+    top_face: int
+    named_suit: int
+    free: bool
+    direction: int
+    turn: int
+    phase: Phase
+    pending_kind: str  # "" | "pickup" | "skip"
+    pending_amount: int
+    pending_target: int
+    missed: tuple[int, ...]
+    declared: tuple[bool, ...]
+    called_last: bool
+    called_two: bool
+    stock: int
+    discard: int
+    dealer: int
+    finished: tuple[int, ...]
+    legal: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """How a hand ended. ``placings`` lists every seat dealt in, best first."""
+
+    reason: str  # "finished" | "one_left" | "blocked" | "limit" | "void"
+    placings: tuple[int, ...]
+    scores: tuple[int, ...]  # points this hand earned, per seat (see scoring.mode)
+    hand_points: tuple[int, ...]  # value of the cards left in each hand
+    actions: int
+
+
+# ---------------------------------------------------------------------------------------------
+# The game
+
+
+class Game:
+    """One hand. ``players`` seats (2..8); seats in ``out`` sit this hand out (eliminated)."""
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        players: int,
+        *,
+        dealer: int = 0,
+        out: Iterable[int] = (),
+        hand_no: int = 1,
+    ) -> None:
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise ValueError(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, not {players}")
+        self.rules = rules
+        self.t = _tables(rules)
+        self.players = players
+        self.hand_no = hand_no
+        sitting_out = set(out)
+        self.active = [i not in sitting_out for i in range(players)]
+        n_active = sum(self.active)
+        if n_active < MIN_PLAYERS:
+            raise ValueError("a hand needs at least two players")
+        if not self.active[dealer]:
+            raise ValueError(f"the dealer (seat {dealer}) is sitting this hand out")
+        self.dealer = dealer
+        self.dealt_in = tuple(i for i in range(players) if self.active[i])
+        self.hand_size = rules.hand_size_for(n_active)
+        self.deck = deck_cards(rules.decks_for(n_active), rules.deal.jokers)
+        self.hands = [0] * players
+        self.counts = [0] * players
+        self.stock: list[int] = []  # top of the stock is the end of the list
+        self.discard: list[int] = []
+        self.top = -1  # the face the next card must match (a mimic joker's named face)
+        self.named_suit = -1
+        self.free = False
+        self.direction = 1
+        self.turn = dealer
+        self.phase = Phase.DEAL
+        self.resume_phase = Phase.PLAY
+        # The pending pick-up or skip the seat `pend_target` must answer or take.
+        self.pend_kind = 0  # 0 none, 1 pickup, 2 skip
+        self.pend_amount = 0
+        self.pend_rows = 0
+        self.pend_from = -1
+        self.pend_target = -1
+        self.missed = [0] * players
+        self.declared = [False] * players
+        self.debt = [0] * players
+        self.finished: list[int] = []
+        self.idle_passes = 0
+        self.actions = 0
+        self.result: HandResult | None = None
+        self.log: list[tuple[int, int] | tuple[int, tuple[int, ...]]] = []
+        self.events: list[Event] = []
+        # Figures for simulate: how often each power row fired, penalties, draws.
+        self.fired = [0] * len(self.t.rows)
+        self.penalties = 0
+        self.draws = 0
+        self.reshuffles = 0
+        self.turns = 0
+        self.mimic_allowed = 0
+        self._reset_turn()
+        self._legal: list[int] | None = None
+
+    # -- turn-local state ------------------------------------------------------------------
+
+    def _reset_turn(self) -> None:
+        self.played = 0
+        self.last = -1
+        self.follow_suit = -1
+        self.run_state = 0  # 0 none, 1 after a run card (any of its suit), 2 in sequence
+        self.run_suit = -1
+        self.cover = 0  # 0 none, 1 suit, 2 any
+        self.cover_suit = -1
+        self.called_last = False
+        self.called_two = False
+        self.reversals = 0
+        self.again = False
+        self.skip_next = 0
+        self.drew = False
+        self.no_finish_drawn = False
+        self.start_count = self.counts[self.turn]
+
+    # -- chance ----------------------------------------------------------------------------
+
+    def chance_request(self) -> tuple[str, list[int]] | None:
+        """``("deal", cards)`` or ``("reshuffle", cards)``: the sorted cards to order next."""
+        if self.phase == Phase.DEAL:
+            return ("deal", list(self.deck))
+        if self.phase == Phase.RESHUFFLE:
+            return ("reshuffle", sorted(self.discard[:-1]))
+        return None
+
+    def apply_chance(self, order: Sequence[int]) -> list[Event]:
+        """Answer the chance request with those cards in order; ``order[0]`` is the top."""
+        req = self.chance_request()
+        if req is None:
+            raise ValueError("no shuffle is awaited now")
+        kind, cards = req
+        if sorted(order) != cards:
+            raise ValueError(f"the {kind} order must be a permutation of the awaited cards")
+        self.events = ev = []
+        self.log.append((-1, tuple(order)))
+        self._legal = None
+        if kind == "deal":
+            self._deal(order)
+        else:
+            self.reshuffles += 1
+            top = self.discard[-1]
+            self.discard = [top]
+            self.stock = list(reversed(order))
+            ev.append(("reshuffle", -1, len(order)))
+            self.phase = self.resume_phase
+            for seat in range(self.players):
+                if self.debt[seat]:
+                    n, self.debt[seat] = self.debt[seat], 0
+                    self._draw(seat, n)
+        self._settle()
+        return ev
+
+    def _deal(self, order: Sequence[int]) -> None:
+        ev = self.events
+        self.stock = list(reversed(order))
+        seats = self._seats_from(self.dealer)
+        for _ in range(self.hand_size):
+            for seat in seats:
+                c = self.stock.pop()
+                self.hands[seat] |= 1 << c
+                self.counts[seat] += 1
+                ev.append(("deal", seat, c))
+        c = self.stock.pop()
+        self.discard.append(c)
+        ev.append(("starter", -1, c))
+        if self.rules.deal.starter == "skip_power":
+            while (self.t.power_mask >> c) & 1 and self.stock:
+                c = self.stock.pop()
+                self.discard.append(c)
+                ev.append(("starter", -1, c))
+        self.top = c
+        # A wild (or joker) starter names no suit: anything may be laid on it.
+        self.free = bool((self.t.wild_mask >> c) & 1) or c >= JOKER_BASE
+        first = seats[0] if self.rules.deal.first_player == "left" else seats[-2]
+        self.turn = first
+        self.phase = Phase.PLAY
+        self._reset_turn()
+        ev.append(("turn", first, -1))
+
+    def _seats_from(self, dealer: int) -> list[int]:
+        """Active seats clockwise from the dealer's left, ending with the dealer."""
+        out = []
+        for k in range(1, self.players + 1):
+            s = (dealer + k) % self.players
+            if self.active[s] or s == dealer:
+                out.append(s)
+        return out
+
+    # -- queries ---------------------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        return self.phase == Phase.OVER
+
+    def to_act(self) -> int:
+        """The seat whose move is awaited, or -1 in chance phases and after the hand."""
+        return self.turn if Phase.PLAY <= self.phase <= Phase.AFTER_DRAW else -1
+
+    def hand(self, seat: int) -> list[int]:
+        return _bits(self.hands[seat])
+
+    def playable_mask(self) -> int:
+        """Cards that may start a turn on the current top (ignoring the hand)."""
+        t = self.t
+        if self.free:
+            return t.all_mask
+        if self.named_suit >= 0:
+            m = t.suit_mask[self.named_suit] | t.wild_mask
+            return m | t.rank_mask[self.top % 13] if self.top < JOKER_BASE else m
+        return t.match_mask[self.top] | t.wild_mask
+
+    def legal_moves(self) -> list[int]:
+        """Every legal move of the seat to act, sorted; empty in chance phases and at the end."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return self._legal
+
+    def _compute_legal(self) -> list[int]:
+        phase = self.phase
+        seat = self.turn
+        t = self.t
+        hand = self.hands[seat]
+        if phase == Phase.PLAY:
+            if self.pend_kind and self.pend_target == seat:
+                stack, cancel, ret = t.answers(self.pend_rows)
+                cards = hand & (stack | cancel | ret)
+                cards = self._finish_filter(cards, seat)
+                moves = _bits(cards)
+                moves.append(DRAW if self.pend_kind == 1 else PASS)
+            else:
+                cards = self._finish_filter(hand & self.playable_mask(), seat)
+                moves = _bits(cards)
+                if self.stock:
+                    if (
+                        not cards
+                        or self.rules.play.may_draw_instead
+                        or (
+                            self.rules.play.wild_exempt_from_forced_play
+                            and not cards & ~t.wild_mask
+                        )
+                    ):
+                        moves.append(DRAW)
+                elif not cards or self.rules.play.may_draw_instead:
+                    moves.append(PASS)
+            self._add_calls(moves, seat)
+            return moves
+        if phase == Phase.FOLLOW:
+            cards = hand & self._follow_mask()
+            cards = self._finish_filter(cards, seat)
+            moves = _bits(cards)
+            if self.pend_kind and self.pend_target == seat:
+                moves.append(DRAW if self.pend_kind == 1 else PASS)
+            elif self.cover:
+                if not cards:
+                    moves.append(DRAW)
+            else:
+                moves.append(PASS)
+            self._add_calls(moves, seat)
+            return moves
+        if phase == Phase.NAME_SUIT:
+            return [SUIT_BASE, SUIT_BASE + 1, SUIT_BASE + 2, SUIT_BASE + 3]
+        if phase == Phase.NAME_CARD:
+            return [MIMIC_BASE + f for f in _bits(self.mimic_allowed)]
+        if phase == Phase.AFTER_DRAW:
+            cards = self._finish_filter(hand & self.playable_mask(), seat)
+            moves = _bits(cards)
+            moves.append(PASS)
+            self._add_calls(moves, seat)
+            return moves
+        return []
+
+    def _finish_filter(self, cards: int, seat: int) -> int:
+        """Drop cards that would end the hand where the rules forbid it."""
+        if self.counts[seat] != 1 or not cards:
+            return cards
+        rules = self.rules
+        if rules.play.no_finish_mode == "forbid":
+            cards &= ~self.t.no_finish_mask
+        if self.played and not rules.play.finish_multi_card:
+            return 0
+        if rules.calls.required_to_finish and not self.played and not self.declared[seat]:
+            return 0
+        return cards
+
+    def _add_calls(self, moves: list[int], seat: int) -> None:
+        calls = self.rules.calls
+        n = self.counts[seat]
+        if calls.last_card and not self.called_last and 1 <= n <= 2:
+            moves.append(CALL_LAST)
+        if calls.peanuckle and not self.called_two and 2 <= n <= 3:
+            moves.append(CALL_TWO)
+
+    def _follow_mask(self) -> int:
+        """Cards that may continue the current turn after ``self.last``."""
+        t = self.t
+        last = self.last
+        if self.cover:
+            return t.all_mask if self.cover == 2 else t.suit_mask[self.cover_suit]
+        if self.pend_kind and self.pend_target == self.turn:
+            # Still facing a pick-up after a partial cancel: only more answers.
+            stack, cancel, ret = t.answers(self.pend_rows)
+            row = t.row_of[last]
+            return (stack | cancel | ret) & (t.together_mask[row] if row >= 0 else 0)
+        m = t.follow_mask[last] if last < JOKER_BASE else 0
+        row = t.row_of[last]
+        if row >= 0:
+            m |= t.together_mask[row]
+        if self.follow_suit >= 0:
+            m |= t.suit_mask[self.follow_suit]
+        if self.run_state == 1:
+            m |= t.suit_mask[self.run_suit]
+        elif self.run_state == 2:
+            m |= t.run_mask[last] | t.rank_mask[last % 13]
+        if self.named_suit >= 0 and t.follow_mode:
+            # After a wild named a suit mid-turn, the turn goes on in that suit.
+            m |= t.suit_mask[self.named_suit]
+        if self.rules.play.wild_continues:
+            m |= t.wild_mask
+        return m
+
+    # -- applying moves --------------------------------------------------------------------
+
+    def apply(self, seat: int, move: int) -> list[Event]:
+        """Apply ``move`` for ``seat``; the events it caused. Raises :class:`IllegalMove`."""
+        legal = self._legal if self._legal is not None else self.legal_moves()
+        if (
+            seat != self.turn
+            or move not in legal
+            or not Phase.PLAY <= self.phase <= Phase.AFTER_DRAW
+        ):
+            raise IllegalMove(self.explain(seat, move), seat, move)
+        self.events = []
+        self._legal = None
+        self.log.append((seat, move))
+        self.actions += 1
+        if move < MAX_CARD:
+            self._lay(seat, move)
+        elif move == DRAW:
+            self._on_draw(seat)
+        elif move == PASS:
+            self._on_pass(seat)
+        elif move >= MIMIC_BASE:
+            face = move - MIMIC_BASE
+            self.top = face
+            self.events.append(("mimic", seat, face))
+            self.phase = Phase.FOLLOW
+            self._effects(seat, face)
+        elif move >= SUIT_BASE + 10:  # calls
+            if move == CALL_LAST:
+                self.called_last = True
+            else:
+                self.called_two = True
+            self.events.append(("call", seat, 1 if move == CALL_LAST else 2))
+        else:
+            self.named_suit = move - SUIT_BASE
+            self.events.append(("suit", seat, self.named_suit))
+            self.phase = Phase.FOLLOW
+            self._after_card(seat)
+        if self.actions >= self.rules.play.safety_limit and self.phase != Phase.OVER:
+            self._end_hand("limit")
+        self._settle()
+        return self.events
+
+    def _lay(self, seat: int, card: int) -> None:
+        """Move ``card`` from the hand to the pile and apply what it does."""
+        if (self.t.mimic_mask >> card) & 1:
+            # The faces it may stand for are those legal here as real cards (one deck's).
+            if self.played:
+                allowed = self._follow_mask()
+            elif self.pend_kind and self.pend_target == seat:
+                allowed = sum(self.t.answers(self.pend_rows))
+            else:
+                allowed = self.playable_mask()
+            self.mimic_allowed = (allowed & _FACES) or _FACES
+        self.hands[seat] ^= 1 << card
+        self.counts[seat] -= 1
+        self.discard.append(card)
+        self.played += 1
+        self.named_suit = -1
+        self.free = False
+        self.idle_passes = 0
+        self.events.append(("play", seat, card))
+        if (self.t.mimic_mask >> card) & 1:
+            self.phase = Phase.NAME_CARD
+            return
+        self.top = card
+        self.phase = Phase.FOLLOW
+        self._effects(seat, card)
+
+    def _effects(self, seat: int, face: int) -> None:
+        """What laying ``face`` does, then the next step of the turn."""
+        t = self.t
+        ev = self.events
+        if self.cover and (self.cover == 2 or face // 13 % 4 == self.cover_suit):
+            self.cover = 0
+        if self.run_state == 1:
+            self.run_state = 2
+        self.last = face
+        row = t.row_of[face]
+        if row < 0:
+            self._after_card(seat)
+            return
+        r = t.rows[row]
+        fired = True
+        bit = 1 << row
+        facing = self.pend_kind and self.pend_target == seat
+        if facing:
+            stack, cancel, ret = t.answers(self.pend_rows)
+            if (stack >> face) & 1:
+                self._stack(seat, row, bit)
+            elif (cancel >> face) & 1:
+                if r.cancel == "all":
+                    self._clear_pending()
+                else:
+                    hit = next(i for i in t.cancel_order[row] if (self.pend_rows >> i) & 1)
+                    self.pend_amount -= self._pickup_of(hit)
+                    if self.pend_amount <= 0:
+                        self._clear_pending()
+                ev.append(("cancel", seat, self.pend_amount))
+            elif (ret >> face) & 1:
+                self.pend_target = self.pend_from
+                self.pend_from = seat
+                ev.append(("return", seat, self.pend_target))
+            else:
+                fired = False
+        elif (t.is_pickup[row] and not r.answer_only) or r.skip:
+            if t.is_pickup[row] or t.skip_stacking[row]:
+                kind = 1 if t.is_pickup[row] else 2
+                if self.pend_kind == kind:
+                    self._stack(seat, row, bit)
+                else:
+                    self.pend_kind = kind
+                    self.pend_amount = 0
+                    self.pend_rows = 0
+                    self._stack(seat, row, bit)
+            else:
+                self.skip_next += r.skip
+                ev.append(("skip", seat, r.skip))
+        elif not (
+            r.reverse or r.again or r.follow_suit or r.cover != "none" or r.run or r.names_suit
+        ):
+            fired = False  # an answer-only card laid with nothing to answer
+        if fired:
+            self.fired[row] += 1
+        if r.reverse:
+            self.direction = -self.direction
+            self.reversals += 1
+            ev.append(("reverse", seat, self.direction))
+        if r.again:
+            self.again = True
+            ev.append(("again", seat, -1))
+        if r.follow_suit:
+            self.follow_suit = face // 13 % 4
+        if r.cover != "none":
+            self.cover = 2 if r.cover == "any" else 1
+            self.cover_suit = face // 13 % 4
+        if r.run:
+            self.run_state = 1
+            self.run_suit = face // 13 % 4
+        if r.names_suit:
+            self.phase = Phase.NAME_SUIT
+            return
+        self._after_card(seat)
+
+    def _pickup_of(self, row: int) -> int:
+        r = self.t.rows[row]
+        return self.hand_size if r.pickup_deal else r.pickup
+
+    def _stack(self, seat: int, row: int, bit: int) -> None:
+        r = self.t.rows[row]
+        amount = self._pickup_of(row) if self.t.is_pickup[row] else r.skip
+        self.pend_amount += amount
+        self.pend_rows |= bit
+        self.pend_from = seat
+        self.pend_target = -2  # decided when the turn ends: the next seat to act
+        self.events.append(("pickup" if self.pend_kind == 1 else "skip", seat, self.pend_amount))
+
+    def _clear_pending(self) -> None:
+        self.pend_kind = self.pend_amount = self.pend_rows = 0
+        self.pend_from = self.pend_target = -1
+
+    def _after_card(self, seat: int) -> None:
+        """After a card (and any naming): go on to FOLLOW if anything is open, else end."""
+        moves = self._compute_legal()
+        if moves == [PASS]:
+            self._end_turn(seat)
+        else:
+            self._legal = moves
+
+    def _on_draw(self, seat: int) -> None:
+        self.idle_passes = 0
+        if self.pend_kind == 1 and self.pend_target == seat:
+            n = self.pend_amount
+            self.events.append(("take", seat, n))
+            self._clear_pending()
+            self._draw(seat, n)
+            self._end_turn(seat)
+            return
+        if self.phase == Phase.FOLLOW:  # cannot cover: draw one, the turn ends
+            self.cover = 0
+            self._draw(seat, 1)
+            self._end_turn(seat)
+            return
+        policy = self.rules.play.draw
+        self.drew = True
+        if policy == "two":
+            self._draw(seat, 2)
+            self._end_turn(seat)
+        elif policy == "one":
+            self._draw(seat, 1)
+            self._end_turn(seat)
+        elif policy == "one_then_play":
+            self._draw(seat, 1)
+            self.phase = Phase.AFTER_DRAW
+            if self._compute_legal() == [PASS]:
+                self._end_turn(seat)
+        else:  # until_playable: stay in PLAY; the legal moves say what comes next
+            self._draw(seat, 1)
+
+    def _on_pass(self, seat: int) -> None:
+        if self.pend_kind == 2 and self.pend_target == seat:
+            n = self.pend_amount
+            self._clear_pending()
+            self.missed[seat] += n - 1  # this turn is the first one missed
+            self.events.append(("miss", seat, n))
+        elif self.phase == Phase.PLAY and not self.drew:
+            self.idle_passes += 1
+            self.events.append(("pass", seat, -1))
+        self._end_turn(seat)
+
+    def _draw(self, seat: int, n: int) -> None:
+        """Give ``seat`` up to ``n`` cards; what the stock cannot give becomes a debt."""
+        ev = self.events
+        stock = self.stock
+        while n and stock:
+            c = stock.pop()
+            self.hands[seat] |= 1 << c
+            self.counts[seat] += 1
+            ev.append(("draw", seat, c))
+            n -= 1
+            self.draws += 1
+        if n:
+            if self.rules.play.reshuffle and len(self.discard) > 1:
+                self.debt[seat] += n
+            else:
+                ev.append(("forgiven", seat, n))
+
+    def _penalty(self, seat: int, n: int, why: int) -> None:
+        """A penalty draw. ``why``: 1 missed last card, 2 missed peanuckle, 3 blunder,
+        4 cannot finish on that card."""
+        self.penalties += 1
+        self.events.append(("penalty", seat, why))
+        self._draw(seat, n)
+
+    # -- the end of a turn -----------------------------------------------------------------
+
+    def _end_turn(self, seat: int) -> None:
+        rules = self.rules
+        ev = self.events
+        count = self.counts[seat]
+        self.turns += 1
+        if count == 0 and not self.debt[seat] and self.played:
+            if (
+                self.t.no_finish_mask >> self.discard[-1]
+            ) & 1 and rules.play.no_finish_mode == "draw":
+                self.no_finish_drawn = True
+                self._penalty(seat, 1, 4)
+            elif (
+                rules.calls.last_card
+                and rules.calls.timing == "on_finish"
+                and self.start_count == 1
+                and not self.declared[seat]
+            ):
+                self._penalty(seat, rules.calls.penalty, 1)
+                if rules.calls.miss_turn:
+                    self.missed[seat] += 1
+        calls = rules.calls
+        if self.played and not self.no_finish_drawn and calls.timing == "turn_end":
+            count = self.counts[seat] + self.debt[seat]
+            missed_call = 0
+            if calls.last_card and count == 1 and not self.called_last:
+                missed_call = 1
+            elif calls.peanuckle and count == 2 and not self.called_two:
+                missed_call = 2
+            if missed_call:
+                if calls.penalty:
+                    self._penalty(seat, calls.penalty, missed_call)
+                else:
+                    ev.append(("penalty", seat, missed_call))
+                if calls.miss_turn:
+                    self.missed[seat] += 1
+        self.declared[seat] = self.counts[seat] == 1 and self.called_last
+        # Out?
+        if self.counts[seat] == 0 and not self.debt[seat]:
+            self.active[seat] = False
+            self.finished.append(seat)
+            ev.append(("finish", seat, len(self.finished)))
+            left = sum(self.active)
+            if not rules.play.play_until_one_left:
+                self._end_hand("finished")
+                return
+            if left <= 1:
+                self._end_hand("one_left")
+                return
+        if self.idle_passes and self.idle_passes >= sum(self.active):
+            self._end_hand("blocked")
+            return
+        # Who is next?
+        n_active = sum(self.active)
+        if (
+            self.active[seat]
+            and not self.pend_kind
+            and not self.skip_next
+            and (
+                self.again
+                or (self.reversals % 2 and n_active == 2 and rules.play.reverse_with_two == "again")
+            )
+        ):
+            nxt = seat
+        elif self.pend_kind and self.pend_target >= 0:
+            nxt = self.pend_target  # sent back by a return
+        else:
+            nxt = self._next_seat(seat)
+        if self.skip_next:
+            self.missed[nxt] += self.skip_next
+        guard = 0
+        while self.missed[nxt] > 0 and guard < 64 * self.players:
+            self.missed[nxt] -= 1
+            ev.append(("miss", nxt, 1))
+            nxt = self._next_seat(nxt)
+            guard += 1
+        if self.pend_kind:
+            self.pend_target = nxt
+        self.turn = nxt
+        self.phase = Phase.PLAY
+        self._reset_turn()
+        ev.append(("turn", nxt, -1))
+
+    def _next_seat(self, seat: int) -> int:
+        d = self.direction
+        n = self.players
+        s = seat
+        for _ in range(n):
+            s = (s + d) % n
+            if self.active[s]:
+                return s
+        return seat
+
+    def _settle(self) -> None:
+        """After any action: wait for a reshuffle if the stock ran out."""
+        if (
+            self.phase != Phase.OVER
+            and self.phase != Phase.RESHUFFLE
+            and not self.stock
+            and len(self.discard) > 1
+            and self.rules.play.reshuffle
+        ):
+            self.resume_phase = self.phase
+            self.phase = Phase.RESHUFFLE
+            self._legal = None
+        elif self.phase != Phase.RESHUFFLE:
+            # Debts that no reshuffle can pay any more are forgiven.
+            for seat, n in enumerate(self.debt):
+                if n:
+                    self.debt[seat] = 0
+                    self.events.append(("forgiven", seat, n))
+
+    # -- the end of a hand -----------------------------------------------------------------
+
+    def hand_points(self, seat: int) -> int:
+        pts = self.rules.scoring.card_points
+        return sum(pts[13] if c >= JOKER_BASE else pts[c % 13] for c in _bits(self.hands[seat]))
+
+    def _end_hand(self, reason: str) -> None:
+        rest = [s for s in self.dealt_in if s not in self.finished]
+        order = self._seats_from(self.dealer)
+        rest.sort(key=lambda s: (self.counts[s], self.hand_points(s), order.index(s)))
+        placings = tuple(self.finished) + tuple(rest)
+        points = tuple(
+            self.hand_points(s) if s in self.dealt_in else 0 for s in range(self.players)
+        )
+        scores = [0] * self.players
+        mode = self.rules.scoring.mode
+        if mode == "winner_collects":
+            winner = placings[0]
+            scores[winner] = sum(points[s] for s in self.dealt_in if s != winner)
+        elif mode == "penalty":
+            scores = list(points)
+        self.result = HandResult(reason, placings, tuple(scores), points, self.actions)
+        self.phase = Phase.OVER
+        self._legal = []
+        self.events.append(("over", placings[0], len(placings)))
+
+    # -- blunders --------------------------------------------------------------------------
+
+    def blunder(self, seat: int, move: int) -> list[Event]:
+        """Charge ``seat`` for trying an illegal ``move`` (rules.play.blunder_penalty cards).
+
+        The move is taken back (it never happened); only the penalty is applied, as a logged
+        action, so replay reproduces it. Raises ``ValueError`` if the move is legal.
+        """
+        if self.phase == Phase.OVER or self.phase in (Phase.DEAL, Phase.RESHUFFLE):
+            raise ValueError("no blunder can be charged now")
+        if seat == self.turn and move in self.legal_moves():
+            raise ValueError(f"{format_move(move)} is legal: not a blunder")
+        if not self.active[seat]:
+            raise ValueError(f"seat {seat} is not in the hand")
+        self.events = []
+        self._legal = None
+        self.log.append((seat, BLUNDER_FLAG | move))
+        self.events.append(("blunder", seat, move))
+        if self.rules.play.blunder_penalty:
+            self._penalty(seat, self.rules.play.blunder_penalty, 3)
+        if seat == self.turn:
+            self.start_count = self.counts[seat]
+        self._settle()
+        return self.events
+
+    def explain(self, seat: int, move: int) -> Reason:
+        """Why ``move`` by ``seat`` is not legal now (assumes it is not)."""
+        phase = self.phase
+        if phase == Phase.OVER:
+            return Reason.HAND_OVER
+        if phase in (Phase.DEAL, Phase.RESHUFFLE):
+            return Reason.WAITING_FOR_DEAL
+        if seat != self.turn:
+            return Reason.NOT_YOUR_TURN
+        is_card = 0 <= move < MAX_CARD
+        valid = (
+            is_card
+            or move in (DRAW, PASS, CALL_LAST, CALL_TWO)
+            or (SUIT_BASE <= move < SUIT_BASE + 4)
+            or MIMIC_BASE <= move < MIMIC_BASE + 52
+        )
+        if not valid:
+            return Reason.NO_SUCH_MOVE
+        if phase == Phase.NAME_SUIT:
+            return Reason.NAME_SUIT_FIRST
+        if phase == Phase.NAME_CARD:
+            return Reason.NOT_LEGAL if move >= MIMIC_BASE else Reason.NAME_CARD_FIRST
+        if SUIT_BASE <= move < SUIT_BASE + 4 or move >= MIMIC_BASE:
+            return Reason.NOT_NAMING
+        if move in (CALL_LAST, CALL_TWO):
+            return Reason.CANNOT_CALL
+        if is_card:
+            if not (self.hands[seat] >> move) & 1:
+                return Reason.NOT_IN_HAND
+            if phase == Phase.FOLLOW and self.cover:
+                return Reason.MUST_COVER
+            if self.pend_kind and self.pend_target == seat:
+                return Reason.MUST_ANSWER
+            if self.counts[seat] == 1:
+                base = self.playable_mask() if phase != Phase.FOLLOW else self._follow_mask()
+                if (base >> move) & 1:
+                    if (self.t.no_finish_mask >> move) & 1:
+                        return Reason.CANNOT_FINISH_ON
+                    if self.played:
+                        return Reason.CANNOT_FINISH_MULTI
+                    return Reason.NOT_CALLED
+            return Reason.DOES_NOT_FOLLOW if phase == Phase.FOLLOW else Reason.DOES_NOT_MATCH
+        if self.pend_kind and self.pend_target == seat:
+            return Reason.MUST_ANSWER
+        if phase == Phase.FOLLOW and self.cover:
+            return Reason.MUST_COVER
+        if move == DRAW:
+            if self.stock and phase == Phase.PLAY:
+                return Reason.MUST_PLAY
+            return Reason.CANNOT_DRAW
+        return Reason.CANNOT_PASS
+
+    # -- views -----------------------------------------------------------------------------
+
+    def view(self, seat: int | None) -> View:
+        """What ``seat`` may see; ``None`` for a spectator (no hand at all)."""
+        legal = tuple(self.legal_moves()) if seat is not None and seat == self.to_act() else ()
+        pk = ("", "pickup", "skip")[self.pend_kind]
+        return View(
+            seat=seat,
+            hand=tuple(_bits(self.hands[seat])) if seat is not None else (),
+            counts=tuple(self.counts),
+            active=tuple(self.active),
+            top=self.discard[-1] if self.discard else -1,
+            top_face=self.top,
+            named_suit=self.named_suit,
+            free=self.free,
+            direction=self.direction,
+            turn=self.turn,
+            phase=self.phase,
+            pending_kind=pk,
+            pending_amount=self.pend_amount,
+            pending_target=self.pend_target,
+            missed=tuple(self.missed),
+            declared=tuple(self.declared),
+            called_last=self.called_last,
+            called_two=self.called_two,
+            stock=len(self.stock),
+            discard=len(self.discard),
+            dealer=self.dealer,
+            finished=tuple(self.finished),
+            legal=legal,
+        )
+
+    # -- replay ----------------------------------------------------------------------------
+
+    @classmethod
+    def replay(
+        cls,
+        rules: RuleSet,
+        players: int,
+        log: Iterable[tuple[int, int] | tuple[int, tuple[int, ...]]],
+        *,
+        dealer: int = 0,
+        out: Iterable[int] = (),
+        hand_no: int = 1,
+    ) -> Game:
+        """Rebuild a hand from its log (chance orders and moves, as :attr:`log` holds them)."""
+        g = cls(rules, players, dealer=dealer, out=out, hand_no=hand_no)
+        for seat, entry in log:
+            if isinstance(entry, tuple):
+                g.apply_chance(entry)
+            elif entry & BLUNDER_FLAG:
+                g.blunder(seat, entry & ~BLUNDER_FLAG)
+            else:
+                g.apply(seat, entry)
+        return g
+
+    def cards_conserved(self) -> bool:
+        """Every card is in exactly one place: a hand, the stock or the discard pile."""
+        seen = 0
+        total = 0
+        for h in self.hands:
+            if seen & h:
+                return False
+            seen |= h
+            total += h.bit_count()
+        for c in self.stock + self.discard:
+            if (seen >> c) & 1:
+                return False
+            seen |= 1 << c
+            total += 1
+        return total == len(self.deck) and seen == sum(1 << c for c in self.deck)
