@@ -1,0 +1,183 @@
+"""Bot strategies: ``choose(view, rng) -> move``.
+
+A bot sees exactly what a player at its seat sees (a :class:`~lanswitch.game.View`), never the
+engine's state, so a bot seated over the network later plays the same game it plays here.
+Randomness comes in as ``rng`` (anything with ``random() -> float``); this module imports no
+random source of its own, so it stays in the pure core.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from .cards import JOKER_BASE
+from .game import CALL_LAST, CALL_TWO, DRAW, MIMIC_BASE, PASS, SUIT_BASE, Phase, Tables, View
+from .rules import RuleSet
+
+__all__ = ["BOTS", "Bot", "HeuristicBot", "RandomBot", "Rng", "make_bot"]
+
+
+class Rng(Protocol):
+    def random(self) -> float: ...
+
+
+class Bot(Protocol):
+    name: str
+    #: False when the bot needs only the legal moves, so drivers may skip building a view.
+    needs_view: bool
+
+    def choose(self, view: View, rng: Rng) -> int: ...
+
+    def choose_legal(self, legal: list[int], rng: Rng) -> int: ...
+
+
+class RandomBot:
+    """Uniform over the legal moves: the baseline every strategy is measured against."""
+
+    name = "random"
+    needs_view = False
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.rules = rules
+
+    def choose(self, view: View, rng: Rng) -> int:
+        return self.choose_legal(list(view.legal), rng)
+
+    def choose_legal(self, legal: list[int], rng: Rng) -> int:
+        return legal[int(rng.random() * len(legal))]
+
+
+class HeuristicBot:
+    """A real, simple strategy.
+
+    * Make every call that is open (calls cost nothing; missing one costs cards).
+    * Facing a pick-up: send it back, else pass it on, else cancel it, else take it.
+    * Otherwise shed: prefer plain cards over power cards, high-scoring cards first, and cards
+      of the suit it holds most (so the next turn is likely playable). Keep answers to
+      pick-ups and wild cards for when nothing else plays, but attack with a pick-up when the
+      next player is about to go out.
+    * In a multi-card turn, lay everything it may.
+    * Name the suit it holds most; a joker stands for the strongest attack it may name.
+    * Draw only when nothing plays.
+    """
+
+    name = "heuristic"
+    needs_view = True
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.rules = rules
+        self.t = Tables(rules)
+        self.points = rules.scoring.card_points
+        self._answer_mask = 0
+        for i, row in enumerate(rules.power):
+            if row.stacks_on or row.cancels or row.returns:
+                self._answer_mask |= self.t.row_mask[i]
+
+    def choose_legal(self, legal: list[int], rng: Rng) -> int:
+        raise TypeError("the heuristic bot needs the view")
+
+    def choose(self, view: View, rng: Rng) -> int:
+        legal = view.legal
+        for call in (CALL_LAST, CALL_TWO):
+            if call in legal:
+                return call
+        if view.phase == Phase.NAME_SUIT:
+            return SUIT_BASE + self._best_suit(view.hand)
+        if view.phase == Phase.NAME_CARD:
+            return self._best_face(legal, view)
+        cards = [m for m in legal if m < MIMIC_BASE and m < DRAW]
+        if not cards:
+            return DRAW if DRAW in legal else PASS
+        facing = view.pending_kind != "" and view.pending_target == view.seat
+        if facing:
+            return max(cards, key=lambda c: self._answer_rank(c, view))
+        if view.phase == Phase.FOLLOW:
+            # Lay more while it sheds; stop before giving away the last wild card.
+            if len(view.hand) > 1 or len(cards) == len(view.hand):
+                return max(cards, key=lambda c: self._shed_value(c, view))
+            return PASS if PASS in legal else cards[0]
+        return max(cards, key=lambda c: self._shed_value(c, view))
+
+    # -- scoring candidate moves -------------------------------------------------------
+
+    def _suit_counts(self, hand: tuple[int, ...]) -> list[int]:
+        counts = [0, 0, 0, 0]
+        for c in hand:
+            if c < JOKER_BASE:
+                counts[c // 13 % 4] += 1
+        return counts
+
+    def _best_suit(self, hand: tuple[int, ...]) -> int:
+        counts = self._suit_counts(hand)
+        return max(range(4), key=lambda s: (counts[s], -s))
+
+    def _card_points(self, c: int) -> int:
+        return self.points[13] if c >= JOKER_BASE else self.points[c % 13]
+
+    def _answer_rank(self, c: int, view: View) -> float:
+        t = self.t
+        row = t.row_of[c]
+        if row < 0:
+            return 0.0
+        r = t.rows[row]
+        if r.returns:
+            return 3.0
+        if r.stacks_on:
+            return 2.0
+        return 1.0 if r.cancels else 0.5
+
+    def _next_count(self, view: View) -> int:
+        n = len(view.counts)
+        s = view.seat if view.seat is not None else 0
+        for _ in range(n):
+            s = (s + view.direction) % n
+            if view.active[s]:
+                return view.counts[s]
+        return 99
+
+    def _shed_value(self, c: int, view: View) -> float:
+        t = self.t
+        counts = self._suit_counts(view.hand)
+        value = float(self._card_points(c))
+        if c < JOKER_BASE:
+            value += 2.0 * counts[c // 13 % 4]
+        row = t.row_of[c]
+        if row >= 0:
+            r = t.rows[row]
+            attack = (r.pickup > 0 or r.pickup_deal or r.skip > 0) and not r.answer_only
+            if attack and self._next_count(view) <= 2:
+                value += 40.0
+            elif (t.wild_mask >> c) & 1:
+                value -= 30.0
+            elif (self._answer_mask >> c) & 1:
+                value -= 15.0
+            if r.follow_suit or r.run:
+                value += 3.0 * (counts[c // 13 % 4] - 1)
+        if len(view.hand) == 1:
+            value += 100.0
+        return value
+
+    def _best_face(self, legal: tuple[int, ...], view: View) -> int:
+        t = self.t
+
+        def score(move: int) -> float:
+            f = move - MIMIC_BASE
+            row = t.row_of[f]
+            s = 2.0 * self._suit_counts(view.hand)[f // 13 % 4]
+            if row >= 0:
+                r = t.rows[row]
+                s += 10.0 * (r.pickup + r.skip) + (5.0 if r.stacks_on else 0.0)
+            return s
+
+        return max(legal, key=score)
+
+
+BOTS: dict[str, Callable[[RuleSet], Bot]] = {"random": RandomBot, "heuristic": HeuristicBot}
+
+
+def make_bot(name: str, rules: RuleSet) -> Bot:
+    try:
+        return BOTS[name](rules)
+    except KeyError:
+        raise ValueError(f"no bot {name!r}; bots are {', '.join(BOTS)}") from None

@@ -1,0 +1,234 @@
+"""Offline bot games: the rule lab behind ``lanswitch simulate`` and the engine benchmark.
+
+This is a shell: it owns the random source (a seeded ``random.Random``, which is also the
+deck source of every simulated hand) and the clock. The engine and the bots stay pure.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from .bots import Bot, make_bot
+from .cards import MAX_CARD, format_card, format_cards
+from .game import Event, Game, HandResult
+from .rules import RuleSet
+
+__all__ = ["HandLog", "SimStats", "narrate", "play_hand", "simulate", "verbose_printer"]
+
+
+@dataclass
+class SimStats:
+    """Totals over a simulation run."""
+
+    rules: str
+    players: int
+    bots: list[str]
+    games: int = 0
+    actions: int = 0
+    turns: int = 0
+    draws: int = 0
+    penalties: int = 0
+    reshuffles: int = 0
+    elapsed_s: float = 0.0
+    wins: list[int] = field(default_factory=list)
+    endings: dict[str, int] = field(default_factory=dict)
+    fired: dict[str, int] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, object]:
+        per_bot: dict[str, dict[str, float]] = {}
+        for seat, name in enumerate(self.bots):
+            entry = per_bot.setdefault(name, {"seats": 0, "wins": 0})
+            entry["seats"] += 1
+            entry["wins"] += self.wins[seat]
+        for entry in per_bot.values():
+            entry["win_share"] = entry["wins"] / self.games if self.games else 0.0
+        return {
+            "rules": self.rules,
+            "players": self.players,
+            "bots": self.bots,
+            "games": self.games,
+            "actions": self.actions,
+            "elapsed_s": round(self.elapsed_s, 6),
+            "actions_per_s": round(self.actions / self.elapsed_s) if self.elapsed_s else 0,
+            "games_per_s": round(self.games / self.elapsed_s, 1) if self.elapsed_s else 0,
+            "wins": self.wins,
+            "per_bot": per_bot,
+            "mean_turns": self.turns / self.games if self.games else 0.0,
+            "mean_draws": self.draws / self.games if self.games else 0.0,
+            "penalties": self.penalties,
+            "reshuffles": self.reshuffles,
+            "endings": self.endings,
+            "power_fired": self.fired,
+        }
+
+
+HandLog = Callable[[Game, int, int, list[Event]], None]
+"""Called after every applied move with (game, seat, move, events) — for --verbose."""
+
+
+def play_hand(
+    game: Game,
+    bots: Sequence[Bot],
+    rng: random.Random,
+    on_move: HandLog | None = None,
+) -> HandResult:
+    """Play one hand to its end with ``bots``; ``rng`` shuffles and drives the bots."""
+    shuffle = rng.shuffle
+    apply = game.apply
+    legal_moves = game.legal_moves
+    # The loop is bounded by the engine's own safety limit (a hand stops itself there);
+    # the extra margin covers chance steps, which are not player actions.
+    limit = game.rules.play.safety_limit * 2 + 1000
+    for _ in range(limit):
+        seat = game.to_act()
+        if seat < 0:
+            req = game.chance_request()
+            if req is None:
+                break
+            cards = req[1]
+            shuffle(cards)
+            events = game.apply_chance(cards)
+            if on_move is not None:
+                on_move(game, -1, -1, events)
+            continue
+        bot = bots[seat]
+        if bot.needs_view:
+            move = bot.choose(game.view(seat), rng)
+        else:
+            move = bot.choose_legal(legal_moves(), rng)
+        events = apply(seat, move)
+        if on_move is not None:
+            on_move(game, seat, move, events)
+    if game.result is None:
+        raise RuntimeError("a simulated hand did not end within its bound")
+    return game.result
+
+
+def simulate(
+    rules: RuleSet,
+    players: int,
+    games: int,
+    bot_names: Sequence[str],
+    seed: int,
+    on_move: HandLog | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> SimStats:
+    """Play ``games`` hands (the deal rotating) and total what happened."""
+    if len(bot_names) != players:
+        raise ValueError(f"{players} players need {players} bots, got {len(bot_names)}")
+    bots = [make_bot(name, rules) for name in bot_names]
+    rng = random.Random(seed)
+    stats = SimStats(rules.name, players, list(bot_names), wins=[0] * players)
+    fired = [0] * len(rules.power)
+    start = time.perf_counter()
+    for g in range(games):
+        game = Game(rules, players, dealer=g % players, hand_no=g + 1)
+        result = play_hand(game, bots, rng, on_move)
+        stats.games += 1
+        stats.actions += game.actions
+        stats.turns += game.turns
+        stats.draws += game.draws
+        stats.penalties += game.penalties
+        stats.reshuffles += game.reshuffles
+        stats.wins[result.placings[0]] += 1
+        stats.endings[result.reason] = stats.endings.get(result.reason, 0) + 1
+        for i, n in enumerate(game.fired):
+            fired[i] += n
+        if progress is not None:
+            progress(g + 1)
+    stats.elapsed_s = time.perf_counter() - start
+    stats.fired = {row.name: fired[i] for i, row in enumerate(rules.power)}
+    return stats
+
+
+# ---------------------------------------------------------------------------------------------
+# Human-readable narration of a hand (for --verbose and `make play`).
+
+_SUIT_WORDS = ("clubs", "diamonds", "hearts", "spades")
+
+
+def narrate(event: Event, names: Sequence[str], symbols: bool = True) -> str | None:
+    """One line for an event, or None for events too small to show."""
+    kind, seat, value = event
+    who = names[seat] if 0 <= seat < len(names) else ""
+
+    def card() -> str:
+        return format_card(value, symbols=symbols) if value >= 0 else "?"
+
+    if kind == "starter":
+        return f"  starter card: {card()}"
+    if kind == "play":
+        return f"{who} plays {card()}"
+    if kind == "take":
+        return f"{who} picks up {value}"
+    if kind == "pickup":
+        return f"  pick-up now {value}"
+    if kind == "skip":
+        return f"  skip ({value})"
+    if kind == "miss":
+        return f"{who} misses a turn"
+    if kind == "reverse":
+        return "  direction reversed"
+    if kind == "suit":
+        return f"{who} names {_SUIT_WORDS[value]}"
+    if kind == "mimic":
+        return f"  the joker stands for {card()}"
+    if kind == "call":
+        return f"{who} calls {'last card' if value == 1 else 'peanuckle'}!"
+    if kind == "penalty":
+        why = {1: "missed last-card call", 2: "missed peanuckle call", 3: "blunder"}
+        return f"{who} is penalised: {why.get(value, 'may not finish on that card')}"
+    if kind == "cancel":
+        return f"  pick-up cancelled (now {value})"
+    if kind == "return":
+        return f"  pick-up sent back to {names[value]}"
+    if kind == "pass":
+        return f"{who} passes"
+    if kind == "finish":
+        return f"{who} is out (place {value})"
+    if kind == "blunder":
+        return f"{who} blunders"
+    if kind == "reshuffle":
+        return f"  discard pile reshuffled into a new stock ({value} cards)"
+    if kind == "forgiven":
+        return f"  {who}: no cards left to draw ({value} forgiven)"
+    return None
+
+
+def verbose_printer(names: Sequence[str], write: Callable[[str], None]) -> HandLog:
+    """An ``on_move`` hook that narrates the hand, all cards face up, through ``write``."""
+
+    def on_move(game: Game, seat: int, move: int, events: list[Event]) -> None:
+        if seat < 0 and events and events[0][0] == "deal":
+            write(f"Hand {game.hand_no}: {names[game.dealer]} deals.")
+            for s in game.dealt_in:
+                write(f"  {names[s]}: {format_cards(sorted(game.hand(s)), symbols=True)}")
+        drawn: list[int] = []
+        drawer = -1
+        for event in events:
+            kind, who, value = event
+            if kind == "draw":
+                drawn.append(value)
+                drawer = who
+                continue
+            if drawn:
+                write(f"{names[drawer]} draws {format_cards(drawn, symbols=True)}")
+                drawn = []
+            line = narrate(event, names)
+            if line:
+                write(line)
+        if drawn:
+            write(f"{names[drawer]} draws {format_cards(drawn, symbols=True)}")
+        if seat >= 0 and move < MAX_CARD and game.result is None:
+            write(f"  {names[seat]} holds {game.counts[seat]}")
+        if game.result is not None:
+            r = game.result
+            write(f"Hand over ({r.reason}) after {r.actions} actions.")
+            for place, s in enumerate(r.placings, 1):
+                pts = f", {r.scores[s]} points" if game.rules.scoring.mode != "none" else ""
+                write(f"  {place}. {names[s]} ({game.counts[s]} cards left{pts})")
+
+    return on_move
