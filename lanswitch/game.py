@@ -229,6 +229,7 @@ class Tables:
         self.wild_mask = 0
         self.mimic_mask = 0
         self.together_mask = [0] * len(rows)
+        self.together_all = 0
         for i, r in enumerate(rows):
             if r.wild or r.mimic:
                 self.wild_mask |= self.row_mask[i]
@@ -236,6 +237,7 @@ class Tables:
                 self.mimic_mask |= self.row_mask[i]
             if r.together:
                 self.together_mask[i] = self.row_mask[i]
+                self.together_all |= self.row_mask[i]
         self.skip_stacking = [bool(r.skip and r.stacks_on) for r in rows]
 
         m = 0
@@ -301,9 +303,9 @@ def _tables(rules: RuleSet) -> Tables:
 
 Event = tuple[str, int, int]
 """``(kind, seat, value)``: what happened, in order. ``value`` is a card id, a count, a suit,
-or -1. Kinds: deal, starter, play, draw (one per card), pickup, cancel, return, skip, miss,
-reverse, again, suit, mimic, call, penalty, blunder, pass, finish, reshuffle, forgiven,
-turn, over."""
+or -1. Kinds: deal, starter, play, draw (one per card), pickup (the amount now pending),
+take (a seat takes the pending pick-up: the amount), cancel, return, skip, miss, reverse,
+again, suit, mimic, call, penalty, blunder, pass, finish, reshuffle, forgiven, turn, over."""
 
 _PRIVATE_KINDS: Final = frozenset({"deal", "draw"})
 
@@ -405,6 +407,13 @@ class Game:
         self.pend_rows = 0
         self.pend_from = -1
         self.pend_target = -1
+        # A pick-up sent back by a "returns" card: the seat whose turn it really was, so that
+        # play goes on after it once the pick-up is taken (taking it is not a turn of its own).
+        self.pend_resume = -1
+        self.resume_after = -1
+        # Black Jack's "cards"/knocking: with calls checked when a player goes out, the call
+        # is a declaration that may be made at any hand size (see _add_calls).
+        self.knock = rules.calls.last_card and rules.calls.timing == "on_finish"
         self.missed = [0] * players
         self.declared = [False] * players
         self.debt = [0] * players
@@ -501,7 +510,13 @@ class Game:
         self.top = c
         # A wild (or joker) starter names no suit: anything may be laid on it.
         self.free = bool((self.t.wild_mask >> c) & 1) or c >= JOKER_BASE
-        first = seats[0] if self.rules.deal.first_player == "left" else seats[-2]
+        if self.rules.deal.first_player == "left":
+            first = seats[0]
+        else:
+            # J28: "the next non-dealing player to the right of the dealer" leads and play
+            # goes on to the right, so that the dealer plays last, as on the left.
+            first = seats[-2]
+            self.direction = -1
         self.turn = first
         self.phase = Phase.PLAY
         self._reset_turn()
@@ -560,18 +575,13 @@ class Game:
             else:
                 cards = self._finish_filter(hand & self.playable_mask(), seat)
                 moves = _bits(cards)
-                if self.stock:
-                    if (
-                        not cards
-                        or self.rules.play.may_draw_instead
-                        or (
-                            self.rules.play.wild_exempt_from_forced_play
-                            and not cards & ~t.wild_mask
-                        )
-                    ):
-                        moves.append(DRAW)
-                elif not cards or self.rules.play.may_draw_instead:
-                    moves.append(PASS)
+                if (
+                    not cards
+                    or self.rules.play.may_draw_instead
+                    or (self.rules.play.wild_exempt_from_forced_play and not cards & ~t.wild_mask)
+                ):
+                    # With nothing left to draw (no reshuffle possible), not playing is a pass.
+                    moves.append(DRAW if self.stock else PASS)
             self._add_calls(moves, seat)
             return moves
         if phase == Phase.FOLLOW:
@@ -615,7 +625,13 @@ class Game:
     def _add_calls(self, moves: list[int], seat: int) -> None:
         calls = self.rules.calls
         n = self.counts[seat]
-        if calls.last_card and not self.called_last and 1 <= n <= 2:
+        if (
+            calls.last_card
+            and not self.called_last
+            and (1 <= n <= 2 or (self.knock and n and self.phase == Phase.PLAY))
+        ):
+            # "last card" from two cards down; where the call is checked on going out (Black
+            # Jack), "cards"/knocking may also be declared at the start of any turn.
             moves.append(CALL_LAST)
         if calls.peanuckle and not self.called_two and 2 <= n <= 3:
             moves.append(CALL_TWO)
@@ -634,7 +650,13 @@ class Game:
         m = t.follow_mask[last] if last < JOKER_BASE else 0
         row = t.row_of[last]
         if row >= 0:
-            m |= t.together_mask[row]
+            together = t.together_mask[row]
+            m |= together
+            if together and self.pend_kind and self.pend_target == -2:
+                # Laying pick-ups together: any card of a "together" row that stacks on what
+                # this turn has laid may follow (003: J♠ 2♠ 2♥ 2♦ 2♣ J♣ when 2s and Black
+                # Jacks stack on each other and both rows are "together").
+                m |= t.answers(self.pend_rows)[0] & t.together_all
         if self.follow_suit >= 0:
             m |= t.suit_mask[self.follow_suit]
         if self.run_state == 1:
@@ -748,6 +770,8 @@ class Game:
                         self._clear_pending()
                 ev.append(("cancel", seat, self.pend_amount))
             elif (ret >> face) & 1:
+                if self.pend_resume < 0:
+                    self.pend_resume = seat
                 self.pend_target = self.pend_from
                 self.pend_from = seat
                 ev.append(("return", seat, self.pend_target))
@@ -803,11 +827,12 @@ class Game:
         self.pend_rows |= bit
         self.pend_from = seat
         self.pend_target = -2  # decided when the turn ends: the next seat to act
+        self.pend_resume = -1  # passed on in turn: whoever takes it takes it on their turn
         self.events.append(("pickup" if self.pend_kind == 1 else "skip", seat, self.pend_amount))
 
     def _clear_pending(self) -> None:
         self.pend_kind = self.pend_amount = self.pend_rows = 0
-        self.pend_from = self.pend_target = -1
+        self.pend_from = self.pend_target = self.pend_resume = -1
 
     def _after_card(self, seat: int) -> None:
         """After a card (and any naming): go on to FOLLOW if anything is open, else end."""
@@ -821,6 +846,7 @@ class Game:
         self.idle_passes = 0
         if self.pend_kind == 1 and self.pend_target == seat:
             n = self.pend_amount
+            self.resume_after = self.pend_resume
             self.events.append(("take", seat, n))
             self._clear_pending()
             self._draw(seat, n)
@@ -895,12 +921,9 @@ class Game:
             ) & 1 and rules.play.no_finish_mode == "draw":
                 self.no_finish_drawn = True
                 self._penalty(seat, 1, 4)
-            elif (
-                rules.calls.last_card
-                and rules.calls.timing == "on_finish"
-                and self.start_count == 1
-                and not self.declared[seat]
-            ):
+            elif self.knock and not self.declared[seat]:
+                # 000 (Black Jack): going out without having called at the end of the previous
+                # turn costs the penalty; 003: "even if the player had several cards".
                 self._penalty(seat, rules.calls.penalty, 1)
                 if rules.calls.miss_turn:
                     self.missed[seat] += 1
@@ -919,7 +942,10 @@ class Game:
                     ev.append(("penalty", seat, missed_call))
                 if calls.miss_turn:
                     self.missed[seat] += 1
-        self.declared[seat] = self.counts[seat] == 1 and self.called_last
+        if self.knock:
+            self.declared[seat] = self.called_last and self.counts[seat] > 0
+        else:
+            self.declared[seat] = self.called_last and self.counts[seat] == 1
         # Out?
         if self.counts[seat] == 0 and not self.debt[seat]:
             self.active[seat] = False
@@ -949,8 +975,11 @@ class Game:
             nxt = seat
         elif self.pend_kind and self.pend_target >= 0:
             nxt = self.pend_target  # sent back by a return
+        elif self.resume_after >= 0:
+            nxt = self._next_seat(self.resume_after)  # a returned pick-up was taken
         else:
             nxt = self._next_seat(seat)
+        self.resume_after = -1
         if self.skip_next:
             self.missed[nxt] += self.skip_next
         guard = 0
