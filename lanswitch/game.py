@@ -871,7 +871,13 @@ class Game:
             if self._compute_legal() == [PASS]:
                 self._end_turn(seat)
         else:  # until_playable: stay in PLAY; the legal moves say what comes next
+            held = self.hands[seat] & self.playable_mask() if self.counts[seat] == 1 else 0
+            held_back = held and not self._finish_filter(held, seat)
             self._draw(seat, 1)
+            if held_back:
+                # The last card would play but may not end the hand: 001 "they must pick up a
+                # card from the deck and cannot play the trick card" - one card, turn over.
+                self._end_turn(seat)
 
     def _on_pass(self, seat: int) -> None:
         if self.pend_kind == 2 and self.pend_target == seat:

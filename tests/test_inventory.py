@@ -1558,6 +1558,10 @@ def test_variant_two_card_signalling_without_the_call_the_last_card_waits() -> N
     assert game.turn == 0
     assert legal(game) == ["draw", "call last"]
     assert rejected(game, 0, c("9C")) is Reason.NOT_CALLED
+    play(game, 0, DRAW)  # one card, and the turn is over: 9♣ stays in hand
+    assert game.turn == 1
+    assert game.counts[0] == 2
+    assert "9C" in hand_of(game, 0)
 
 
 # =============================================================================================
@@ -1660,19 +1664,25 @@ def test_two_four_jack_may_finish_on_an_ace() -> None:
     assert game.result.placings == (0, 1)
 
 
-@pytest.mark.parametrize(("name", "card"), [("irish", "2H"), ("irish", "KH"), ("take-two", "8H")])
-def test_may_not_finish_on_a_trick_card(name: str, card: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "card", "drawn"),
+    [("irish", "2H", "QC"), ("irish", "KH", "QC"), ("take-two", "8H", "QC KC")],
+)
+def test_may_not_finish_on_a_trick_card(name: str, card: str, drawn: str) -> None:
     """001: 'A player cannot finish on a trick card. If their last card is a trick card they
     must pick up a card from the deck and cannot play the trick card'; 003 (Toma dos): 'Un
-    jugador no puede terminar con una carta de truco'"""
+    jugador no puede terminar con una carta de truco. Si un jugador no puede terminar, debe
+    tomar dos cartas del mazo.'"""
     game = stacked(sized(PRESETS[name], 2), 2, [f"5H {card}", "9H 4S"], "4H", "QC KC")
     play(game, 0, c("5H"), CALL_LAST, PASS)
     play(game, 1, c("9H"), CALL_LAST, PASS)
     assert legal(game) == ["draw", "call last"]
     assert rejected(game, 0, c(card)) is Reason.CANNOT_FINISH_ON
-    play(game, 0, DRAW)
+    events = play(game, 0, DRAW)
+    # The turn ends with the card drawn (Irish draws until playable otherwise).
+    assert [v for k, _, v in kinds(events, "draw")] == drawn.split()
+    assert game.turn == 1
     assert card in hand_of(game, 0)
-    assert game.counts[0] >= 2
 
 
 @pytest.mark.parametrize("card", ["JH", "2H", "8H"])
