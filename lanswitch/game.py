@@ -618,7 +618,12 @@ class Game:
             cards &= ~self.t.no_finish_mask
         if self.played and not rules.play.finish_multi_card:
             return 0
-        if rules.calls.required_to_finish and not self.played and not self.declared[seat]:
+        if (
+            rules.calls.required_to_finish
+            and rules.calls.last_card  # without the call nobody could ever finish
+            and not self.played
+            and not self.declared[seat]
+        ):
             return 0
         return cards
 

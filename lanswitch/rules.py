@@ -673,6 +673,13 @@ def _build(data: Mapping[str, object], source: str, rules: RuleSet) -> RuleSet:
     rules = replace(rules, **kw)
     _check_power_table(source, rules.power)
     _check_deck_fits(source, rules)
+    if rules.calls.required_to_finish and not rules.calls.last_card:
+        raise _err(
+            source,
+            "calls.required_to_finish",
+            "needs calls.last_card = true: a last card that must be called before it is "
+            "laid could never be laid without the call",
+        )
     return rules
 
 

@@ -26,7 +26,7 @@ from lanswitch.game import (
     Phase,
     Reason,
 )
-from lanswitch.rules import PRESETS, Power, RuleSet, rules_from_mapping
+from lanswitch.rules import PRESETS, Power, RulesError, RuleSet, rules_from_mapping
 from tests.stacking import c, cs, hand_of, kinds, legal, play, reshuffle, sized, stacked
 
 SWITCH = PRESETS["switch"]
@@ -1512,6 +1512,19 @@ def test_j28_last_card_must_be_called_on_the_previous_go() -> None:
     play(called, 0, c("9C"))
     assert called.result is not None
     assert called.result.placings == (0, 1)
+
+
+def test_a_call_required_to_finish_needs_the_last_card_call() -> None:
+    """000 (J28): '"last card" must be said on their previous go in order to allow them to lay
+    the card on their last go' - without the call itself, nobody could ever lay a last card"""
+    with pytest.raises(RulesError, match=r"calls\.required_to_finish: needs calls\.last_card"):
+        rules_from_mapping({"base": "j28", "calls": {"last_card": False}})
+    # Built around the validator, the engine ignores the requirement rather than stall.
+    loose = with_calls(J28, last_card=False)
+    game = stacked(sized(loose, 2), 2, ["5H 9C", "9H 4S"], "4H")
+    play(game, 0, c("5H"))  # no call to make: the turn ends
+    play(game, 1, c("9H"))
+    assert legal(game) == ["9C"]
 
 
 def test_j28_no_call_is_needed_to_finish_with_a_run_or_set() -> None:
