@@ -379,7 +379,11 @@ class Game:
         self.t = _tables(rules)
         self.players = players
         self.hand_no = hand_no
+        if not 0 <= dealer < players:
+            raise ValueError(f"the dealer must be a seat 0..{players - 1}, not {dealer}")
         sitting_out = set(out)
+        if any(not 0 <= s < players for s in sitting_out):
+            raise ValueError(f"seats sitting out must be 0..{players - 1}, not {sorted(out)}")
         self.active = [i not in sitting_out for i in range(players)]
         n_active = sum(self.active)
         if n_active < MIN_PLAYERS:
@@ -1069,6 +1073,7 @@ class Game:
         The move is taken back (it never happened); only the penalty is applied, as a logged
         action, so replay reproduces it. Raises ``ValueError`` if the move is legal.
         """
+        self._check_seat(seat)
         if self.phase == Phase.OVER or self.phase in (Phase.DEAL, Phase.RESHUFFLE):
             raise ValueError("no blunder can be charged now")
         if seat == self.turn and move in self.legal_moves():
@@ -1085,6 +1090,11 @@ class Game:
             self.start_count = self.counts[seat]
         self._settle()
         return self.events
+
+    def _check_seat(self, seat: int) -> None:
+        """Seat numbers come from outside (a host passes them through): -1 must not wrap."""
+        if not 0 <= seat < self.players:
+            raise ValueError(f"no seat {seat} at this table (seats 0..{self.players - 1})")
 
     def explain(self, seat: int, move: int) -> Reason:
         """Why ``move`` by ``seat`` is not legal now (assumes it is not)."""
@@ -1142,6 +1152,8 @@ class Game:
 
     def view(self, seat: int | None) -> View:
         """What ``seat`` may see; ``None`` for a spectator (no hand at all)."""
+        if seat is not None:
+            self._check_seat(seat)
         legal = tuple(self.legal_moves()) if seat is not None and seat == self.to_act() else ()
         pk = ("", "pickup", "skip")[self.pend_kind]
         return View(

@@ -717,13 +717,34 @@ def preset(name: str) -> RuleSet:
 # Printing a rule set as a TOML file that loads back to the same rule set.
 
 
+_TOML_ESCAPES: Final = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+}
+
+
+def _toml_char(ch: str) -> str:
+    """One character of a TOML basic string: quotes, backslashes and control characters
+    (U+0000–U+001F, U+007F) escaped, everything else as it is."""
+    esc = _TOML_ESCAPES.get(ch)
+    if esc is not None:
+        return esc
+    o = ord(ch)
+    return f"\\u{o:04X}" if o < 0x20 or o == 0x7F else ch
+
+
 def _toml_value(v: object) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int):
         return str(v)
     if isinstance(v, str):
-        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return '"' + "".join(_toml_char(ch) for ch in v) + '"'
     if isinstance(v, list | tuple):
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
     raise TypeError(v)
