@@ -101,7 +101,8 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "deal",
         "first_player",
         "enum",
-        "who plays first: the player left or right of the dealer",
+        "who plays first: the player left of the dealer, play going clockwise, or the player "
+        "right of the dealer, play going anticlockwise (the dealer plays last either way)",
         choices=("left", "right"),
     ),
     Option(
@@ -195,7 +196,8 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "timing",
         "enum",
         "turn_end: a missed call is punished when the turn ends; on_finish: when that player "
-        "plays out without having called (the card stays played)",
+        "plays out without having called at the end of the previous turn (the card stays "
+        "played); the call ('cards', knocking) may then also be made at the start of any turn",
         choices=("turn_end", "on_finish"),
     ),
     Option(
