@@ -8,6 +8,7 @@ wiki Interruptor) and the sentence it implements. Decks are stacked with
 
 from __future__ import annotations
 
+import tomllib
 from dataclasses import replace
 from typing import Any
 
@@ -26,7 +27,7 @@ from lanswitch.game import (
     Phase,
     Reason,
 )
-from lanswitch.rules import PRESETS, Power, RulesError, RuleSet, rules_from_mapping
+from lanswitch.rules import PRESETS, Power, RulesError, RuleSet, dump_toml, rules_from_mapping
 from tests.stacking import c, cs, hand_of, kinds, legal, play, reshuffle, sized, stacked
 
 SWITCH = PRESETS["switch"]
@@ -44,19 +45,26 @@ def suit(s: int) -> int:
     return SUIT_BASE + s
 
 
+def house(rules: RuleSet) -> RuleSet:
+    """``rules`` as a house-rules file would give it: printed, loaded and validated."""
+    loaded = rules_from_mapping(tomllib.loads(dump_toml(rules)), "house rules")
+    assert loaded == rules
+    return loaded
+
+
 def with_row(rules: RuleSet, name: str, **changes: Any) -> RuleSet:
     """``rules`` with one power row changed (a house rule the schema already has)."""
     rows = tuple(replace(r, **changes) if r.name == name else r for r in rules.power)
     assert rows != rules.power, name
-    return replace(rules, power=rows)
+    return house(replace(rules, power=rows))
 
 
 def with_play(rules: RuleSet, **changes: Any) -> RuleSet:
-    return replace(rules, play=replace(rules.play, **changes))
+    return house(replace(rules, play=replace(rules.play, **changes)))
 
 
 def with_calls(rules: RuleSet, **changes: Any) -> RuleSet:
-    return replace(rules, calls=replace(rules.calls, **changes))
+    return house(replace(rules, calls=replace(rules.calls, **changes)))
 
 
 def rejected(game: Game, seat: int, move: int) -> Reason:
@@ -400,7 +408,7 @@ def test_no_reshuffle_who_cannot_play_passes_and_a_round_of_passes_ends_the_hand
     """002 (No Reshuffle): 'when the stock pile is depleted, if a player cannot, or chooses not
     to, play a card, he skips his turn ... When, during a round, every active player skips his
     turn in this way, the hand ends and the scores are totalled for the hand.'"""
-    rules = with_play(sized(TFJ, 25), reshuffle=False)
+    rules = sized(with_play(TFJ, reshuffle=False), 25)
     game = stacked(rules, 2, ["6H ...", "..."], "5H", "9S")
     play(game, 0, c("6H"))
     play(game, 1, DRAW)
@@ -758,10 +766,10 @@ def test_variant_a_red_jack_adds_three_to_a_black_jack_instead_of_cancelling() -
     """003 (variantes de Black Jack): 'Las jotas rojas no cancelan las jotas negras, sino que se
     pueden combinar con las jotas negras. Uno debe recoger tres cartas adicionales por Jack
     rojo.'"""
-    rules = with_row(SWITCH, "black_jack", stacks_on=("black_jack", "red_jack"))
     rules = with_row(
-        rules, "red_jack", cancels=(), pickup=3, stacks_on=("black_jack",), answer_only=True
+        SWITCH, "red_jack", cancels=(), pickup=3, stacks_on=("black_jack",), answer_only=True
     )
+    rules = with_row(rules, "black_jack", stacks_on=("black_jack", "red_jack"))
     hands = ["JS 3C 4C 5C 6C", "JD 9D KD QD 3H", "4H 6H 9H 3D 4D"]
     game = stacked(sized(rules, 5), 3, hands, "9S")
     play(game, 0, c("JS"))
@@ -929,7 +937,7 @@ def test_taking_a_pick_up_ends_the_turn() -> None:
 def test_take_two_joker_picks_up_five() -> None:
     """003 (Toma dos, reglas de casa): 'Ya sea que se usen comodines o no, si es el siguiente
     jugador, debe tomar 5 cartas de la baraja'"""
-    rules = replace(TAKE_TWO, deal=replace(TAKE_TWO.deal, jokers=1))
+    rules = house(replace(TAKE_TWO, deal=replace(TAKE_TWO.deal, jokers=1)))
     game = stacked(rules, 2, ["JOKER 3C 5C 9C 6C", "2D 3D 5D 6S KD"], "9H")
     assert "JOKER" in legal(game)
     play(game, 0, JOKER_BASE, suit(DIAMONDS))
@@ -1095,7 +1103,9 @@ def test_variant_a_three_reverses_instead_of_the_king() -> None:
     """003 (variantes de Black Jack): 'A veces se usa un 3, un 7 o un 10 como carta inversa en
     lugar del rey'"""
     rows = tuple(r for r in BLACKJACK.power if r.name != "king")
-    rules = replace(BLACKJACK, power=(*rows, Power(name="three", cards=("3",), reverse=True)))
+    rules = house(
+        replace(BLACKJACK, power=(*rows, Power(name="three", cards=("3",), reverse=True)))
+    )
     hands = ["3H 4C 6C 9C KH", "5C 9D KS QS 4S", "4D 6D 10S 10D 6S"]
     game = stacked(sized(rules, 5), 3, hands, "5H")
     play(game, 0, c("3H"))
@@ -1197,7 +1207,7 @@ def test_j28_jack_is_wild_and_the_turn_goes_on_in_the_named_suit() -> None:
 def test_joker_stands_for_any_card() -> None:
     """001: 'Joker: A Joker card can be used in play ... The Joker acts as a replacement card,
     i.e. it can be any card from any suit'"""
-    rules = replace(IRISH, deal=replace(IRISH.deal, jokers=1))
+    rules = house(replace(IRISH, deal=replace(IRISH.deal, jokers=1)))
     game = stacked(sized(rules, 5), 2, ["JOKER 3C 5C 9C 6C", "2S 3D 5D 6S KD"], "9D")
     assert "JOKER" in legal(game)
     play(game, 0, JOKER_BASE)
@@ -1319,6 +1329,21 @@ def test_black5_one_to_four_cards_of_a_rank_at_once() -> None:
     play(game, 0, c("9C"), c("9H"), c("9S"))
     assert game.turn == 1
     assert hand_of(game, 0) == "3C"
+
+
+def test_take_two_house_rule_several_cards_of_one_value_at_once() -> None:
+    """003 (Toma dos, reglas de casa): 'Se permite o no colocar dos o más cartas del mismo valor
+    a la vez (colocar dos 5 en el mismo turno)'"""
+    rules = with_play(TAKE_TWO, follow="sets")
+    game = stacked(rules, 2, ["5H 5D 5C 9C 3D", "4S 6S 6D 10S 3S"], "5S")
+    play(game, 0, c("5H"))
+    assert legal(game) == ["5C", "5D", "pass"]
+    play(game, 0, c("5C"), c("5D"), PASS)
+    assert game.turn == 1
+    assert hand_of(game, 0) == "9C 3D"
+    plain = stacked(TAKE_TWO, 2, ["5H 5D 5C 9C 3D", "4S 6S 6D 10S 3S"], "5S")
+    play(plain, 0, c("5H"))
+    assert plain.turn == 1
 
 
 def test_variant_each_card_matches_the_one_before_and_no_finish_with_several() -> None:
@@ -1520,7 +1545,7 @@ def test_a_call_required_to_finish_needs_the_last_card_call() -> None:
     with pytest.raises(RulesError, match=r"calls\.required_to_finish: needs calls\.last_card"):
         rules_from_mapping({"base": "j28", "calls": {"last_card": False}})
     # Built around the validator, the engine ignores the requirement rather than stall.
-    loose = with_calls(J28, last_card=False)
+    loose = replace(J28, calls=replace(J28.calls, last_card=False))
     game = stacked(sized(loose, 2), 2, ["5H 9C", "9H 4S"], "4H")
     play(game, 0, c("5H"))  # no call to make: the turn ends
     play(game, 1, c("9H"))
