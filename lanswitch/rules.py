@@ -776,7 +776,8 @@ def _points_toml(points: Sequence[int]) -> str:
 def dump_toml(rules: RuleSet) -> str:
     """The rule set as a commented TOML file; :func:`load_rules` reads it back unchanged."""
     out = [
-        f"# lanswitch rules: {rules.name}",
+        # The name is escaped as in a TOML string: a newline in it must not end the comment.
+        "# lanswitch rules: " + _toml_value(rules.name)[1:-1],
         "# Load with --rules FILE. Start a house-rules file from this one, or write only the",
         '# keys you change under base = "<preset>". Options are explained in docs/rules.md.',
         "",
