@@ -85,6 +85,11 @@ class Phase(enum.IntEnum):
     OVER = 7
 
 
+# The same values as plain ints: the engine compares these on its hot path (an int compare
+# is cheaper than an enum member lookup). Public fields hand out ``Phase`` members.
+_DEAL, _PLAY, _FOLLOW, _NAME_SUIT, _NAME_CARD, _AFTER_DRAW, _RESHUFFLE, _OVER = range(8)
+
+
 class Reason(enum.Enum):
     """Why a move was rejected. The value is the text a player sees."""
 
@@ -273,6 +278,26 @@ class Tables:
                 self.follow_mask[c] = self.match_mask[c]
         self._answer_cache: dict[int, tuple[int, int, int]] = {}
 
+        # Shortcuts for the hot path (see Game.apply and Game.legal_moves).
+        play, calls = rules.play, rules.calls
+        self.start_mask = [m | self.wild_mask for m in self.match_mask]
+        self.may_draw_instead = play.may_draw_instead
+        self.wild_exempt = play.wild_exempt_from_forced_play
+        self.draw_until_playable = play.draw == "until_playable"
+        knock = calls.last_card and calls.timing == "on_finish"
+        # The largest hand at which a call may be open at the start of a turn, and later in it.
+        follow_calls = 3 if calls.peanuckle else 2 if calls.last_card else 0
+        self.call_max = MAX_CARD if knock else follow_calls
+        # A plain card laid from a hand bigger than this ends the turn with nothing to check.
+        self.quiet_hand = max(2, follow_calls) + 1
+        self.follow_calls = follow_calls
+        plain_follow = self.follow_mode == 0 and not play.wild_continues
+        self.plain_follow = plain_follow
+        self.together_of = [self.together_mask[r] if r >= 0 else 0 for r in self.row_of]
+        self.plain_card = [
+            c < JOKER_BASE and plain_follow and self.row_of[c] < 0 for c in range(MAX_CARD)
+        ]
+
     def answers(self, pend_rows: int) -> tuple[int, int, int]:
         """Masks of the cards that stack on, cancel, or return a pending set of rows."""
         hit = self._answer_cache.get(pend_rows)
@@ -364,6 +389,72 @@ class HandResult:
 class Game:
     """One hand. ``players`` seats (2..8); seats in ``out`` sit this hand out (eliminated)."""
 
+    # Slots: attribute access is the engine's most frequent operation.
+    __slots__ = (
+        "_legal",
+        "actions",
+        "active",
+        "again",
+        "any_debt",
+        "called_last",
+        "called_two",
+        "counts",
+        "cover",
+        "cover_suit",
+        "dealer",
+        "dealt_in",
+        "debt",
+        "deck",
+        "declared",
+        "direction",
+        "discard",
+        "draws",
+        "drew",
+        "events",
+        "finished",
+        "fired",
+        "follow_suit",
+        "free",
+        "hand_no",
+        "hand_size",
+        "hands",
+        "idle_passes",
+        "knock",
+        "last",
+        "limit",
+        "log",
+        "mimic_allowed",
+        "missed",
+        "named_suit",
+        "no_finish_drawn",
+        "penalties",
+        "pend_amount",
+        "pend_from",
+        "pend_kind",
+        "pend_resume",
+        "pend_rows",
+        "pend_target",
+        "phase",
+        "played",
+        "players",
+        "reshuffles",
+        "result",
+        "resume_after",
+        "resume_phase",
+        "reversals",
+        "rules",
+        "run_state",
+        "run_suit",
+        "skip_next",
+        "special",
+        "start_count",
+        "stock",
+        "t",
+        "top",
+        "turn",
+        "turns",
+    )
+
     def __init__(
         self,
         rules: RuleSet,
@@ -403,8 +494,8 @@ class Game:
         self.free = False
         self.direction = 1
         self.turn = dealer
-        self.phase = Phase.DEAL
-        self.resume_phase = Phase.PLAY
+        self.phase = _DEAL
+        self.resume_phase = _PLAY
         # The pending pick-up or skip the seat `pend_target` must answer or take.
         self.pend_kind = 0  # 0 none, 1 pickup, 2 skip
         self.pend_amount = 0
@@ -421,9 +512,11 @@ class Game:
         self.missed = [0] * players
         self.declared = [False] * players
         self.debt = [0] * players
+        self.any_debt = False
         self.finished: list[int] = []
         self.idle_passes = 0
         self.actions = 0
+        self.limit = rules.play.safety_limit
         self.result: HandResult | None = None
         self.log: list[tuple[int, int] | tuple[int, tuple[int, ...]]] = []
         self.events: list[Event] = []
@@ -434,35 +527,41 @@ class Game:
         self.reshuffles = 0
         self.turns = 0
         self.mimic_allowed = 0
+        self.special = True
         self._reset_turn()
         self._legal: list[int] | None = None
 
     # -- turn-local state ------------------------------------------------------------------
 
     def _reset_turn(self) -> None:
+        if self.special:
+            self._reset_special()
         self.played = 0
+        self.called_last = self.called_two = self.drew = False
+        self.start_count = self.counts[self.turn]
+
+    def _reset_special(self) -> None:
+        """Reset what only a power card (or a finish held back) changes; ``special`` says
+        whether one did this turn, so most turns skip this."""
+        self.special = False
         self.last = -1
         self.follow_suit = -1
         self.run_state = 0  # 0 none, 1 after a run card (any of its suit), 2 in sequence
         self.run_suit = -1
         self.cover = 0  # 0 none, 1 suit, 2 any
         self.cover_suit = -1
-        self.called_last = False
-        self.called_two = False
         self.reversals = 0
         self.again = False
         self.skip_next = 0
-        self.drew = False
         self.no_finish_drawn = False
-        self.start_count = self.counts[self.turn]
 
     # -- chance ----------------------------------------------------------------------------
 
     def chance_request(self) -> tuple[str, list[int]] | None:
         """``("deal", cards)`` or ``("reshuffle", cards)``: the sorted cards to order next."""
-        if self.phase == Phase.DEAL:
+        if self.phase == _DEAL:
             return ("deal", list(self.deck))
-        if self.phase == Phase.RESHUFFLE:
+        if self.phase == _RESHUFFLE:
             return ("reshuffle", sorted(self.discard[:-1]))
         return None
 
@@ -486,6 +585,7 @@ class Game:
             self.stock = list(reversed(order))
             ev.append(("reshuffle", -1, len(order)))
             self.phase = self.resume_phase
+            self.any_debt = False
             for seat in range(self.players):
                 if self.debt[seat]:
                     n, self.debt[seat] = self.debt[seat], 0
@@ -522,7 +622,7 @@ class Game:
             first = seats[-2]
             self.direction = -1
         self.turn = first
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self._reset_turn()
         ev.append(("turn", first, -1))
 
@@ -539,11 +639,11 @@ class Game:
 
     @property
     def over(self) -> bool:
-        return self.phase == Phase.OVER
+        return self.phase == _OVER
 
     def to_act(self) -> int:
         """The seat whose move is awaited, or -1 in chance phases and after the hand."""
-        return self.turn if Phase.PLAY <= self.phase <= Phase.AFTER_DRAW else -1
+        return self.turn if _PLAY <= self.phase <= _AFTER_DRAW else -1
 
     def hand(self, seat: int) -> list[int]:
         return _bits(self.hands[seat])
@@ -560,16 +660,39 @@ class Game:
 
     def legal_moves(self) -> list[int]:
         """Every legal move of the seat to act, sorted; empty in chance phases and at the end."""
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        return self._legal
+        legal = self._legal
+        if legal is not None:
+            return legal
+        if self.phase == _PLAY and not self.pend_kind and not self.free and self.named_suit < 0:
+            # The most common question, answered inline: what starts a turn on a plain top
+            # card. The same rules as the general path in _compute_legal.
+            seat = self.turn
+            t = self.t
+            cards = self.hands[seat] & t.start_mask[self.top]
+            n = self.counts[seat]
+            if n == 1:
+                cards = self._finish_filter(cards, seat)
+            legal = []
+            m = cards
+            while m:
+                low = m & -m
+                legal.append(low.bit_length() - 1)
+                m ^= low
+            if not cards or t.may_draw_instead or (t.wild_exempt and not cards & ~t.wild_mask):
+                legal.append(DRAW if self.stock else PASS)
+            if n <= t.call_max:
+                self._add_calls(legal, seat)
+        else:
+            legal = self._compute_legal()
+        self._legal = legal
+        return legal
 
     def _compute_legal(self) -> list[int]:
         phase = self.phase
         seat = self.turn
         t = self.t
         hand = self.hands[seat]
-        if phase == Phase.PLAY:
+        if phase == _PLAY:
             if self.pend_kind and self.pend_target == seat:
                 stack, cancel, ret = t.answers(self.pend_rows)
                 cards = hand & (stack | cancel | ret)
@@ -586,9 +709,10 @@ class Game:
                 ):
                     # With nothing left to draw (no reshuffle possible), not playing is a pass.
                     moves.append(DRAW if self.stock else PASS)
-            self._add_calls(moves, seat)
+            if self.counts[seat] <= t.call_max:
+                self._add_calls(moves, seat)
             return moves
-        if phase == Phase.FOLLOW:
+        if phase == _FOLLOW:
             cards = hand & self._follow_mask()
             cards = self._finish_filter(cards, seat)
             moves = _bits(cards)
@@ -599,17 +723,19 @@ class Game:
                     moves.append(DRAW)
             else:
                 moves.append(PASS)
-            self._add_calls(moves, seat)
+            if self.counts[seat] <= t.call_max:
+                self._add_calls(moves, seat)
             return moves
-        if phase == Phase.NAME_SUIT:
+        if phase == _NAME_SUIT:
             return [SUIT_BASE, SUIT_BASE + 1, SUIT_BASE + 2, SUIT_BASE + 3]
-        if phase == Phase.NAME_CARD:
+        if phase == _NAME_CARD:
             return [MIMIC_BASE + f for f in _bits(self.mimic_allowed)]
-        if phase == Phase.AFTER_DRAW:
+        if phase == _AFTER_DRAW:
             cards = self._finish_filter(hand & self.playable_mask(), seat)
             moves = _bits(cards)
             moves.append(PASS)
-            self._add_calls(moves, seat)
+            if self.counts[seat] <= t.call_max:
+                self._add_calls(moves, seat)
             return moves
         return []
 
@@ -637,7 +763,7 @@ class Game:
         if (
             calls.last_card
             and not self.called_last
-            and (1 <= n <= 2 or (self.knock and n and self.phase == Phase.PLAY))
+            and (1 <= n <= 2 or (self.knock and n and self.phase == _PLAY))
         ):
             # "last card" from two cards down; where the call is checked on going out (Black
             # Jack), "cards"/knocking may also be declared at the start of any turn.
@@ -683,17 +809,73 @@ class Game:
 
     def apply(self, seat: int, move: int) -> list[Event]:
         """Apply ``move`` for ``seat``; the events it caused. Raises :class:`IllegalMove`."""
-        legal = self._legal if self._legal is not None else self.legal_moves()
-        if (
-            seat != self.turn
-            or move not in legal
-            or not Phase.PLAY <= self.phase <= Phase.AFTER_DRAW
-        ):
+        legal = self._legal
+        if legal is None:
+            legal = self.legal_moves()
+        # Outside the player phases the legal list is empty, so this rejects those too.
+        if seat != self.turn or move not in legal:
             raise IllegalMove(self.explain(seat, move), seat, move)
-        self.events = []
         self._legal = None
         self.log.append((seat, move))
         self.actions += 1
+        t = self.t
+        counts = self.counts
+        if (
+            move < MAX_CARD
+            and t.plain_card[move]
+            and not self.played
+            and counts[seat] > t.quiet_hand
+            and not self.called_last
+            and not self.called_two
+            and self.stock
+        ):
+            # The hot path, inlined: a card without power, in rules where nothing may follow
+            # it, from a hand too big for any call or finish, with cards left in the stock.
+            # The turn state is still as _reset_turn left it, so the turn simply passes on.
+            self.hands[seat] ^= 1 << move
+            counts[seat] -= 1
+            self.discard.append(move)
+            self.top = self.last = move
+            self.named_suit = -1
+            self.free = self.drew = False
+            self.idle_passes = 0
+            self.turns += 1
+            self.declared[seat] = False
+            nxt = (seat + self.direction) % self.players
+            if not self.active[nxt] or self.missed[nxt]:
+                self.events = [("play", seat, move)]
+                self.played = 1
+                self._end_turn(seat)
+                ev = self.events
+            else:
+                self.turn = nxt
+                self.phase = _PLAY
+                self.start_count = counts[nxt]
+                self.events = ev = [("play", seat, move), ("turn", nxt, -1)]
+            if self.actions >= self.limit:
+                self._end_hand("limit")
+            return ev
+        if (
+            move == DRAW
+            and t.draw_until_playable
+            and self.phase == _PLAY
+            and not self.pend_kind
+            and counts[seat] != 1
+        ):
+            # The other hot path: one card drawn under "draw until you can play".
+            c = self.stock.pop()
+            self.hands[seat] |= 1 << c
+            counts[seat] += 1
+            self.draws += 1
+            self.drew = True
+            self.idle_passes = 0
+            self.events = ev = [("draw", seat, c)]
+            if self.actions >= self.limit:
+                self._end_hand("limit")
+            if not self.stock:
+                self._settle()
+            return ev
+        self.events = []
         if move < MAX_CARD:
             self._lay(seat, move)
         elif move == DRAW:
@@ -704,7 +886,7 @@ class Game:
             face = move - MIMIC_BASE
             self.top = face
             self.events.append(("mimic", seat, face))
-            self.phase = Phase.FOLLOW
+            self.phase = _FOLLOW
             self._effects(seat, face)
         elif move >= SUIT_BASE + 10:  # calls
             if move == CALL_LAST:
@@ -715,11 +897,12 @@ class Game:
         else:
             self.named_suit = move - SUIT_BASE
             self.events.append(("suit", seat, self.named_suit))
-            self.phase = Phase.FOLLOW
+            self.phase = _FOLLOW
             self._after_card(seat)
-        if self.actions >= self.rules.play.safety_limit and self.phase != Phase.OVER:
+        if self.actions >= self.limit and self.phase != _OVER:
             self._end_hand("limit")
-        self._settle()
+        if not self.stock or self.any_debt:
+            self._settle()
         return self.events
 
     def _lay(self, seat: int, card: int) -> None:
@@ -742,10 +925,10 @@ class Game:
         self.idle_passes = 0
         self.events.append(("play", seat, card))
         if (self.t.mimic_mask >> card) & 1:
-            self.phase = Phase.NAME_CARD
+            self.phase = _NAME_CARD
             return
         self.top = card
-        self.phase = Phase.FOLLOW
+        self.phase = _FOLLOW
         self._effects(seat, card)
 
     def _effects(self, seat: int, face: int) -> None:
@@ -761,6 +944,7 @@ class Game:
         if row < 0:
             self._after_card(seat)
             return
+        self.special = True
         r = t.rows[row]
         fired = True
         bit = 1 << row
@@ -821,7 +1005,7 @@ class Game:
             self.run_state = 1
             self.run_suit = face // 13 % 4
         if r.names_suit:
-            self.phase = Phase.NAME_SUIT
+            self.phase = _NAME_SUIT
             return
         self._after_card(seat)
 
@@ -845,6 +1029,18 @@ class Game:
 
     def _after_card(self, seat: int) -> None:
         """After a card (and any naming): go on to FOLLOW if anything is open, else end."""
+        t = self.t
+        if (
+            t.plain_follow
+            and self.follow_suit < 0
+            and not self.run_state
+            and not self.cover
+            and not t.together_of[self.last]
+            and self.pend_target != seat
+            and self.counts[seat] > t.follow_calls
+        ):
+            self._end_turn(seat)  # nothing can continue this turn: no need to list moves
+            return
         moves = self._compute_legal()
         if moves == [PASS]:
             self._end_turn(seat)
@@ -861,7 +1057,7 @@ class Game:
             self._draw(seat, n)
             self._end_turn(seat)
             return
-        if self.phase == Phase.FOLLOW:  # cannot cover: draw one, the turn ends
+        if self.phase == _FOLLOW:  # cannot cover: draw one, the turn ends
             self.cover = 0
             self._draw(seat, 1)
             self._end_turn(seat)
@@ -876,7 +1072,7 @@ class Game:
             self._end_turn(seat)
         elif policy == "one_then_play":
             self._draw(seat, 1)
-            self.phase = Phase.AFTER_DRAW
+            self.phase = _AFTER_DRAW
             if self._compute_legal() == [PASS]:
                 self._end_turn(seat)
         else:  # until_playable: stay in PLAY; the legal moves say what comes next
@@ -894,7 +1090,7 @@ class Game:
             self._clear_pending()
             self.missed[seat] += n - 1  # this turn is the first one missed
             self.events.append(("miss", seat, n))
-        elif self.phase == Phase.PLAY and not self.drew:
+        elif self.phase == _PLAY and not self.drew:
             self.idle_passes += 1
             self.events.append(("pass", seat, -1))
         self._end_turn(seat)
@@ -913,6 +1109,7 @@ class Game:
         if n:
             if self.rules.play.reshuffle and len(self.discard) > 1:
                 self.debt[seat] += n
+                self.any_debt = True
             else:
                 ev.append(("forgiven", seat, n))
 
@@ -926,6 +1123,41 @@ class Game:
     # -- the end of a turn -----------------------------------------------------------------
 
     def _end_turn(self, seat: int) -> None:
+        if (
+            self.counts[seat] > 2
+            and not self.special
+            and not self.idle_passes
+            and self.resume_after < 0
+            and not self.called_last
+            and not self.called_two
+        ):
+            # The common end of a turn: no call or finish to check, no power card that bends
+            # the order of play (those set `special`). The same outcome as the path below.
+            self.turns += 1
+            self.declared[seat] = False
+            nxt = self._next_seat(seat)
+            if self.missed[nxt]:
+                nxt = self._skip_missed(nxt)
+            if self.pend_kind:
+                self.pend_target = nxt
+            self.turn = nxt
+            self.phase = _PLAY
+            self._reset_turn()
+            self.events.append(("turn", nxt, -1))
+            return
+        self._end_turn_full(seat)
+
+    def _skip_missed(self, nxt: int) -> int:
+        """Pass over seats that must miss turns (each pass uses one up)."""
+        guard = 0
+        while self.missed[nxt] > 0 and guard < 64 * self.players:
+            self.missed[nxt] -= 1
+            self.events.append(("miss", nxt, 1))
+            nxt = self._next_seat(nxt)
+            guard += 1
+        return nxt
+
+    def _end_turn_full(self, seat: int) -> None:
         rules = self.rules
         ev = self.events
         count = self.counts[seat]
@@ -935,6 +1167,7 @@ class Game:
                 self.t.no_finish_mask >> self.discard[-1]
             ) & 1 and rules.play.no_finish_mode == "draw":
                 self.no_finish_drawn = True
+                self.special = True
                 self._penalty(seat, 1, 4)
             elif self.knock and not self.declared[seat]:
                 # 000 (Black Jack): going out without having called at the end of the previous
@@ -997,16 +1230,11 @@ class Game:
         self.resume_after = -1
         if self.skip_next:
             self.missed[nxt] += self.skip_next
-        guard = 0
-        while self.missed[nxt] > 0 and guard < 64 * self.players:
-            self.missed[nxt] -= 1
-            ev.append(("miss", nxt, 1))
-            nxt = self._next_seat(nxt)
-            guard += 1
+        nxt = self._skip_missed(nxt)
         if self.pend_kind:
             self.pend_target = nxt
         self.turn = nxt
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self._reset_turn()
         ev.append(("turn", nxt, -1))
 
@@ -1023,17 +1251,18 @@ class Game:
     def _settle(self) -> None:
         """After any action: wait for a reshuffle if the stock ran out."""
         if (
-            self.phase != Phase.OVER
-            and self.phase != Phase.RESHUFFLE
+            self.phase != _OVER
+            and self.phase != _RESHUFFLE
             and not self.stock
             and len(self.discard) > 1
             and self.rules.play.reshuffle
         ):
             self.resume_phase = self.phase
-            self.phase = Phase.RESHUFFLE
+            self.phase = _RESHUFFLE
             self._legal = None
-        elif self.phase != Phase.RESHUFFLE:
+        elif self.phase != _RESHUFFLE and self.any_debt:
             # Debts that no reshuffle can pay any more are forgiven.
+            self.any_debt = False
             for seat, n in enumerate(self.debt):
                 if n:
                     self.debt[seat] = 0
@@ -1061,7 +1290,7 @@ class Game:
         elif mode == "penalty":
             scores = list(points)
         self.result = HandResult(reason, placings, tuple(scores), points, self.actions)
-        self.phase = Phase.OVER
+        self.phase = _OVER
         self._legal = []
         self.events.append(("over", placings[0], len(placings)))
 
@@ -1074,7 +1303,7 @@ class Game:
         action, so replay reproduces it. Raises ``ValueError`` if the move is legal.
         """
         self._check_seat(seat)
-        if self.phase == Phase.OVER or self.phase in (Phase.DEAL, Phase.RESHUFFLE):
+        if self.phase == _OVER or self.phase in (_DEAL, _RESHUFFLE):
             raise ValueError("no blunder can be charged now")
         if seat == self.turn and move in self.legal_moves():
             raise ValueError(f"{format_move(move)} is legal: not a blunder")
@@ -1099,9 +1328,9 @@ class Game:
     def explain(self, seat: int, move: int) -> Reason:
         """Why ``move`` by ``seat`` is not legal now (assumes it is not)."""
         phase = self.phase
-        if phase == Phase.OVER:
+        if phase == _OVER:
             return Reason.HAND_OVER
-        if phase in (Phase.DEAL, Phase.RESHUFFLE):
+        if phase in (_DEAL, _RESHUFFLE):
             return Reason.WAITING_FOR_DEAL
         if seat != self.turn:
             return Reason.NOT_YOUR_TURN
@@ -1114,9 +1343,9 @@ class Game:
         )
         if not valid:
             return Reason.NO_SUCH_MOVE
-        if phase == Phase.NAME_SUIT:
+        if phase == _NAME_SUIT:
             return Reason.NAME_SUIT_FIRST
-        if phase == Phase.NAME_CARD:
+        if phase == _NAME_CARD:
             return Reason.NOT_LEGAL if move >= MIMIC_BASE else Reason.NAME_CARD_FIRST
         if SUIT_BASE <= move < SUIT_BASE + 4 or move >= MIMIC_BASE:
             return Reason.NOT_NAMING
@@ -1125,25 +1354,25 @@ class Game:
         if is_card:
             if not (self.hands[seat] >> move) & 1:
                 return Reason.NOT_IN_HAND
-            if phase == Phase.FOLLOW and self.cover:
+            if phase == _FOLLOW and self.cover:
                 return Reason.MUST_COVER
             if self.pend_kind and self.pend_target == seat:
                 return Reason.MUST_ANSWER
             if self.counts[seat] == 1:
-                base = self.playable_mask() if phase != Phase.FOLLOW else self._follow_mask()
+                base = self.playable_mask() if phase != _FOLLOW else self._follow_mask()
                 if (base >> move) & 1:
                     if (self.t.no_finish_mask >> move) & 1:
                         return Reason.CANNOT_FINISH_ON
                     if self.played:
                         return Reason.CANNOT_FINISH_MULTI
                     return Reason.NOT_CALLED
-            return Reason.DOES_NOT_FOLLOW if phase == Phase.FOLLOW else Reason.DOES_NOT_MATCH
+            return Reason.DOES_NOT_FOLLOW if phase == _FOLLOW else Reason.DOES_NOT_MATCH
         if self.pend_kind and self.pend_target == seat:
             return Reason.MUST_ANSWER
-        if phase == Phase.FOLLOW and self.cover:
+        if phase == _FOLLOW and self.cover:
             return Reason.MUST_COVER
         if move == DRAW:
-            if self.stock and phase == Phase.PLAY:
+            if self.stock and phase == _PLAY:
                 return Reason.MUST_PLAY
             return Reason.CANNOT_DRAW
         return Reason.CANNOT_PASS
@@ -1167,7 +1396,7 @@ class Game:
             free=self.free,
             direction=self.direction,
             turn=self.turn,
-            phase=self.phase,
+            phase=Phase(self.phase),
             pending_kind=pk,
             pending_amount=self.pend_amount,
             pending_target=self.pend_target,

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from .bots import Bot, make_bot
+from .bots import Bot, RandomBot, make_bot
 from .cards import MAX_CARD, format_card, format_cards
 from .game import Event, Game, HandResult
 from .rules import RuleSet
@@ -69,6 +69,18 @@ HandLog = Callable[[Game, int, int, list[Event]], None]
 """Called after every applied move with (game, seat, move, events) — for --verbose."""
 
 
+def shuffled(rng: random.Random, cards: list[int]) -> list[int]:
+    """A uniformly random order of ``cards``: sorted by random keys, one C-level sort.
+
+    The simulations' deck source (networked tables use the fair deal instead). Cheaper than
+    ``random.shuffle``, which draws each swap in Python; ties between two doubles are too rare
+    to matter for a simulation.
+    """
+    rand = rng.random
+    keyed = sorted([(rand(), c) for c in cards])
+    return [c for _, c in keyed]
+
+
 def play_hand(
     game: Game,
     bots: Sequence[Bot],
@@ -76,21 +88,20 @@ def play_hand(
     on_move: HandLog | None = None,
 ) -> HandResult:
     """Play one hand to its end with ``bots``; ``rng`` shuffles and drives the bots."""
-    shuffle = rng.shuffle
     apply = game.apply
     legal_moves = game.legal_moves
     # The loop is bounded by the engine's own safety limit (a hand stops itself there);
     # the extra margin covers chance steps, which are not player actions.
     limit = game.rules.play.safety_limit * 2 + 1000
+    if on_move is None and all(isinstance(b, RandomBot) for b in bots):
+        return _play_random_hand(game, rng, limit)
     for _ in range(limit):
         seat = game.to_act()
         if seat < 0:
             req = game.chance_request()
             if req is None:
                 break
-            cards = req[1]
-            shuffle(cards)
-            events = game.apply_chance(cards)
+            events = game.apply_chance(shuffled(rng, req[1]))
             if on_move is not None:
                 on_move(game, -1, -1, events)
             continue
@@ -102,6 +113,26 @@ def play_hand(
         events = apply(seat, move)
         if on_move is not None:
             on_move(game, seat, move, events)
+    if game.result is None:
+        raise RuntimeError("a simulated hand did not end within its bound")
+    return game.result
+
+
+def _play_random_hand(game: Game, rng: random.Random, limit: int) -> HandResult:
+    """:func:`play_hand` for random bots only: RandomBot.choose_legal inlined (the same
+    choice, ``legal[int(rng.random() * len(legal))]``), as a benchmark driver would."""
+    apply = game.apply
+    legal_moves = game.legal_moves
+    rand = rng.random
+    for _ in range(limit):
+        legal = legal_moves()
+        if legal:
+            apply(game.turn, legal[int(rand() * len(legal))])
+            continue
+        req = game.chance_request()
+        if req is None:
+            break
+        game.apply_chance(shuffled(rng, req[1]))
     if game.result is None:
         raise RuntimeError("a simulated hand did not end within its bound")
     return game.result

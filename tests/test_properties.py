@@ -305,9 +305,14 @@ def _freeze(v: Any) -> Any:
 _NOT_STATE = frozenset({"rules", "t", "_legal"})  # shared tables and a lazily filled cache
 
 
+def _state(game: Game) -> dict[str, Any]:
+    """Every attribute of a game (it has slots, not a __dict__)."""
+    return {k: getattr(game, k) for k in type(game).__slots__ if hasattr(game, k)}
+
+
 def snapshot(game: Game) -> dict[str, Any]:
     """All the state of a hand: every attribute, plus what the public queries answer."""
-    snap = {k: _freeze(v) for k, v in vars(game).items() if k not in _NOT_STATE}
+    snap = {k: _freeze(v) for k, v in _state(game).items() if k not in _NOT_STATE}
     snap["log length"] = len(game.log)
     snap["views"] = tuple(game.view(s) for s in [*seats(game), None])
     snap["legal"] = tuple(game.legal_moves())
@@ -669,7 +674,7 @@ def rotate_hidden(game: Game, viewer: int | None) -> Game | None:
         g.hands[s] = sum(1 << c for c in rotated[i : i + n])
         i += n
     g.stock = rotated[i:]
-    vars(g)["_legal"] = None  # recompute: legal moves may depend only on what the seat sees
+    g._legal = None  # recompute: legal moves may depend only on what the seat sees
     assert conserved(g)
     return g
 
