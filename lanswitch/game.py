@@ -51,6 +51,7 @@ __all__ = [
     "Game",
     "HandResult",
     "IllegalMove",
+    "Match",
     "Phase",
     "Reason",
     "Tables",
@@ -1450,3 +1451,104 @@ class Game:
             seen |= 1 << c
             total += 1
         return total == len(self.deck) and seen == sum(1 << c for c in self.deck)
+
+
+# ---------------------------------------------------------------------------------------------
+# A match: several hands, the deal rotating, scores adding up
+
+
+class Match:
+    """Hands played one after another until the rules' target (or ``max_hands``) ends it.
+
+    ``scoring.mode`` decides: ``winner_collects`` — the first to reach ``scoring.target``
+    wins (002: 500); ``penalty`` — a player reaching ``scoring.target`` is out, and the last
+    one left wins (Black 5: 301); ``none`` — hands stand alone and the match is just a series
+    (most hands won leads). The deal passes clockwise to the next player still in the match
+    (``deal.dealer_rotation = "clockwise"``) or stays (``"fixed"``).
+    """
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        players: int,
+        *,
+        first_dealer: int = 0,
+        max_hands: int | None = None,
+    ) -> None:
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise ValueError(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, not {players}")
+        if not 0 <= first_dealer < players:
+            raise ValueError(f"the first dealer must be a seat 0..{players - 1}")
+        if max_hands is not None and max_hands < 1:
+            raise ValueError("max_hands must be at least 1")
+        self.rules = rules
+        self.players = players
+        self.dealer = first_dealer
+        self.max_hands = max_hands
+        self.hand_no = 0  # hands started, void ones included: each hand gets a new number
+        self.totals = [0] * players
+        self.wins = [0] * players
+        self.out: set[int] = set()
+        self.results: list[HandResult] = []
+        self.winner: int | None = None
+        self.over = False
+
+    def new_hand(self) -> Game:
+        """The next hand, dealt by the current dealer, without the players who are out."""
+        if self.over:
+            raise ValueError("the match is over")
+        self.hand_no += 1
+        return Game(
+            self.rules, self.players, dealer=self.dealer, out=self.out, hand_no=self.hand_no
+        )
+
+    def record(self, game: Game) -> None:
+        """Add a finished hand's scores, rotate the deal, and decide whether the match ends."""
+        result = game.result
+        if result is None:
+            raise ValueError("the hand is not over")
+        if game.hand_no != self.hand_no:
+            raise ValueError(f"hand {game.hand_no} is not the match's current hand")
+        self.results.append(result)
+        scoring = self.rules.scoring
+        if result.reason != "void":
+            for seat in game.dealt_in:
+                self.totals[seat] += result.scores[seat]
+            self.wins[result.placings[0]] += 1
+            if scoring.mode == "penalty" and scoring.target:
+                for seat in game.dealt_in:
+                    if self.totals[seat] >= scoring.target:
+                        self.out.add(seat)
+        in_match = [s for s in range(self.players) if s not in self.out]
+        if self.rules.deal.dealer_rotation == "clockwise" or self.dealer in self.out:
+            self.dealer = self._next_in(self.dealer, in_match)
+        self._decide(in_match)
+
+    def _next_in(self, seat: int, in_match: Sequence[int]) -> int:
+        for k in range(1, self.players + 1):
+            s = (seat + k) % self.players
+            if s in in_match:
+                return s
+        return seat
+
+    def _decide(self, in_match: Sequence[int]) -> None:
+        scoring = self.rules.scoring
+        target = scoring.target
+        if scoring.mode == "winner_collects" and target and max(self.totals) >= target:
+            self._end(max(range(self.players), key=lambda s: self.totals[s]))
+        elif scoring.mode == "penalty" and target and len(in_match) <= 1:
+            if in_match:
+                self._end(in_match[0])
+            else:  # everyone crossed the line in the same hand: the lowest total wins
+                self._end(min(range(self.players), key=lambda s: self.totals[s]))
+        elif self.max_hands is not None and len(self.results) >= self.max_hands:
+            if scoring.mode == "penalty":
+                self._end(min(in_match or range(self.players), key=lambda s: self.totals[s]))
+            elif scoring.mode == "winner_collects":
+                self._end(max(range(self.players), key=lambda s: self.totals[s]))
+            else:
+                self._end(max(range(self.players), key=lambda s: self.wins[s]))
+
+    def _end(self, winner: int) -> None:
+        self.winner = winner
+        self.over = True

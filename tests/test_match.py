@@ -1,0 +1,115 @@
+"""Matches: hands in a row, the deal rotating, scores adding up to the rules' target."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from dataclasses import replace
+
+import pytest
+
+from lanswitch.bots import HeuristicBot
+from lanswitch.game import Game, Match
+from lanswitch.rules import PRESETS, rules_from_mapping
+from lanswitch.simulate import play_hand
+
+
+def play_match(match: Match, seed: int, hands_cap: int = 400) -> list[Game]:
+    rng = random.Random(seed)
+    bots = [HeuristicBot(match.rules) for _ in range(match.players)]
+    games = []
+    for _ in range(hands_cap):
+        if match.over:
+            break
+        game = match.new_hand()
+        play_hand(game, bots, rng)
+        match.record(game)
+        games.append(game)
+    assert match.over
+    return games
+
+
+def test_two_four_jack_is_played_to_500_and_the_highest_total_wins() -> None:
+    """002: 'play to a certain cumulative score … Common scoring goals … are 500 or 1000'."""
+    match = Match(PRESETS["two-four-jack"], 3)
+    games = play_match(match, seed=1)
+    assert max(match.totals) >= 500
+    assert match.winner == max(range(3), key=lambda s: match.totals[s])
+    # Totals are the sums of each hand's winner-collects scores.
+    for seat in range(3):
+        assert match.totals[seat] == sum(g.result.scores[seat] for g in games if g.result)
+    # Before the last hand nobody had reached the target.
+    last = games[-1].result
+    assert last is not None
+    before = [match.totals[s] - last.scores[s] for s in range(3)]
+    assert max(before) < 500
+
+
+def test_black5_players_go_out_at_301_until_one_is_left() -> None:
+    """000 (Black 5): points 'noted to see when you shall be eliminated … (usually 301)'."""
+    match = Match(PRESETS["black5"], 4)
+    games = play_match(match, seed=2)
+    assert len(match.out) == 3
+    assert match.winner is not None
+    assert match.winner not in match.out
+    assert all(match.totals[s] >= 301 for s in match.out)
+    # A player who is out is dealt no more cards.
+    for seat in match.out:
+        total = 0
+        went_out = -1
+        for i, g in enumerate(games):
+            assert g.result is not None
+            total += g.result.scores[seat]
+            if total >= 301:
+                went_out = i
+                break
+        assert went_out >= 0
+        for g in games[went_out + 1 :]:
+            assert seat not in g.dealt_in
+
+
+def test_the_deal_rotates_clockwise_and_skips_players_who_are_out() -> None:
+    """002: 'Thereafter, the deal rotates clockwise around the table after each hand'."""
+    match = Match(PRESETS["black5"], 3, first_dealer=1)
+    games = play_match(match, seed=3)
+    dealers = [g.dealer for g in games]
+    assert dealers[0] == 1
+    for prev, game in itertools.pairwise(games):
+        expected = (prev.dealer + 1) % 3
+        while expected in {s for s in range(3) if s not in game.dealt_in}:
+            expected = (expected + 1) % 3
+        assert game.dealer == expected
+
+
+def test_a_fixed_dealer_deals_every_hand() -> None:
+    rules = rules_from_mapping({"base": "switch", "deal": {"dealer_rotation": "fixed"}})
+    match = Match(rules, 4, first_dealer=2, max_hands=5)
+    games = play_match(match, seed=4)
+    assert [g.dealer for g in games] == [2] * 5
+
+
+def test_hands_standing_alone_end_after_max_hands_with_the_most_wins() -> None:
+    match = Match(PRESETS["switch"], 4, max_hands=7)
+    play_match(match, seed=5)
+    assert len(match.results) == 7
+    assert sum(match.wins) == 7
+    assert match.winner == max(range(4), key=lambda s: match.wins[s])
+
+
+def test_each_hand_takes_a_new_number_and_a_finished_match_refuses_more() -> None:
+    match = Match(replace(PRESETS["switch"]), 2, max_hands=2)
+    games = play_match(match, seed=6)
+    assert [g.hand_no for g in games] == [1, 2]
+    with pytest.raises(ValueError, match="over"):
+        match.new_hand()
+
+
+def test_recording_an_unfinished_or_foreign_hand_is_refused() -> None:
+    match = Match(PRESETS["switch"], 2)
+    game = match.new_hand()
+    with pytest.raises(ValueError, match="not over"):
+        match.record(game)
+    other = Game(PRESETS["switch"], 2, hand_no=9)
+    play_hand(other, [HeuristicBot(PRESETS["switch"])] * 2, random.Random(1))
+    with pytest.raises(ValueError, match="not the match's current hand"):
+        match.record(other)
