@@ -4,6 +4,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The mypyc-compiled engine (see lanswitch/_native.py); without it the pure engine runs.
+NATIVE := lanswitch/game.build-hash
 
 .PHONY: play test lint typecheck pytest bench clean
 
@@ -15,10 +17,13 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-play: $(STAMP)
+$(NATIVE): lanswitch/game.py lanswitch/rules.py lanswitch/cards.py | $(STAMP)
+	$(BIN)/python -m lanswitch._build || echo "make: the engine was not compiled; the pure Python engine will run"
+
+play: $(STAMP) $(NATIVE)
 	$(BIN)/lanswitch simulate --games 1 --verbose
 
-test: $(STAMP) lint typecheck pytest
+test: $(STAMP) $(NATIVE) lint typecheck pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -30,9 +35,9 @@ typecheck: $(STAMP)
 pytest: $(STAMP)
 	$(BIN)/pytest -q
 
-bench: $(STAMP)
+bench: $(STAMP) $(NATIVE)
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	$(BIN)/python benchmarks/engine.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache $(NATIVE) lanswitch/*.so lanswitch/*.pyd

@@ -5,5 +5,9 @@ under thin shells (``cli`` and, later, the network and terminal clients). The co
 touches I/O, clocks or randomness: those come in as inputs.
 """
 
+from ._native import install as _install
+
 __version__ = "0.1.0"
-__all__ = ["__version__"]
+#: Which rules engine runs: "compiled" (mypyc, built by make) or "pure" (the source).
+ENGINE = _install()
+__all__ = ["ENGINE", "__version__"]

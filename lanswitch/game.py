@@ -46,6 +46,7 @@ __all__ = [
     "DRAW",
     "MIMIC_BASE",
     "PASS",
+    "STATE_FIELDS",
     "SUIT_BASE",
     "Event",
     "Game",
@@ -377,7 +378,7 @@ class HandResult:
     """How a hand ended. ``placings`` lists every seat dealt in, best first."""
 
     reason: str  # "finished" | "one_left" | "blocked" | "limit" | "void"
-    placings: tuple[int, ...]
+    placings: tuple[int, ...]  # empty for a void hand
     scores: tuple[int, ...]  # points this hand earned, per seat (see scoring.mode)
     hand_points: tuple[int, ...]  # value of the cards left in each hand
     actions: int
@@ -387,74 +388,78 @@ class HandResult:
 # The game
 
 
+# Every attribute of a Game: its whole state. The slots (attribute access is the engine's most
+# frequent operation) and clone() both read it.
+STATE_FIELDS: Final = (
+    "_legal",
+    "actions",
+    "active",
+    "again",
+    "any_debt",
+    "called_last",
+    "called_two",
+    "counts",
+    "cover",
+    "cover_suit",
+    "dealer",
+    "dealt_in",
+    "debt",
+    "deck",
+    "declared",
+    "direction",
+    "discard",
+    "draws",
+    "drew",
+    "events",
+    "finished",
+    "fired",
+    "follow_suit",
+    "free",
+    "hand_no",
+    "hand_size",
+    "hands",
+    "idle_passes",
+    "knock",
+    "last",
+    "limit",
+    "log",
+    "mimic_allowed",
+    "missed",
+    "named_suit",
+    "no_finish_drawn",
+    "penalties",
+    "pend_amount",
+    "pend_from",
+    "pend_kind",
+    "pend_resume",
+    "pend_rows",
+    "pend_target",
+    "phase",
+    "played",
+    "players",
+    "reshuffles",
+    "result",
+    "resume_after",
+    "resume_phase",
+    "reversals",
+    "rules",
+    "run_state",
+    "run_suit",
+    "skip_next",
+    "special",
+    "start_count",
+    "stock",
+    "t",
+    "top",
+    "turn",
+    "turns",
+)
+
+
 class Game:
     """One hand. ``players`` seats (2..8); seats in ``out`` sit this hand out (eliminated)."""
 
-    # Slots: attribute access is the engine's most frequent operation.
-    __slots__ = (
-        "_legal",
-        "actions",
-        "active",
-        "again",
-        "any_debt",
-        "called_last",
-        "called_two",
-        "counts",
-        "cover",
-        "cover_suit",
-        "dealer",
-        "dealt_in",
-        "debt",
-        "deck",
-        "declared",
-        "direction",
-        "discard",
-        "draws",
-        "drew",
-        "events",
-        "finished",
-        "fired",
-        "follow_suit",
-        "free",
-        "hand_no",
-        "hand_size",
-        "hands",
-        "idle_passes",
-        "knock",
-        "last",
-        "limit",
-        "log",
-        "mimic_allowed",
-        "missed",
-        "named_suit",
-        "no_finish_drawn",
-        "penalties",
-        "pend_amount",
-        "pend_from",
-        "pend_kind",
-        "pend_resume",
-        "pend_rows",
-        "pend_target",
-        "phase",
-        "played",
-        "players",
-        "reshuffles",
-        "result",
-        "resume_after",
-        "resume_phase",
-        "reversals",
-        "rules",
-        "run_state",
-        "run_suit",
-        "skip_next",
-        "special",
-        "start_count",
-        "stock",
-        "t",
-        "top",
-        "turn",
-        "turns",
-    )
+    __slots__ = STATE_FIELDS
 
     def __init__(
         self,
@@ -1295,6 +1300,22 @@ class Game:
         self._legal = []
         self.events.append(("over", placings[0], len(placings)))
 
+    def void(self) -> HandResult:
+        """End the hand with no result: the fair deal aborted it.
+
+        A commit-reveal round failed (a seed did not open its commitment, or a participant did
+        not commit or reveal in time), so the cards cannot be dealt fairly. ``result.reason`` is
+        ``"void"``, with no placings and no scores; :meth:`Match.record` adds nothing for it,
+        and the next hand takes a new hand number (see ``lanswitch.transcript``).
+        """
+        if self.phase == _OVER:
+            raise ValueError("the hand is already over")
+        zeros = (0,) * self.players
+        self.result = HandResult("void", (), zeros, zeros, self.actions)
+        self.phase = _OVER
+        self._legal = []
+        return self.result
+
     # -- blunders --------------------------------------------------------------------------
 
     def blunder(self, seat: int, move: int) -> list[Event]:
@@ -1435,6 +1456,25 @@ class Game:
             else:
                 g.apply(seat, entry)
         return g
+
+    def clone(self) -> Game:
+        """An independent copy of the hand (what ``copy.deepcopy`` gives, and faster).
+
+        Rule tables are shared; every list of state is copied. Works for the compiled engine
+        too, whose objects cannot be rebuilt by ``copy`` without their constructor arguments.
+        """
+        out = [s for s in range(self.players) if s not in self.dealt_in]
+        g = Game(self.rules, self.players, dealer=self.dealer, out=out, hand_no=self.hand_no)
+        for name in STATE_FIELDS:
+            value = getattr(self, name)
+            setattr(g, name, value.copy() if isinstance(value, list) else value)
+        return g
+
+    def __copy__(self) -> Game:
+        return self.clone()
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Game:
+        return self.clone()
 
     def cards_conserved(self) -> bool:
         """Every card is in exactly one place: a hand, the stock or the discard pile."""

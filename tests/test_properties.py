@@ -45,6 +45,7 @@ from lanswitch.game import (
     DRAW,
     MIMIC_BASE,
     PASS,
+    STATE_FIELDS,
     SUIT_BASE,
     Event,
     Game,
@@ -306,8 +307,8 @@ _NOT_STATE = frozenset({"rules", "t", "_legal"})  # shared tables and a lazily f
 
 
 def _state(game: Game) -> dict[str, Any]:
-    """Every attribute of a game (it has slots, not a __dict__)."""
-    return {k: getattr(game, k) for k in type(game).__slots__ if hasattr(game, k)}
+    """Every attribute of a game (it has slots, not a __dict__; compiled, not even those)."""
+    return {k: getattr(game, k) for k in STATE_FIELDS}
 
 
 def snapshot(game: Game) -> dict[str, Any]:
