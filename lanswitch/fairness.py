@@ -24,8 +24,10 @@ contribution under the reserved id :data:`DEALER` (``@dealer``). ``protocol/SPEC
 a timeout is the shell calling :meth:`Round.abandon`). Every public event of the hand goes
 into a :class:`Log`, a SHA-256 hash chain whose final head all clients compare; commitments,
 reveals and log heads are signed with per-session Ed25519 keys (:func:`sign_commitment`,
-:func:`sign_reveal`, :func:`sign_log_head`), so blame can be shown to a third party. Key
-*generation* is the shells' job; this module only uses keys it is given.
+:func:`sign_reveal`, :func:`sign_log_head`), and the host signs each seat's private cards
+(:func:`sign_cards`), so blame can be shown to a third party. Key *generation* is the
+shells' job; this module only uses keys it is given. Driving a whole hand this way, each
+seat's transcript and its verification are :mod:`lanswitch.transcript`.
 
 Errors: :class:`UsageError` means the caller broke an API rule (a bug on this side);
 :class:`Blame` means a participant broke the protocol and names it (``@dealer`` = the host).
@@ -76,6 +78,7 @@ __all__ = [
     "Suit",
     "TurnUp",
     "UsageError",
+    "cards_message",
     "check_announced",
     "check_id",
     "commitment",
@@ -103,6 +106,7 @@ __all__ = [
     "shuffle",
     "shuffle_words",
     "sign",
+    "sign_cards",
     "sign_commitment",
     "sign_log_head",
     "sign_reveal",
@@ -110,6 +114,7 @@ __all__ = [
     "stream_words",
     "uniform",
     "verify",
+    "verify_cards",
     "verify_commitment",
     "verify_log_head",
     "verify_reveal",
@@ -141,6 +146,7 @@ LABELS: Final = {
         "sign/commit",
         "sign/reveal",
         "sign/log",
+        "sign/cards",
     )
 }
 """Every domain-separation label, by short name (``LABELS["commit"] == "lanswitch/v1/commit"``)."""
@@ -800,6 +806,31 @@ def log_head_message(ctx0: bytes, signer: str, count: int, head: bytes) -> bytes
     )
 
 
+def cards_message(ctx0: bytes, pid: str, cards: Sequence[int]) -> bytes:
+    """What the host's signature over one seat's private cards covers.
+
+    ``enc("sign/cards") ‖ ctx_0 ‖ enc(id) ‖ u16(count) ‖ u8(card)…``: the host (``@dealer``)
+    vouches that it gave the seat ``id`` exactly these cards, in this order, in the hand
+    ``ctx_0``. With it, a card the host swapped is provable to a third party, not only to the
+    seat that received it.
+    """
+    if isinstance(cards, bytes | bytearray | str) or len(cards) > 0xFFFF:
+        raise UsageError("cards must be a sequence of at most 65535 card ids")
+    try:
+        body = bytes(cards)
+    except (TypeError, ValueError):
+        raise UsageError(f"not a list of card ids: {list(cards)!r}") from None
+    if body and max(body) >= MAX_CARD:
+        raise UsageError(f"{max(body)} is not a card id (0..{MAX_CARD - 1})")
+    return (
+        enc(LABELS["sign/cards"])
+        + _need_bytes("ctx0", ctx0, HASH_BYTES)
+        + enc(check_id(pid))
+        + _u16(len(body))
+        + body
+    )
+
+
 def sign(key: PrivateKeyLike, message: bytes) -> bytes:
     """The 64-byte Ed25519 signature of ``message`` (deterministic)."""
     return private_key(key).sign(message)
@@ -846,6 +877,16 @@ def verify_log_head(
     key: PublicKeyLike, ctx0: bytes, signer: str, count: int, head: bytes, signature: bytes
 ) -> bool:
     return verify(key, log_head_message(ctx0, signer, count, head), signature)
+
+
+def sign_cards(key: PrivateKeyLike, ctx0: bytes, pid: str, cards: Sequence[int]) -> bytes:
+    return sign(key, cards_message(ctx0, pid, cards))
+
+
+def verify_cards(
+    key: PublicKeyLike, ctx0: bytes, pid: str, cards: Sequence[int], signature: bytes
+) -> bool:
+    return verify(key, cards_message(ctx0, pid, cards), signature)
 
 
 # ---------------------------------------------------------------------------------------------

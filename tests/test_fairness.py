@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lanswitch import fairness as fz
-from lanswitch.cards import deck_cards
+from lanswitch.cards import MAX_CARD, deck_cards
 from lanswitch.fairness import (
     DEALER,
     Blame,
@@ -196,7 +196,9 @@ def test_signature_vector() -> None:
         "commitment": fz.commitment_message(ctx, pid, h(v["commitment"])),
         "reveal": fz.reveal_message(ctx, pid, h(v["commitment"]), h(v["seed"])),
         "log_head": fz.log_head_message(ctx, pid, count, head),
+        "cards": fz.cards_message(ctx, v["cards_seat"], v["cards"]),
     }
+    assert set(msgs) == set(v["messages"])
     for name, msg in msgs.items():
         assert msg.hex() == v["messages"][name]
         assert fz.sign(sk, msg).hex() == v["signatures"][name]  # Ed25519 is deterministic
@@ -206,6 +208,26 @@ def test_signature_vector() -> None:
     sig = h(v["signatures"]["log_head"])
     assert fz.sign_log_head(sk, ctx, pid, count, head) == sig
     assert fz.verify_log_head(h(v["public_key"]), ctx, pid, count, head, sig)
+    cards_sig = h(v["signatures"]["cards"])
+    assert fz.sign_cards(sk, ctx, v["cards_seat"], v["cards"]) == cards_sig
+    assert fz.verify_cards(h(v["public_key"]), ctx, v["cards_seat"], v["cards"], cards_sig)
+    # The signature covers the seat, every card and their order.
+    cards = v["cards"]
+    for other_seat, other_cards in [
+        ("bob", cards),
+        (v["cards_seat"], cards[::-1]),
+        (v["cards_seat"], cards[:-1]),
+        (v["cards_seat"], [*cards, 0]),
+    ]:
+        assert not fz.verify_cards(h(v["public_key"]), ctx, other_seat, other_cards, cards_sig)
+
+
+@pytest.mark.parametrize("cards", [b"\x01", "ab", [MAX_CARD], [-1], [1.5], [0] * 0x10000])
+def test_cards_message_rejects_what_is_not_a_list_of_card_ids(cards: Any) -> None:
+    with pytest.raises(UsageError):
+        fz.cards_message(bytes(32), "alice", cards)
+    with pytest.raises(UsageError):
+        fz.cards_message(bytes(32), DEALER, [1])  # the host signs cards; it is dealt none
 
 
 def test_rejection_vector() -> None:

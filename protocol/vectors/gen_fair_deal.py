@@ -240,7 +240,9 @@ def reshuffle_vector(
     }
 
 
-def signature_vector(ctx: bytes, seeds: dict[str, bytes], head: bytes, count: int) -> Any:
+def signature_vector(
+    ctx: bytes, seeds: dict[str, bytes], head: bytes, count: int, seat: str, cards: list[int]
+) -> Any:
     sk = bytes(range(32))
     pk = fz.public_bytes(sk)
     pid = fz.DEALER
@@ -249,10 +251,16 @@ def signature_vector(ctx: bytes, seeds: dict[str, bytes], head: bytes, count: in
         "commitment": label("sign/commit") + ctx + enc(pid.encode()) + c,
         "reveal": label("sign/reveal") + ctx + enc(pid.encode()) + c + enc(seeds[pid]),
         "log_head": label("sign/log") + ctx + enc(pid.encode()) + struct.pack(">I", count) + head,
+        "cards": label("sign/cards")
+        + ctx
+        + enc(seat.encode())
+        + struct.pack(">H", len(cards))
+        + bytes(cards),
     }
     same(msgs["commitment"], fz.commitment_message(ctx, pid, c), "commitment message")
     same(msgs["reveal"], fz.reveal_message(ctx, pid, c, seeds[pid]), "reveal message")
     same(msgs["log_head"], fz.log_head_message(ctx, pid, count, head), "log head message")
+    same(msgs["cards"], fz.cards_message(ctx, seat, cards), "cards message")
     return {
         "private_key": sk.hex(),
         "public_key": pk.hex(),
@@ -262,6 +270,8 @@ def signature_vector(ctx: bytes, seeds: dict[str, bytes], head: bytes, count: in
         "seed": seeds[pid].hex(),
         "count": count,
         "head": head.hex(),
+        "cards_seat": seat,
+        "cards": cards,
         "messages": {k: m.hex() for k, m in msgs.items()},
         "signatures": {k: fz.sign(sk, m).hex() for k, m in msgs.items()},
     }
@@ -312,7 +322,10 @@ def build() -> dict[str, Any]:
         "hand_104": h104,
         "log": log,
         "reshuffle": reshuffle,
-        "signature": signature_vector(ctx0, seeds52, head, log["count"]),
+        # The cards message: five cards of the 52-card order, as if dealt to the first seat.
+        "signature": signature_vector(
+            ctx0, seeds52, head, log["count"], seats4[0], h52["order"][0:5]
+        ),
         "rejection": rejection_vector(),
     }
 
