@@ -1,7 +1,8 @@
 """The ``lanswitch`` command line (a shell: it does the I/O the core never does).
 
-Exit codes: 0 success, 1 a failure the command reports (e.g. an unfair hand, later), 2 bad
-usage or bad input (unknown preset, bad rules file, bad option value).
+Exit codes: 0 success, 1 a failure the command reports (``verify``: a hand that is not fair),
+2 bad usage or bad input (unknown preset, bad rules file, bad option value, a file that is
+unreadable or not a transcript).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from . import __version__
 from .bots import BOTS
 from .rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, RulesError, dump_toml, load_rules
 from .simulate import SimStats, simulate, verbose_printer
+from .transcript import Aborts, Transcript, TranscriptError, Verdict, verify_all
 
 __all__ = ["data_dir", "main"]
 
@@ -112,6 +114,26 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=_seed, metavar="S", help="seed for a reproducible run")
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.add_argument("--verbose", action="store_true", help="narrate every move")
+    s.add_argument(
+        "--transcripts",
+        metavar="DIR",
+        help="deal by the fair deal (fresh random seeds and keys; --seed then only drives the "
+        "bots) and write every seat's transcript of every hand into DIR, e.g. "
+        "hand-0001-seat-2.json; check them with lanswitch verify",
+    )
+
+    v = sub.add_parser(
+        "verify",
+        help="check hand transcripts: was the deal fair and every card legal?",
+        description="Check each transcript offline: every commitment opens, your seeds are "
+        "unchanged, every signature is valid, and the whole hand replays through the rules "
+        "engine to exactly the cards you were given and the public log everyone signed. "
+        "Transcripts of the same hand are also compared with each other. Prints one verdict "
+        "per file with the reason and who is to blame. Exit status: 0 all fair, 1 any unfair "
+        "or void, 2 a file unreadable or not a transcript.",
+    )
+    v.add_argument("files", nargs="+", metavar="FILE", help="transcript files (.json)")
+    v.add_argument("--json", action="store_true", help="print one JSON object")
 
     sub.add_parser("paths", help="show where lanswitch keeps its files")
     return p
@@ -171,7 +193,16 @@ def _cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     progress = None
     if not args.json and not args.verbose and args.games >= 200 and err.isatty():
         progress = _Progress(args.games, err)
-    stats = simulate(rules, args.players, args.games, names, seed, on_move, progress)
+    directory = None
+    if args.transcripts is not None:
+        directory = Path(args.transcripts)
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise _UsageError(f"--transcripts: cannot create {directory}: {e.strerror or e}") from e
+    stats = simulate(
+        rules, args.players, args.games, names, seed, on_move, progress, transcripts=directory
+    )
     if args.json:
         data = stats.as_json() | {"seed": seed}
         out.write(json.dumps(data) + "\n")
@@ -212,6 +243,85 @@ def _summary(stats: SimStats, seed: int, out: TextIO) -> None:
         w(", ".join(f"{name} {v['wins'] / v['seats'] / g:.1%}" for name, v in shares.items()))
     fired = ", ".join(f"{k} {v / g:.2f}" for k, v in stats.fired.items())
     w(f"\nPower cards fired per hand: {fired or 'none'}\n")
+    if stats.aborts is not None:
+        w(
+            f"Fair deal: {stats.rounds} commit-reveal rounds; {stats.aborts.describe()}.\n"
+            f"Wrote {stats.transcripts} transcripts to {stats.transcript_dir}; check them with: "
+            f"lanswitch verify {Path(stats.transcript_dir) / '*.json'}\n"
+        )
+
+
+def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    names: list[str] = args.files
+    loaded: dict[int, Transcript] = {}
+    errors: dict[int, str] = {}
+    for i, name in enumerate(names):
+        try:
+            data = Path(name).read_bytes()
+        except OSError as e:
+            errors[i] = f"cannot read it: {e.strerror or e}"
+            continue
+        try:
+            loaded[i] = Transcript.from_json(data)
+        except TranscriptError as e:
+            errors[i] = f"not a valid transcript: {e}"
+    verdicts: dict[int, Verdict] = dict(zip(loaded, verify_all(list(loaded.values())), strict=True))
+    counts = {"fair": 0, "unfair": 0, "void": 0, "error": len(errors)}
+    for v in verdicts.values():
+        counts[v.status] += 1
+    aborts = Aborts()
+    seen: set[tuple[bytes, int]] = set()
+    hands: dict[bytes, set[int]] = {}
+    for t in loaded.values():
+        key = (t.setup.game_id, t.setup.hand_no)
+        hands.setdefault(t.setup.game_id, set()).add(t.setup.hand_no)
+        if t.void is not None and key not in seen:
+            aborts.record(t.setup.hand_no, t.void)
+        seen.add(key)
+    gaps = {gid: sorted(set(range(min(ns), max(ns) + 1)) - ns) for gid, ns in hands.items()}
+    gaps = {gid: ns for gid, ns in gaps.items() if ns}
+    code = 2 if errors else 1 if counts["fair"] < len(verdicts) else 0
+    if args.json:
+        files: list[dict[str, object]] = []
+        for i, name in enumerate(names):
+            if i in errors:
+                files.append({"file": name, "status": "error", "error": errors[i]})
+            else:
+                files.append({"file": name, **verdicts[i].as_json()})
+        summary = {
+            **counts,
+            "aborted_hands": [
+                {
+                    "hand_no": n,
+                    "round": v.round,
+                    "fault": v.fault.name.lower(),
+                    "culprits": list(v.culprits),
+                }
+                for n, v in aborts.hands
+            ],
+            "missing_hands": {gid.hex(): ns for gid, ns in gaps.items()},
+        }
+        out.write(json.dumps({"files": files, "summary": summary, "exit": code}) + "\n")
+        return code
+    for i, name in enumerate(names):
+        if i in errors:
+            err.write(f"lanswitch: {name}: {errors[i]}\n")
+        else:
+            out.write(f"{name}: {verdicts[i].text()}\n")
+    if len(names) > 1:
+        parts = [f"{counts[k]} {k}" for k in ("fair", "unfair", "void") if counts[k]]
+        if errors:
+            parts.append(f"{len(errors)} unreadable")
+        out.write(f"{len(names)} files: {', '.join(parts)}\n")
+    if aborts.count:
+        out.write(f"Aborted hands: {aborts.describe()}\n")
+    for gid, ns in gaps.items():
+        listed = ", ".join(map(str, ns))
+        out.write(
+            f"Game {gid.hex()[:8]}: no transcript here for hand{'s' if len(ns) > 1 else ''} "
+            f"{listed} (not kept, or dealt and never finished?)\n"
+        )
+    return code
 
 
 class _UsageError(Exception):
@@ -227,6 +337,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_rules(args, out)
         if args.command == "simulate":
             return _cmd_simulate(args, out, err)
+        if args.command == "verify":
+            return _cmd_verify(args, out, err)
         if args.command == "paths":
             out.write(f"data dir: {data_dir(args.data_dir)}\n")
             return 0

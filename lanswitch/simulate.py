@@ -2,21 +2,41 @@
 
 This is a shell: it owns the random source (a seeded ``random.Random``, which is also the
 deck source of every simulated hand) and the clock. The engine and the bots stay pure.
+
+With ``transcripts`` (``simulate --transcripts DIR``) the hands are dealt by the fair deal
+instead: every participant's seed comes from ``secrets``, every seat (and the host) gets a
+fresh Ed25519 key per run, and each seat's transcript of each hand is written to ``DIR`` —
+the whole path of :mod:`lanswitch.transcript`, offline. The seeded RNG then only drives the
+bots. Without it nothing changes: the fast seeded shuffle stays the deck source.
 """
 
 from __future__ import annotations
 
 import random
+import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .bots import Bot, RandomBot, make_bot
 from .cards import MAX_CARD, format_card, format_cards
+from .fairness import DEALER, GAME_ID_BYTES, SEED_BYTES, participants
 from .game import Event, Game, HandResult
 from .rules import RuleSet
+from .transcript import Aborts, FairHost, play_fair_hand, public_keys_of
 
-__all__ = ["HandLog", "SimStats", "narrate", "play_hand", "simulate", "verbose_printer"]
+__all__ = [
+    "FairDeal",
+    "HandLog",
+    "SimStats",
+    "narrate",
+    "play_hand",
+    "simulate",
+    "verbose_printer",
+]
 
 
 @dataclass
@@ -36,6 +56,11 @@ class SimStats:
     wins: list[int] = field(default_factory=list)
     endings: dict[str, int] = field(default_factory=dict)
     fired: dict[str, int] = field(default_factory=dict)
+    #: The fair deal (``transcripts``): files written, where, rounds run, aborted hands.
+    transcripts: int = 0
+    transcript_dir: str = ""
+    rounds: int = 0
+    aborts: Aborts | None = None
 
     def as_json(self) -> dict[str, object]:
         per_bot: dict[str, dict[str, float]] = {}
@@ -45,6 +70,16 @@ class SimStats:
             entry["wins"] += self.wins[seat]
         for entry in per_bot.values():
             entry["win_share"] = entry["wins"] / self.games if self.games else 0.0
+        fair: dict[str, object] = {}
+        if self.aborts is not None:
+            fair = {
+                "fair_deal": {
+                    "transcripts": self.transcripts,
+                    "directory": self.transcript_dir,
+                    "rounds": self.rounds,
+                    "aborted_hands": self.aborts.count,
+                }
+            }
         return {
             "rules": self.rules,
             "players": self.players,
@@ -62,7 +97,7 @@ class SimStats:
             "reshuffles": self.reshuffles,
             "endings": self.endings,
             "power_fired": self.fired,
-        }
+        } | fair
 
 
 HandLog = Callable[[Game, int, int, list[Event]], None]
@@ -138,6 +173,54 @@ def _play_random_hand(game: Game, rng: random.Random, limit: int) -> HandResult:
     return game.result
 
 
+class FairDeal:
+    """``simulate``'s fair-deal deck source: one game id and fresh keys per run, seeds from
+    ``secrets``, one transcript file per seat per hand (``hand-0001-seat-2.json``)."""
+
+    def __init__(self, players: int, directory: Path) -> None:
+        self.directory = directory
+        self.ids = [f"seat-{i + 1}" for i in range(players)]
+        self.keys = {p: Ed25519PrivateKey.generate() for p in participants(self.ids)}
+        self.public_keys = public_keys_of(self.keys)
+        self.game_id = secrets.token_bytes(GAME_ID_BYTES)
+        self.aborts = Aborts()
+        self.written = 0
+        self.rounds = 0
+
+    def play(
+        self, game: Game, bots: Sequence[Bot], rng: random.Random, on_move: HandLog | None
+    ) -> HandResult:
+        host = FairHost(
+            game,
+            game_id=self.game_id,
+            seats=self.ids,
+            key=self.keys[DEALER],
+            public_keys=self.public_keys,
+        )
+
+        def choose(g: Game) -> int:
+            bot = bots[g.turn]
+            if bot.needs_view:
+                return bot.choose(g.view(g.turn), rng)
+            return bot.choose_legal(g.legal_moves(), rng)
+
+        hand = play_fair_hand(
+            host,
+            choose,
+            seeds=lambda pid, round_no: secrets.token_bytes(SEED_BYTES),
+            keys=self.keys,
+            on_step=on_move,
+        )
+        for t in hand.transcripts:
+            path = self.directory / f"hand-{game.hand_no:04d}-{t.id}.json"
+            path.write_text(t.to_json(), encoding="utf-8")
+            self.written += 1
+        self.rounds += hand.rounds
+        if hand.void is not None:
+            self.aborts.record(game.hand_no, hand.void)
+        return hand.result
+
+
 def simulate(
     rules: RuleSet,
     players: int,
@@ -146,25 +229,35 @@ def simulate(
     seed: int,
     on_move: HandLog | None = None,
     progress: Callable[[int], None] | None = None,
+    transcripts: Path | None = None,
 ) -> SimStats:
-    """Play ``games`` hands (the deal rotating) and total what happened."""
+    """Play ``games`` hands (the deal rotating) and total what happened.
+
+    With ``transcripts`` (an existing directory) the hands are dealt by the fair deal and every
+    seat's transcript of every hand is written there (see :class:`FairDeal`).
+    """
     if len(bot_names) != players:
         raise ValueError(f"{players} players need {players} bots, got {len(bot_names)}")
     bots = [make_bot(name, rules) for name in bot_names]
     rng = random.Random(seed)
     stats = SimStats(rules.name, players, list(bot_names), wins=[0] * players)
     fired = [0] * len(rules.power)
+    fair = FairDeal(players, transcripts) if transcripts is not None else None
     start = time.perf_counter()
     for g in range(games):
         game = Game(rules, players, dealer=g % players, hand_no=g + 1)
-        result = play_hand(game, bots, rng, on_move)
+        if fair is None:
+            result = play_hand(game, bots, rng, on_move)
+        else:
+            result = fair.play(game, bots, rng, on_move)
         stats.games += 1
         stats.actions += game.actions
         stats.turns += game.turns
         stats.draws += game.draws
         stats.penalties += game.penalties
         stats.reshuffles += game.reshuffles
-        stats.wins[result.placings[0]] += 1
+        if result.placings:  # a void hand (an aborted fair deal) has no winner
+            stats.wins[result.placings[0]] += 1
         stats.endings[result.reason] = stats.endings.get(result.reason, 0) + 1
         for i, n in enumerate(game.fired):
             fired[i] += n
@@ -172,6 +265,11 @@ def simulate(
             progress(g + 1)
     stats.elapsed_s = time.perf_counter() - start
     stats.fired = {row.name: fired[i] for i, row in enumerate(rules.power)}
+    if fair is not None:
+        stats.transcripts = fair.written
+        stats.transcript_dir = str(transcripts)
+        stats.rounds = fair.rounds
+        stats.aborts = fair.aborts
     return stats
 
 
