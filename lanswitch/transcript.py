@@ -82,7 +82,6 @@ from .fairness import (
     participants,
     private_key,
     public_bytes,
-    public_key,
     reshuffle_context,
     shuffle,
     sign_cards,
@@ -676,7 +675,8 @@ def play_fair_hand(
     """Play ``host``'s hand to its end with every seat in this process.
 
     ``keys`` holds every participant's signing key (the seats' and ``@dealer``'s), ``seeds``
-    gives each participant's seed per round, ``choose`` the move of the seat to act.
+    gives each participant's seed per round, ``choose`` the move of the seat to act (a move
+    with ``BLUNDER_FLAG`` set is an illegal move it tried, charged as a blunder).
     ``reveal`` lets a participant send another seed than it committed to, or none (the default
     sends the committed one). Seats reveal in seat order, ``@dealer`` last. A round that fails
     voids the hand (``FairHand.void``). After the hand every round's seeds are revealed to
@@ -703,7 +703,10 @@ def play_fair_hand(
         if game.chance_request() is None:
             seat = game.to_act()
             move = choose(game)
-            logged, events = host.act(seat, move)
+            if move & BLUNDER_FLAG:
+                logged, events = host.blunder(seat, move & ~BLUNDER_FLAG)
+            else:
+                logged, events = host.act(seat, move)
             publish(logged)
             if on_step is not None:
                 on_step(game, seat, move, events)
@@ -872,11 +875,6 @@ class Transcript:
         if set(keys) != set(ps):
             raise TranscriptError(f"public_keys: must name exactly {list(ps)}")
         public_keys = {p: _hex(keys, p, 32, "public_keys") for p in ps}
-        for p, k in public_keys.items():
-            try:
-                public_key(k)
-            except UsageError:
-                raise TranscriptError(f"public_keys.{p}: not an Ed25519 public key") from None
         rounds = tuple(
             _round_from(r, f"rounds[{i}]", ps) for i, r in enumerate(_list(obj, "rounds", _any))
         )
@@ -1006,7 +1004,7 @@ def _hex(obj: Mapping[str, object], key: str, n: int | None, where: str = "") ->
     except ValueError:
         raise TranscriptError(f"{path}: not hex") from None
     if len(value) != 2 * len(b) or (n is not None and len(b) != n):
-        raise TranscriptError(f"{path}: must be {n} bytes as lowercase hex without spaces")
+        raise TranscriptError(f"{path}: must be {n} bytes as hex, without spaces")
     return b
 
 
