@@ -264,7 +264,7 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         try:
             loaded[i] = Transcript.from_json(data)
         except TranscriptError as e:
-            errors[i] = f"not a valid transcript: {e}"
+            errors[i] = str(e)
     verdicts: dict[int, Verdict] = dict(zip(loaded, verify_all(list(loaded.values())), strict=True))
     counts = {"fair": 0, "unfair": 0, "void": 0, "error": len(errors)}
     for v in verdicts.values():

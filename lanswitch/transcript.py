@@ -855,6 +855,13 @@ class Transcript:
                 f"transcript version {version!r} is not supported (this lanswitch reads "
                 f"version {VERSION})"
             )
+        try:
+            return cls._from_fields(obj)
+        except TranscriptError as e:
+            raise TranscriptError(f"a malformed transcript: {e}") from None
+
+    @classmethod
+    def _from_fields(cls, obj: dict[str, Any]) -> Transcript:
         if obj.get("protocol") != PROTOCOL:
             raise TranscriptError(f"protocol: {obj.get('protocol')!r} is not {PROTOCOL!r}")
         seats = _list(obj, "seats", _str)
@@ -938,14 +945,19 @@ class Transcript:
             out.append(head)
         own = self.log_heads.get(self.id)
         if own is None:
-            raise TranscriptError(f"log_heads: this seat's own signed head ({self.id}) is missing")
+            raise TranscriptError(
+                f"contradicts itself: log_heads: this seat's own signed head ({self.id}) is missing"
+            )
         if not verify_log_head(
             self.public_keys[self.id], self.setup.ctx0, self.id, own.count, own.head, own.signature
         ):
-            raise TranscriptError("log_heads: this seat's own signature does not verify")
+            raise TranscriptError(
+                "contradicts itself: log_heads: this seat's own signature does not verify"
+            )
         if (own.count, own.head) != (len(self.log), head):
             raise TranscriptError(
-                "log_heads: this seat's own signed head is not that of the log it holds"
+                "contradicts itself: log_heads: this seat's own signed head is not that of the "
+                "log it holds"
             )
         return out
 

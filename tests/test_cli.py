@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -185,3 +186,208 @@ def test_python_dash_m_runs_the_same_cli() -> None:
     )
     assert proc.returncode == 0
     assert proc.stdout.splitlines()[0].startswith("switch")
+
+
+# ---------------------------------------------------------------------------------------------
+# The fair deal on the command line: simulate --transcripts, then verify the real files
+
+
+def _transcripts(capsys: pytest.CaptureFixture[str], directory: Path, *extra: str) -> list[Path]:
+    code, _, _ = run(
+        capsys,
+        "simulate",
+        "--rules",
+        "blackjack",
+        "--players",
+        "3",
+        "--games",
+        "3",
+        "--seed",
+        "2",
+        "--transcripts",
+        str(directory),
+        *extra,
+    )
+    assert code == 0
+    return sorted(directory.glob("*.json"))
+
+
+def test_simulate_writes_one_transcript_per_seat_per_hand(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    directory = tmp_path / "new" / "dir"  # created, parents too
+    files = _transcripts(capsys, directory, "--json")
+    assert [f.name for f in files] == [
+        f"hand-{h:04d}-seat-{s}.json" for h in (1, 2, 3) for s in (1, 2, 3)
+    ]
+    for f in files:
+        obj = json.loads(f.read_text(encoding="utf-8"))
+        assert obj["format"] == "lanswitch-transcript"
+        assert f.name == f"hand-{obj['hand_no']:04d}-{obj['seats'][obj['seat']]}.json"
+    # Fresh seeds and keys per run: the same --seed deals differently, keys differ.
+    again = _transcripts(capsys, tmp_path / "again")
+    one, two = (json.loads(p[0].read_text(encoding="utf-8")) for p in (files, again))
+    assert one["game_id"] != two["game_id"]
+    assert one["public_keys"] != two["public_keys"]
+
+
+def test_simulate_with_transcripts_reports_the_fair_deal(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = run(
+        capsys, "simulate", "--games", "2", "--seed", "1", "--transcripts", str(tmp_path), "--json"
+    )
+    assert code == 0
+    fair = json.loads(out)["fair_deal"]
+    assert fair["transcripts"] == 8
+    assert fair["directory"] == str(tmp_path)
+    assert fair["rounds"] >= 2
+    assert fair["aborted_hands"] == 0
+    code, out, _ = run(
+        capsys, "simulate", "--games", "2", "--seed", "1", "--transcripts", str(tmp_path)
+    )
+    assert "Fair deal:" in out
+    assert "no hand was aborted" in out
+    assert "lanswitch verify" in out
+    # Without --transcripts the report is as before.
+    code, out, _ = run(capsys, "simulate", "--games", "2", "--seed", "1", "--json")
+    assert "fair_deal" not in json.loads(out)
+
+
+def test_simulate_transcripts_dir_that_cannot_be_made_is_a_clear_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x", encoding="utf-8")
+    code, _, err = run(capsys, "simulate", "--transcripts", str(blocker / "sub"))
+    assert code == 2
+    assert "--transcripts: cannot create" in err
+    assert str(blocker / "sub") in err
+
+
+def test_verify_fair_files_exits_0(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    files = _transcripts(capsys, tmp_path)
+    code, out, err = run(capsys, "verify", *map(str, files))
+    assert code == 0
+    assert err == ""
+    lines = out.splitlines()
+    for f, line in zip(files, lines, strict=False):
+        assert line.startswith(f"{f}: FAIR: hand ")
+        assert "round" in line
+        assert " won (" in line
+    assert lines[-1] == "9 files: 9 fair"
+
+
+def _write(path: Path, t: Any) -> Path:
+    path.write_text(t.to_json(), encoding="utf-8")
+    return path
+
+
+def test_verify_a_tampered_file_exits_1_and_blames_the_host(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from tests.test_tamper import StackedHost
+    from tests.test_transcript import play
+
+    hand = play("switch", 3, seed=1, host_cls=StackedHost)
+    files = [_write(tmp_path / f"{t.id}.json", t) for t in hand.transcripts]
+    code, out, _ = run(capsys, "verify", *map(str, files))
+    assert code == 1
+    for f, line in zip(files, out.splitlines(), strict=False):
+        assert line.startswith(f"{f}: UNFAIR: ")
+        assert "blame the host (@dealer)" in line
+    code, out, _ = run(capsys, "verify", "--json", str(files[0]))
+    assert code == 1
+    data = json.loads(out)
+    entry = data["files"][0]
+    assert entry["file"] == str(files[0])
+    assert entry["status"] == "unfair"
+    assert entry["culprits"] == ["@dealer"]
+    assert entry["reason"]
+    assert data["exit"] == 1
+    assert data["summary"]["unfair"] == 1
+
+
+def test_verify_a_void_hand_exits_1_and_shows_the_abort(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from tests.test_transcript import bad_reveal, play
+
+    hand = play("switch", 3, seed=1, hand_no=2, reveal=bad_reveal("seat-3", 0))
+    files = [_write(tmp_path / f"{t.id}.json", t) for t in hand.transcripts]
+    code, out, _ = run(capsys, "verify", *map(str, files))
+    assert code == 1
+    assert out.count("VOID: hand 2") == 3
+    assert "blame seat-3" in out
+    assert "Aborted hands: 1 hand aborted (blame: seat-3 1)" in out
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        (b"\x00\x01 not text", "not JSON"),
+        (b'{"hello": "world"}', "not a lanswitch transcript"),
+        (b'{"format": "lanswitch-transcript", "version": 9}', "transcript version 9 is not"),
+        (b'{"format": "lanswitch-transcript", "version": 1}', "a malformed transcript: protocol"),
+        (b"", "not JSON"),
+    ],
+)
+def test_verify_garbage_exits_2_naming_the_file_and_loses_nothing_else(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, content: bytes, needle: str
+) -> None:
+    fair = _transcripts(capsys, tmp_path / "t")[0]
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(content)
+    missing = tmp_path / "missing.json"
+    code, out, err = run(capsys, "verify", str(bad), str(fair), str(missing))
+    assert code == 2
+    assert f"lanswitch: {bad}: {needle}" in err
+    assert f"lanswitch: {missing}: cannot read it" in err
+    assert f"{fair}: FAIR: " in out  # the good file still gets its verdict
+    assert "3 files: 1 fair, 2 unreadable" in out
+    code, out, _ = run(capsys, "verify", "--json", str(bad), str(fair))
+    data = json.loads(out)
+    assert code == data["exit"] == 2
+    assert [f["status"] for f in data["files"]] == ["error", "fair"]
+    assert needle in data["files"][0]["error"]
+
+
+def test_verify_notes_hands_missing_from_a_game(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    files = _transcripts(capsys, tmp_path)
+    kept = [f for f in files if not f.name.startswith("hand-0002")]
+    code, out, _ = run(capsys, "verify", *map(str, kept))
+    assert code == 0
+    assert "no transcript here for hand 2 " in out
+
+
+def test_verify_needs_a_file(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["verify"])
+    assert e.value.code == 2
+
+
+def test_lanswitch_verify_runs_as_a_program(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    files = _transcripts(capsys, tmp_path)
+    (tmp_path / "junk.json").write_text("[]", encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+
+    def verify_cli(*paths: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "lanswitch", "verify", *map(str, paths)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+            check=False,
+        )
+
+    proc = verify_cli(*files[:3])
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count(": FAIR: ") == 3
+    proc = verify_cli(files[0], tmp_path / "junk.json")
+    assert proc.returncode == 2
+    assert "junk.json: not a lanswitch transcript" in proc.stderr
