@@ -1,4 +1,4 @@
-"""Fair-deal speed: one commit-reveal round, the shuffle alone, and its parts.
+"""Fair-deal speed: one commit-reveal round, verifying a whole hand, and their parts.
 
 Targets (issue #3): one round for 8 players + host with 104 cards within 1 ms (the host's work:
 take 9 commitments and 9 seeds, check each opens, derive the key, shuffle), and verifying a
@@ -6,15 +6,23 @@ whole hand within 10 ms. Every case is timed ``--runs`` times after a warm-up; t
 the median, the 99th percentile and the minimum, in microseconds.
 
 Each case is a name and a zero-argument callable in :func:`cases`, built from inputs prepared
-outside the timing (seeds and signatures are made on each player's own machine). A new case —
-such as verifying a whole hand once transcripts exist — is one more entry there.
+outside the timing (seeds and signatures are made on each player's own machine).
 
-Usage: ``python benchmarks/fairness.py [--runs N] [--json]``.
+Verifying a hand is :func:`lanswitch.transcript.verify` on one seat's transcript: every signed
+log head, the host's signature over the seat's cards, every round re-opened (a reveal signature
+per participant per round) and re-derived, and the whole hand replayed through the engine. The
+hands are played by heuristic bots (the default bot) through the real fair deal; "typical" is
+the hand with the median number of log events among 15, and the longest of the 15 is timed too,
+since the cost grows with the number of reshuffle rounds (one Ed25519 verification per
+participant per round). ``--verify-only`` skips the round cases.
+
+Usage: ``python benchmarks/fairness.py [--runs N] [--json] [--verify-only]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import hashlib
 import json
@@ -26,12 +34,23 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import random
+
+import lanswitch
 from lanswitch import fairness as fz
+from lanswitch import transcript as tr
+from lanswitch.bots import HeuristicBot
 from lanswitch.cards import deck_cards
+from lanswitch.game import Game
+from lanswitch.rules import PRESETS
 
 Case = Callable[[], object]
 
-TARGETS_US = {"round: 8 players + host, 104 cards": 1000.0}
+TARGETS_US = {
+    "round: 8 players + host, 104 cards": 1000.0,
+    "verify hand: switch, 4 players, 52 cards, typical": 10_000.0,
+    "verify hand: switch, 8 players, 104 cards, typical": 10_000.0,
+}
 
 
 def _setup(players: int, hand_no: int = 1) -> tuple[list[str], bytes, dict[str, bytes]]:
@@ -106,7 +125,66 @@ def log_case(events: int) -> Case:
     return lambda: fz.log_head(ctx, evs)
 
 
-def cases() -> dict[str, Case]:
+def fair_hand(preset: str, players: int, seed: int) -> tr.FairHand:
+    """One hand through the fair deal, heuristic bots, fixed seeds and keys."""
+    rules = PRESETS[preset]
+    ids = [f"seat-{i + 1}" for i in range(players)]
+    keys = {p: fz.private_key(hashlib.sha256(b"key " + p.encode()).digest()) for p in ids}
+    keys[fz.DEALER] = fz.private_key(hashlib.sha256(b"host key").digest())
+    game = Game(rules, players, dealer=seed % players, hand_no=seed)
+    host = tr.FairHost(
+        game,
+        game_id=bytes(16),
+        seats=ids,
+        key=keys[fz.DEALER],
+        public_keys=tr.public_keys_of(keys),
+    )
+    bot = HeuristicBot(rules)
+    rng = random.Random(seed)
+    return tr.play_fair_hand(
+        host,
+        lambda g: bot.choose(g.view(g.turn), rng),
+        seeds=lambda p, r: hashlib.sha256(f"{seed} {p} {r}".encode()).digest(),
+        keys=keys,
+    )
+
+
+HANDS: dict[str, str] = {}
+"""Case name → what the hand is (events, rounds, signatures checked), for the report."""
+
+
+def verify_cases(preset: str, players: int, sample: int = 15) -> dict[str, Case]:
+    hands = sorted(
+        (fair_hand(preset, players, seed) for seed in range(1, sample + 1)),
+        key=lambda h: len(h.host.log.events),
+    )
+    cards = len(hands[0].host.game.deck)
+    out: dict[str, Case] = {}
+    for label, hand in (("typical", hands[len(hands) // 2]), (f"longest of {sample}", hands[-1])):
+        t = hand.transcripts[0]
+        assert tr.verify(t).fair
+        name = f"verify hand: {preset}, {players} players, {cards} cards, {label}"
+        sigs = players + 1 + 1 + (players + 1) * hand.rounds
+        HANDS[name] = (
+            f"{len(t.log)} log events, {hand.rounds} round{'s' * (hand.rounds != 1)}, "
+            f"{sigs} signatures"
+        )
+        out[name] = functools.partial(tr.verify, t)
+        if label == "typical":
+            out[f"read + verify: {preset}, {players} players, {label}"] = functools.partial(
+                _read_and_verify, t.to_json()
+            )
+    return out
+
+
+def _read_and_verify(text: str) -> tr.Verdict:
+    return tr.verify(tr.Transcript.from_json(text))
+
+
+def cases(verify_only: bool = False) -> dict[str, Case]:
+    hands = verify_cases("switch", 4) | verify_cases("switch", 8)
+    if verify_only:
+        return hands
     two_decks = deck_cards(2, 0)
     one_deck = deck_cards(1, 0)
     _, ctx, seeds = _setup(8)
@@ -129,7 +207,7 @@ def cases() -> dict[str, Case]:
         "log head: 345 events": log_case(345),
         "Ed25519 sign": lambda: fz.sign(sk, msg),
         "Ed25519 verify": lambda: fz.verify(pk, msg, sig),
-    }
+    } | hands
 
 
 def measure(fn: Case, runs: int) -> dict[str, float]:
@@ -160,11 +238,13 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--runs", type=int, default=2000, help="timed calls per case")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--verify-only", action="store_true", help="only the whole-hand cases")
     args = ap.parse_args()
 
-    results = {name: measure(fn, args.runs) for name, fn in cases().items()}
+    results = {name: measure(fn, args.runs) for name, fn in cases(args.verify_only).items()}
     if args.json:
-        print(json.dumps({"results": results, "targets_us": TARGETS_US}, indent=2))
+        report = {"results": results, "targets_us": TARGETS_US, "hands": HANDS}
+        print(json.dumps(report | {"engine": lanswitch.ENGINE}, indent=2))
         return 0
     width = max(map(len, results))
     print(f"{'case':<{width}}  {'median µs':>10}  {'p99 µs':>10}  {'min µs':>10}  target")
@@ -177,7 +257,11 @@ def main() -> int:
             f"{name:<{width}}  {r['median_us']:>10.1f}  {r['p99_us']:>10.1f}  "
             f"{r['min_us']:>10.1f}  {verdict}"
         )
-    print(f"({args.runs} runs per case; Python {sys.version.split()[0]})")
+    for name, what in HANDS.items():
+        print(f"{name}: {what}")
+    print(
+        f"({args.runs} runs per case; Python {sys.version.split()[0]}; engine {lanswitch.ENGINE})"
+    )
     return 0
 
 
