@@ -510,3 +510,32 @@ def test_a_changed_own_log_is_caught_before_any_verdict() -> None:
     edited = dataclasses.replace(t, log=t.log[:-1])
     with pytest.raises(TranscriptError, match="own signed head is not that of the log it holds"):
         verify(edited)
+
+
+# ---------------------------------------------------------------------------------------------
+# The known-answer hand: protocol/vectors/hand-transcript.json
+
+
+def test_the_vector_hand_transcript_verifies_and_matches_its_summary() -> None:
+    from tests.test_fairness import ROOT, V, _generator
+
+    v = V["hand"]
+    path = ROOT / "protocol" / "vectors" / v["file"]
+    text = path.read_text(encoding="utf-8")
+    assert _generator().render_hand() == text, (
+        "run: python protocol/vectors/gen_fair_deal.py --write"
+    )
+    t = Transcript.from_json(text)
+    verdict = verify(t)
+    assert verdict.fair, verdict.text()
+    assert verdict.outcome == v["outcome"]
+    assert len(t.log) == v["count"]
+    assert fz.log_head(t.setup.ctx0, t.log).hex() == v["final_head"]
+    assert t.setup.note.encode().hex() == v["setup_note"]
+    assert hashlib.sha256(t.setup.rules_toml.encode()).hexdigest() == v["rules_sha256"]
+    assert stock_model(t) == v["seat_cards"] == list(t.cards)
+    deck = deck_cards(t.setup.decks, t.setup.jokers)
+    assert fz.derive_order(t.setup.ctx0, t.rounds[0].seeds, deck) == v["orders"][0]
+    assert len(v["orders"]) == len(t.rounds) == 2
+    for p, k in v["private_keys"].items():
+        assert fz.public_bytes(bytes.fromhex(k)) == t.public_keys[p]

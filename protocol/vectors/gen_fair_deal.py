@@ -1,8 +1,10 @@
-"""Generate ``protocol/vectors/fair-deal.json``, the fair deal's known-answer vectors.
+"""Generate ``protocol/vectors/fair-deal.json``, the fair deal's known-answer vectors, and
+``protocol/vectors/hand-transcript.json``, a whole small hand's transcript.
 
-``python protocol/vectors/gen_fair_deal.py`` prints the JSON, ``--write`` updates the file and
-``--check`` exits 1 if the file is stale. ``tests/test_fairness.py`` checks every vector against
-``lanswitch.fairness`` and that the file is current.
+``python protocol/vectors/gen_fair_deal.py`` prints the JSON, ``--write`` updates both files and
+``--check`` exits 1 if either is stale. ``tests/test_fairness.py`` checks every vector against
+``lanswitch.fairness`` and that the files are current; ``tests/test_transcript.py`` verifies the
+hand's transcript.
 
 Every value is computed twice: once by the small from-the-spec implementation below (plain
 ``hashlib``/``hmac``/``struct``, HKDF written out as in RFC 5869, the textbook shuffle), once by
@@ -17,6 +19,7 @@ import dataclasses
 import hashlib
 import hmac
 import json
+import random
 import struct
 import sys
 from collections.abc import Iterator
@@ -27,9 +30,13 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT))
 
 from lanswitch import fairness as fz  # noqa: E402
+from lanswitch import transcript as tr  # noqa: E402
 from lanswitch.cards import deck_cards  # noqa: E402
+from lanswitch.game import Game  # noqa: E402
+from lanswitch.rules import PRESETS  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "fair-deal.json"
+HAND_OUT = Path(__file__).resolve().parent / "hand-transcript.json"
 
 # ---------------------------------------------------------------------------------------------
 # A second implementation, straight from protocol/SPEC.md
@@ -297,6 +304,96 @@ def rejection_vector() -> dict[str, Any]:
     }
 
 
+# The whole small hand: switch, alice and bob, one reshuffle; random moves from a fixed seed.
+HAND_SEED = 58
+
+
+def hand_keys() -> dict[str, bytes]:
+    """Raw Ed25519 private keys: alice 01…01, bob 02…02, @dealer 03…03."""
+    return {p: bytes([i + 1]) * 32 for i, p in enumerate(fz.participants(["alice", "bob"]))}
+
+
+def hand_seed(pid: str, round_no: int) -> bytes:
+    return sha(f"vector seed {pid} {round_no}".encode())
+
+
+def play_hand() -> tr.FairHand:
+    keys = hand_keys()
+    game = Game(PRESETS["switch"], 2, dealer=0, hand_no=1)
+    host = tr.FairHost(
+        game,
+        game_id=bytes(range(16)),
+        seats=["alice", "bob"],
+        key=keys[fz.DEALER],
+        public_keys=tr.public_keys_of(keys),
+    )
+    rng = random.Random(HAND_SEED)
+
+    def move(g: Game) -> int:
+        legal = g.legal_moves()
+        return legal[int(rng.random() * len(legal))]
+
+    return tr.play_fair_hand(host, move, seeds=hand_seed, keys=keys)
+
+
+def stock_model(t: tr.Transcript) -> tuple[list[list[int]], list[int]]:
+    """The spec's stock model over the transcript's log, with the textbook shuffle: every
+    round's order, and the cards it deals the transcript's seat."""
+    ctx0 = t.setup.ctx0
+    seeds = {r.round: r.seeds for r in t.rounds}
+    deck = deck_cards(t.setup.decks, t.setup.jokers)
+    stock = textbook_shuffle(hkdf_sha256(ctx0, ikm(dict(seeds[0])), label("deck-key")), deck)
+    orders, mine, pile = [list(stock)], [], []
+    head = sha(label("log") + ctx0)
+    for ev in t.log:
+        if isinstance(ev, fz.Draw):
+            if ev.seat == t.seat:
+                mine += stock[: ev.n]
+            del stock[: ev.n]
+        elif isinstance(ev, fz.TurnUp):
+            same(stock[0], ev.card, "turn-up")
+            pile.append(stock.pop(0))
+        elif isinstance(ev, fz.Play):
+            pile.append(ev.card)
+        elif isinstance(ev, fz.Reshuffle):
+            same(stock, [], "reshuffle on an empty stock")
+            ctx = sha(reshuffle_preimage(ctx0, ev.round, head, pile[:-1]))
+            key = hkdf_sha256(ctx, ikm(dict(seeds[ev.round])), label("deck-key"))
+            stock = textbook_shuffle(key, pile[:-1])
+            orders.append(list(stock))
+            pile = pile[-1:]
+        head = sha(label("log-event") + head + enc(ev.encode()))
+    return orders, mine
+
+
+def whole_hand_vector() -> tuple[dict[str, Any], str]:
+    """The summary that goes into fair-deal.json, and the transcript file's text."""
+    hand = play_hand()
+    t = hand.transcripts[0]
+    verdict = tr.verify(t)
+    same(verdict.status, "fair", "the vector hand's verdict")
+    orders, mine = stock_model(t)
+    same(mine, list(t.cards), "alice's cards by the stock model")
+    head = fz.log_head(t.setup.ctx0, t.log)
+    same(t.log_heads[fz.DEALER].head, head, "final head")
+    return {
+        "file": HAND_OUT.name,
+        "note": (
+            "The transcript of seat alice (seat 0) of a whole hand of switch between alice and "
+            "bob, dealt by the fair deal with one reshuffle; it verifies fair. Keys are raw "
+            "Ed25519 private keys; seeds are SHA-256('vector seed <id> <round>')."
+        ),
+        "private_keys": {p: k.hex() for p, k in hand_keys().items()},
+        "rules_sha256": sha(t.setup.rules_toml.encode()).hex(),
+        "setup_note": t.setup.note.encode().hex(),
+        "orders": orders,
+        "seat_cards": mine,
+        "count": len(t.log),
+        "final_head": head.hex(),
+        "outcome": verdict.outcome,
+    }, t.to_json()
+
+
 def build() -> dict[str, Any]:
     seats4 = ["alice", "bob", "carol", "dave"]
     seats8 = ["alice", "Bob", "carol_9", "dave-2", "Eve", "frank", "0scar", "_heidi"]
@@ -327,6 +424,7 @@ def build() -> dict[str, Any]:
             ctx0, seeds52, head, log["count"], seats4[0], h52["order"][0:5]
         ),
         "rejection": rejection_vector(),
+        "hand": whole_hand_vector()[0],
     }
 
 
@@ -348,16 +446,22 @@ def render() -> str:
     return _dump(build()) + "\n"
 
 
+def render_hand() -> str:
+    return whole_hand_vector()[1]
+
+
 def main(argv: list[str]) -> int:
     text = render()
+    files = {OUT: text, HAND_OUT: render_hand()}
     if argv == ["--write"]:
-        OUT.write_text(text, encoding="utf-8")
+        for path, content in files.items():
+            path.write_text(content, encoding="utf-8")
         return 0
     if argv == ["--check"]:
-        if OUT.read_text(encoding="utf-8") != text:
-            print(f"{OUT} is stale: run python {Path(__file__).name} --write", file=sys.stderr)
-            return 1
-        return 0
+        stale = [p for p, content in files.items() if p.read_text(encoding="utf-8") != content]
+        for path in stale:
+            print(f"{path} is stale: run python {Path(__file__).name} --write", file=sys.stderr)
+        return 1 if stale else 0
     if argv:
         print("usage: gen_fair_deal.py [--write | --check]", file=sys.stderr)
         return 2
