@@ -107,6 +107,7 @@ from .rules import MAX_PLAYERS, MIN_PLAYERS, RulesError, RuleSet, dump_toml, rul
 
 __all__ = [
     "FORMAT",
+    "PROTOCOL",
     "VERSION",
     "Aborts",
     "FairHand",
@@ -384,7 +385,8 @@ class FairHost:
         key: PrivateKeyLike,
         public_keys: Mapping[str, PublicKeyLike],
     ) -> None:
-        if game.chance_request() is None or game.chance_request() != ("deal", game.deck):
+        req = game.chance_request()
+        if req is None or req[0] != "deal":
             raise UsageError("the host needs a game that waits for its deal")
         if len(seats) != game.players:
             raise UsageError(f"{game.players} seats need {game.players} ids, got {len(seats)}")
@@ -856,9 +858,11 @@ class Transcript:
                 f"version {VERSION})"
             )
         try:
-            return cls._from_fields(obj)
+            t = cls._from_fields(obj)
         except TranscriptError as e:
             raise TranscriptError(f"a malformed transcript: {e}") from None
+        t.heads()  # a transcript must agree with itself
+        return t
 
     @classmethod
     def _from_fields(cls, obj: dict[str, Any]) -> Transcript:
@@ -915,7 +919,7 @@ class Transcript:
             if any(c not in ps for c in culprits):
                 raise TranscriptError("void.culprits: must be participants")
             void = VoidRecord(_int(void_obj, "round", 0, 2**32 - 1, "void"), fault, tuple(culprits))
-        t = cls(
+        return cls(
             setup=setup,
             seat=seat,
             public_keys=public_keys,
@@ -926,8 +930,6 @@ class Transcript:
             log_heads=heads,
             void=void,
         )
-        t.heads()  # a transcript must agree with itself
-        return t
 
     # -- self-consistency ------------------------------------------------------------------------
 
@@ -946,17 +948,18 @@ class Transcript:
         own = self.log_heads.get(self.id)
         if own is None:
             raise TranscriptError(
-                f"contradicts itself: log_heads: this seat's own signed head ({self.id}) is missing"
+                f"this transcript contradicts itself: its own signed log head ({self.id}) is "
+                "missing"
             )
         if not verify_log_head(
             self.public_keys[self.id], self.setup.ctx0, self.id, own.count, own.head, own.signature
         ):
             raise TranscriptError(
-                "contradicts itself: log_heads: this seat's own signature does not verify"
+                "this transcript contradicts itself: its own log-head signature does not verify"
             )
         if (own.count, own.head) != (len(self.log), head):
             raise TranscriptError(
-                "contradicts itself: log_heads: this seat's own signed head is not that of the "
+                "this transcript contradicts itself: its own signed log head is not that of the "
                 "log it holds"
             )
         return out

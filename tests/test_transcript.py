@@ -482,9 +482,9 @@ def _set(path: str, value: Any) -> Any:
         (_set("rounds/0/reveals/nobody", {"seed": "00", "signature": "00"}), "rounds[0].reveals"),
         (_set("rounds/0/own_seed_sent", "yes"), "own_seed_sent"),
         (_set("log_heads/nobody", {}), "log_heads"),
-        (_set("log_heads/seat-1", KeyError), "own signed head"),
-        (_set("log_heads/seat-1/count", 3), "own signature does not verify"),
-        (_set("log_heads/seat-1/signature", "00" * 64), "own signature does not verify"),
+        (_set("log_heads/seat-1", KeyError), "contradicts itself: its own signed log head"),
+        (_set("log_heads/seat-1/count", 3), "its own log-head signature does not verify"),
+        (_set("log_heads/seat-1/signature", "00" * 64), "its own log-head signature does not"),
         (_set("void", {"round": 0, "fault": "tired", "culprits": []}), "void.fault"),
     ],
 )
@@ -508,7 +508,9 @@ def test_a_changed_own_log_is_caught_before_any_verdict() -> None:
     anyone) contradicts itself and is refused, not blamed on the host."""
     t = play("switch", 2, seed=1).transcripts[0]
     edited = dataclasses.replace(t, log=t.log[:-1])
-    with pytest.raises(TranscriptError, match="own signed head is not that of the log it holds"):
+    with pytest.raises(
+        TranscriptError, match="own signed log head is not that of the log it holds"
+    ):
         verify(edited)
 
 
