@@ -216,7 +216,8 @@ def _summary(stats: SimStats, seed: int, out: TextIO) -> None:
     el = stats.elapsed_s or 1e-9
     w = out.write
     w(
-        f"\n{stats.rules}, {stats.players} players, {stats.games} hands (seed {seed}) in "
+        f"\n{stats.rules}, {stats.players} players, {stats.games} "
+        f"hand{'s' if stats.games != 1 else ''} (seed {seed}) in "
         f"{stats.elapsed_s:.2f} s: {stats.games / el:,.0f} hands/s, "
         f"{stats.actions / el:,.0f} player actions/s\n"
     )
