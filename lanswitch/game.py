@@ -37,8 +37,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
-from .cards import JOKER_BASE, MAX_CARD, SUIT_LETTERS, deck_cards, format_card
+from . import cards as _cards
+from .cards import SUIT_LETTERS, deck_cards, format_card
 from .rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet, compile_predicate
+
+# The card-id bounds of lanswitch.cards, as constants of this module: the compiled engine
+# inlines its own module's constants but would look another module's up at every use.
+MAX_CARD: Final = 108
+JOKER_BASE: Final = 104
+if (MAX_CARD, JOKER_BASE) != (_cards.MAX_CARD, _cards.JOKER_BASE):
+    raise ImportError("lanswitch.game's card-id bounds disagree with lanswitch.cards")
 
 __all__ = [
     "CALL_LAST",
@@ -89,7 +97,14 @@ class Phase(enum.IntEnum):
 
 # The same values as plain ints: the engine compares these on its hot path (an int compare
 # is cheaper than an enum member lookup). Public fields hand out ``Phase`` members.
-_DEAL, _PLAY, _FOLLOW, _NAME_SUIT, _NAME_CARD, _AFTER_DRAW, _RESHUFFLE, _OVER = range(8)
+_DEAL: Final = 0
+_PLAY: Final = 1
+_FOLLOW: Final = 2
+_NAME_SUIT: Final = 3
+_NAME_CARD: Final = 4
+_AFTER_DRAW: Final = 5
+_RESHUFFLE: Final = 6
+_OVER: Final = 7
 
 
 class Reason(enum.Enum):
@@ -181,6 +196,22 @@ def parse_move(text: str, hand: Iterable[int] = ()) -> int:
 _FOLLOW_MODES: Final = ("none", "sets", "suit_runs", "runs_and_sets", "chain")
 
 
+# Per-row effect flags, compiled from the Power rows so that laying a card tests bits rather
+# than reading the rule-set objects.
+F_PICKUP: Final = 1
+F_SKIP: Final = 2
+F_SKIP_STACK: Final = 4
+F_ANSWER_ONLY: Final = 8
+F_REVERSE: Final = 16
+F_AGAIN: Final = 32
+F_FOLLOW_SUIT: Final = 64
+F_COVER: Final = 128
+F_COVER_ANY: Final = 256
+F_RUN: Final = 512
+F_NAMES_SUIT: Final = 1024
+F_CANCEL_ALL: Final = 2048
+F_TURN_EFFECTS: Final = F_REVERSE | F_AGAIN | F_FOLLOW_SUIT | F_COVER | F_RUN | F_NAMES_SUIT
+
 _FACES: Final = (1 << 52) - 1  # the faces of deck 0: what a mimic joker may name
 
 
@@ -200,16 +231,20 @@ class Tables:
     become per-card masks, so a legal-move query is a few ``&`` and ``|`` on ints.
     """
 
-    def __init__(self, rules: RuleSet) -> None:
+    def __init__(self, rules: RuleSet, cards: int = (1 << MAX_CARD) - 1) -> None:
+        """``cards``: the mask of the card ids in play (a hand's deck). Every mask is kept
+        within it, so a one-deck game computes on ints below 2**52 (cheaper than the 108-bit
+        ints the whole id range would need, and native ints in the compiled engine)."""
         self.rules = rules
         ordinary = range(JOKER_BASE)
         self.rank_mask = [0] * 13
         self.suit_mask = [0] * 4
         for c in ordinary:
-            self.rank_mask[c % 13] |= 1 << c
-            self.suit_mask[(c // 13) % 4] |= 1 << c
-        self.joker_mask = ((1 << MAX_CARD) - 1) ^ ((1 << JOKER_BASE) - 1)
-        self.all_mask = (1 << MAX_CARD) - 1
+            if (cards >> c) & 1:
+                self.rank_mask[c % 13] |= 1 << c
+                self.suit_mask[(c // 13) % 4] |= 1 << c
+        self.joker_mask = cards & ~((1 << JOKER_BASE) - 1)
+        self.all_mask = cards
 
         rows = rules.power
         self.row_names = [r.name for r in rows]
@@ -219,7 +254,7 @@ class Tables:
             m = 0
             for p in r.cards:
                 m |= compile_predicate(p)
-            for c in _bits(m):
+            for c in _bits(m & cards):
                 if self.row_of[c] < 0:  # the first row that names a card owns it
                     self.row_of[c] = i
                     self.row_mask[i] |= 1 << c
@@ -250,7 +285,7 @@ class Tables:
         m = 0
         for p in rules.play.no_finish_on:
             m |= compile_predicate(p, self.power_mask)
-        self.no_finish_mask = m
+        self.no_finish_mask = m & cards
 
         # match_mask[c]: cards that may be laid on c by suit or rank (wilds are added apart).
         self.match_mask = [0] * MAX_CARD
@@ -296,6 +331,28 @@ class Tables:
         plain_follow = self.follow_mode == 0 and not play.wild_continues
         self.plain_follow = plain_follow
         self.together_of = [self.together_mask[r] if r >= 0 else 0 for r in self.row_of]
+        self.flags: list[int] = []
+        self.amount: list[int] = []  # pick-up or skip per row; -1: the hand size dealt
+        for i, r in enumerate(rows):
+            f = 0
+            for flag, on in (
+                (F_PICKUP, self.is_pickup[i]),
+                (F_SKIP, r.skip > 0),
+                (F_SKIP_STACK, r.skip > 0 and bool(r.stacks_on)),
+                (F_ANSWER_ONLY, r.answer_only),
+                (F_REVERSE, r.reverse),
+                (F_AGAIN, r.again),
+                (F_FOLLOW_SUIT, r.follow_suit),
+                (F_COVER, r.cover != "none"),
+                (F_COVER_ANY, r.cover == "any"),
+                (F_RUN, r.run),
+                (F_NAMES_SUIT, r.names_suit),
+                (F_CANCEL_ALL, r.cancel == "all"),
+            ):
+                if on:
+                    f |= flag
+            self.flags.append(f)
+            self.amount.append(-1 if r.pickup_deal else r.pickup if self.is_pickup[i] else r.skip)
         self.plain_card = [
             c < JOKER_BASE and plain_follow and self.row_of[c] < 0 for c in range(MAX_CARD)
         ]
@@ -321,8 +378,8 @@ class Tables:
 
 
 @lru_cache(maxsize=64)
-def _tables(rules: RuleSet) -> Tables:
-    return Tables(rules)
+def _tables(rules: RuleSet, cards: int) -> Tables:
+    return Tables(rules, cards)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -473,7 +530,6 @@ class Game:
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise ValueError(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, not {players}")
         self.rules = rules
-        self.t = _tables(rules)
         self.players = players
         self.hand_no = hand_no
         if not 0 <= dealer < players:
@@ -491,6 +547,7 @@ class Game:
         self.dealt_in = tuple(i for i in range(players) if self.active[i])
         self.hand_size = rules.hand_size_for(n_active)
         self.deck = deck_cards(rules.decks_for(n_active), rules.deal.jokers)
+        self.t = _tables(rules, sum(1 << c for c in self.deck))
         self.hands = [0] * players
         self.counts = [0] * players
         self.stock: list[int] = []  # top of the stock is the end of the list
@@ -951,78 +1008,80 @@ class Game:
             self._after_card(seat)
             return
         self.special = True
-        r = t.rows[row]
+        f = t.flags[row]
         fired = True
-        bit = 1 << row
-        facing = self.pend_kind and self.pend_target == seat
-        if facing:
-            stack, cancel, ret = t.answers(self.pend_rows)
-            if (stack >> face) & 1:
-                self._stack(seat, row, bit)
-            elif (cancel >> face) & 1:
-                if r.cancel == "all":
-                    self._clear_pending()
-                else:
-                    hit = next(i for i in t.cancel_order[row] if (self.pend_rows >> i) & 1)
-                    self.pend_amount -= self._pickup_of(hit)
-                    if self.pend_amount <= 0:
-                        self._clear_pending()
-                ev.append(("cancel", seat, self.pend_amount))
-            elif (ret >> face) & 1:
-                if self.pend_resume < 0:
-                    self.pend_resume = seat
-                self.pend_target = self.pend_from
-                self.pend_from = seat
-                ev.append(("return", seat, self.pend_target))
-            else:
-                fired = False
-        elif (t.is_pickup[row] and not r.answer_only) or r.skip:
-            if t.is_pickup[row] or t.skip_stacking[row]:
-                kind = 1 if t.is_pickup[row] else 2
-                if self.pend_kind == kind:
-                    self._stack(seat, row, bit)
-                else:
+        if self.pend_kind and self.pend_target == seat:
+            fired = self._answer(seat, face, row, f)
+        elif f & (F_PICKUP | F_SKIP) and not f & F_ANSWER_ONLY:
+            if f & (F_PICKUP | F_SKIP_STACK):
+                kind = 1 if f & F_PICKUP else 2
+                if self.pend_kind != kind:
                     self.pend_kind = kind
                     self.pend_amount = 0
                     self.pend_rows = 0
-                    self._stack(seat, row, bit)
+                self._stack(seat, row, 1 << row)
             else:
-                self.skip_next += r.skip
-                ev.append(("skip", seat, r.skip))
-        elif not (
-            r.reverse or r.again or r.follow_suit or r.cover != "none" or r.run or r.names_suit
-        ):
+                self.skip_next += t.amount[row]
+                ev.append(("skip", seat, t.amount[row]))
+        elif not f & F_TURN_EFFECTS:
             fired = False  # an answer-only card laid with nothing to answer
         if fired:
             self.fired[row] += 1
-        if r.reverse:
-            self.direction = -self.direction
-            self.reversals += 1
-            ev.append(("reverse", seat, self.direction))
-        if r.again:
-            self.again = True
-            ev.append(("again", seat, -1))
-        if r.follow_suit:
-            self.follow_suit = face // 13 % 4
-        if r.cover != "none":
-            self.cover = 2 if r.cover == "any" else 1
-            self.cover_suit = face // 13 % 4
-        if r.run:
-            self.run_state = 1
-            self.run_suit = face // 13 % 4
-        if r.names_suit:
-            self.phase = _NAME_SUIT
-            return
+        if f & F_TURN_EFFECTS:
+            suit_ = face // 13 % 4
+            if f & F_REVERSE:
+                self.direction = -self.direction
+                self.reversals += 1
+                ev.append(("reverse", seat, self.direction))
+            if f & F_AGAIN:
+                self.again = True
+                ev.append(("again", seat, -1))
+            if f & F_FOLLOW_SUIT:
+                self.follow_suit = suit_
+            if f & F_COVER:
+                self.cover = 2 if f & F_COVER_ANY else 1
+                self.cover_suit = suit_
+            if f & F_RUN:
+                self.run_state = 1
+                self.run_suit = suit_
+            if f & F_NAMES_SUIT:
+                self.phase = _NAME_SUIT
+                return
         self._after_card(seat)
 
+    def _answer(self, seat: int, face: int, row: int, f: int) -> bool:
+        """``face`` laid by the seat facing a pick-up or skip; False if it answered nothing."""
+        t = self.t
+        ev = self.events
+        stack, cancel, ret = t.answers(self.pend_rows)
+        if (stack >> face) & 1:
+            self._stack(seat, row, 1 << row)
+        elif (cancel >> face) & 1:
+            if f & F_CANCEL_ALL:
+                self._clear_pending()
+            else:
+                hit = next(i for i in t.cancel_order[row] if (self.pend_rows >> i) & 1)
+                self.pend_amount -= self._pickup_of(hit)
+                if self.pend_amount <= 0:
+                    self._clear_pending()
+            ev.append(("cancel", seat, self.pend_amount))
+        elif (ret >> face) & 1:
+            if self.pend_resume < 0:
+                self.pend_resume = seat
+            self.pend_target = self.pend_from
+            self.pend_from = seat
+            ev.append(("return", seat, self.pend_target))
+        else:
+            return False
+        return True
+
     def _pickup_of(self, row: int) -> int:
-        r = self.t.rows[row]
-        return self.hand_size if r.pickup_deal else r.pickup
+        amount = self.t.amount[row]
+        return self.hand_size if amount < 0 else amount
 
     def _stack(self, seat: int, row: int, bit: int) -> None:
-        r = self.t.rows[row]
-        amount = self._pickup_of(row) if self.t.is_pickup[row] else r.skip
-        self.pend_amount += amount
+        amount = self.t.amount[row]
+        self.pend_amount += self.hand_size if amount < 0 else amount
         self.pend_rows |= bit
         self.pend_from = seat
         self.pend_target = -2  # decided when the turn ends: the next seat to act

@@ -584,10 +584,16 @@ class CheatHost(FairHost):
             and g.counts[seat] > 3
         ):
             card = -1
+            fits = g.playable_mask()
             if not self.steal:
-                card = g.top + 52
+                # A card from the stock, which nobody was dealt. (A card from outside the
+                # deck would not do: the engine never lists one as legal.)
+                for c in reversed(g.stock):
+                    if (fits >> c) & 1:
+                        card = c
+                        g.stock.remove(c)
+                        break
             else:
-                fits = g.playable_mask()
                 for other in range(g.players):
                     mine = [c for c in g.hand(other) if (fits >> c) & 1 and c < 104]
                     if other != seat and mine:
