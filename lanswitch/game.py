@@ -1200,17 +1200,20 @@ class Game:
             # the order of play (those set `special`). The same outcome as the path below.
             self.turns += 1
             self.declared[seat] = False
-            nxt = self._next_seat(seat)
-            if self.missed[nxt]:
-                nxt = self._skip_missed(nxt)
-            if self.pend_kind:
-                self.pend_target = nxt
-            self.turn = nxt
-            self.phase = _PLAY
-            self._reset_turn()
-            self.events.append(("turn", nxt, -1))
+            self._begin_turn(self._next_seat(seat))
             return
         self._end_turn_full(seat)
+
+    def _begin_turn(self, nxt: int) -> None:
+        """Hand the turn to ``nxt`` (or past it, to the first seat not missing a turn)."""
+        if self.missed[nxt]:
+            nxt = self._skip_missed(nxt)
+        if self.pend_kind:
+            self.pend_target = nxt
+        self.turn = nxt
+        self.phase = _PLAY
+        self._reset_turn()
+        self.events.append(("turn", nxt, -1))
 
     def _skip_missed(self, nxt: int) -> int:
         """Pass over seats that must miss turns (each pass uses one up)."""
@@ -1295,13 +1298,7 @@ class Game:
         self.resume_after = -1
         if self.skip_next:
             self.missed[nxt] += self.skip_next
-        nxt = self._skip_missed(nxt)
-        if self.pend_kind:
-            self.pend_target = nxt
-        self.turn = nxt
-        self.phase = _PLAY
-        self._reset_turn()
-        ev.append(("turn", nxt, -1))
+        self._begin_turn(nxt)
 
     def _next_seat(self, seat: int) -> int:
         d = self.direction

@@ -121,6 +121,7 @@ __all__ = [
     "Verdict",
     "VoidRecord",
     "card_events",
+    "json_text",
     "move_event",
     "play_fair_hand",
     "public_keys_of",
@@ -834,7 +835,7 @@ class Transcript:
 
     def to_json(self) -> str:
         """The transcript file's text (UTF-8): JSON, lists of numbers kept on one line."""
-        return _dump(self.to_json_obj()) + "\n"
+        return json_text(self.to_json_obj()) + "\n"
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Transcript:
@@ -1086,16 +1087,17 @@ def _event_from(value: object, path: str) -> LogEvent:
     return ev
 
 
-def _dump(obj: object, indent: int = 0) -> str:
-    """JSON with lists of scalars on one line, so card lists and the log stay readable."""
+def json_text(obj: object, indent: int = 0) -> str:
+    """JSON with lists of scalars on one line, so card lists and the log stay readable (also
+    the layout of the files in protocol/vectors/)."""
     pad = " " * (indent + 2)
     if isinstance(obj, dict):
         if not obj:
             return "{}"
-        items = [f"{pad}{json.dumps(k)}: {_dump(v, indent + 2)}" for k, v in obj.items()]
+        items = [f"{pad}{json.dumps(k)}: {json_text(v, indent + 2)}" for k, v in obj.items()]
         return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
     if isinstance(obj, list) and any(isinstance(v, dict | list) for v in obj):
-        items = [pad + _dump(v, indent + 2) for v in obj]
+        items = [pad + json_text(v, indent + 2) for v in obj]
         return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
     return json.dumps(obj, ensure_ascii=False)
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import hmac
-import json
 import random
 import struct
 import sys
@@ -428,22 +427,8 @@ def build() -> dict[str, Any]:
     }
 
 
-def _dump(obj: Any, indent: int = 0) -> str:
-    """JSON with lists of scalars on one line, so 104-card orders stay readable."""
-    pad = " " * (indent + 2)
-    if isinstance(obj, dict):
-        if not obj:
-            return "{}"
-        items = [f"{pad}{json.dumps(k)}: {_dump(v, indent + 2)}" for k, v in obj.items()]
-        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
-    if isinstance(obj, list) and any(isinstance(v, dict | list) for v in obj):
-        items = [pad + _dump(v, indent + 2) for v in obj]
-        return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
-    return json.dumps(obj, ensure_ascii=False)
-
-
 def render() -> str:
-    return _dump(build()) + "\n"
+    return tr.json_text(build()) + "\n"
 
 
 def render_hand() -> str:
