@@ -391,3 +391,42 @@ def test_lanswitch_verify_runs_as_a_program(
     proc = verify_cli(files[0], tmp_path / "junk.json")
     assert proc.returncode == 2
     assert "junk.json: not a lanswitch transcript" in proc.stderr
+
+
+def test_long_simulations_show_a_progress_bar_on_a_terminal(tmp_path: Path) -> None:
+    """In a real terminal (tmux) a long run draws a progress bar on stderr; without a TTY
+    (every other test here) it does not."""
+    import shutil
+    import time
+
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    server = f"lsw-progress-{os.getpid()}"
+    done = tmp_path / "done"
+    root = Path(__file__).resolve().parent.parent
+    cmd = (
+        f"cd {root} && {sys.executable} -m lanswitch simulate --games 300 --seed 1 "
+        f"--bots random > {tmp_path / 'out.txt'}; touch {done}; sleep 30"
+    )
+    subprocess.run(
+        ["tmux", "-L", server, "new-session", "-d", "-x", "100", "-y", "10", cmd],
+        check=True,
+        timeout=30,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not done.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert done.exists()
+        screen = subprocess.run(
+            ["tmux", "-L", server, "capture-pane", "-p"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=30,
+        ).stdout
+    finally:
+        subprocess.run(["tmux", "-L", server, "kill-server"], check=False, timeout=30)
+    assert "100% (300/300 hands)" in screen
+    assert "#########################" in screen
+    assert "hands/s" in (tmp_path / "out.txt").read_text(encoding="utf-8")
