@@ -1,0 +1,350 @@
+"""The host's table, before and between hands: seats, names, bots, rules, readiness, chat.
+
+Pure, like the engine (issue #4 builds the rest on it): no sockets, no clock, no randomness.
+The server shell turns each protocol message into one call here, passing the client's id and
+the time; what the call decides comes back as a value or a :class:`Refused` with a typed
+:class:`Refusal` the shell sends back as an error. Resume tokens come from a ``token_source``
+the shell provides (``secrets.token_urlsafe``), so tests can pass a counter.
+
+Who may do what:
+
+* anyone joins as a player (taking a free seat, or waiting seatless) or as a spectator;
+* a seated player sets itself ready or not, stands up, chats;
+* the host (the client that created the table) also picks the rules, adds and removes bots,
+  kicks, and starts the hand once every seated human is ready and at least two seats are
+  filled;
+* a player whose connection drops keeps the seat: its resume token brings it back to it.
+"""
+
+from __future__ import annotations
+
+import enum
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from .rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet
+
+__all__ = [
+    "MAX_CHAT",
+    "MAX_NAME",
+    "ChatLine",
+    "Client",
+    "LobbyState",
+    "Refusal",
+    "Refused",
+    "Seat",
+    "Table",
+    "clean_text",
+]
+
+MAX_NAME = 24
+MAX_CHAT = 300
+
+
+class Refusal(enum.Enum):
+    """Why the table refused a request. The value is the text a player sees."""
+
+    BAD_PASSWORD = "wrong table password"
+    BAD_NAME = "choose a name of 1 to 24 visible characters"
+    NAME_TAKEN = "that name is taken at this table"
+    TABLE_FULL = "every seat is taken"
+    NO_SUCH_SEAT = "there is no such seat"
+    SEAT_TAKEN = "that seat is taken"
+    NOT_SEATED = "take a seat first"
+    NOT_HOST = "only the host may do that"
+    NO_SUCH_CLIENT = "there is no such player"
+    BAD_TOKEN = "that resume token is not known here"
+    IN_PLAY = "not while a hand is being played"
+    NOT_READY = "every seated player must be ready"
+    TOO_FEW = "at least two seats must be filled"
+    EMPTY_CHAT = "say something"
+    UNKNOWN_BOT = "there is no such bot"
+
+
+class Refused(Exception):  # noqa: N818  (a refusal, not a failure of ours)
+    def __init__(self, refusal: Refusal) -> None:
+        super().__init__(refusal.value)
+        self.refusal = refusal
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    index: int
+    kind: str = "empty"  # "empty" | "human" | "bot"
+    name: str = ""
+    client: str | None = None  # the client in it (humans)
+    ready: bool = False
+    bot: str = ""  # the strategy (bots)
+
+
+@dataclass(slots=True)
+class Client:
+    id: str
+    name: str
+    token: str
+    spectator: bool = False
+    seat: int | None = None
+    connected: bool = True
+    since: float = 0.0  # when it joined or last (re)connected
+
+
+@dataclass(frozen=True, slots=True)
+class ChatLine:
+    at: float
+    name: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyState:
+    """What every client is shown of the table between hands."""
+
+    name: str
+    rules: str
+    host: str
+    seats: tuple[Seat, ...]
+    spectators: tuple[str, ...]
+    waiting: tuple[str, ...]  # players without a seat
+    in_play: bool
+    can_start: bool
+
+
+def clean_text(text: str, limit: int) -> str:
+    """``text`` without control characters, spaces folded, at most ``limit`` characters."""
+    visible = (
+        " " if ch.isspace() else ch
+        for ch in text
+        if ch.isspace() or unicodedata.category(ch)[0] != "C"
+    )
+    return " ".join("".join(visible).split())[:limit]
+
+
+@dataclass
+class Table:
+    name: str
+    rules: RuleSet
+    host: str  # the client id of the host
+    host_name: str
+    token_source: Callable[[], str]
+    seats_total: int = 4
+    password: str | None = None
+    bots: tuple[str, ...] = ("heuristic", "random")
+    clients: dict[str, Client] = field(default_factory=dict)
+    seats: list[Seat] = field(default_factory=list)
+    chat_log: list[ChatLine] = field(default_factory=list)
+    in_play: bool = False
+
+    def __post_init__(self) -> None:
+        if not MIN_PLAYERS <= self.seats_total <= MAX_PLAYERS:
+            raise ValueError(f"a table has {MIN_PLAYERS}..{MAX_PLAYERS} seats")
+        self.seats = [Seat(i) for i in range(self.seats_total)]
+
+    # -- joining and leaving ---------------------------------------------------------------
+
+    def join(
+        self,
+        client: str,
+        name: str,
+        now: float,
+        *,
+        password: str | None = None,
+        spectate: bool = False,
+        resume: str | None = None,
+    ) -> Client:
+        """A client arrives. With ``resume``, it comes back as whoever held that token."""
+        if resume is not None:
+            return self._resume(client, resume, now)
+        if self.password is not None and password != self.password and client != self.host:
+            raise Refused(Refusal.BAD_PASSWORD)
+        clean = clean_text(name, MAX_NAME)
+        if not clean:
+            raise Refused(Refusal.BAD_NAME)
+        if any(c.name.casefold() == clean.casefold() for c in self.clients.values()) or any(
+            s.kind == "bot" and s.name.casefold() == clean.casefold() for s in self.seats
+        ):
+            raise Refused(Refusal.NAME_TAKEN)
+        entry = Client(client, clean, self.token_source(), spectate, None, True, now)
+        self.clients[client] = entry
+        if not spectate and not self.in_play:
+            free = next((s.index for s in self.seats if s.kind == "empty"), None)
+            if free is not None:
+                self._seat(entry, free)
+        return entry
+
+    def _resume(self, client: str, token: str, now: float) -> Client:
+        old = next((c for c in self.clients.values() if c.token == token), None)
+        if old is None:
+            raise Refused(Refusal.BAD_TOKEN)
+        del self.clients[old.id]
+        fresh = replace(old, id=client, connected=True, since=now)
+        self.clients[client] = fresh
+        if fresh.seat is not None:
+            seat = self.seats[fresh.seat]
+            self.seats[fresh.seat] = replace(seat, client=client)
+        if old.id == self.host:
+            self.host = client
+        return fresh
+
+    def disconnect(self, client: str, now: float) -> None:
+        """The connection dropped: the seat (and the token) are kept for a resume."""
+        entry = self._client(client)
+        entry.connected = False
+        entry.since = now
+
+    def leave(self, client: str) -> None:
+        """The client left for good: its seat is freed."""
+        entry = self._client(client)
+        if entry.seat is not None:
+            self._free(entry.seat)
+        del self.clients[client]
+
+    # -- seats -----------------------------------------------------------------------------
+
+    def sit(self, client: str, seat: int) -> None:
+        entry = self._client(client)
+        if self.in_play:
+            raise Refused(Refusal.IN_PLAY)
+        if not 0 <= seat < len(self.seats):
+            raise Refused(Refusal.NO_SUCH_SEAT)
+        if self.seats[seat].kind != "empty":
+            raise Refused(Refusal.SEAT_TAKEN)
+        if entry.seat is not None:
+            self._free(entry.seat)
+        entry.spectator = False
+        self._seat(entry, seat)
+
+    def stand(self, client: str) -> None:
+        entry = self._client(client)
+        if self.in_play:
+            raise Refused(Refusal.IN_PLAY)
+        if entry.seat is None:
+            raise Refused(Refusal.NOT_SEATED)
+        self._free(entry.seat)
+        entry.seat = None
+
+    def set_ready(self, client: str, ready: bool) -> None:
+        entry = self._client(client)
+        if entry.seat is None:
+            raise Refused(Refusal.NOT_SEATED)
+        self.seats[entry.seat] = replace(self.seats[entry.seat], ready=ready)
+
+    def _seat(self, entry: Client, index: int) -> None:
+        entry.seat = index
+        self.seats[index] = Seat(index, "human", entry.name, entry.id, False)
+
+    def _free(self, index: int) -> None:
+        self.seats[index] = Seat(index)
+
+    # -- the host's powers -----------------------------------------------------------------
+
+    def _as_host(self, client: str) -> None:
+        self._client(client)
+        if client != self.host:
+            raise Refused(Refusal.NOT_HOST)
+        if self.in_play:
+            raise Refused(Refusal.IN_PLAY)
+
+    def add_bot(self, client: str, seat: int, strategy: str = "heuristic") -> None:
+        self._as_host(client)
+        if strategy not in self.bots:
+            raise Refused(Refusal.UNKNOWN_BOT)
+        if not 0 <= seat < len(self.seats):
+            raise Refused(Refusal.NO_SUCH_SEAT)
+        if self.seats[seat].kind != "empty":
+            raise Refused(Refusal.SEAT_TAKEN)
+        taken = {c.name.casefold() for c in self.clients.values()} | {
+            s.name.casefold() for s in self.seats
+        }
+        n = 1
+        while f"bot {n}" in taken:
+            n += 1
+        self.seats[seat] = Seat(seat, "bot", f"bot {n}", None, True, strategy)
+
+    def fill_with_bots(self, client: str, strategy: str = "heuristic") -> int:
+        """Put a bot in every empty seat; how many were added."""
+        empty = [s.index for s in self.seats if s.kind == "empty"]
+        for index in empty:
+            self.add_bot(client, index, strategy)
+        return len(empty)
+
+    def remove_bot(self, client: str, seat: int) -> None:
+        self._as_host(client)
+        if not 0 <= seat < len(self.seats) or self.seats[seat].kind != "bot":
+            raise Refused(Refusal.NO_SUCH_SEAT)
+        self._free(seat)
+
+    def set_rules(self, client: str, rules: RuleSet) -> None:
+        self._as_host(client)
+        self.rules = rules
+        for s in self.seats:  # new rules: everyone confirms again
+            if s.kind == "human":
+                self.seats[s.index] = replace(s, ready=False)
+
+    def kick(self, client: str, target: str) -> None:
+        self._as_host(client)
+        if target == self.host or target not in self.clients:
+            raise Refused(Refusal.NO_SUCH_CLIENT)
+        self.leave(target)
+
+    def start(self, client: str) -> tuple[Seat, ...]:
+        """Start a hand; the seats as they are (the engine's seats 0..n-1 are the filled ones
+        in order)."""
+        self._as_host(client)
+        filled = [s for s in self.seats if s.kind != "empty"]
+        if len(filled) < MIN_PLAYERS:
+            raise Refused(Refusal.TOO_FEW)
+        if any(s.kind == "human" and not s.ready for s in filled):
+            raise Refused(Refusal.NOT_READY)
+        self.in_play = True
+        return tuple(filled)
+
+    def hand_over(self) -> None:
+        """Back to the lobby: players confirm again before the next hand."""
+        self.in_play = False
+        for s in self.seats:
+            if s.kind == "human":
+                self.seats[s.index] = replace(s, ready=False)
+
+    # -- chat and state --------------------------------------------------------------------
+
+    def chat(self, client: str, text: str, now: float) -> ChatLine:
+        entry = self._client(client)
+        clean = clean_text(text, MAX_CHAT)
+        if not clean:
+            raise Refused(Refusal.EMPTY_CHAT)
+        line = ChatLine(now, entry.name, clean)
+        self.chat_log.append(line)
+        del self.chat_log[:-200]  # the table keeps the last 200 lines
+        return line
+
+    def can_start(self) -> bool:
+        filled = [s for s in self.seats if s.kind != "empty"]
+        return (
+            not self.in_play
+            and len(filled) >= MIN_PLAYERS
+            and all(s.ready for s in filled if s.kind == "human")
+        )
+
+    def state(self) -> LobbyState:
+        return LobbyState(
+            name=self.name,
+            rules=self.rules.name,
+            host=self.clients[self.host].name if self.host in self.clients else self.host_name,
+            seats=tuple(self.seats),
+            spectators=tuple(c.name for c in self.clients.values() if c.spectator),
+            waiting=tuple(
+                c.name for c in self.clients.values() if not c.spectator and c.seat is None
+            ),
+            in_play=self.in_play,
+            can_start=self.can_start(),
+        )
+
+    def free_seats(self) -> int:
+        return sum(1 for s in self.seats if s.kind == "empty")
+
+    def _client(self, client: str) -> Client:
+        entry = self.clients.get(client)
+        if entry is None:
+            raise Refused(Refusal.NO_SUCH_CLIENT)
+        return entry

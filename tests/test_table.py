@@ -1,0 +1,196 @@
+"""The host's table between hands: seats, bots, rules, readiness, chat, resume."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from lanswitch.rules import PRESETS
+from lanswitch.table import MAX_CHAT, Refusal, Refused, Table, clean_text
+
+
+def make_table(**kw: object) -> Table:
+    counter = itertools.count(1)
+    table = Table(
+        name="kitchen",
+        rules=PRESETS["switch"],
+        host="c-host",
+        host_name="Ann",
+        token_source=lambda: f"token-{next(counter)}",
+        **kw,  # type: ignore[arg-type]
+    )
+    table.join("c-host", "Ann", 0.0)
+    return table
+
+
+def refusal(fn: object, *args: object, **kw: object) -> Refusal:
+    with pytest.raises(Refused) as info:
+        fn(*args, **kw)  # type: ignore[operator]
+    return info.value.refusal
+
+
+def test_players_take_the_free_seats_in_order_then_wait() -> None:
+    t = make_table(seats_total=2)
+    t.join("c2", "Bob", 1.0)
+    t.join("c3", "Cy", 2.0)
+    state = t.state()
+    assert [s.name for s in state.seats] == ["Ann", "Bob"]
+    assert state.waiting == ("Cy",)
+    assert t.free_seats() == 0
+
+
+def test_names_must_be_visible_and_unique() -> None:
+    t = make_table()
+    assert refusal(t.join, "c2", "  \x07 ", 1.0) == Refusal.BAD_NAME
+    assert refusal(t.join, "c2", "ann", 1.0) == Refusal.NAME_TAKEN
+    entry = t.join("c2", "  Bob\tthe\n builder ", 1.0)
+    assert entry.name == "Bob the builder"
+    assert len(t.join("c3", "x" * 100, 1.0).name) == 24
+
+
+def test_a_password_keeps_others_out() -> None:
+    t = make_table(password="s3cret")
+    assert refusal(t.join, "c2", "Bob", 1.0) == Refusal.BAD_PASSWORD
+    assert refusal(t.join, "c2", "Bob", 1.0, password="nope") == Refusal.BAD_PASSWORD
+    assert t.join("c2", "Bob", 1.0, password="s3cret").seat == 1
+
+
+def test_spectators_take_no_seat() -> None:
+    t = make_table()
+    t.join("c2", "Eve", 1.0, spectate=True)
+    assert t.state().spectators == ("Eve",)
+    assert t.free_seats() == 3
+
+
+def test_sit_stand_and_ready() -> None:
+    t = make_table()
+    t.join("c2", "Bob", 1.0)
+    assert refusal(t.sit, "c2", 0) == Refusal.SEAT_TAKEN
+    assert refusal(t.sit, "c2", 9) == Refusal.NO_SUCH_SEAT
+    t.sit("c2", 3)
+    assert t.seats[1].kind == "empty"
+    assert t.seats[3].name == "Bob"
+    t.set_ready("c2", True)
+    assert t.seats[3].ready
+    t.stand("c2")
+    assert t.seats[3].kind == "empty"
+    assert refusal(t.set_ready, "c2", True) == Refusal.NOT_SEATED
+    assert refusal(t.stand, "c2") == Refusal.NOT_SEATED
+
+
+def test_only_the_host_manages_bots_rules_kicks_and_start() -> None:
+    t = make_table()
+    t.join("c2", "Bob", 1.0)
+    for fn, args in [
+        (t.add_bot, ("c2", 2)),
+        (t.remove_bot, ("c2", 2)),
+        (t.set_rules, ("c2", PRESETS["irish"])),
+        (t.kick, ("c2", "c-host")),
+        (t.start, ("c2",)),
+    ]:
+        assert refusal(fn, *args) == Refusal.NOT_HOST
+
+
+def test_bots_fill_seats_with_distinct_names() -> None:
+    t = make_table(seats_total=5)
+    t.join("c2", "bot 1", 1.0)  # a person may call themself that; bots count past it
+    assert t.fill_with_bots("c-host") == 3
+    names = [s.name for s in t.seats if s.kind == "bot"]
+    assert names == ["bot 2", "bot 3", "bot 4"]
+    assert all(s.ready for s in t.seats if s.kind == "bot")
+    assert refusal(t.add_bot, "c-host", 2) == Refusal.SEAT_TAKEN
+    t.remove_bot("c-host", 2)
+    assert t.seats[2].kind == "empty"
+    assert refusal(t.remove_bot, "c-host", 2) == Refusal.NO_SUCH_SEAT
+    assert refusal(t.add_bot, "c-host", 2, "genius") == Refusal.UNKNOWN_BOT
+
+
+def test_a_hand_starts_when_two_seats_are_filled_and_every_human_is_ready() -> None:
+    t = make_table()
+    assert refusal(t.start, "c-host") == Refusal.TOO_FEW
+    t.add_bot("c-host", 1)
+    assert not t.can_start()
+    assert refusal(t.start, "c-host") == Refusal.NOT_READY
+    t.set_ready("c-host", True)
+    assert t.can_start()
+    seats = t.start("c-host")
+    assert [s.name for s in seats] == ["Ann", "bot 1"]
+    assert t.state().in_play
+    # During the hand the lobby is frozen.
+    assert refusal(t.add_bot, "c-host", 2) == Refusal.IN_PLAY
+    t.join("c3", "Cy", 5.0)
+    assert t.clients["c3"].seat is None
+    t.hand_over()
+    assert not t.in_play
+    assert not t.seats[0].ready  # everyone confirms again before the next hand
+    assert t.seats[1].ready  # bots are always ready
+
+
+def test_new_rules_ask_everyone_to_confirm_again() -> None:
+    t = make_table()
+    t.set_ready("c-host", True)
+    t.set_rules("c-host", PRESETS["blackjack"])
+    assert t.state().rules == "blackjack"
+    assert not t.seats[0].ready
+
+
+def test_a_dropped_player_keeps_the_seat_and_resumes_with_its_token() -> None:
+    t = make_table()
+    bob = t.join("c2", "Bob", 1.0)
+    t.set_ready("c2", True)
+    t.disconnect("c2", 2.0)
+    assert not t.clients["c2"].connected
+    assert t.seats[1].name == "Bob"
+    back = t.join("c9", "whatever", 3.0, resume=bob.token)
+    assert back.name == "Bob"
+    assert back.seat == 1
+    assert t.seats[1].client == "c9"
+    assert t.seats[1].ready
+    assert "c2" not in t.clients
+    assert refusal(t.join, "c10", "x", 4.0, resume="forged") == Refusal.BAD_TOKEN
+
+
+def test_the_host_resumes_as_host() -> None:
+    t = make_table()
+    token = t.clients["c-host"].token
+    t.disconnect("c-host", 1.0)
+    t.join("c-new", "Ann", 2.0, resume=token)
+    assert t.host == "c-new"
+    t.add_bot("c-new", 1)
+    assert t.state().host == "Ann"
+
+
+def test_kick_frees_the_seat_and_the_name() -> None:
+    t = make_table()
+    t.join("c2", "Bob", 1.0)
+    t.kick("c-host", "c2")
+    assert "c2" not in t.clients
+    assert t.seats[1].kind == "empty"
+    assert refusal(t.kick, "c-host", "c-host") == Refusal.NO_SUCH_CLIENT
+    t.join("c3", "Bob", 2.0)
+
+
+def test_chat_is_cleaned_limited_and_kept_short() -> None:
+    t = make_table()
+    line = t.chat("c-host", "hello\x1b[31m  there\n", 1.0)
+    assert line.text == "hello[31m there"
+    assert line.name == "Ann"
+    assert len(t.chat("c-host", "y" * 1000, 2.0).text) == MAX_CHAT
+    assert refusal(t.chat, "c-host", " \t ", 3.0) == Refusal.EMPTY_CHAT
+    for i in range(250):
+        t.chat("c-host", f"line {i}", 4.0 + i)
+    assert len(t.chat_log) == 200
+    assert t.chat_log[-1].text == "line 249"
+
+
+def test_clean_text_drops_control_and_format_characters() -> None:
+    assert clean_text("a\u200bb\u0000c\td", 10) == "abc d"
+    assert clean_text("♥ J♠", 10) == "♥ J♠"
+
+
+def test_unknown_clients_are_refused() -> None:
+    t = make_table()
+    assert refusal(t.chat, "ghost", "hi", 1.0) == Refusal.NO_SUCH_CLIENT
+    with pytest.raises(ValueError, match="seats"):
+        make_table(seats_total=9)
