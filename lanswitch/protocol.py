@@ -1,0 +1,988 @@
+"""The wire protocol: messages, their msgpack codec, framing, and a sans-I/O connection.
+
+Theory of operation
+-------------------
+Like h11, this module never touches a socket. A :class:`Connection` is fed the bytes that
+arrived (:meth:`Connection.receive_data`) and returns the messages they completed; it turns
+a message we want to send into the bytes to write (:meth:`Connection.send`). The shells
+(``server.py``, ``client.py``) own the TLS streams and pass bytes in and out.
+
+Three layers, each checked on its own (``protocol/SPEC.md`` specifies all three):
+
+1. **Frames.** ``u32 big-endian length ‖ payload``; ``1 ≤ length ≤`` :data:`MAX_FRAME`. A
+   length outside that range is rejected as soon as its four bytes arrive, so a peer cannot
+   make us buffer more than one maximum frame.
+2. **Payloads.** One msgpack map per frame, decoded with explicit size limits, with a string
+   ``"type"`` and exactly the fields of that message type. Every field is present (optional
+   ones as nil) and has its type and bounds; anything else is a :class:`RemoteProtocolError`.
+   We check what we send against the same schema (a :class:`LocalProtocolError`), so every
+   frame we write decodes at the peer.
+3. **The connection's state machine** (:data:`HANDSHAKE`, :data:`CLIENT_SENDS`,
+   :data:`SERVER_SENDS`): the client's first message is ``hello``, the server's first
+   ``welcome`` (or ``error``/``bye``); after that each role sends its own set; ``bye`` or
+   ``error`` from either side closes the connection.
+
+Errors split as in h11: :class:`LocalProtocolError` when our side misuses the API,
+:class:`RemoteProtocolError` when the peer misbehaved. Both carry an :class:`ErrorCode`, and
+:meth:`ProtocolError.error_message` is the ``error`` message to send back (wsproto style).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Final
+
+import msgpack
+
+from .game import Phase, View
+
+__all__ = [
+    "CLIENT_SENDS",
+    "HANDSHAKE",
+    "MAX_FRAME",
+    "MESSAGES",
+    "PROTOCOL_VERSION",
+    "SERVER_SENDS",
+    "Abort",
+    "Announce",
+    "Bye",
+    "Chat",
+    "Commit",
+    "Connection",
+    "Error",
+    "ErrorCode",
+    "Events",
+    "Hand",
+    "HandOver",
+    "Hello",
+    "LobbySeat",
+    "LobbyState",
+    "LocalProtocolError",
+    "LogHead",
+    "LogHeads",
+    "Message",
+    "Move",
+    "Ping",
+    "Pong",
+    "ProtocolError",
+    "Ready",
+    "Reject",
+    "RemoteProtocolError",
+    "Reveal",
+    "Reveals",
+    "Role",
+    "SeatView",
+    "Sit",
+    "Stand",
+    "State",
+    "Welcome",
+    "decode_frame_payload",
+    "encode_frame",
+    "encode_message",
+]
+
+PROTOCOL_VERSION: Final = 1
+"""The version ``hello`` and ``welcome`` carry; peers of different versions do not talk."""
+
+MAX_FRAME: Final = 64 * 1024
+"""The largest payload a frame may carry, in bytes (the length prefix not counted)."""
+
+HEADER: Final = 4
+
+# msgpack limits: nothing in a frame may claim more than the frame could hold.
+_UNPACK_LIMITS: Final = {
+    "max_str_len": MAX_FRAME,
+    "max_bin_len": MAX_FRAME,
+    "max_array_len": 8192,
+    "max_map_len": 1024,
+    "max_ext_len": 0,
+}
+
+# ---------------------------------------------------------------------------------------------
+# Errors
+
+
+class ErrorCode(enum.Enum):
+    """Why a connection ends (``error``) or a request is refused (``reject``). The value is the
+    wire string."""
+
+    BAD_FRAME = "bad_frame"
+    """A frame's length is 0, or its payload is not one well-formed msgpack value."""
+    TOO_BIG = "too_big"
+    """A frame's length is above :data:`MAX_FRAME`."""
+    BAD_MESSAGE = "bad_message"
+    """A payload is not a known message: unknown type, a missing, extra or ill-typed field."""
+    UNEXPECTED = "unexpected"
+    """A well-formed message that its sender may not send now (before the handshake, a
+    server-only message from a client, a second hello, …)."""
+    VERSION_MISMATCH = "version_mismatch"
+    """``hello`` or ``welcome`` names another protocol version."""
+    BAD_PASSWORD = "bad_password"
+    """The table has a password and ``hello`` gave none or another."""
+    BAD_TOKEN = "bad_token"
+    """``hello`` carried a resume token the host does not know (or no longer honours)."""
+    TABLE_FULL = "table_full"
+    """No seat is free (``sit``), or the host takes no more connections."""
+    SEAT_TAKEN = "seat_taken"
+    """``sit`` asked for a seat someone else holds."""
+    NOT_NOW = "not_now"
+    """A lobby request the table cannot grant in its current state (``sit``/``stand``
+    during a hand, ``ready`` while not seated)."""
+    NOT_YOUR_TURN = "not_your_turn"
+    """A ``move`` from a seat that is not to act (or from a spectator)."""
+    ILLEGAL_MOVE = "illegal_move"
+    """A ``move`` the rules do not allow now."""
+    STALE_VIEW = "stale_view"
+    """A ``move`` that answers a view older than the latest one sent."""
+    FAIR_DEAL = "fair_deal"
+    """A ``commit``, ``reveal`` or ``log_head`` the fair deal does not accept (wrong round,
+    sent twice, too early)."""
+    RATE_LIMITED = "rate_limited"
+    """The peer sends more than the host accepts (messages or chat per second)."""
+    KICKED = "kicked"
+    """The host removed this player from the table."""
+    SHUTDOWN = "shutdown"
+    """The host is shutting the table down."""
+    INTERNAL = "internal"
+    """The sender hit a bug of its own; the connection cannot go on."""
+
+
+class ProtocolError(Exception):
+    """A protocol violation, with the :class:`ErrorCode` to tell the peer."""
+
+    def __init__(self, text: str, code: ErrorCode = ErrorCode.BAD_MESSAGE) -> None:
+        super().__init__(text)
+        self.text = text
+        self.code = code
+
+    def error_message(self) -> Error:
+        """The ``error`` message that tells the peer what went wrong."""
+        return Error(code=self.code, text=self.text[:MAX_TEXT])
+
+
+class LocalProtocolError(ProtocolError):
+    """Our side misused the connection: a message not allowed now, a bad field, too big."""
+
+
+class RemoteProtocolError(ProtocolError):
+    """The peer broke the protocol. ``received`` holds the messages that the same call to
+    :meth:`Connection.receive_data` decoded before the violation."""
+
+    def __init__(
+        self,
+        text: str,
+        code: ErrorCode = ErrorCode.BAD_MESSAGE,
+        received: tuple[Message, ...] = (),
+    ) -> None:
+        super().__init__(text, code)
+        self.received = received
+
+
+# ---------------------------------------------------------------------------------------------
+# Field schemas: each checks a decoded msgpack value and returns the Python value
+
+
+class _Check:
+    """A field's wire type. ``check`` raises RemoteProtocolError; the result is the Python
+    value (arrays become tuples, maps dicts, nested maps their dataclass)."""
+
+    def check(self, v: object, path: str) -> Any:
+        raise NotImplementedError
+
+
+def _bad(path: str, want: str, v: object) -> RemoteProtocolError:
+    shown = repr(v)
+    if len(shown) > 40:
+        shown = shown[:37] + "..."
+    return RemoteProtocolError(f"{path}: expected {want}, got {type(v).__name__} {shown}")
+
+
+@dataclass(frozen=True, slots=True)
+class Int(_Check):
+    lo: int
+    hi: int
+
+    def check(self, v: object, path: str) -> Any:
+        if type(v) is not int or not self.lo <= v <= self.hi:
+            raise _bad(path, f"an integer in {self.lo}..{self.hi}", v)
+        return v
+
+
+@dataclass(frozen=True, slots=True)
+class Bool(_Check):
+    def check(self, v: object, path: str) -> Any:
+        if type(v) is not bool:
+            raise _bad(path, "a boolean", v)
+        return v
+
+
+@dataclass(frozen=True, slots=True)
+class Str(_Check):
+    lo: int
+    hi: int
+    pattern: str | None = None
+
+    def check(self, v: object, path: str) -> Any:
+        if type(v) is not str or not self.lo <= len(v) <= self.hi:
+            raise _bad(path, f"a string of {self.lo}..{self.hi} characters", v)
+        if self.pattern is not None and re.fullmatch(self.pattern, v) is None:
+            raise _bad(path, f"a string matching {self.pattern}", v)
+        return v
+
+
+@dataclass(frozen=True, slots=True)
+class Bytes(_Check):
+    lo: int
+    hi: int
+
+    def check(self, v: object, path: str) -> Any:
+        if type(v) is not bytes or not self.lo <= len(v) <= self.hi:
+            want = f"{self.lo} bytes" if self.lo == self.hi else f"{self.lo}..{self.hi} bytes"
+            raise _bad(path, f"binary of {want}", v)
+        return v
+
+
+@dataclass(frozen=True, slots=True)
+class Opt(_Check):
+    inner: _Check
+
+    def check(self, v: object, path: str) -> Any:
+        return None if v is None else self.inner.check(v, path)
+
+
+@dataclass(frozen=True, slots=True)
+class Array(_Check):
+    inner: _Check
+    lo: int
+    hi: int
+
+    def check(self, v: object, path: str) -> Any:
+        if type(v) is not list or not self.lo <= len(v) <= self.hi:
+            raise _bad(path, f"an array of {self.lo}..{self.hi} items", v)
+        return tuple(self.inner.check(x, f"{path}[{i}]") for i, x in enumerate(v))
+
+
+@dataclass(frozen=True, slots=True)
+class Tuple(_Check):
+    items: tuple[_Check, ...]
+
+    def check(self, v: object, path: str) -> Any:
+        if type(v) is not list or len(v) != len(self.items):
+            raise _bad(path, f"an array of exactly {len(self.items)} items", v)
+        return tuple(
+            c.check(x, f"{path}[{i}]") for i, (c, x) in enumerate(zip(self.items, v, strict=True))
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Map(_Check):
+    key: _Check
+    value: _Check
+    hi: int
+
+    def check(self, v: object, path: str) -> Any:
+        if type(v) is not dict or len(v) > self.hi:
+            raise _bad(path, f"a map of at most {self.hi} entries", v)
+        return {
+            self.key.check(k, f"{path} key"): self.value.check(x, f"{path}[{k!r}]")
+            for k, x in v.items()
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Choice(_Check):
+    enum_type: type[enum.Enum]
+
+    def check(self, v: object, path: str) -> Any:
+        try:
+            return self.enum_type(v)
+        except (ValueError, TypeError):
+            names = ", ".join(str(m.value) for m in self.enum_type)
+            raise _bad(path, f"one of {names}", v) from None
+
+
+@dataclass(frozen=True, slots=True)
+class Struct(_Check):
+    cls: type[Any]
+
+    def check(self, v: object, path: str) -> Any:
+        if type(v) is not dict:
+            raise _bad(path, "a map", v)
+        return self.cls(**_check_fields(self.cls, v, path, ()))
+
+
+# Shared field types and bounds
+U32: Final = Int(0, 2**32 - 1)
+I32: Final = Int(-(2**31), 2**31 - 1)
+MAX_SEATS: Final = 8
+MAX_TEXT: Final = 500
+CARD: Final = Int(0, 107)
+CARDS: Final = Array(CARD, 0, 108)
+SEAT: Final = Int(0, MAX_SEATS - 1)
+NAME: Final = Str(1, 32, r"[^\x00-\x1f\x7f]+")  # a display name: no control characters
+PID_RE: Final = r"[A-Za-z0-9_-]{1,32}"
+PID: Final = Str(1, 32, PID_RE)  # a seat's participant id (§ Fair deal, Participants)
+ANY_PID: Final = Str(1, 32, PID_RE + "|@dealer")
+TOKEN: Final = Bytes(16, 64)
+KEY: Final = Bytes(32, 32)
+HASH: Final = Bytes(32, 32)
+SIG: Final = Bytes(0, 256)  # a signature as received: a wrong length is blamed, not refused
+TEXT: Final = Str(0, MAX_TEXT)
+EVENT: Final = Tuple((Str(1, 16, r"[a-z_]+"), Int(-1, MAX_SEATS - 1), I32))
+HEAD: Final = Tuple((U32, HASH, SIG))
+
+
+def _wire(spec: _Check, **kw: Any) -> Any:
+    """A dataclass field with its wire type in the metadata."""
+    return field(metadata={"wire": spec}, **kw)
+
+
+def _schema(cls: type[Any]) -> tuple[tuple[str, _Check], ...]:
+    return tuple((f.name, f.metadata["wire"]) for f in dataclasses.fields(cls))
+
+
+def _check_fields(
+    cls: type[Any], obj: dict[Any, Any], where: str, skip: tuple[str, ...]
+) -> dict[str, Any]:
+    schema = _schema(cls)
+    names = {n for n, _ in schema}
+    extra = sorted(repr(k) for k in obj if k not in names and k not in skip)
+    if extra:
+        raise RemoteProtocolError(f"{where}: unexpected field(s) {', '.join(extra)}")
+    missing = [n for n, _ in schema if n not in obj]
+    if missing:
+        raise RemoteProtocolError(f"{where}: missing field(s) {', '.join(missing)}")
+    return {n: spec.check(obj[n], f"{where}.{n}") for n, spec in schema}
+
+
+# ---------------------------------------------------------------------------------------------
+# Messages
+
+
+class Message:
+    """A protocol message. ``TYPE`` is its wire ``type``; the fields are the dataclass's."""
+
+    __slots__ = ()
+    TYPE: ClassVar[str]
+
+
+# -- handshake and closing --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hello(Message):
+    """Client → host, first message. ``token`` resumes an earlier seat; ``key`` is the
+    client's Ed25519 session public key (§ Signatures)."""
+
+    TYPE: ClassVar[str] = "hello"
+    version: int = _wire(U32)
+    name: str = _wire(NAME)
+    key: bytes = _wire(KEY)
+    spectate: bool = _wire(Bool(), default=False)
+    password: str | None = _wire(Opt(Str(0, 128)), default=None)
+    token: bytes | None = _wire(Opt(TOKEN), default=None)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Welcome(Message):
+    """Host → client, answer to ``hello``: the client's seat (None: a spectator) and the
+    token that resumes it."""
+
+    TYPE: ClassVar[str] = "welcome"
+    version: int = _wire(U32)
+    table: str = _wire(NAME)
+    seat: int | None = _wire(Opt(SEAT))
+    token: bytes = _wire(TOKEN)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Error(Message):
+    """Either side: the sender ends the connection because of ``code``."""
+
+    TYPE: ClassVar[str] = "error"
+    code: ErrorCode = _wire(Choice(ErrorCode))  # noqa: RUF009
+    text: str = _wire(TEXT, default="")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Bye(Message):
+    """Either side: the sender ends the connection normally."""
+
+    TYPE: ClassVar[str] = "bye"
+    reason: str = _wire(TEXT, default="")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ping(Message):
+    """Either side: asks for a ``pong`` with the same ``nonce`` (liveness, round trips)."""
+
+    TYPE: ClassVar[str] = "ping"
+    nonce: int = _wire(U32)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pong(Message):
+    """Either side: the answer to ``ping``."""
+
+    TYPE: ClassVar[str] = "pong"
+    nonce: int = _wire(U32)
+
+
+# -- lobby ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Sit(Message):
+    """Client → host: take ``seat`` (None: any free seat)."""
+
+    TYPE: ClassVar[str] = "sit"
+    seat: int | None = _wire(Opt(SEAT), default=None)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Stand(Message):
+    """Client → host: leave the seat and watch."""
+
+    TYPE: ClassVar[str] = "stand"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ready(Message):
+    """Client → host: this seat is (or is no longer) ready for the next hand."""
+
+    TYPE: ClassVar[str] = "ready"
+    ready: bool = _wire(Bool(), default=True)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Chat(Message):
+    """Both ways: a chat line. Clients send ``sender=""``; the host fills in the name."""
+
+    TYPE: ClassVar[str] = "chat"
+    text: str = _wire(Str(1, MAX_TEXT))
+    sender: str = _wire(Str(0, 32), default="")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LobbySeat:
+    """One seat as the lobby shows it. A free seat has ``name == ""``."""
+
+    name: str = _wire(Str(0, 32))
+    id: str = _wire(Str(0, 32, f"(?:{PID_RE})?"))
+    bot: bool = _wire(Bool(), default=False)
+    ready: bool = _wire(Bool(), default=False)
+    connected: bool = _wire(Bool(), default=False)
+    key: bytes = _wire(Bytes(0, 32), default=b"")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LobbyState(Message):
+    """Host → every client, whenever the lobby changes: seats, who hosts, the rules, the
+    match so far."""
+
+    TYPE: ClassVar[str] = "lobby"
+    table: str = _wire(NAME)
+    rules: str = _wire(Str(1, 64))
+    host: int | None = _wire(Opt(SEAT))
+    seats: tuple[LobbySeat, ...] = _wire(Array(Struct(LobbySeat), 2, MAX_SEATS))
+    spectators: int = _wire(U32, default=0)
+    playing: bool = _wire(Bool(), default=False)
+    hands: int = _wire(U32, default=0)
+    scores: tuple[int, ...] = _wire(Array(I32, 0, MAX_SEATS), default=())
+    turn_timer: int = _wire(U32, default=0)
+
+
+# -- play -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hand(Message):
+    """Host → every client: a hand begins. Everything ``ctx_0`` and the setup note need."""
+
+    TYPE: ClassVar[str] = "hand"
+    game_id: bytes = _wire(Bytes(16, 16))
+    hand_no: int = _wire(U32)
+    seats: tuple[str, ...] = _wire(Array(PID, 2, MAX_SEATS))
+    dealer: int = _wire(SEAT)
+    out: tuple[int, ...] = _wire(Array(SEAT, 0, MAX_SEATS), default=())
+    rules: str = _wire(Str(1, 32 * 1024))
+    keys: Mapping[str, bytes] = _wire(Map(ANY_PID, KEY, MAX_SEATS + 1))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeatView(Message):
+    """Host → one client: that seat's view after step ``seq`` (a spectator's: ``seat`` None,
+    no hand). Never another seat's cards. ``timer_ms``: time left for the seat to act, 0 if
+    there is no turn timer."""
+
+    TYPE: ClassVar[str] = "view"
+    seq: int = _wire(U32)
+    seat: int | None = _wire(Opt(SEAT))
+    hand: tuple[int, ...] = _wire(CARDS)
+    counts: tuple[int, ...] = _wire(Array(Int(0, 108), 2, MAX_SEATS))
+    active: tuple[bool, ...] = _wire(Array(Bool(), 2, MAX_SEATS))
+    top: int = _wire(Int(-1, 107))
+    top_face: int = _wire(I32)
+    named_suit: int = _wire(Int(-1, 3))
+    free: bool = _wire(Bool())
+    direction: int = _wire(Int(-1, 1))
+    turn: int = _wire(Int(-1, MAX_SEATS - 1))
+    phase: int = _wire(Int(0, 7))
+    pending_kind: str = _wire(Str(0, 8, r"|pickup|skip"))
+    pending_amount: int = _wire(I32)
+    pending_target: int = _wire(Int(-1, MAX_SEATS - 1))
+    missed: tuple[int, ...] = _wire(Array(I32, 0, MAX_SEATS))
+    declared: tuple[bool, ...] = _wire(Array(Bool(), 0, MAX_SEATS))
+    called_last: bool = _wire(Bool())
+    called_two: bool = _wire(Bool())
+    stock: int = _wire(Int(0, 108))
+    discard: int = _wire(Int(0, 108))
+    dealer: int = _wire(SEAT)
+    finished: tuple[int, ...] = _wire(Array(SEAT, 0, MAX_SEATS))
+    legal: tuple[int, ...] = _wire(Array(U32, 0, 1024))
+    timer_ms: int = _wire(U32, default=0)
+
+    @classmethod
+    def from_view(cls, view: View, seq: int, timer_ms: int = 0) -> SeatView:
+        """The message for an engine :class:`~lanswitch.game.View`."""
+        fields = {f.name: getattr(view, f.name) for f in dataclasses.fields(View)}
+        fields["phase"] = int(view.phase)
+        return cls(seq=seq, timer_ms=timer_ms, **fields)
+
+    def to_view(self) -> View:
+        """The engine :class:`~lanswitch.game.View` this message carries."""
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(View)}
+        fields["phase"] = Phase(self.phase)
+        return View(**fields)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Events(Message):
+    """Host → one client: what step ``seq`` of the hand did, as this client may see it.
+
+    ``events``: the engine's events ``(kind, seat, value)``, redacted for this client
+    (:func:`lanswitch.game.redact`); ``log``: the public log events the step appended, each in
+    its § Public log encoding (the same for every client)."""
+
+    TYPE: ClassVar[str] = "events"
+    seq: int = _wire(U32)
+    events: tuple[tuple[str, int, int], ...] = _wire(Array(EVENT, 0, 2048))
+    log: tuple[bytes, ...] = _wire(Array(Bytes(1, 1024), 0, 512), default=())
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Move(Message):
+    """Client → host: the seat's move (an engine move code), answering view ``seq``."""
+
+    TYPE: ClassVar[str] = "move"
+    seq: int = _wire(U32)
+    move: int = _wire(U32)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reject(Message):
+    """Host → client: a request was refused; the connection goes on. ``seq``: the view seq
+    of a refused ``move``, else 0."""
+
+    TYPE: ClassVar[str] = "reject"
+    code: ErrorCode = _wire(Choice(ErrorCode))  # noqa: RUF009
+    text: str = _wire(TEXT, default="")
+    seq: int = _wire(U32, default=0)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandOver(Message):
+    """Host → every client: the hand is over (``reason`` ``void`` after an abort).
+    ``head``: the host's signed log head ``(count, head, signature)``; ``cards_signature``:
+    the host's signature of the cards message for this client's seat (empty for spectators).
+    """
+
+    TYPE: ClassVar[str] = "hand_over"
+    reason: str = _wire(Str(1, 16, r"[a-z_]+"))
+    placings: tuple[int, ...] = _wire(Array(SEAT, 0, MAX_SEATS))
+    scores: tuple[int, ...] = _wire(Array(I32, 0, MAX_SEATS))
+    hand_points: tuple[int, ...] = _wire(Array(I32, 0, MAX_SEATS))
+    head: tuple[int, bytes, bytes] = _wire(HEAD)
+    cards_signature: bytes = _wire(SIG, default=b"")
+
+
+# -- fair deal --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Announce(Message):
+    """Host → every client: round ``round`` over ``cards`` (ascending). With no commitments:
+    step 1, commit now. With every participant's ``(commitment, signature)``: step 3, the
+    commitments are fixed, send your seed. ``ctx``: the round's context as the host computed
+    it; each client computes its own and refuses the round if they differ."""
+
+    TYPE: ClassVar[str] = "announce"
+    round: int = _wire(U32)
+    ctx: bytes = _wire(HASH)
+    cards: tuple[int, ...] = _wire(CARDS)
+    commitments: Mapping[str, tuple[bytes, bytes]] = _wire(
+        Map(ANY_PID, Tuple((SIG, SIG)), MAX_SEATS + 1), default_factory=dict
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Commit(Message):
+    """Client → host (step 2): this seat's commitment for ``round`` and its signature."""
+
+    TYPE: ClassVar[str] = "commit"
+    round: int = _wire(U32)
+    commitment: bytes = _wire(SIG)
+    signature: bytes = _wire(SIG)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reveal(Message):
+    """Client → host only (step 4): this seat's seed for ``round`` and its reveal signature."""
+
+    TYPE: ClassVar[str] = "reveal"
+    round: int = _wire(U32)
+    seed: bytes = _wire(SIG)
+    signature: bytes = _wire(SIG)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reveals(Message):
+    """Host → every client, after the hand: every seed of ``round`` with its reveal
+    signature (the seeds the host got, a bad one too)."""
+
+    TYPE: ClassVar[str] = "reveals"
+    round: int = _wire(U32)
+    seeds: Mapping[str, tuple[bytes, bytes]] = _wire(Map(ANY_PID, Tuple((SIG, SIG)), MAX_SEATS + 1))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Abort(Message):
+    """Host → every client: round ``round`` failed; the hand is void (§ Transcript, abort)."""
+
+    TYPE: ClassVar[str] = "abort"
+    round: int = _wire(U32)
+    fault: str = _wire(Str(1, 32, r"bad_reveal|missing_reveal|missing_commitment"))
+    culprits: tuple[str, ...] = _wire(Array(ANY_PID, 1, MAX_SEATS + 1))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LogHead(Message):
+    """Client → host, after ``hand_over``: this seat's signed head of the log it holds."""
+
+    TYPE: ClassVar[str] = "log_head"
+    count: int = _wire(U32)
+    head: bytes = _wire(HASH)
+    signature: bytes = _wire(SIG)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LogHeads(Message):
+    """Host → every client: every participant's signed log head ``(count, head, signature)``,
+    ``@dealer``'s included."""
+
+    TYPE: ClassVar[str] = "log_heads"
+    heads: Mapping[str, tuple[int, bytes, bytes]] = _wire(Map(ANY_PID, HEAD, MAX_SEATS + 1))
+
+
+MESSAGES: Final[Mapping[str, type[Message]]] = {
+    cls.TYPE: cls
+    for cls in (
+        Hello,
+        Welcome,
+        Error,
+        Bye,
+        Ping,
+        Pong,
+        Sit,
+        Stand,
+        Ready,
+        Chat,
+        LobbyState,
+        Hand,
+        SeatView,
+        Events,
+        Move,
+        Reject,
+        HandOver,
+        Announce,
+        Commit,
+        Reveal,
+        Reveals,
+        Abort,
+        LogHead,
+        LogHeads,
+    )
+}
+"""Every message type by its wire ``type``."""
+
+# ---------------------------------------------------------------------------------------------
+# Codec
+
+
+def _to_wire(v: object) -> object:
+    if isinstance(v, enum.Enum):
+        return v.value
+    if isinstance(v, tuple | list):
+        return [_to_wire(x) for x in v]
+    if isinstance(v, Mapping):
+        return {k: _to_wire(x) for k, x in v.items()}
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        return {f.name: _to_wire(getattr(v, f.name)) for f in dataclasses.fields(v)}
+    return v
+
+
+def _version_check(obj: dict[Any, Any], t: str) -> None:
+    """``hello`` and ``welcome`` are checked for their version before anything else, so a
+    peer of another version gets ``version_mismatch`` whatever else those messages hold."""
+    v = obj.get("version")
+    if type(v) is not int:
+        raise _bad(f"{t}.version", "an integer", v)
+    if v != PROTOCOL_VERSION:
+        raise RemoteProtocolError(
+            f"the peer speaks protocol version {v}; this program speaks {PROTOCOL_VERSION}",
+            ErrorCode.VERSION_MISMATCH,
+        )
+
+
+def decode_message(obj: object) -> Message:
+    """The message a decoded msgpack value holds; RemoteProtocolError if it holds none."""
+    if type(obj) is not dict:
+        raise _bad("message", "a map", obj)
+    t = obj.get("type")
+    if type(t) is not str:
+        raise _bad("message.type", "a string", t)
+    cls = MESSAGES.get(t)
+    if cls is None:
+        raise RemoteProtocolError(f"unknown message type {t[:32]!r}")
+    if cls is Hello or cls is Welcome:
+        _version_check(obj, t)
+    return cls(**_check_fields(cls, obj, t, ("type",)))
+
+
+def decode_frame_payload(payload: bytes) -> Message:
+    """The message one frame's payload holds."""
+    try:
+        obj = msgpack.unpackb(payload, raw=False, strict_map_key=True, **_UNPACK_LIMITS)
+    except Exception as e:  # msgpack raises several types for garbage; all mean "bad frame"
+        raise RemoteProtocolError(
+            f"the frame is not one msgpack value ({type(e).__name__}: {e})"[:MAX_TEXT],
+            ErrorCode.BAD_FRAME,
+        ) from None
+    return decode_message(obj)
+
+
+def encode_message(message: Message) -> bytes:
+    """The msgpack payload of ``message``: a map, ``type`` first, then the fields in their
+    declared order. Checked against the schema: LocalProtocolError if it would not decode."""
+    if type(message) not in MESSAGES.values():
+        raise LocalProtocolError(f"not a protocol message: {message!r}"[:MAX_TEXT])
+    wire: dict[str, object] = {"type": message.TYPE}
+    for f in dataclasses.fields(message):  # type: ignore[arg-type]
+        wire[f.name] = _to_wire(getattr(message, f.name))
+    try:
+        decode_message(wire)
+    except RemoteProtocolError as e:
+        raise LocalProtocolError(f"cannot send this {message.TYPE}: {e.text}", e.code) from None
+    return msgpack.packb(wire, use_bin_type=True)  # type: ignore[no-any-return]
+
+
+def encode_frame(message: Message) -> bytes:
+    """``message`` as one frame: ``u32 length ‖ payload``."""
+    payload = encode_message(message)
+    if len(payload) > MAX_FRAME:
+        raise LocalProtocolError(
+            f"a {message.TYPE} message of {len(payload)} bytes is above the "
+            f"{MAX_FRAME}-byte frame limit",
+            ErrorCode.TOO_BIG,
+        )
+    return len(payload).to_bytes(HEADER, "big") + payload
+
+
+# ---------------------------------------------------------------------------------------------
+# The connection
+
+
+class Role(enum.Enum):
+    """Which end of the connection we are."""
+
+    CLIENT = "client"
+    """We joined a table: we send ``hello`` first."""
+    SERVER = "server"
+    """We host the table: we wait for ``hello`` and answer ``welcome`` or ``error``."""
+
+
+class State(enum.Enum):
+    """Where the connection is; the same at both ends once the bytes in flight arrive."""
+
+    HELLO = "hello"
+    """Nothing yet: the client's ``hello`` is next."""
+    WELCOME = "welcome"
+    """``hello`` done: the server's ``welcome`` is next."""
+    OPEN = "open"
+    """The handshake is done: lobby, play and fair-deal messages flow."""
+    CLOSED = "closed"
+    """A ``bye`` or ``error`` was sent or received (or a protocol error or the end of the
+    stream was seen): nothing more is accepted; we may still send one ``error`` or ``bye``
+    if we have sent neither."""
+
+
+_CLOSING: Final = frozenset({"error", "bye"})
+_EITHER: Final = frozenset({"ping", "pong"})
+
+HANDSHAKE: Final[Mapping[tuple[State, Role], Mapping[str, State]]] = {
+    (State.HELLO, Role.CLIENT): {"hello": State.WELCOME},
+    (State.WELCOME, Role.SERVER): {"welcome": State.OPEN},
+}
+"""The handshake's transitions: (state, the role that sends) → {message type: next state}.
+``error`` and ``bye`` are allowed from either role in every state but CLOSED and lead to it;
+nothing else is allowed before OPEN."""
+
+CLIENT_SENDS: Final = frozenset(
+    {"sit", "stand", "ready", "chat", "move", "commit", "reveal", "log_head"} | _EITHER
+)
+"""What a client may send once the connection is OPEN (besides ``error`` and ``bye``)."""
+
+SERVER_SENDS: Final = frozenset(
+    {
+        "lobby",
+        "chat",
+        "hand",
+        "view",
+        "events",
+        "reject",
+        "hand_over",
+        "announce",
+        "reveals",
+        "abort",
+        "log_heads",
+    }
+    | _EITHER
+)
+"""What the server may send once the connection is OPEN (besides ``error`` and ``bye``)."""
+
+
+def _next_state(state: State, sender: Role, t: str) -> State | None:
+    """The state after ``sender`` sends a ``t`` in ``state``; None if that is not allowed."""
+    if state is State.CLOSED:
+        return None
+    if t in _CLOSING:
+        return State.CLOSED
+    if state is State.OPEN:
+        allowed = CLIENT_SENDS if sender is Role.CLIENT else SERVER_SENDS
+        return State.OPEN if t in allowed else None
+    return HANDSHAKE.get((state, sender), {}).get(t)
+
+
+class Connection:
+    """One end of one connection, sans I/O.
+
+    ``receive_data(bytes)`` → the messages those bytes completed; ``send(message)`` → the
+    bytes to write. ``receive_data(b"")`` means the stream ended.
+    """
+
+    def __init__(self, role: Role) -> None:
+        self.role = role
+        self.peer = Role.SERVER if role is Role.CLIENT else Role.CLIENT
+        self.state = State.HELLO
+        self._buffer = bytearray()
+        self._sent_close = False
+
+    @property
+    def closed(self) -> bool:
+        return self.state is State.CLOSED
+
+    @property
+    def buffered(self) -> int:
+        """Bytes received that do not yet make a whole frame."""
+        return len(self._buffer)
+
+    def send(self, message: Message) -> bytes:
+        """The frame for ``message``. LocalProtocolError if our side may not send it now or it
+        is not a valid message (the state is unchanged then)."""
+        t = message.TYPE
+        if self.state is State.CLOSED:
+            if self._sent_close or t not in _CLOSING:
+                raise LocalProtocolError(
+                    f"cannot send {t}: the connection is closed", ErrorCode.UNEXPECTED
+                )
+            nxt: State | None = State.CLOSED
+        else:
+            nxt = _next_state(self.state, self.role, t)
+        if nxt is None:
+            raise LocalProtocolError(
+                f"a {self.role.value} cannot send {t} in state {self.state.value}",
+                ErrorCode.UNEXPECTED,
+            )
+        data = encode_frame(message)
+        self.state = nxt
+        if t in _CLOSING:
+            self._sent_close = True
+        return data
+
+    def send_all(self, messages: Iterable[Message]) -> bytes:
+        """The frames of several messages, in order."""
+        return b"".join(self.send(m) for m in messages)
+
+    def receive_data(self, data: bytes) -> list[Message]:
+        """The messages completed by ``data``; ``b""`` is the end of the stream.
+
+        Raises RemoteProtocolError — and the connection is CLOSED — on a bad frame, a bad
+        message or a message the peer may not send now. Data arriving after the connection
+        closed is discarded.
+        """
+        if self.state is State.CLOSED:
+            return []
+        if not data:
+            self.state = State.CLOSED
+            if self._buffer:
+                n = len(self._buffer)
+                self._buffer.clear()
+                raise RemoteProtocolError(
+                    f"the stream ended inside a frame ({n} bytes pending)", ErrorCode.BAD_FRAME
+                )
+            return []
+        self._buffer += data
+        out: list[Message] = []
+        try:
+            while not self.closed:
+                message = self._next_message()
+                if message is None:
+                    break
+                out.append(message)
+        except RemoteProtocolError as e:
+            self.state = State.CLOSED
+            self._buffer.clear()
+            e.received = tuple(out)
+            raise
+        if self.closed:
+            self._buffer.clear()
+        return out
+
+    def _next_message(self) -> Message | None:
+        buf = self._buffer
+        if len(buf) < HEADER:
+            return None
+        n = int.from_bytes(buf[:HEADER], "big")
+        if n == 0:
+            raise RemoteProtocolError("a frame of length 0", ErrorCode.BAD_FRAME)
+        if n > MAX_FRAME:
+            raise RemoteProtocolError(
+                f"a frame of {n} bytes is above the {MAX_FRAME}-byte limit", ErrorCode.TOO_BIG
+            )
+        if len(buf) < HEADER + n:
+            return None
+        payload = bytes(buf[HEADER : HEADER + n])
+        del buf[: HEADER + n]
+        message = decode_frame_payload(payload)
+        nxt = _next_state(self.state, self.peer, message.TYPE)
+        if nxt is None:
+            raise RemoteProtocolError(
+                f"a {self.peer.value} may not send {message.TYPE} in state {self.state.value}",
+                ErrorCode.UNEXPECTED,
+            )
+        self.state = nxt
+        return message
