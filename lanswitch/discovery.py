@@ -1,0 +1,438 @@
+"""Finding tables on the LAN with multicast DNS (a shell: zeroconf, asyncio, the clock).
+
+A host advertises its table as a DNS-SD service of type ``_lanswitch._tcp.local.``
+(:class:`TableAdvertiser`); the instance name is the table's name, made unique on the LAN by
+zeroconf (a second "Kitchen" becomes "Kitchen-2"). The TXT record carries what a client needs
+before it connects:
+
+======== =======================================================================
+key      value
+======== =======================================================================
+``v``    the wire protocol version (decimal)
+``name`` the table's name (the instance name, after any renaming)
+``rules`` the rule set's name
+``free`` free seats (updated live as players come and go)
+``seats`` seats in all
+``fp``   the SHA-256 fingerprint of the host's TLS certificate (64 hex digits)
+``host`` the host machine's name
+======== =======================================================================
+
+Only IPv4 is used (a v4-only host and a v6-only browser never meet; dual stack sometimes
+resolves only a link-local address). Both sides use every interface by default, or only the
+addresses given (``--interface ADDR``; the tests use ``["127.0.0.1"]``). On shutdown the host
+sends a goodbye, so browsers drop the table at once; after a crash there is none, and the
+record lingers until it expires (up to 75 min for the TXT record, 2 min for the address):
+clients must treat a failed connect as the table being gone (:meth:`TableBrowser.forget`).
+
+:class:`TableBrowser` keeps a live map of tables; :func:`list_tables` is the one-shot form for
+``lanswitch tables --timeout S``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import re
+import socket
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+import ifaddr  # a dependency of zeroconf, used to list this machine's addresses
+from zeroconf import InterfaceChoice, IPVersion, ServiceStateChange
+from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
+
+__all__ = [
+    "DEFAULT_LIST_TIMEOUT",
+    "SERVICE_TYPE",
+    "Table",
+    "TableAdvertiser",
+    "TableBrowser",
+    "list_tables",
+    "local_ipv4_addresses",
+]
+
+SERVICE_TYPE = "_lanswitch._tcp.local."
+#: How long ``lanswitch tables`` listens by default: the browser's first query leaves after
+#: 20–120 ms and answers on a LAN take tens of ms; the second query goes out after ~1 s.
+DEFAULT_LIST_TIMEOUT = 2.0
+#: How long one table's records may take to resolve after it is first heard of.
+RESOLVE_TIMEOUT_MS = 3000
+
+_MAX_LABEL = 63  # bytes in one DNS label
+
+
+def local_ipv4_addresses(*, include_loopback: bool = False) -> list[str]:
+    """This machine's IPv4 addresses (without 127.0.0.0/8 unless asked), in adapter order."""
+    found: list[str] = []
+    for adapter in ifaddr.get_adapters():
+        for ip in adapter.ips:
+            if not isinstance(ip.ip, str):
+                continue  # IPv6: a (address, flowinfo, scope) tuple
+            addr = ipaddress.IPv4Address(ip.ip)
+            if addr.is_loopback and not include_loopback:
+                continue
+            if addr.is_link_local or str(addr) in found:
+                continue
+            found.append(str(addr))
+    return found
+
+
+def _interfaces(addresses: Sequence[str] | None) -> InterfaceChoice | list[str]:
+    return InterfaceChoice.All if addresses is None else list(addresses)
+
+
+def _zeroconf(addresses: Sequence[str] | None) -> AsyncZeroconf:
+    return AsyncZeroconf(interfaces=_interfaces(addresses), ip_version=IPVersion.V4Only)
+
+
+def _dns_label(text: str, fallback: str) -> str:
+    """A host-name label: lowercase letters, digits and hyphens only."""
+    label = re.sub(r"[^a-z0-9-]+", "-", text.lower()).strip("-")[:40].strip("-")
+    return label or fallback
+
+
+def _instance_label(name: str) -> str:
+    """The table name as a DNS-SD instance label: no dots or control characters, ≤ 63 bytes."""
+    cleaned = "".join(ch if ch.isprintable() and ch != "." else " " for ch in name)
+    cleaned = " ".join(cleaned.split()) or "lanswitch"
+    raw = cleaned.encode()[: _MAX_LABEL - 4]  # room for a "-NN" suffix on a name clash
+    return raw.decode(errors="ignore").rstrip() or "lanswitch"
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """One advertised table as a browser sees it."""
+
+    name: str  # the instance name: unique on the LAN, what `lanswitch join NAME` takes
+    addresses: tuple[str, ...]  # IPv4, as advertised (try them all)
+    port: int
+    rules: str
+    seats_free: int | None
+    seats_total: int | None
+    version: int | None  # the wire protocol version; None if unreadable
+    fingerprint: str  # 64 hex digits, "" if missing
+    host: str  # the host machine's name
+    server: str  # the mDNS host name the addresses belong to
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "addresses": list(self.addresses),
+            "port": self.port,
+            "rules": self.rules,
+            "free_seats": self.seats_free,
+            "seats": self.seats_total,
+            "version": self.version,
+            "fingerprint": self.fingerprint,
+            "host": self.host,
+        }
+
+
+def _int_or_none(text: str | None) -> int | None:
+    if text is None or not text.isdigit():
+        return None
+    return int(text)
+
+
+def _table_from_info(info: AsyncServiceInfo) -> Table:
+    props: dict[str, str] = {}
+    for k, v in info.properties.items():
+        if isinstance(k, bytes):
+            props[k.decode(errors="replace")] = (
+                v.decode(errors="replace") if isinstance(v, bytes) else ""
+            )
+    fp = props.get("fp", "").lower()
+    if not re.fullmatch(r"[0-9a-f]{64}", fp):
+        fp = ""
+    return Table(
+        name=info.name.removesuffix("." + SERVICE_TYPE),
+        addresses=tuple(info.parsed_addresses(IPVersion.V4Only)),
+        port=info.port or 0,
+        rules=props.get("rules", ""),
+        seats_free=_int_or_none(props.get("free")),
+        seats_total=_int_or_none(props.get("seats")),
+        version=_int_or_none(props.get("v")),
+        fingerprint=fp,
+        host=props.get("host", ""),
+        server=info.server or "",
+    )
+
+
+class TableAdvertiser:
+    """Advertises one table on the LAN until :meth:`close` (which sends the goodbye).
+
+    ``interfaces`` are the IPv4 addresses to serve and advertise on; by default every
+    interface, advertising every non-loopback IPv4 address of this machine (loopback only if
+    it has no other). Use as ``async with TableAdvertiser(...) as adv:`` or call
+    :meth:`start` and :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        port: int,
+        rules: str,
+        seats_total: int,
+        seats_free: int,
+        fingerprint: str,
+        version: int,
+        host: str | None = None,
+        interfaces: Sequence[str] | None = None,
+    ) -> None:
+        self._requested = _instance_label(name)
+        self.port = port
+        self.rules = rules
+        self.seats_total = seats_total
+        self.seats_free = seats_free
+        self.fingerprint = fingerprint.lower()
+        self.version = version
+        self.host = host or socket.gethostname().split(".")[0]
+        self.interfaces = None if interfaces is None else list(interfaces)
+        if self.interfaces is not None:
+            self.addresses = list(self.interfaces)
+        else:
+            self.addresses = local_ipv4_addresses() or local_ipv4_addresses(include_loopback=True)
+        # A host name of our own for the A records, unique per host identity and port.
+        fp_tag = self.fingerprint[:8] or "0"
+        self.server = f"{_dns_label(self.host, 'host')}-{fp_tag}-{port}.local."
+        self._zc: AsyncZeroconf | None = None
+        self._info: AsyncServiceInfo | None = None
+        self._name = self._requested
+
+    @property
+    def name(self) -> str:
+        """The table's name on the LAN (after any renaming on a clash)."""
+        return self._name
+
+    def _properties(self) -> dict[str, str]:
+        return {
+            "v": str(self.version),
+            "name": self._name,
+            "rules": self.rules,
+            "free": str(self.seats_free),
+            "seats": str(self.seats_total),
+            "fp": self.fingerprint,
+            "host": self.host,
+        }
+
+    def _service_info(self, name: str) -> AsyncServiceInfo:
+        return AsyncServiceInfo(
+            SERVICE_TYPE,
+            f"{name}.{SERVICE_TYPE}",
+            port=self.port,
+            properties=self._properties(),
+            server=self.server,
+            parsed_addresses=self.addresses,
+        )
+
+    async def start(self) -> str:
+        """Probe for the name (~1.2 s), rename on a clash, announce; returns the name."""
+        if self._zc is not None:
+            raise RuntimeError("already started")
+        self._zc = _zeroconf(self.interfaces)
+        info = self._service_info(self._requested)
+        try:
+            announced = await self._zc.async_register_service(info, allow_name_change=True)
+            await announced
+        except BaseException:
+            await self._zc.async_close()
+            self._zc = None
+            raise
+        self._info = info
+        renamed = info.name.removesuffix("." + SERVICE_TYPE)
+        if renamed != self._name:
+            self._name = renamed
+            await self._republish()  # the TXT "name" follows the new instance name
+        return self._name
+
+    async def _republish(self) -> None:
+        if self._zc is None or self._info is None:
+            return
+        info = self._service_info(self._name)
+        await self._zc.async_update_service(info)  # announcements go on in the background
+        self._info = info
+
+    async def update(
+        self,
+        *,
+        seats_free: int | None = None,
+        seats_total: int | None = None,
+        rules: str | None = None,
+    ) -> None:
+        """Change the TXT record (e.g. when a seat is taken or freed) and announce it."""
+        changed = False
+        for attr, value in (
+            ("seats_free", seats_free),
+            ("seats_total", seats_total),
+            ("rules", rules),
+        ):
+            if value is not None and getattr(self, attr) != value:
+                setattr(self, attr, value)
+                changed = True
+        if changed:
+            await self._republish()
+
+    async def close(self) -> None:
+        """Send the goodbye and stop. Idempotent."""
+        zc, info = self._zc, self._info
+        self._zc = self._info = None
+        if zc is None:
+            return
+        try:
+            if info is not None:
+                goodbye = await zc.async_unregister_service(info)
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(2.0):
+                        await goodbye
+        finally:
+            await zc.async_close()
+
+    async def __aenter__(self) -> TableAdvertiser:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+
+#: Called with the table's name and its new state (None: it is gone).
+ChangeCallback = Callable[[str, Table | None], None]
+
+
+class TableBrowser:
+    """A live map of the tables on the LAN, by name.
+
+    Tables appear once resolved (addresses, port and TXT), change when their TXT record does
+    (free seats) and disappear on the host's goodbye. ``on_change`` is called on every change
+    in the event loop. ``interfaces`` as for :class:`TableAdvertiser`.
+    """
+
+    def __init__(
+        self,
+        *,
+        interfaces: Sequence[str] | None = None,
+        on_change: ChangeCallback | None = None,
+    ) -> None:
+        self.interfaces = None if interfaces is None else list(interfaces)
+        self.on_change = on_change
+        self._tables: dict[str, Table] = {}
+        self._zc: AsyncZeroconf | None = None
+        self._browser: AsyncServiceBrowser | None = None
+        self._resolving: dict[str, asyncio.Task[None]] = {}
+        self._changed = asyncio.Event()
+
+    @property
+    def tables(self) -> dict[str, Table]:
+        """A snapshot of the tables seen, by name."""
+        return dict(self._tables)
+
+    async def start(self) -> None:
+        if self._zc is not None:
+            raise RuntimeError("already started")
+        self._zc = _zeroconf(self.interfaces)
+        self._browser = AsyncServiceBrowser(
+            self._zc.zeroconf, SERVICE_TYPE, handlers=[self._on_service_state_change]
+        )
+
+    def _on_service_state_change(self, **kwargs: Any) -> None:
+        name: str = kwargs["name"]
+        state: ServiceStateChange = kwargs["state_change"]
+        old = self._resolving.pop(name, None)
+        if old is not None:
+            old.cancel()
+        if state is ServiceStateChange.Removed:
+            self._set(name, None)
+            return
+        task = asyncio.get_running_loop().create_task(self._resolve(name))
+        self._resolving[name] = task
+        task.add_done_callback(lambda t: self._resolved(name, t))
+
+    def _resolved(self, name: str, task: asyncio.Task[None]) -> None:
+        if self._resolving.get(name) is task:
+            del self._resolving[name]
+
+    async def _resolve(self, name: str) -> None:
+        zc = self._zc
+        if zc is None:
+            return
+        info = AsyncServiceInfo(SERVICE_TYPE, name)
+        if await info.async_request(zc.zeroconf, RESOLVE_TIMEOUT_MS):
+            self._set(name, _table_from_info(info))
+
+    def _set(self, service_name: str, table: Table | None) -> None:
+        name = service_name.removesuffix("." + SERVICE_TYPE)
+        if table is None:
+            if self._tables.pop(name, None) is None:
+                return
+        elif self._tables.get(name) == table:
+            return
+        else:
+            self._tables[name] = table
+        self._changed.set()
+        self._changed = asyncio.Event()
+        if self.on_change is not None:
+            self.on_change(name, table)
+
+    def forget(self, name: str) -> None:
+        """Drop a table that is known to be gone (a failed connect after a host crash)."""
+        self._set(f"{name}.{SERVICE_TYPE}", None)
+
+    async def wait_for(self, predicate: Callable[[dict[str, Table]], bool], timeout: float) -> bool:
+        """Wait until ``predicate(tables)`` holds (True) or ``timeout`` seconds pass (False)."""
+        deadline = time.monotonic() + timeout
+        while not predicate(self._tables):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(remaining):
+                    await self._changed.wait()
+        return True
+
+    async def close(self) -> None:
+        """Stop browsing. Idempotent."""
+        for task in self._resolving.values():
+            task.cancel()
+        pending = list(self._resolving.values())
+        self._resolving.clear()
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
+        browser, zc = self._browser, self._zc
+        self._browser = self._zc = None
+        try:
+            if browser is not None:
+                await browser.async_cancel()
+        finally:
+            if zc is not None:
+                await zc.async_close()
+
+    async def __aenter__(self) -> TableBrowser:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+
+async def list_tables(
+    timeout: float = DEFAULT_LIST_TIMEOUT, *, interfaces: Sequence[str] | None = None
+) -> list[Table]:
+    """The tables heard within ``timeout`` seconds, sorted by name."""
+    async with TableBrowser(interfaces=interfaces) as browser:
+        await asyncio.sleep(timeout)
+        return sorted(browser.tables.values(), key=lambda t: t.name.casefold())

@@ -1,0 +1,232 @@
+"""Table discovery over real multicast DNS, bound to loopback only (never the real LAN).
+
+Every zeroconf instance here is made with ``interfaces=["127.0.0.1"]``; every wait is bounded.
+Registration probes for ~1.2 s before it announces, so each test takes a few seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import struct
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
+
+import pytest
+from zeroconf.asyncio import AsyncServiceInfo
+
+from lanswitch.discovery import (
+    SERVICE_TYPE,
+    Table,
+    TableAdvertiser,
+    TableBrowser,
+    _instance_label,
+    _table_from_info,
+    list_tables,
+    local_ipv4_addresses,
+)
+
+LOOPBACK = ["127.0.0.1"]
+FP = "ab" * 32
+FP2 = "cd" * 32
+WAIT = 10.0  # the longest any single wait may take
+T = TypeVar("T")
+
+
+def _multicast_on_loopback_works() -> str | None:
+    """None if a multicast datagram sent on 127.0.0.1 comes back to a member; else why not."""
+    group = "224.0.0.251"
+    try:
+        rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    except OSError as e:
+        return f"no UDP sockets: {e}"
+    with rx, tx:
+        try:
+            rx.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            rx.bind(("", 0))
+            port = rx.getsockname()[1]
+            mreq = struct.pack("4s4s", socket.inet_aton(group), socket.inet_aton("127.0.0.1"))
+            rx.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, mreq)
+            rx.settimeout(1.0)
+            tx.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton("127.0.0.1"))
+            tx.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_LOOP, 1)
+            tx.sendto(b"lanswitch-probe", (group, port))
+            data = rx.recv(100)
+        except OSError as e:
+            return f"multicast on loopback does not work here: {e}"
+    return None if data == b"lanswitch-probe" else "multicast on loopback returned garbage"
+
+
+_WHY_NOT = _multicast_on_loopback_works()
+needs_multicast = pytest.mark.skipif(_WHY_NOT is not None, reason=_WHY_NOT or "")
+
+
+def run(make: Callable[[], Coroutine[Any, Any, T]], limit: float = 20.0) -> T:
+    """Run a test coroutine with a hard time limit."""
+
+    async def bounded() -> T:
+        async with asyncio.timeout(limit):
+            return await make()
+
+    return asyncio.run(bounded())
+
+
+def advertiser(name: str = "Kitchen", port: int = 40001, **kw: Any) -> TableAdvertiser:
+    args: dict[str, Any] = {
+        "name": name,
+        "port": port,
+        "rules": "switch",
+        "seats_total": 4,
+        "seats_free": 3,
+        "fingerprint": FP,
+        "version": 1,
+        "host": "laptop-a",
+        "interfaces": LOOPBACK,
+    }
+    return TableAdvertiser(**(args | kw))
+
+
+async def timed(awaitable: Awaitable[bool]) -> float:
+    """Seconds until ``awaitable`` came true; fails the test if it timed out."""
+    t0 = time.monotonic()
+    assert await awaitable, "timed out"
+    return time.monotonic() - t0
+
+
+@needs_multicast
+def test_table_is_found_updated_listed_and_removed_on_goodbye() -> None:
+    async def scenario() -> dict[str, float]:
+        times: dict[str, float] = {}
+        changes: list[tuple[str, int | None]] = []
+        adv = advertiser()
+        t0 = time.monotonic()
+        assert await adv.start() == "Kitchen"
+        times["register"] = time.monotonic() - t0
+        try:
+            browser = TableBrowser(
+                interfaces=LOOPBACK,
+                on_change=lambda n, t: changes.append((n, None if t is None else t.seats_free)),
+            )
+            async with browser:
+                times["found"] = await timed(
+                    browser.wait_for(lambda ts: "Kitchen" in ts, timeout=WAIT)
+                )
+                table = browser.tables["Kitchen"]
+                assert table == Table(
+                    name="Kitchen",
+                    addresses=("127.0.0.1",),
+                    port=40001,
+                    rules="switch",
+                    seats_free=3,
+                    seats_total=4,
+                    version=1,
+                    fingerprint=FP,
+                    host="laptop-a",
+                    server=adv.server,
+                )
+                # a seat is taken: the TXT record changes and the browser sees it
+                await adv.update(seats_free=2)
+                times["update"] = await timed(
+                    browser.wait_for(lambda ts: ts["Kitchen"].seats_free == 2, timeout=WAIT)
+                )
+                # the one-shot listing, as `lanswitch tables` uses it
+                t1 = time.monotonic()
+                listed = await list_tables(1.0, interfaces=LOOPBACK)
+                times["list"] = time.monotonic() - t1
+                assert [t.name for t in listed] == ["Kitchen"]
+                assert listed[0].as_json() == {
+                    "name": "Kitchen",
+                    "addresses": ["127.0.0.1"],
+                    "port": 40001,
+                    "rules": "switch",
+                    "free_seats": 2,
+                    "seats": 4,
+                    "version": 1,
+                    "fingerprint": FP,
+                    "host": "laptop-a",
+                }
+                # the host shuts down: its goodbye removes the table at once
+                t2 = time.monotonic()
+                await adv.close()
+                times["goodbye"] = time.monotonic() - t2
+                times["removed"] = await timed(
+                    browser.wait_for(lambda ts: "Kitchen" not in ts, timeout=WAIT)
+                )
+        finally:
+            await adv.close()
+        assert changes == [("Kitchen", 3), ("Kitchen", 2), ("Kitchen", None)]
+        return times
+
+    times = run(scenario)
+    print("discovery on loopback, seconds:", {k: round(v, 3) for k, v in times.items()})
+    assert times["removed"] < 3.0  # the goodbye, not the 2-minute record expiry
+
+
+@needs_multicast
+def test_two_tables_with_the_same_name_get_distinct_names() -> None:
+    async def scenario() -> tuple[str, str, dict[str, Table]]:
+        first = advertiser("Kitchen", 40001)
+        second = advertiser("Kitchen", 40002, fingerprint=FP2, host="laptop-b", seats_free=1)
+        async with first, TableBrowser(interfaces=LOOPBACK) as browser:
+            async with second:
+                assert await browser.wait_for(lambda ts: len(ts) == 2, timeout=WAIT)
+                return first.name, second.name, browser.tables
+
+    a, b, tables = run(scenario)
+    assert a == "Kitchen"
+    assert b == "Kitchen-2"
+    assert tables["Kitchen"].fingerprint == FP
+    assert tables["Kitchen"].port == 40001
+    assert tables["Kitchen-2"].fingerprint == FP2
+    assert tables["Kitchen-2"].port == 40002
+    assert tables["Kitchen-2"].seats_free == 1
+
+
+@needs_multicast
+def test_forget_drops_a_table_until_it_is_heard_again() -> None:
+    async def scenario() -> None:
+        async with advertiser() as adv, TableBrowser(interfaces=LOOPBACK) as browser:
+            assert await browser.wait_for(lambda ts: "Kitchen" in ts, timeout=WAIT)
+            browser.forget("Kitchen")
+            assert "Kitchen" not in browser.tables
+            await adv.update(seats_free=1)  # heard again: back
+            assert await browser.wait_for(lambda ts: "Kitchen" in ts, timeout=WAIT)
+
+    run(scenario)
+
+
+def test_txt_record_parsing_is_lenient() -> None:
+    info = AsyncServiceInfo(
+        SERVICE_TYPE,
+        f"Odd.{SERVICE_TYPE}",
+        port=7,
+        properties={"v": "x", "free": "-1", "fp": "nothex", "rules": "irish"},
+        server="odd.local.",
+        parsed_addresses=["10.0.0.5", "192.168.1.9"],
+    )
+    table = _table_from_info(info)
+    assert table.name == "Odd"
+    assert table.addresses == ("10.0.0.5", "192.168.1.9")
+    assert table.version is None
+    assert table.seats_free is None
+    assert table.seats_total is None
+    assert table.fingerprint == ""
+    assert table.rules == "irish"
+    assert table.host == ""
+
+
+def test_instance_labels() -> None:
+    assert _instance_label("Kitchen table") == "Kitchen table"
+    assert _instance_label("  a.b\tc\n ") == "a b c"
+    assert _instance_label("") == "lanswitch"
+    long = _instance_label("é" * 100)
+    assert len(long.encode()) <= 59
+    assert long == "é" * 29
+
+
+def test_local_addresses_are_ipv4() -> None:
+    for addr in local_ipv4_addresses(include_loopback=True):
+        socket.inet_aton(addr)
+    assert "127.0.0.1" not in local_ipv4_addresses()
