@@ -5,17 +5,13 @@ A host advertises its table as a DNS-SD service of type ``_lanswitch._tcp.local.
 zeroconf (a second "Kitchen" becomes "Kitchen-2"). The TXT record carries what a client needs
 before it connects:
 
-======== =======================================================================
-key      value
-======== =======================================================================
-``v``    the wire protocol version (decimal)
-``name`` the table's name (the instance name, after any renaming)
-``rules`` the rule set's name
-``free`` free seats (updated live as players come and go)
-``seats`` seats in all
-``fp``   the SHA-256 fingerprint of the host's TLS certificate (64 hex digits)
-``host`` the host machine's name
-======== =======================================================================
+- ``v``: the wire protocol version (decimal)
+- ``name``: the table's name (the instance name, after any renaming)
+- ``rules``: the rule set's name
+- ``free``: free seats (updated live as players come and go)
+- ``seats``: seats in all
+- ``fp``: the SHA-256 fingerprint of the host's TLS certificate (64 hex digits)
+- ``host``: the host machine's name
 
 Only IPv4 is used (a v4-only host and a v6-only browser never meet; dual stack sometimes
 resolves only a link-local address). Both sides use every interface by default, or only the
@@ -43,6 +39,8 @@ from typing import Any
 
 import ifaddr  # a dependency of zeroconf, used to list this machine's addresses
 from zeroconf import InterfaceChoice, IPVersion, ServiceStateChange
+from zeroconf._dns import DNSQuestion  # re-exported by zeroconf, but not in its __all__
+from zeroconf._protocol.outgoing import DNSOutgoing
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
 __all__ = [
@@ -62,7 +60,13 @@ DEFAULT_LIST_TIMEOUT = 2.0
 #: How long one table's records may take to resolve after it is first heard of.
 RESOLVE_TIMEOUT_MS = 3000
 
+#: How long a host listens for the tables already on the LAN before it probes for its name.
+WARMUP_S = 0.25
+
 _MAX_LABEL = 63  # bytes in one DNS label
+_FLAGS_QUERY = 0x0000
+_TYPE_PTR = 12
+_CLASS_IN = 1
 
 
 def local_ipv4_addresses(*, include_loopback: bool = False) -> list[str]:
@@ -183,8 +187,10 @@ class TableAdvertiser:
         version: int,
         host: str | None = None,
         interfaces: Sequence[str] | None = None,
+        warmup: float = WARMUP_S,
     ) -> None:
         self._requested = _instance_label(name)
+        self.warmup = warmup
         self.port = port
         self.rules = rules
         self.seats_total = seats_total
@@ -237,6 +243,7 @@ class TableAdvertiser:
         self._zc = _zeroconf(self.interfaces)
         info = self._service_info(self._requested)
         try:
+            await self._warm_up(self._zc)
             announced = await self._zc.async_register_service(info, allow_name_change=True)
             await announced
         except BaseException:
@@ -249,6 +256,23 @@ class TableAdvertiser:
             self._name = renamed
             await self._republish()  # the TXT "name" follows the new instance name
         return self._name
+
+    async def _warm_up(self, zc: AsyncZeroconf) -> None:
+        """Ask (by multicast) for the tables already here, so a name clash is seen.
+
+        Zeroconf's probe looks for a clash in its cache, filled by the answers to its probes.
+        Those are sent by unicast to port 5353 on the prober's address, and where several
+        mDNS responders share that port on one machine (two hosts on one laptop, or one
+        beside avahi) the kernel hands the answer to only one of them. Multicast answers
+        reach every socket, so a plain query first makes the rename reliable there too.
+        """
+        if self.warmup <= 0:
+            return
+        await zc.zeroconf.async_wait_for_start()
+        out = DNSOutgoing(_FLAGS_QUERY)
+        out.add_question(DNSQuestion(SERVICE_TYPE, _TYPE_PTR, _CLASS_IN))
+        zc.zeroconf.async_send(out)
+        await asyncio.sleep(self.warmup)
 
     async def _republish(self) -> None:
         if self._zc is None or self._info is None:
