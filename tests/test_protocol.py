@@ -1,0 +1,759 @@
+"""The wire protocol: vectors both ways, framing under any delivery, schemas, the handshake,
+closing, round trips, and fuzzing that may only ever raise RemoteProtocolError."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import msgpack
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lanswitch import protocol as p
+from lanswitch.game import Game
+from lanswitch.protocol import (
+    ErrorCode,
+    LocalProtocolError,
+    RemoteProtocolError,
+    Role,
+    State,
+)
+from lanswitch.rules import PRESETS
+
+ROOT = Path(__file__).resolve().parent.parent
+FRAMES_PATH = ROOT / "protocol" / "vectors" / "frames.json"
+V = json.loads(FRAMES_PATH.read_text(encoding="utf-8"))
+SPEC = (ROOT / "protocol" / "SPEC.md").read_text(encoding="utf-8")
+
+
+def _generator() -> ModuleType:
+    path = ROOT / "protocol" / "vectors" / "gen_frames.py"
+    spec = importlib.util.spec_from_file_location("gen_frames", path)
+    assert spec is not None
+    assert spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["gen_frames"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+GEN = _generator()
+SAMPLES: dict[str, p.Message] = dict(GEN.SAMPLES)
+KEY = bytes(32)
+TOKEN = bytes(16)
+
+
+def frame_of(obj: object) -> bytes:
+    payload: bytes = msgpack.packb(obj, use_bin_type=True)
+    return len(payload).to_bytes(4, "big") + payload
+
+
+def hello(**kw: Any) -> p.Hello:
+    return p.Hello(**{"version": p.PROTOCOL_VERSION, "name": "Ann", "key": KEY, **kw})
+
+
+def welcome(**kw: Any) -> p.Welcome:
+    return p.Welcome(
+        **{"version": p.PROTOCOL_VERSION, "table": "T", "seat": 0, "token": TOKEN, **kw}
+    )
+
+
+class Pair:
+    """A client and a server connection joined by a fake link (h11's ConnectionPair)."""
+
+    def __init__(self, handshake: bool = True) -> None:
+        self.client = p.Connection(Role.CLIENT)
+        self.server = p.Connection(Role.SERVER)
+        if handshake:
+            assert self.c2s(hello()) == [hello()]
+            assert self.s2c(welcome()) == [welcome()]
+
+    def c2s(self, *messages: p.Message) -> list[p.Message]:
+        return self.server.receive_data(self.client.send_all(messages))
+
+    def s2c(self, *messages: p.Message) -> list[p.Message]:
+        return self.client.receive_data(self.server.send_all(messages))
+
+
+def opened(role: Role) -> p.Connection:
+    """A connection of ``role`` whose handshake is done."""
+    pair = Pair()
+    return pair.client if role is Role.CLIENT else pair.server
+
+
+# ---------------------------------------------------------------------------------------------
+# Known-answer frames
+
+
+def test_frames_file_is_current() -> None:
+    assert GEN.text() == FRAMES_PATH.read_text(encoding="utf-8"), (
+        "run: python protocol/vectors/gen_frames.py --write"
+    )
+
+
+def test_every_message_type_has_a_vector() -> None:
+    assert {f["type"] for f in V["frames"]} == set(p.MESSAGES)
+    assert V["protocol_version"] == p.PROTOCOL_VERSION
+    assert V["max_frame"] == p.MAX_FRAME
+
+
+@pytest.mark.parametrize("vector", V["frames"], ids=lambda v: v["name"])
+def test_vector_both_ways(vector: dict[str, Any]) -> None:
+    message = SAMPLES[vector["name"]]
+    data = bytes.fromhex(vector["hex"])
+    assert p.encode_frame(message) == data
+    assert int.from_bytes(data[:4], "big") == len(data) - 4
+    # The payload is plain msgpack of the documented map, whoever encodes it.
+    assert msgpack.packb(GEN.from_json(vector["payload"]), use_bin_type=True) == data[4:]
+    assert p.decode_frame_payload(data[4:]) == message
+    # And through a connection at the receiving end, in the state where it may arrive.
+    t = message.TYPE
+    client_sent = t == "hello" or t in p.CLIENT_SENDS - p.SERVER_SENDS
+    conn = p.Connection(Role.SERVER if client_sent else Role.CLIENT)
+    conn.state = {"hello": State.HELLO, "welcome": State.WELCOME}.get(t, State.OPEN)
+    assert conn.receive_data(data) == [message]
+
+
+@pytest.mark.parametrize("vector", V["rejects"], ids=lambda v: v["name"])
+def test_reject_vectors(vector: dict[str, Any]) -> None:
+    conn = p.Connection(Role.SERVER)
+    with pytest.raises(RemoteProtocolError) as info:
+        conn.receive_data(bytes.fromhex(vector["hex"]))
+    assert info.value.code.value == vector["code"]
+    assert conn.closed
+
+
+# ---------------------------------------------------------------------------------------------
+# The spec and the API agree
+
+
+def test_spec_documents_every_message_and_error_code() -> None:
+    for t, cls in p.MESSAGES.items():
+        m = re.search(rf"^#### `{t}`.*?(?=^#### |^### |^## )", SPEC, re.M | re.S)
+        assert m, f"SPEC.md has no section for message {t}"
+        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+            assert f"`{f.name}`" in m.group(0), f"SPEC.md, {t}: field {f.name} undocumented"
+    for code in ErrorCode:
+        assert re.search(rf"^\| `{code.value}` \|", SPEC, re.M), f"error code {code.value}"
+
+
+def test_spec_states_the_limits() -> None:
+    assert f"{p.MAX_FRAME}" in SPEC
+    assert "Protocol version: **v1**" in SPEC
+
+
+def test_all_is_complete() -> None:
+    for name in p.__all__:
+        assert hasattr(p, name), name
+    for cls in p.MESSAGES.values():
+        assert cls.__name__ in p.__all__
+
+
+def test_messages_are_frozen_slotted_keyword_only() -> None:
+    for cls in p.MESSAGES.values():
+        params = cls.__dataclass_params__  # type: ignore[attr-defined]
+        assert params.frozen
+        assert hasattr(cls, "__slots__")
+        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+            assert f.kw_only, (cls, f.name)
+    m = p.Ping(nonce=1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        m.nonce = 2  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        p.Ping(1)  # type: ignore[call-arg]
+
+
+# ---------------------------------------------------------------------------------------------
+# Framing: any split, any merge
+
+
+CONVERSATION_C2S: list[p.Message] = [
+    p.Sit(seat=1),
+    p.Ready(),
+    p.Chat(text="hi"),
+    p.Commit(round=0, commitment=bytes(32), signature=bytes(64)),
+    p.Move(seq=3, move=200),
+    p.Bye(),
+]
+
+
+def test_one_byte_at_a_time_and_all_at_once_agree() -> None:
+    data = opened(Role.CLIENT).send_all(CONVERSATION_C2S)
+    whole = opened(Role.SERVER).receive_data(data)
+    assert whole == CONVERSATION_C2S
+    conn = opened(Role.SERVER)
+    got: list[p.Message] = []
+    for i in range(len(data)):
+        got += conn.receive_data(data[i : i + 1])
+    assert got == CONVERSATION_C2S
+    assert conn.closed
+
+
+@given(st.lists(st.integers(1, 400), max_size=30))
+def test_any_split_gives_the_same_messages(cuts: list[int]) -> None:
+    data = opened(Role.CLIENT).send_all(CONVERSATION_C2S)
+    conn = opened(Role.SERVER)
+    got: list[p.Message] = []
+    at = 0
+    for n in cuts:
+        got += conn.receive_data(data[at : at + n])
+        at += n
+    got += conn.receive_data(data[at:])
+    assert got == CONVERSATION_C2S
+
+
+def test_partial_frame_waits() -> None:
+    data = p.Connection(Role.CLIENT).send(hello())
+    conn = p.Connection(Role.SERVER)
+    assert conn.receive_data(data[:3]) == []
+    assert conn.receive_data(data[3:-1]) == []
+    assert conn.buffered == len(data) - 1
+    assert conn.receive_data(data[-1:]) == [hello()]
+    assert conn.buffered == 0
+
+
+def test_too_big_is_refused_from_its_header_alone() -> None:
+    conn = opened(Role.SERVER)
+    with pytest.raises(RemoteProtocolError) as info:
+        conn.receive_data((p.MAX_FRAME + 1).to_bytes(4, "big"))
+    assert info.value.code is ErrorCode.TOO_BIG
+    assert conn.closed
+    assert conn.buffered == 0
+
+
+def test_max_frame_is_accepted() -> None:
+    # A chat padded to exactly MAX_FRAME bytes is not a valid chat, but the frame layer lets
+    # it through: the schema refuses it, not the size.
+    body = msgpack.packb({"type": "chat", "text": "x", "sender": "", "pad": ""}, use_bin_type=True)
+    pad = p.MAX_FRAME - len(body) - 2  # str 16 header grows the pad's header by 2 bytes
+    payload = msgpack.packb(
+        {"type": "chat", "text": "x", "sender": "", "pad": "x" * pad}, use_bin_type=True
+    )
+    assert len(payload) == p.MAX_FRAME
+    conn = opened(Role.SERVER)
+    with pytest.raises(RemoteProtocolError) as info:
+        conn.receive_data(len(payload).to_bytes(4, "big") + payload)
+    assert info.value.code is ErrorCode.BAD_MESSAGE
+    assert "pad" in info.value.text
+
+
+def test_sending_a_frame_too_big_is_a_local_error() -> None:
+    conn = opened(Role.SERVER)
+    big = p.Events(seq=1, events=(), log=tuple(bytes(1000) for _ in range(100)))
+    with pytest.raises(LocalProtocolError) as info:
+        conn.send(big)
+    assert info.value.code is ErrorCode.TOO_BIG
+    assert conn.state is State.OPEN  # nothing was sent; the connection goes on
+    conn.send(p.Events(seq=1, events=(), log=(bytes(1000),)))
+
+
+def test_truncated_frame_at_end_of_stream() -> None:
+    data = p.Connection(Role.CLIENT).send(hello())
+    conn = p.Connection(Role.SERVER)
+    assert conn.receive_data(data[:10]) == []
+    with pytest.raises(RemoteProtocolError) as info:
+        conn.receive_data(b"")
+    assert info.value.code is ErrorCode.BAD_FRAME
+    assert conn.closed
+
+
+def test_clean_end_of_stream() -> None:
+    conn = opened(Role.CLIENT)
+    assert conn.receive_data(b"") == []
+    assert conn.closed
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        b"\x00\x00\x00\x00",
+        b"\x00\x00\x00\x01\xc1",  # a reserved msgpack byte
+        b"\x00\x00\x00\x02\x92\x01",  # an array that claims 2 items and holds 1
+        b"\x00\x00\x00\x05\xdd\xff\xff\xff\xff",  # an array that claims 4 billion items
+        b"\x00\x00\x00\x05\xdb\xff\xff\xff\xff",  # a string that claims 4 GiB
+        b"\x00\x00\x00\x03\xd4\x01\x02",  # an extension type
+        b"\x00\x00\x00\x09\xcb" + b"\x00" * 8,  # a float
+        b"\x00\x00\x00\x03\x81\x01\x02",  # a map with an int key
+        b"GET / HTTP/1.1\r\n\r\n",  # someone speaking HTTP (a frame far too big)
+    ],
+)
+def test_garbage_is_a_remote_error(garbage: bytes) -> None:
+    conn = opened(Role.SERVER)
+    with pytest.raises(RemoteProtocolError) as info:
+        conn.receive_data(garbage)
+    assert info.value.code in (ErrorCode.BAD_FRAME, ErrorCode.TOO_BIG, ErrorCode.BAD_MESSAGE)
+
+
+def test_messages_before_the_violation_are_kept_on_the_error() -> None:
+    pair = Pair()
+    data = pair.client.send_all([p.Ready(), p.Chat(text="a")]) + b"\x00\x00\x00\x00"
+    with pytest.raises(RemoteProtocolError) as info:
+        pair.server.receive_data(data)
+    assert info.value.received == (p.Ready(), p.Chat(text="a"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Schemas
+
+
+def ok_ping() -> dict[str, Any]:
+    return {"type": "ping", "nonce": 1}
+
+
+@pytest.mark.parametrize(
+    ("obj", "needle"),
+    [
+        ({"type": "nope"}, "unknown message type"),
+        ({"nonce": 1}, "message.type"),
+        ({"type": 5}, "message.type"),
+        ({"type": "ping"}, "missing field(s) nonce"),
+        ({"type": "ping", "nonce": 1, "extra": 2}, "unexpected field(s) 'extra'"),
+        ({"type": "ping", "nonce": -1}, "ping.nonce"),
+        ({"type": "ping", "nonce": 2**32}, "ping.nonce"),
+        ({"type": "ping", "nonce": True}, "ping.nonce"),
+        ({"type": "ping", "nonce": b"1"}, "ping.nonce"),
+        ({"type": "ready", "ready": 1}, "ready.ready: expected a boolean"),
+        ({"type": "chat", "text": "", "sender": ""}, "chat.text"),
+        ({"type": "chat", "text": "x" * 501, "sender": ""}, "chat.text"),
+        ({"type": "sit", "seat": 8}, "sit.seat"),
+        ({"type": "move", "seq": 1, "move": None}, "move.move"),
+        ({"type": "error", "code": "oops", "text": ""}, "error.code: expected one of"),
+        ({"type": "commit", "round": 0, "commitment": "ab", "signature": b""}, "commitment"),
+        ({"type": "log_head", "count": 1, "head": bytes(31), "signature": b""}, "log_head.head"),
+        ({"type": "abort", "round": 1, "fault": "bored", "culprits": ["a"]}, "abort.fault"),
+        ({"type": "abort", "round": 1, "fault": "bad_reveal", "culprits": ["a b"]}, "culprits"),
+        ({"type": "reveals", "round": 0, "seeds": {"a": [b"", b"", b""]}}, "reveals.seeds"),
+        ({"type": "reveals", "round": 0, "seeds": []}, "expected a map"),
+        (
+            {
+                "type": "hand",
+                "game_id": bytes(16),
+                "hand_no": 1,
+                "seats": ["a", "b"],
+                "dealer": 0,
+                "out": [],
+                "rules": "x",
+                "keys": {"@host": bytes(32)},
+            },
+            "hand.keys key",
+        ),
+        (
+            {**GEN.from_json(V["frames"][0]["payload"]), "name": "a\x07b"},
+            "hello.name",
+        ),
+        (
+            {**GEN.from_json(next(f for f in V["frames"] if f["type"] == "lobby")["payload"])}
+            | {"seats": [{"name": "x"}, {"name": "y"}]},
+            "missing field(s)",
+        ),
+        (
+            {"type": "events", "seq": 0, "events": [["play", 0]], "log": []},
+            "events.events[0]: expected an array of exactly 3 items",
+        ),
+    ],
+)
+def test_schema_violations(obj: dict[str, Any], needle: str) -> None:
+    with pytest.raises(RemoteProtocolError) as info:
+        p.decode_message(obj)
+    assert info.value.code is ErrorCode.BAD_MESSAGE
+    assert needle in info.value.text, info.value.text
+    # And through a connection, as a frame.
+    conn = opened(Role.SERVER)
+    with pytest.raises(RemoteProtocolError):
+        conn.receive_data(frame_of(obj))
+
+
+def test_we_do_not_send_what_the_peer_would_refuse() -> None:
+    conn = opened(Role.CLIENT)
+    bad: list[p.Message] = [
+        p.Chat(text=""),
+        p.Sit(seat=9),
+        p.Move(seq=-1, move=0),
+        p.Commit(round=0, commitment="x", signature=b""),  # type: ignore[arg-type]
+        p.Ready(ready=1),  # type: ignore[arg-type]
+    ]
+    for message in bad:
+        with pytest.raises(LocalProtocolError) as info:
+            conn.send(message)
+        assert info.value.code is ErrorCode.BAD_MESSAGE
+    assert conn.state is State.OPEN
+    with pytest.raises(LocalProtocolError):
+        p.encode_message(object())  # type: ignore[arg-type]
+
+
+def test_fields_arrive_in_any_order() -> None:
+    obj = {"move": 5, "seq": 2, "type": "move"}
+    assert p.decode_message(obj) == p.Move(seq=2, move=5)
+
+
+def test_error_text_is_bounded_and_sendable() -> None:
+    err = RemoteProtocolError("x" * 2000, ErrorCode.BAD_FRAME)
+    message = err.error_message()
+    assert message.code is ErrorCode.BAD_FRAME
+    assert len(message.text) == p.MAX_TEXT
+    p.encode_frame(message)
+
+
+# ---------------------------------------------------------------------------------------------
+# The handshake
+
+
+def test_handshake() -> None:
+    pair = Pair(handshake=False)
+    assert states(pair) == (State.HELLO, State.HELLO)
+    assert pair.c2s(hello(token=TOKEN, password="pw")) == [hello(token=TOKEN, password="pw")]
+    assert states(pair) == (State.WELCOME, State.WELCOME)
+    assert pair.s2c(welcome(seat=None)) == [welcome(seat=None)]
+    assert states(pair) == (State.OPEN, State.OPEN)
+
+
+def states(pair: Pair) -> tuple[State, State]:
+    return pair.client.state, pair.server.state
+
+
+@pytest.mark.parametrize(
+    ("role", "message"),
+    [
+        (Role.CLIENT, p.Sit()),  # a lobby message before the handshake
+        (Role.CLIENT, p.Move(seq=0, move=0)),
+        (Role.CLIENT, welcome()),  # a client never sends welcome
+        (Role.SERVER, welcome()),  # before hello arrived
+        (Role.SERVER, SAMPLES["lobby"]),
+        (Role.SERVER, hello()),
+        (Role.CLIENT, p.Ping(nonce=1)),
+    ],
+)
+def test_our_side_may_not_skip_the_handshake(role: Role, message: p.Message) -> None:
+    conn = p.Connection(role)
+    with pytest.raises(LocalProtocolError) as info:
+        conn.send(message)
+    assert info.value.code in (ErrorCode.UNEXPECTED, ErrorCode.BAD_MESSAGE)
+    assert conn.state is State.HELLO
+
+
+def test_client_waits_for_welcome_before_anything_else() -> None:
+    conn = p.Connection(Role.CLIENT)
+    conn.send(hello())
+    with pytest.raises(LocalProtocolError):
+        conn.send(p.Sit())
+    with pytest.raises(LocalProtocolError):
+        conn.send(hello())
+
+
+@pytest.mark.parametrize(
+    ("role", "messages"),
+    [
+        (Role.SERVER, [p.Sit()]),  # the first message must be hello
+        (Role.SERVER, [p.Ping(nonce=1)]),
+        (Role.SERVER, [hello(), hello()]),  # a second hello
+        (Role.SERVER, [hello(), p.Sit()]),  # before the welcome
+        (Role.CLIENT, [SAMPLES["lobby"]]),
+        (Role.CLIENT, [welcome()]),  # a welcome to a hello we never sent
+    ],
+)
+def test_peer_may_not_skip_the_handshake(role: Role, messages: list[p.Message]) -> None:
+    conn = p.Connection(role)
+    data = b"".join(p.encode_frame(m) for m in messages)
+    with pytest.raises(RemoteProtocolError) as info:
+        conn.receive_data(data)
+    assert info.value.code is ErrorCode.UNEXPECTED
+    assert conn.closed
+
+
+def test_roles_keep_to_their_messages() -> None:
+    pair = Pair()
+    for t in p.SERVER_SENDS - p.CLIENT_SENDS:
+        message = next(m for m in SAMPLES.values() if t == m.TYPE)
+        with pytest.raises(LocalProtocolError):
+            pair.client.send(message)
+        conn = opened(Role.SERVER)
+        with pytest.raises(RemoteProtocolError) as info:
+            conn.receive_data(p.encode_frame(message))
+        assert info.value.code is ErrorCode.UNEXPECTED
+    for t in p.CLIENT_SENDS - p.SERVER_SENDS:
+        message = next(m for m in SAMPLES.values() if t == m.TYPE)
+        with pytest.raises(LocalProtocolError):
+            pair.server.send(message)
+        conn = opened(Role.CLIENT)
+        with pytest.raises(RemoteProtocolError) as info:
+            conn.receive_data(p.encode_frame(message))
+        assert info.value.code is ErrorCode.UNEXPECTED
+
+
+def test_server_may_refuse_before_hello() -> None:
+    pair = Pair(handshake=False)
+    err = p.Error(code=ErrorCode.TABLE_FULL, text="no seats")
+    assert pair.s2c(err) == [err]
+    assert pair.client.closed
+    assert pair.server.closed
+
+
+def test_version_mismatch_on_hello() -> None:
+    conn = p.Connection(Role.SERVER)
+    future = {"type": "hello", "version": 2, "name": "Ann", "key": KEY, "colour": "blue"}
+    with pytest.raises(RemoteProtocolError) as info:
+        conn.receive_data(frame_of(future))
+    assert info.value.code is ErrorCode.VERSION_MISMATCH
+    assert "version 2" in info.value.text
+    assert "1" in info.value.text
+    # The server tells the client why, and the client reads it (error is the same in every
+    # version).
+    data = conn.send(info.value.error_message())
+    client = p.Connection(Role.CLIENT)
+    client.send(hello())
+    (got,) = client.receive_data(data)
+    assert isinstance(got, p.Error)
+    assert got.code is ErrorCode.VERSION_MISMATCH
+
+
+def test_version_mismatch_on_welcome() -> None:
+    client = p.Connection(Role.CLIENT)
+    client.send(hello())
+    with pytest.raises(RemoteProtocolError) as info:
+        client.receive_data(frame_of({"type": "welcome", "version": 7}))
+    assert info.value.code is ErrorCode.VERSION_MISMATCH
+
+
+def test_we_do_not_send_another_version() -> None:
+    with pytest.raises(LocalProtocolError) as info:
+        p.Connection(Role.CLIENT).send(hello(version=2))
+    assert info.value.code is ErrorCode.VERSION_MISMATCH
+
+
+# ---------------------------------------------------------------------------------------------
+# Closing
+
+
+def test_bye_closes_and_the_peer_may_answer_once() -> None:
+    pair = Pair()
+    assert pair.c2s(p.Bye(reason="done")) == [p.Bye(reason="done")]
+    assert pair.client.closed
+    assert pair.server.closed
+    with pytest.raises(LocalProtocolError):
+        pair.client.send(p.Ready())
+    with pytest.raises(LocalProtocolError):
+        pair.client.send(p.Bye())
+    data = pair.server.send(p.Bye())  # the answer
+    with pytest.raises(LocalProtocolError):
+        pair.server.send(p.Bye())
+    assert pair.client.receive_data(data) == []  # discarded: the client already closed
+
+
+def test_messages_after_bye_in_the_same_data_are_dropped() -> None:
+    client = opened(Role.CLIENT)
+    server = opened(Role.SERVER)
+    data = client.send_all([p.Ready(), p.Bye()]) + frame_of({"type": "ready", "ready": True})
+    assert server.receive_data(data) == [p.Ready(), p.Bye()]
+    assert server.buffered == 0
+
+
+def test_after_a_remote_error_we_may_still_send_our_error() -> None:
+    conn = opened(Role.SERVER)
+    with pytest.raises(RemoteProtocolError) as info:
+        conn.receive_data(b"\x00\x00\x00\x00")
+    assert conn.closed
+    assert conn.receive_data(b"anything") == []
+    assert conn.send(info.value.error_message())
+    with pytest.raises(LocalProtocolError):
+        conn.send(p.Bye())
+
+
+def test_error_from_the_peer_closes() -> None:
+    pair = Pair()
+    err = p.Error(code=ErrorCode.KICKED, text="bye now")
+    assert pair.s2c(err) == [err]
+    assert pair.client.closed
+
+
+# ---------------------------------------------------------------------------------------------
+# Views from the engine
+
+
+def test_seat_view_carries_an_engine_view_exactly() -> None:
+    game = Game(PRESETS["switch"], 3, dealer=0)
+    request = game.chance_request()
+    assert request is not None
+    game.apply_chance(request[1])
+    for seat in (0, 1, 2, None):
+        view = game.view(seat)
+        message = p.SeatView.from_view(view, seq=4, timer_ms=900)
+        assert message.to_view() == view
+        decoded = p.decode_frame_payload(p.encode_frame(message)[4:])
+        assert isinstance(decoded, p.SeatView)
+        assert decoded.to_view() == view
+        if seat is None:
+            assert decoded.hand == ()
+    assert {f.name for f in dataclasses.fields(p.SeatView)} >= {
+        f.name for f in dataclasses.fields(type(game.view(0)))
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Round trips: any valid message, derived from the schema itself
+
+
+def strategy(spec: p._Check) -> st.SearchStrategy[Any]:
+    if isinstance(spec, p.Int):
+        return st.integers(spec.lo, spec.hi)
+    if isinstance(spec, p.Bool):
+        return st.booleans()
+    if isinstance(spec, p.Str):
+        hi = min(spec.hi, 40)
+        if spec.pattern is None:
+            return st.text(min_size=spec.lo, max_size=hi)
+        return st.from_regex(spec.pattern, fullmatch=True).filter(lambda s: spec.lo <= len(s) <= hi)
+    if isinstance(spec, p.Bytes):
+        return st.binary(min_size=spec.lo, max_size=min(spec.hi, 80))
+    if isinstance(spec, p.Opt):
+        return st.none() | strategy(spec.inner)
+    if isinstance(spec, p.Array):
+        return st.lists(
+            strategy(spec.inner), min_size=spec.lo, max_size=min(spec.hi, spec.lo + 4)
+        ).map(tuple)
+    if isinstance(spec, p.Tuple):
+        return st.tuples(*(strategy(s) for s in spec.items))
+    if isinstance(spec, p.Map):
+        return st.dictionaries(strategy(spec.key), strategy(spec.value), max_size=3)
+    if isinstance(spec, p.Choice):
+        return st.sampled_from(list(spec.enum_type))
+    if isinstance(spec, p.Struct):
+        return structs(spec.cls)
+    raise AssertionError(spec)
+
+
+def structs(cls: type[Any]) -> st.SearchStrategy[Any]:
+    return st.builds(cls, **{n: strategy(s) for n, s in p._schema(cls)})
+
+
+def valid(cls: type[Any]) -> st.SearchStrategy[Any]:
+    s = structs(cls)
+    if cls is p.Hello or cls is p.Welcome:
+        s = s.map(lambda m: dataclasses.replace(m, version=p.PROTOCOL_VERSION))
+    return s
+
+
+ANY_MESSAGE = st.one_of(*(valid(cls) for cls in p.MESSAGES.values()))
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow], max_examples=300)
+@given(ANY_MESSAGE)
+def test_any_message_round_trips(message: p.Message) -> None:
+    frame = p.encode_frame(message)
+    assert p.decode_frame_payload(frame[4:]) == message
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow], max_examples=50)
+@given(
+    st.lists(st.one_of(*(valid(p.MESSAGES[t]) for t in sorted(p.CLIENT_SENDS))), max_size=12),
+    st.data(),
+)
+def test_any_conversation_survives_any_delivery(
+    messages: list[p.Message], data: st.DataObject
+) -> None:
+    pair = Pair()
+    wire = pair.client.send_all(messages)
+    got: list[p.Message] = []
+    at = 0
+    while at < len(wire):
+        n = data.draw(st.integers(1, max(1, len(wire) - at)))
+        got += pair.server.receive_data(wire[at : at + n])
+        at += n
+    assert got == messages
+
+
+# ---------------------------------------------------------------------------------------------
+# Fuzz: whatever arrives, the only exception is RemoteProtocolError
+# (2,000 cases in all: 500 + 400 + 400 + 300 + 400)
+
+
+def feed(role: Role, data: bytes, handshake: bool) -> None:
+    conn = opened(role) if handshake else p.Connection(role)
+    try:
+        conn.receive_data(data)
+        conn.receive_data(b"")
+    except RemoteProtocolError as e:
+        assert conn.closed
+        p.encode_frame(e.error_message())  # the error is always sendable
+
+
+FUZZ = settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+
+
+@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(st.binary(max_size=300), st.sampled_from(list(Role)), st.booleans())
+def test_fuzz_random_bytes(data: bytes, role: Role, handshake: bool) -> None:
+    feed(role, data, handshake)
+
+
+@FUZZ
+@given(st.binary(max_size=200), st.sampled_from(list(Role)), st.booleans())
+def test_fuzz_random_payloads_in_valid_frames(payload: bytes, role: Role, hs: bool) -> None:
+    feed(role, len(payload).to_bytes(4, "big") + payload, hs)
+
+
+VALID_FRAMES = [bytes.fromhex(f["hex"]) for f in V["frames"]]
+
+
+@FUZZ
+@given(
+    st.sampled_from(VALID_FRAMES),
+    st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 255)), min_size=1, max_size=4),
+    st.sampled_from(list(Role)),
+)
+def test_fuzz_mutated_frames(frame: bytes, flips: list[tuple[int, int]], role: Role) -> None:
+    data = bytearray(frame)
+    for at, byte in flips:
+        data[at % len(data)] = byte
+    feed(role, bytes(data), True)
+
+
+MSGPACK_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=10)
+    | st.binary(max_size=10),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+@FUZZ
+@given(
+    st.sampled_from(sorted(p.MESSAGES)),
+    st.dictionaries(st.text(max_size=6), MSGPACK_VALUES, max_size=6),
+)
+def test_fuzz_messages_with_random_fields(t: str, fields: dict[str, Any]) -> None:
+    # Real field names with random values reach deep into the schema checks.
+    names = [f.name for f in dataclasses.fields(p.MESSAGES[t])]  # type: ignore[arg-type]
+    obj: dict[str, Any] = {"type": t}
+    for i, (k, v) in enumerate(fields.items()):
+        obj[names[i % len(names)] if names else k] = v
+    for role in Role:
+        feed(role, frame_of(obj), True)
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(ANY_MESSAGE, st.integers(0, 40), MSGPACK_VALUES)
+def test_fuzz_valid_messages_with_one_field_replaced(
+    message: p.Message, which: int, value: object
+) -> None:
+    wire = p._to_wire(
+        {"type": message.TYPE} | {n: getattr(message, n) for n, _ in p._schema(type(message))}
+    )
+    assert isinstance(wire, dict)
+    keys = sorted(wire)
+    wire[keys[which % len(keys)]] = value
+    for role in Role:
+        feed(role, frame_of(wire), True)
