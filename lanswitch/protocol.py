@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
+import reprlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final
@@ -194,10 +195,12 @@ class _Check:
         raise NotImplementedError
 
 
+_REPR: Final = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict = 2, 30, 30, 3, 3
+
+
 def _bad(path: str, want: str, v: object) -> RemoteProtocolError:
-    shown = repr(v)
-    if len(shown) > 40:
-        shown = shown[:37] + "..."
+    shown = _REPR.repr(v)  # bounded in depth and length, whatever the peer sent
     return RemoteProtocolError(f"{path}: expected {want}, got {type(v).__name__} {shown}")
 
 
@@ -225,11 +228,16 @@ class Str(_Check):
     lo: int
     hi: int
     pattern: str | None = None
+    _match: Any = field(init=False, repr=False, compare=False, default=None)
+
+    def __post_init__(self) -> None:
+        if self.pattern is not None:
+            object.__setattr__(self, "_match", re.compile(self.pattern).fullmatch)
 
     def check(self, v: object, path: str) -> Any:
         if type(v) is not str or not self.lo <= len(v) <= self.hi:
             raise _bad(path, f"a string of {self.lo}..{self.hi} characters", v)
-        if self.pattern is not None and re.fullmatch(self.pattern, v) is None:
+        if self._match is not None and self._match(v) is None:
             raise _bad(path, f"a string matching {self.pattern}", v)
         return v
 
@@ -254,6 +262,10 @@ class Opt(_Check):
         return None if v is None else self.inner.check(v, path)
 
 
+# Arrays and maps check their items under their own path and name the failing item only when
+# one fails (by checking it again under its full path): the common case builds no strings.
+
+
 @dataclass(frozen=True, slots=True)
 class Array(_Check):
     inner: _Check
@@ -263,7 +275,13 @@ class Array(_Check):
     def check(self, v: object, path: str) -> Any:
         if type(v) is not list or not self.lo <= len(v) <= self.hi:
             raise _bad(path, f"an array of {self.lo}..{self.hi} items", v)
-        return tuple(self.inner.check(x, f"{path}[{i}]") for i, x in enumerate(v))
+        check = self.inner.check
+        try:
+            return tuple([check(x, path) for x in v])
+        except RemoteProtocolError:
+            for i, x in enumerate(v):
+                check(x, f"{path}[{i}]")
+            raise
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,9 +291,12 @@ class Tuple(_Check):
     def check(self, v: object, path: str) -> Any:
         if type(v) is not list or len(v) != len(self.items):
             raise _bad(path, f"an array of exactly {len(self.items)} items", v)
-        return tuple(
-            c.check(x, f"{path}[{i}]") for i, (c, x) in enumerate(zip(self.items, v, strict=True))
-        )
+        try:
+            return tuple([c.check(x, path) for c, x in zip(self.items, v, strict=True)])
+        except RemoteProtocolError:
+            for i, (c, x) in enumerate(zip(self.items, v, strict=True)):
+                c.check(x, f"{path}[{i}]")
+            raise
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,10 +308,14 @@ class Map(_Check):
     def check(self, v: object, path: str) -> Any:
         if type(v) is not dict or len(v) > self.hi:
             raise _bad(path, f"a map of at most {self.hi} entries", v)
-        return {
-            self.key.check(k, f"{path} key"): self.value.check(x, f"{path}[{k!r}]")
-            for k, x in v.items()
-        }
+        kc, vc = self.key.check, self.value.check
+        try:
+            return {kc(k, path): vc(x, path) for k, x in v.items()}
+        except RemoteProtocolError:
+            for k, x in v.items():
+                kc(k, f"{path} key")
+                vc(x, f"{path}[{_REPR.repr(k)}]")
+            raise
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,21 +367,36 @@ def _wire(spec: _Check, **kw: Any) -> Any:
 
 
 def _schema(cls: type[Any]) -> tuple[tuple[str, _Check], ...]:
+    """(name, wire type) of every field of a message or nested map, in order."""
     return tuple((f.name, f.metadata["wire"]) for f in dataclasses.fields(cls))
+
+
+_Plan = tuple[tuple[tuple[str, Any, str], ...], frozenset[str]]
+_PLANS: dict[tuple[type[Any], str], _Plan] = {}
+
+
+def _plan(cls: type[Any], where: str) -> _Plan:
+    """The fields' (name, check, path) and names of ``cls`` read at ``where``, computed once."""
+    plan = _PLANS.get((cls, where))
+    if plan is None:
+        schema = _schema(cls)
+        fields = tuple((n, spec.check, f"{where}.{n}") for n, spec in schema)
+        plan = _PLANS[cls, where] = (fields, frozenset(n for n, _ in schema))
+    return plan
 
 
 def _check_fields(
     cls: type[Any], obj: dict[Any, Any], where: str, skip: tuple[str, ...]
 ) -> dict[str, Any]:
-    schema = _schema(cls)
-    names = {n for n, _ in schema}
-    extra = sorted(repr(k) for k in obj if k not in names and k not in skip)
-    if extra:
-        raise RemoteProtocolError(f"{where}: unexpected field(s) {', '.join(extra)}")
-    missing = [n for n, _ in schema if n not in obj]
-    if missing:
+    fields, names = _plan(cls, where)
+    if len(obj) != len(fields) + len(skip) or not names.issubset(obj.keys()):
+        extra = sorted(_REPR.repr(k) for k in obj if k not in names and k not in skip)
+        if extra:
+            more = f" and {len(extra) - 5} more" if len(extra) > 5 else ""
+            raise RemoteProtocolError(f"{where}: unexpected field(s) {', '.join(extra[:5])}{more}")
+        missing = [n for n, _, _ in fields if n not in obj]
         raise RemoteProtocolError(f"{where}: missing field(s) {', '.join(missing)}")
-    return {n: spec.check(obj[n], f"{where}.{n}") for n, spec in schema}
+    return {n: check(obj[n], path) for n, check, path in fields}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -723,7 +763,12 @@ MESSAGES: Final[Mapping[str, type[Message]]] = {
 # Codec
 
 
+_SCALARS: Final = frozenset({int, str, bytes, bool, type(None)})
+
+
 def _to_wire(v: object) -> object:
+    if type(v) in _SCALARS:
+        return v
     if isinstance(v, enum.Enum):
         return v.value
     if isinstance(v, tuple | list):
@@ -748,8 +793,7 @@ def _version_check(obj: dict[Any, Any], t: str) -> None:
         )
 
 
-def decode_message(obj: object) -> Message:
-    """The message a decoded msgpack value holds; RemoteProtocolError if it holds none."""
+def _checked(obj: object) -> tuple[type[Message], dict[str, Any]]:
     if type(obj) is not dict:
         raise _bad("message", "a map", obj)
     t = obj.get("type")
@@ -757,10 +801,16 @@ def decode_message(obj: object) -> Message:
         raise _bad("message.type", "a string", t)
     cls = MESSAGES.get(t)
     if cls is None:
-        raise RemoteProtocolError(f"unknown message type {t[:32]!r}")
+        raise RemoteProtocolError(f"unknown message type {_REPR.repr(t)}")
     if cls is Hello or cls is Welcome:
         _version_check(obj, t)
-    return cls(**_check_fields(cls, obj, t, ("type",)))
+    return cls, _check_fields(cls, obj, t, ("type",))
+
+
+def decode_message(obj: object) -> Message:
+    """The message a decoded msgpack value holds; RemoteProtocolError if it holds none."""
+    cls, fields = _checked(obj)
+    return cls(**fields)
 
 
 def decode_frame_payload(payload: bytes) -> Message:
@@ -778,15 +828,17 @@ def decode_frame_payload(payload: bytes) -> Message:
 def encode_message(message: Message) -> bytes:
     """The msgpack payload of ``message``: a map, ``type`` first, then the fields in their
     declared order. Checked against the schema: LocalProtocolError if it would not decode."""
-    if type(message) not in MESSAGES.values():
-        raise LocalProtocolError(f"not a protocol message: {message!r}"[:MAX_TEXT])
-    wire: dict[str, object] = {"type": message.TYPE}
-    for f in dataclasses.fields(message):  # type: ignore[arg-type]
-        wire[f.name] = _to_wire(getattr(message, f.name))
+    cls = type(message)
+    if MESSAGES.get(getattr(cls, "TYPE", "")) is not cls:
+        raise LocalProtocolError(f"not a protocol message: {_REPR.repr(message)}")
+    t = message.TYPE
+    wire: dict[str, object] = {"type": t}
+    for name, _, _ in _plan(cls, t)[0]:
+        wire[name] = _to_wire(getattr(message, name))
     try:
-        decode_message(wire)
+        _checked(wire)
     except RemoteProtocolError as e:
-        raise LocalProtocolError(f"cannot send this {message.TYPE}: {e.text}", e.code) from None
+        raise LocalProtocolError(f"cannot send this {t}: {e.text}", e.code) from None
     return msgpack.packb(wire, use_bin_type=True)  # type: ignore[no-any-return]
 
 

@@ -757,3 +757,21 @@ def test_fuzz_valid_messages_with_one_field_replaced(
     wire[keys[which % len(keys)]] = value
     for role in Role:
         feed(role, frame_of(wire), True)
+
+
+@pytest.mark.parametrize("depth", [1000, 1023, 5000])
+@pytest.mark.parametrize("opener", [b"\x91", b"\x81\xa1a"])
+def test_deep_nesting_is_a_remote_error(depth: int, opener: bytes) -> None:
+    payload = b"\x82\xa4type\xa4ping\xa5nonce" + opener * depth + b"\x00"
+    conn = opened(Role.SERVER)
+    with pytest.raises(RemoteProtocolError) as info:
+        conn.receive_data(len(payload).to_bytes(4, "big") + payload)
+    assert len(info.value.text) < 200
+
+
+def test_many_extra_fields_give_a_short_error() -> None:
+    obj: dict[str, Any] = {"type": "ping", "nonce": 1} | {f"k{i}" * 500: i for i in range(1000)}
+    with pytest.raises(RemoteProtocolError) as info:
+        p.decode_message(obj)
+    assert "and 995 more" in info.value.text
+    assert len(info.value.text) < 400
