@@ -51,6 +51,7 @@ __all__ = [
     "TableBrowser",
     "list_tables",
     "local_ipv4_addresses",
+    "preferred_order",
 ]
 
 SERVICE_TYPE = "_lanswitch._tcp.local."
@@ -83,6 +84,45 @@ def local_ipv4_addresses(*, include_loopback: bool = False) -> list[str]:
                 continue
             found.append(str(addr))
     return found
+
+
+def _check_addresses(addresses: Sequence[str] | None) -> list[str] | None:
+    """The given interface addresses as IPv4 strings; ValueError names a bad one."""
+    if addresses is None:
+        return None
+    if isinstance(addresses, str):
+        raise TypeError("interfaces must be a list of addresses, not one string")
+    checked: list[str] = []
+    for addr in addresses:
+        try:
+            checked.append(str(ipaddress.IPv4Address(addr)))
+        except ValueError:
+            raise ValueError(
+                f"--interface wants an IPv4 address of this machine, e.g. 192.168.1.20; "
+                f"not {addr!r}"
+            ) from None
+    if not checked:
+        raise ValueError("no interface address given")
+    return checked
+
+
+def preferred_order(addresses: Sequence[str], local: Sequence[str] | None = None) -> list[str]:
+    """``addresses`` to try in order: those on a /24 of ``local`` (default: this machine's
+    IPv4 addresses) first, then the other private ones, then the rest; stable otherwise.
+
+    A host with several interfaces (a docker bridge, a VPN) advertises all of them, in no
+    particular order; most are unreachable from a given client.
+    """
+    mine = local_ipv4_addresses(include_loopback=True) if local is None else list(local)
+    nets = {ipaddress.IPv4Network(f"{a}/24", strict=False) for a in mine}
+
+    def rank(addr: str) -> int:
+        ip = ipaddress.IPv4Address(addr)
+        if any(ip in n for n in nets):
+            return 0
+        return 1 if ip.is_private else 2
+
+    return sorted(addresses, key=rank)
 
 
 def _interfaces(addresses: Sequence[str] | None) -> InterfaceChoice | list[str]:
@@ -198,7 +238,7 @@ class TableAdvertiser:
         self.fingerprint = fingerprint.lower()
         self.version = version
         self.host = host or socket.gethostname().split(".")[0]
-        self.interfaces = None if interfaces is None else list(interfaces)
+        self.interfaces = _check_addresses(interfaces)
         if self.interfaces is not None:
             self.addresses = list(self.interfaces)
         else:
@@ -347,7 +387,7 @@ class TableBrowser:
         interfaces: Sequence[str] | None = None,
         on_change: ChangeCallback | None = None,
     ) -> None:
-        self.interfaces = None if interfaces is None else list(interfaces)
+        self.interfaces = _check_addresses(interfaces)
         self.on_change = on_change
         self._tables: dict[str, Table] = {}
         self._zc: AsyncZeroconf | None = None

@@ -25,6 +25,7 @@ from lanswitch.discovery import (
     _table_from_info,
     list_tables,
     local_ipv4_addresses,
+    preferred_order,
 )
 
 LOOPBACK = ["127.0.0.1"]
@@ -221,3 +222,25 @@ def test_local_addresses_are_ipv4() -> None:
     for addr in local_ipv4_addresses(include_loopback=True):
         socket.inet_aton(addr)
     assert "127.0.0.1" not in local_ipv4_addresses()
+
+
+def test_interfaces_must_be_ipv4_addresses() -> None:
+    with pytest.raises(ValueError, match="IPv4 address of this machine"):
+        advertiser(interfaces=["eth0"])
+    with pytest.raises(ValueError, match="IPv4"):
+        TableBrowser(interfaces=["::1"])
+    with pytest.raises(TypeError):
+        TableBrowser(interfaces="127.0.0.1")
+    assert advertiser(interfaces=["127.0.0.1"]).addresses == ["127.0.0.1"]
+
+
+def test_preferred_order_tries_the_own_subnet_first() -> None:
+    advertised = ["172.17.0.1", "8.8.8.8", "192.168.1.20", "10.0.0.7"]
+    assert preferred_order(advertised, local=["192.168.1.33"]) == [
+        "192.168.1.20",
+        "172.17.0.1",
+        "10.0.0.7",
+        "8.8.8.8",
+    ]
+    assert preferred_order(advertised, local=["10.0.0.9"])[0] == "10.0.0.7"
+    assert preferred_order([], local=[]) == []
