@@ -574,7 +574,7 @@ class SeatView(Message):
     phase: int = _wire(Int(0, 7))
     pending_kind: str = _wire(Str(0, 8, r"|pickup|skip"))
     pending_amount: int = _wire(I32)
-    pending_target: int = _wire(Int(-1, MAX_SEATS - 1))
+    pending_target: int = _wire(Int(-2, MAX_SEATS - 1))
     missed: tuple[int, ...] = _wire(Array(I32, 0, MAX_SEATS))
     declared: tuple[bool, ...] = _wire(Array(Bool(), 0, MAX_SEATS))
     called_last: bool = _wire(Bool())

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import json
+import random
 import re
 import sys
 from pathlib import Path
@@ -18,7 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lanswitch import protocol as p
-from lanswitch.game import Game
+from lanswitch.bots import RandomBot
+from lanswitch.fairness import encode_event
+from lanswitch.game import Event, Game, redact
 from lanswitch.protocol import (
     ErrorCode,
     LocalProtocolError,
@@ -26,7 +29,9 @@ from lanswitch.protocol import (
     Role,
     State,
 )
-from lanswitch.rules import PRESETS
+from lanswitch.rules import PRESETS, RuleSet
+from lanswitch.simulate import play_hand
+from lanswitch.transcript import card_events, move_event
 
 ROOT = Path(__file__).resolve().parent.parent
 FRAMES_PATH = ROOT / "protocol" / "vectors" / "frames.json"
@@ -775,3 +780,48 @@ def test_many_extra_fields_give_a_short_error() -> None:
         p.decode_message(obj)
     assert "and 995 more" in info.value.text
     assert len(info.value.text) < 400
+
+
+# ---------------------------------------------------------------------------------------------
+# Everything the engine produces fits the schema: whole hands of every preset, every viewer
+
+
+def check_step(g: Game, seq: int, seat: int, move: int, events: list[Event]) -> None:
+    """Every viewer's events and view of one engine step survive the wire."""
+    log = tuple(encode_event(e) for e in card_events(events, g.reshuffles))
+    if seat >= 0:
+        log = (encode_event(move_event(seat, move)), *log)
+        p.encode_frame(p.Move(seq=seq, move=move))
+    for viewer in (*range(g.players), None):
+        sent = p.Events(seq=seq, events=tuple(redact(e, viewer) for e in events), log=log)
+        assert p.decode_frame_payload(p.encode_frame(sent)[4:]) == sent
+        view = g.view(viewer)
+        decoded = p.decode_frame_payload(p.encode_frame(p.SeatView.from_view(view, seq))[4:])
+        assert isinstance(decoded, p.SeatView)
+        assert decoded.to_view() == view
+
+
+def play_checked(rules: RuleSet, players: int, rng: random.Random) -> None:
+    game = Game(rules, players, dealer=players - 1)
+    steps: list[int] = []
+
+    def step(g: Game, seat: int, move: int, events: list[Event]) -> None:
+        steps.append(seat)
+        check_step(g, len(steps), seat, move, events)
+
+    result = play_hand(game, [RandomBot(rules) for _ in range(players)], rng, step)
+    over = p.HandOver(
+        reason=result.reason,
+        placings=result.placings,
+        scores=result.scores,
+        hand_points=result.hand_points,
+        head=(len(steps), bytes(32), bytes(64)),
+    )
+    assert p.decode_frame_payload(p.encode_frame(over)[4:]) == over
+
+
+@pytest.mark.parametrize(
+    ("preset", "players"), [(name, 2 + (3 * i) % 7) for i, name in enumerate(sorted(PRESETS))]
+)
+def test_real_hands_fit_the_messages(preset: str, players: int) -> None:
+    play_checked(PRESETS[preset], players, random.Random(preset))
