@@ -11,7 +11,7 @@ import re
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 import msgpack
 import pytest
@@ -20,7 +20,14 @@ from hypothesis import strategies as st
 
 from lanswitch import protocol as p
 from lanswitch.bots import RandomBot
-from lanswitch.fairness import encode_event
+from lanswitch.fairness import (
+    DEALER,
+    Reshuffle,
+    decode_event,
+    encode_event,
+    log_head,
+    reshuffle_context,
+)
 from lanswitch.game import Event, Game, redact
 from lanswitch.protocol import (
     ErrorCode,
@@ -31,7 +38,15 @@ from lanswitch.protocol import (
 )
 from lanswitch.rules import PRESETS, RuleSet
 from lanswitch.simulate import play_hand
-from lanswitch.transcript import card_events, move_event
+from lanswitch.transcript import (
+    HandSetup,
+    RoundRecord,
+    SignedHead,
+    Transcript,
+    card_events,
+    move_event,
+    verify,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 FRAMES_PATH = ROOT / "protocol" / "vectors" / "frames.json"
@@ -51,6 +66,7 @@ def _generator() -> ModuleType:
 
 
 GEN = _generator()
+M = TypeVar("M", bound=p.Message)
 SAMPLES: dict[str, p.Message] = dict(GEN.SAMPLES)
 KEY = bytes(32)
 TOKEN = bytes(16)
@@ -825,3 +841,113 @@ def play_checked(rules: RuleSet, players: int, rng: random.Random) -> None:
 )
 def test_real_hands_fit_the_messages(preset: str, players: int) -> None:
     play_checked(PRESETS[preset], players, random.Random(preset))
+
+
+# ---------------------------------------------------------------------------------------------
+# The fair-deal messages carry a whole transcript: the vector hand, sent as a host would and
+# rebuilt from what the seat received, is the same transcript and verifies fair
+
+
+def test_the_messages_carry_a_whole_transcript() -> None:
+    t = Transcript.from_json((ROOT / "protocol" / "vectors" / "hand-transcript.json").read_bytes())
+    setup, me = t.setup, t.id
+    pair = Pair()
+    received: list[p.Message] = []
+    sent: list[p.Message] = []
+
+    def host(*messages: p.Message) -> None:
+        received.extend(pair.s2c(*messages))
+
+    def seat(*messages: p.Message) -> None:
+        assert pair.c2s(*messages) == list(messages)
+        sent.extend(messages)
+
+    host(
+        p.Hand(
+            game_id=setup.game_id,
+            hand_no=setup.hand_no,
+            seats=setup.seats,
+            dealer=setup.dealer,
+            out=setup.out,
+            rules=setup.rules_toml,
+            keys=t.public_keys,
+        )
+    )
+    for rec in t.rounds:
+        if rec.round == 0:
+            ctx = setup.ctx0
+        else:
+            at = next(i for i, e in enumerate(t.log) if e == Reshuffle(rec.round, len(rec.cards)))
+            ctx = reshuffle_context(
+                setup.ctx0, rec.round, log_head(setup.ctx0, t.log[:at]), rec.cards
+            )
+        host(p.Announce(round=rec.round, ctx=ctx, cards=rec.cards))
+        seat(
+            p.Commit(
+                round=rec.round, commitment=rec.commitments[me], signature=rec.commit_signatures[me]
+            )
+        )
+        commitments = {q: (c, rec.commit_signatures[q]) for q, c in rec.commitments.items()}
+        host(p.Announce(round=rec.round, ctx=ctx, cards=rec.cards, commitments=commitments))
+        assert rec.own_seed is not None
+        seat(p.Reveal(round=rec.round, seed=rec.own_seed, signature=rec.reveal_signatures[me]))
+    own = [("draw", t.seat, c) for c in t.cards]
+    host(p.Events(seq=1, events=tuple(own), log=tuple(encode_event(e) for e in t.log)))
+    dealer_head = t.log_heads[DEALER]
+    host(
+        p.HandOver(
+            reason="finished",
+            placings=(),
+            scores=(),
+            hand_points=(),
+            head=(dealer_head.count, dealer_head.head, dealer_head.signature),
+            cards_signature=t.cards_signature,
+        )
+    )
+    for rec in t.rounds:
+        seeds = {q: (s, rec.reveal_signatures[q]) for q, s in rec.seeds.items()}
+        host(p.Reveals(round=rec.round, seeds=seeds))
+    mine = t.log_heads[me]
+    seat(p.LogHead(count=mine.count, head=mine.head, signature=mine.signature))
+    heads = {q: (h.count, h.head, h.signature) for q, h in t.log_heads.items()}
+    host(p.LogHeads(heads=heads))
+
+    # The seat rebuilds its transcript from the received messages and what it sent alone.
+    def only(cls: type[M]) -> list[M]:
+        return [m for m in received if isinstance(m, cls)]
+
+    (hand,) = only(p.Hand)
+    got_setup = HandSetup.from_toml(
+        hand.game_id, hand.hand_no, hand.rules, hand.seats, dealer=hand.dealer, out=hand.out
+    )
+    fixed = {a.round: a for a in only(p.Announce) if a.commitments}
+    reveals = {r.round: r for r in only(p.Reveals)}
+    own_seeds = {r.round: r.seed for r in sent if isinstance(r, p.Reveal)}
+    rounds = tuple(
+        RoundRecord(
+            r,
+            a.cards,
+            own_seeds[r],
+            True,
+            {q: c for q, (c, _) in a.commitments.items()},
+            {q: s for q, (_, s) in a.commitments.items()},
+            {q: s for q, (s, _) in reveals[r].seeds.items()},
+            {q: s for q, (_, s) in reveals[r].seeds.items()},
+        )
+        for r, a in fixed.items()
+    )
+    events = only(p.Events)
+    (over,) = only(p.HandOver)
+    (all_heads,) = only(p.LogHeads)
+    rebuilt = Transcript(
+        setup=got_setup,
+        seat=hand.seats.index(me),
+        public_keys=hand.keys,
+        rounds=rounds,
+        log=tuple(decode_event(b) for e in events for b in e.log),
+        cards=tuple(v for e in events for k, s, v in e.events if s == t.seat and k == "draw"),
+        cards_signature=over.cards_signature,
+        log_heads={q: SignedHead(*h) for q, h in all_heads.heads.items()},
+    )
+    assert rebuilt == t
+    assert verify(rebuilt).fair
