@@ -38,7 +38,7 @@ from types import TracebackType
 from typing import Any
 
 import ifaddr  # a dependency of zeroconf, used to list this machine's addresses
-from zeroconf import InterfaceChoice, IPVersion, ServiceStateChange
+from zeroconf import DNSQuestionType, InterfaceChoice, IPVersion, ServiceStateChange
 from zeroconf._dns import DNSQuestion  # re-exported by zeroconf, but not in its __all__
 from zeroconf._protocol.outgoing import DNSOutgoing
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
@@ -404,8 +404,15 @@ class TableBrowser:
         if self._zc is not None:
             raise RuntimeError("already started")
         self._zc = _zeroconf(self.interfaces)
+        # Every query asks for a multicast answer (QM). Zeroconf's default first query asks
+        # for a unicast one (QU), sent to port 5353 on our address; where several mDNS
+        # sockets share that port (avahi beside us, or a host on the same machine) the
+        # kernel gives it to only one of them, and we would wait ~1 s for the next query.
         self._browser = AsyncServiceBrowser(
-            self._zc.zeroconf, SERVICE_TYPE, handlers=[self._on_service_state_change]
+            self._zc.zeroconf,
+            SERVICE_TYPE,
+            handlers=[self._on_service_state_change],
+            question_type=DNSQuestionType.QM,
         )
 
     def _on_service_state_change(self, **kwargs: Any) -> None:
