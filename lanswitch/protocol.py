@@ -955,7 +955,9 @@ class Connection:
     def send(self, message: Message) -> bytes:
         """The frame for ``message``. LocalProtocolError if our side may not send it now or it
         is not a valid message (the state is unchanged then)."""
-        t = message.TYPE
+        t = getattr(type(message), "TYPE", "")
+        if MESSAGES.get(t) is not type(message):
+            raise LocalProtocolError(f"not a protocol message: {_REPR.repr(message)}")
         if self.state is State.CLOSED:
             if self._sent_close or t not in _CLOSING:
                 raise LocalProtocolError(

@@ -411,6 +411,8 @@ def test_we_do_not_send_what_the_peer_would_refuse() -> None:
     assert conn.state is State.OPEN
     with pytest.raises(LocalProtocolError):
         p.encode_message(object())  # type: ignore[arg-type]
+    with pytest.raises(LocalProtocolError):
+        conn.send({"type": "ready", "ready": True})  # type: ignore[arg-type]
 
 
 def test_fields_arrive_in_any_order() -> None:
