@@ -273,7 +273,7 @@ class Array(_Check):
     hi: int
 
     def check(self, v: object, path: str) -> Any:
-        if type(v) is not list or not self.lo <= len(v) <= self.hi:
+        if (type(v) is not list and type(v) is not tuple) or not self.lo <= len(v) <= self.hi:
             raise _bad(path, f"an array of {self.lo}..{self.hi} items", v)
         check = self.inner.check
         try:
@@ -289,7 +289,7 @@ class Tuple(_Check):
     items: tuple[_Check, ...]
 
     def check(self, v: object, path: str) -> Any:
-        if type(v) is not list or len(v) != len(self.items):
+        if (type(v) is not list and type(v) is not tuple) or len(v) != len(self.items):
             raise _bad(path, f"an array of exactly {len(self.items)} items", v)
         try:
             return tuple([c.check(x, path) for c, x in zip(self.items, v, strict=True)])
@@ -382,6 +382,30 @@ def _plan(cls: type[Any], where: str) -> _Plan:
         schema = _schema(cls)
         fields = tuple((n, spec.check, f"{where}.{n}") for n, spec in schema)
         plan = _PLANS[cls, where] = (fields, frozenset(n for n, _ in schema))
+    return plan
+
+
+def _needs_wire(spec: _Check) -> bool:
+    """Whether a field's Python value needs converting before msgpack can pack it (an enum,
+    a nested dataclass); tuples pack as arrays as they are, and the checks accept them."""
+    if isinstance(spec, Choice | Struct):
+        return True
+    if isinstance(spec, Opt | Array):
+        return _needs_wire(spec.inner)
+    if isinstance(spec, Tuple):
+        return any(_needs_wire(s) for s in spec.items)
+    if isinstance(spec, Map):
+        return _needs_wire(spec.key) or _needs_wire(spec.value)
+    return False
+
+
+_WIRE_PLANS: dict[type[Any], tuple[tuple[str, bool], ...]] = {}
+
+
+def _wire_plan(cls: type[Any]) -> tuple[tuple[str, bool], ...]:
+    plan = _WIRE_PLANS.get(cls)
+    if plan is None:
+        plan = _WIRE_PLANS[cls] = tuple((n, _needs_wire(spec)) for n, spec in _schema(cls))
     return plan
 
 
@@ -833,8 +857,9 @@ def encode_message(message: Message) -> bytes:
         raise LocalProtocolError(f"not a protocol message: {_REPR.repr(message)}")
     t = message.TYPE
     wire: dict[str, object] = {"type": t}
-    for name, _, _ in _plan(cls, t)[0]:
-        wire[name] = _to_wire(getattr(message, name))
+    for name, convert in _wire_plan(cls):
+        v = getattr(message, name)
+        wire[name] = _to_wire(v) if convert else v
     try:
         _checked(wire)
     except RemoteProtocolError as e:
