@@ -64,6 +64,9 @@ RESOLVE_TIMEOUT_MS = 3000
 #: How long a host listens for the tables already on the LAN before it probes for its name.
 WARMUP_S = 0.25
 
+#: When a host announces a changed TXT record a second time (see ``_announce_again``).
+REANNOUNCE_S = 2.5
+
 _MAX_LABEL = 63  # bytes in one DNS label
 _FLAGS_QUERY = 0x0000
 _TYPE_PTR = 12
@@ -248,6 +251,7 @@ class TableAdvertiser:
         self.server = f"{_dns_label(self.host, 'host')}-{fp_tag}-{port}.local."
         self._zc: AsyncZeroconf | None = None
         self._info: AsyncServiceInfo | None = None
+        self._again: asyncio.Task[None] | None = None
         self._name = self._requested
 
     @property
@@ -320,6 +324,24 @@ class TableAdvertiser:
         info = self._service_info(self._name)
         await self._zc.async_update_service(info)  # announcements go on in the background
         self._info = info
+        if self._again is not None:
+            self._again.cancel()
+        self._again = asyncio.get_running_loop().create_task(self._announce_again())
+
+    async def _announce_again(self) -> None:
+        """Announce the current records once more, later, to flush a stale TXT record.
+
+        Zeroconf builds an answer when a query arrives and may send it up to ~1.2 s later
+        (RFC 6762 §14), so a browser's query just before a change can put the old TXT record
+        back on the wire after the new one. A cache keeps both when they arrive within a
+        second of each other (the cache-flush rule only evicts records over 1 s old) and a
+        resolver may then read either: seen on loopback with several browsers, a listing
+        right after a seat was taken showed the old count. Announcing again after both have
+        aged past a second evicts the stale one.
+        """
+        await asyncio.sleep(REANNOUNCE_S)
+        if self._zc is not None and self._info is not None:
+            await self._zc.async_update_service(self._info)
 
     async def update(
         self,
@@ -343,8 +365,12 @@ class TableAdvertiser:
 
     async def close(self) -> None:
         """Send the goodbye and stop. Idempotent."""
-        zc, info = self._zc, self._info
-        self._zc = self._info = None
+        zc, info, again = self._zc, self._info, self._again
+        self._zc = self._info = self._again = None
+        if again is not None:
+            again.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await again
         if zc is None:
             return
         try:
