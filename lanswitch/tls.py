@@ -11,6 +11,13 @@ one it expects right after the handshake (:func:`check_peer`, :func:`open_pinned
 and only then sends a byte. What to expect comes from trust on first use (:class:`PinStore`):
 an unknown host is pinned, a known one must match, and a changed one is refused loudly with
 :class:`PinChanged` until the user accepts the new fingerprint.
+
+Typical use (``directory`` is :func:`lanswitch.cli.data_dir`)::
+
+    host:   ident = load_or_create_identity(directory)        # show ident.words on screen
+            server = await asyncio.start_server(..., ssl=server_context(ident))
+    client: PinStore.in_dir(directory).check(table.host, table.fingerprint)  # may raise
+            reader, writer = await open_pinned_connection(addr, port, table.fingerprint)
 """
 
 from __future__ import annotations
