@@ -40,7 +40,21 @@ FORBIDDEN_STDLIB = frozenset(
     }
 )
 FORBIDDEN_THIRD_PARTY = frozenset({"zeroconf", "prompt_toolkit"})
-SHELLS = frozenset({f"{PACKAGE}.{m}" for m in ("cli", "server", "client", "discovery", "tui")})
+SHELLS = frozenset(
+    {
+        f"{PACKAGE}.{m}"
+        for m in (
+            "cli",
+            "server",
+            "client",
+            "discovery",
+            "tls",
+            "tui",
+            "simulate",
+            "_build",
+        )
+    }
+)
 
 
 def module_files(name: str) -> list[Path]:
