@@ -902,8 +902,6 @@ class Game:
             self.named_suit = -1
             self.free = self.drew = False
             self.idle_passes = 0
-            self.turns += 1
-            self.declared[seat] = False
             nxt = (seat + self.direction) % self.players
             if not self.active[nxt] or self.missed[nxt]:
                 self.events = [("play", seat, move)]
@@ -911,6 +909,8 @@ class Game:
                 self._end_turn(seat)
                 ev = self.events
             else:
+                self.turns += 1
+                self.declared[seat] = False
                 self.turn = nxt
                 self.phase = _PLAY
                 self.start_count = counts[nxt]
