@@ -66,6 +66,16 @@ def _positive(text: str) -> int:
     return n
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= 600:
+        raise argparse.ArgumentTypeError("must be more than 0 and at most 600 seconds")
+    return value
+
+
 def _seed(text: str) -> int:
     try:
         return int(text)
@@ -134,6 +144,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     v.add_argument("files", nargs="+", metavar="FILE", help="transcript files (.json)")
     v.add_argument("--json", action="store_true", help="print one JSON object")
+
+    t = sub.add_parser(
+        "tables",
+        help="list the tables on the local network",
+        description="Listen for lanswitch tables on the local network (zeroconf) and list them.",
+    )
+    t.add_argument("--json", action="store_true", help="one JSON array of tables")
+    t.add_argument(
+        "--timeout", type=_seconds, default=2.0, metavar="S", help="listen this long (default 2)"
+    )
+    t.add_argument(
+        "--interface", metavar="ADDR", help="listen only on this IPv4 address (default: all)"
+    )
 
     sub.add_parser("paths", help="show where lanswitch keeps its files")
     return p
@@ -325,6 +348,41 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return code
 
 
+def _cmd_tables(args: argparse.Namespace, out: TextIO) -> int:
+    import asyncio
+
+    from .discovery import list_tables
+    from .tls import fingerprint_words, parse_fingerprint
+
+    interfaces = [args.interface] if args.interface else None
+    try:
+        tables = asyncio.run(list_tables(args.timeout, interfaces=interfaces))
+    except ValueError as e:  # a bad --interface address
+        raise _UsageError(f"--interface: {e}") from None
+    if args.json:
+        out.write(json.dumps([t.as_json() for t in tables]) + "\n")
+        return 0
+    if not tables:
+        out.write(
+            f"No tables heard in {args.timeout:g} s. Is a host running on this network, "
+            "and does it let multicast DNS (UDP port 5353) through?\n"
+        )
+        return 0
+    for t in tables:
+        try:
+            words = fingerprint_words(parse_fingerprint(t.fingerprint or ""))
+        except ValueError:
+            words = "(no fingerprint)"
+        where = ", ".join(f"{a}:{t.port}" for a in t.addresses) or f"port {t.port}"
+        free = "?" if t.seats_free is None else t.seats_free
+        total = "?" if t.seats_total is None else t.seats_total
+        out.write(
+            f"{t.name}  {t.rules}  {free} of {total} seats free  {where}\n"
+            f"    fingerprint: {words}\n"
+        )
+    return 0
+
+
 class _UsageError(Exception):
     pass
 
@@ -340,6 +398,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_simulate(args, out, err)
         if args.command == "verify":
             return _cmd_verify(args, out, err)
+        if args.command == "tables":
+            return _cmd_tables(args, out)
         if args.command == "paths":
             out.write(f"data dir: {data_dir(args.data_dir)}\n")
             return 0

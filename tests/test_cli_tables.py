@@ -1,0 +1,83 @@
+"""``lanswitch tables`` hears a table advertised on loopback (zeroconf bound to 127.0.0.1 only,
+never the real network; every wait bounded)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import sys
+from pathlib import Path
+
+import pytest
+
+from lanswitch.discovery import TableAdvertiser
+from lanswitch.tls import fingerprint_words
+from tests.test_discovery import needs_multicast
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+async def _list(*args: str) -> tuple[int, str, str]:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "lanswitch",
+        "tables",
+        "--interface",
+        "127.0.0.1",
+        *args,
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 30)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode()
+
+
+@needs_multicast
+def test_tables_lists_an_advertised_table_as_text_and_json() -> None:
+    name = f"Den {os.getpid()}-{secrets.token_hex(3)}"
+    fp = secrets.token_hex(32)
+
+    async def scenario() -> tuple[tuple[int, str, str], tuple[int, str, str]]:
+        async with TableAdvertiser(
+            name=name,
+            port=45678,
+            rules="irish",
+            seats_total=4,
+            seats_free=3,
+            fingerprint=fp,
+            version=1,
+            interfaces=["127.0.0.1"],
+        ):
+            as_json = await _list("--json", "--timeout", "3")
+            as_text = await _list("--timeout", "3")
+        return as_json, as_text
+
+    (code, out, _), (code2, text, _) = asyncio.run(asyncio.wait_for(scenario(), 60))
+    assert code == 0
+    rows = [r for r in json.loads(out) if r["name"] == name]
+    assert len(rows) == 1
+    row = rows[0]
+    assert row["port"] == 45678
+    assert row["rules"] == "irish"
+    assert row["free_seats"] == 3
+    assert row["seats"] == 4
+    assert row["fingerprint"] == fp
+    assert "127.0.0.1" in row["addresses"]
+    assert code2 == 0
+    assert f"{name}  irish  3 of 4 seats free" in text
+    assert fingerprint_words(bytes.fromhex(fp)) in text
+
+
+def test_tables_with_a_bad_interface_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    from lanswitch.cli import main
+
+    code = main(["tables", "--interface", "not-an-address", "--timeout", "0.5"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "--interface" in err
