@@ -46,21 +46,22 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"lanswitch: error: {message}\n")
 
 
-def _players(text: str) -> int:
+def _whole(text: str) -> int:
     try:
-        n = int(text)
+        return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def _players(text: str) -> int:
+    n = _whole(text)
     if not MIN_PLAYERS <= n <= MAX_PLAYERS:
         raise argparse.ArgumentTypeError(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}")
     return n
 
 
 def _positive(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    n = _whole(text)
     if n < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return n
@@ -74,13 +75,6 @@ def _seconds(text: str) -> float:
     if not 0 < value <= 600:
         raise argparse.ArgumentTypeError("must be more than 0 and at most 600 seconds")
     return value
-
-
-def _seed(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -121,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="B1,B2,…",
         help=f"one bot per seat, or one for all ({', '.join(BOTS)}; default heuristic)",
     )
-    s.add_argument("--seed", type=_seed, metavar="S", help="seed for a reproducible run")
+    s.add_argument("--seed", type=_whole, metavar="S", help="seed for a reproducible run")
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.add_argument("--verbose", action="store_true", help="narrate every move")
     s.add_argument(
