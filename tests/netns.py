@@ -12,7 +12,9 @@ touched and nothing links to a real interface, so nothing leaves the machine.
 ``<tag>`` is the test process's id and a few random hex digits, so concurrent runs (another
 checkout's ``make test``) never meet. Every namespace is deleted by its own name in
 :meth:`Lan.close`, which also runs when setup fails half-way; every process this harness
-starts is kept by its pid and killed by that pid only. Every wait is bounded in time.
+starts is kept by its pid and killed by that pid only. Every wait is bounded in time. (A test
+process killed outright cannot clean up: ``ip netns list`` shows its ``lsw-<tag>-*``
+namespaces, and ``ip netns del NAME`` removes each.)
 
 Needs root (``CAP_SYS_ADMIN`` and ``CAP_NET_ADMIN``) and ``ip`` from iproute2;
 :func:`lan_or_skip` skips the test with the reason when they are missing.
@@ -176,7 +178,8 @@ class NodeProcess:
 
 
 def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    """Run ``ip ARGS`` with a bounded time; CalledProcessError (with stderr) if it fails."""
+    """Run ``ip ARGS`` with a bounded time; with ``check``, RuntimeError naming the command
+    and what ``ip`` said if it fails."""
     done = subprocess.run(
         ["ip", *args],
         capture_output=True,
@@ -185,9 +188,8 @@ def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         check=False,
     )
     if check and done.returncode != 0:
-        raise subprocess.CalledProcessError(
-            done.returncode, done.args, output=done.stdout, stderr=done.stderr
-        )
+        said = done.stderr.strip() or f"exit status {done.returncode}"
+        raise RuntimeError(f"`ip {' '.join(args)}` failed: {said}")
     return done
 
 
