@@ -152,8 +152,91 @@ def build_parser() -> argparse.ArgumentParser:
         "--interface", metavar="ADDR", help="listen only on this IPv4 address (default: all)"
     )
 
+    h = sub.add_parser(
+        "host",
+        help="host a table on the local network",
+        description="Host a table: listen with TLS, advertise it by zeroconf, fill the last "
+        "--bots seats with bots, and start each hand when every seat is filled and every "
+        "player is ready. Players join with lanswitch join. Ctrl-C closes the table.",
+    )
+    h.add_argument("--rules", default="switch", metavar="NAME|FILE", help="preset or TOML file")
+    h.add_argument("--name", metavar="T", help="the table's name (default: USER's table)")
+    h.add_argument("--port", type=_port, default=0, metavar="P", help="TCP port (default: any)")
+    h.add_argument("--seats", type=_players, default=4, metavar="N", help="2..8 (default 4)")
+    h.add_argument("--bots", type=_count, default=0, metavar="N", help="bots (default 0)")
+    h.add_argument("--hands", type=_positive, metavar="H", help="end the match after H hands")
+    h.add_argument("--password", metavar="PW", help="players must give this password")
+    h.add_argument(
+        "--interface", metavar="ADDR", help="serve and advertise on this IPv4 address only"
+    )
+    h.add_argument(
+        "--turn-timer",
+        type=_duration,
+        default=0.0,
+        metavar="S",
+        help="seconds a player has to act; then the safest move is made for them (default: none)",
+    )
+    h.add_argument(
+        "--bot-delay",
+        type=_duration,
+        default=0.6,
+        metavar="S",
+        help="seconds a bot waits before it acts (default 0.6)",
+    )
+    h.add_argument("--headless", action="store_true", help="no terminal client: print a log")
+
+    j = sub.add_parser(
+        "join",
+        help="join a table on the local network",
+        description="Join a table by its name (found by zeroconf), by HOST:PORT, or the only "
+        "table on the network. The host's certificate is pinned on first use. After every hand "
+        "your transcript is checked: was the deal fair and every card legal?",
+    )
+    j.add_argument("table", nargs="?", metavar="HOST:PORT|TABLE-NAME")
+    j.add_argument("--name", metavar="N", help="your display name (default: your user name)")
+    j.add_argument("--bot", choices=sorted(BOTS), metavar="STRATEGY", help="play headless")
+    j.add_argument("--spectate", action="store_true", help="watch instead of taking a seat")
+    j.add_argument("--transcripts", metavar="DIR", help="save each hand's transcript in DIR")
+    j.add_argument("--password", metavar="PW", help="the table's password")
+    j.add_argument("--interface", metavar="ADDR", help="look for tables on this IPv4 address")
+    j.add_argument(
+        "--timeout", type=_seconds, default=5.0, metavar="S", help="discovery time (default 5)"
+    )
+    j.add_argument(
+        "--think", type=_duration, default=0.0, metavar="S", help="a bot's pause before moving"
+    )
+    j.add_argument(
+        "--accept-new-fingerprint",
+        action="store_true",
+        help="trust the host even though its certificate changed since last time",
+    )
+
     sub.add_parser("paths", help="show where lanswitch keeps its files")
     return p
+
+
+def _port(text: str) -> int:
+    n = _whole(text)
+    if not 0 <= n <= 65535:
+        raise argparse.ArgumentTypeError("a port is 0..65535 (0: any free port)")
+    return n
+
+
+def _count(text: str) -> int:
+    n = _whole(text)
+    if not 0 <= n <= MAX_PLAYERS:
+        raise argparse.ArgumentTypeError(f"must be 0..{MAX_PLAYERS}")
+    return n
+
+
+def _duration(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value <= 3600:
+        raise argparse.ArgumentTypeError("must be 0..3600 seconds")
+    return value
 
 
 def _cmd_rules(args: argparse.Namespace, out: TextIO) -> int:
@@ -394,6 +477,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_verify(args, out, err)
         if args.command == "tables":
             return _cmd_tables(args, out)
+        if args.command in ("host", "join"):
+            from . import netcmd
+
+            try:
+                run = netcmd.cmd_host if args.command == "host" else netcmd.cmd_join
+                return run(args, data_dir(args.data_dir), out, err)
+            except ValueError as e:
+                raise _UsageError(str(e)) from None
+            except netcmd.CommandError as e:
+                err.write(f"lanswitch: {e}\n")
+                return 1
         if args.command == "paths":
             out.write(f"data dir: {data_dir(args.data_dir)}\n")
             return 0

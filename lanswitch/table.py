@@ -239,8 +239,9 @@ class Table:
     # -- the host's powers -----------------------------------------------------------------
 
     def _as_host(self, client: str) -> None:
-        self._client(client)
+        # The host need not be a connected client: a headless host acts through local calls.
         if client != self.host:
+            self._client(client)
             raise Refused(Refusal.NOT_HOST)
         if self.in_play:
             raise Refused(Refusal.IN_PLAY)

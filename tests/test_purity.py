@@ -23,7 +23,7 @@ PACKAGE_DIR = Path(lanswitch.__file__).parent
 # Always core; must exist.
 CORE_REQUIRED = ("cards", "rules", "game")
 # Core when present.
-CORE_OPTIONAL = ("fairness", "transcript", "protocol", "table", "session", "bots")
+CORE_OPTIONAL = ("fairness", "transcript", "protocol", "table", "host", "session", "bots")
 
 FORBIDDEN_STDLIB = frozenset(
     {
@@ -45,6 +45,7 @@ SHELLS = frozenset(
         f"{PACKAGE}.{m}"
         for m in (
             "cli",
+            "netcmd",
             "server",
             "client",
             "discovery",

@@ -1,0 +1,314 @@
+"""The client's network shell: find the table, connect with a pinned TLS certificate, run a
+:class:`~lanswitch.session.Session` over the connection, and come back when the link drops.
+
+* **Finding a table**: by name through zeroconf (:func:`find_table`), or by ``HOST:PORT``
+  (:func:`parse_address`) where mDNS does not get through.
+* **Connecting** (:func:`open_table`): every advertised address is tried, those on one of our
+  own subnets first, each with a short timeout (a host with a docker bridge or a second
+  interface advertises addresses we cannot reach). The certificate must have the advertised
+  fingerprint, and the :class:`~lanswitch.tls.PinStore` must agree with it (trust on first
+  use; a changed fingerprint is refused loudly unless the user accepted it).
+* **Staying** (:class:`Client`): the client pings a quiet host, treats a host silent for
+  ``DEAD_AFTER`` seconds as a lost link, and reconnects with exponential backoff, resuming with
+  its token to the same seat and hand. It ends when the host says ``bye`` or ``error``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import ssl
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from . import protocol as p
+from .discovery import Table, TableBrowser, preferred_order
+from .session import News, Session
+from .tls import (
+    FingerprintMismatch,
+    PinStore,
+    client_context,
+    parse_fingerprint,
+    peer_fingerprint,
+)
+
+__all__ = [
+    "DEAD_AFTER",
+    "Client",
+    "JoinError",
+    "Target",
+    "find_table",
+    "open_table",
+    "parse_address",
+]
+
+CONNECT_TIMEOUT = 2.0  # per address
+PING_EVERY = 3.0  # seconds of silence from the host before we ping it
+DEAD_AFTER = 9.0  # seconds of silence after which the link is taken for lost
+BACKOFF = (0.25, 0.5, 1.0, 2.0)  # then 2 s between attempts
+RECONNECT_FOR = 300.0  # seconds a lost client keeps trying before it gives up
+FIRST_TRIES = 3  # attempts at the very first connection
+
+
+class JoinError(Exception):
+    """Joining failed for a reason the user must read (no such table, refused, gone)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where a table is: its addresses, port, and the fingerprint expected (if advertised)."""
+
+    label: str  # what to call it on screen
+    addresses: tuple[str, ...]
+    port: int
+    fingerprint: bytes | None  # advertised by zeroconf; None for a HOST:PORT join
+    pin_as: str  # the pin store's key: the host machine's name, or HOST:PORT
+
+    @classmethod
+    def from_table(cls, table: Table) -> Target:
+        fp = parse_fingerprint(table.fingerprint) if table.fingerprint else None
+        return cls(table.name, table.addresses, table.port, fp, table.host or table.name)
+
+
+def parse_address(text: str) -> tuple[str, int] | None:
+    """``HOST:PORT`` (or ``[v6]:PORT``) as a pair; None if ``text`` is not of that form."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        return None
+    host = host.strip("[]")
+    if not 0 < int(port) < 65536:
+        return None
+    with contextlib.suppress(ValueError):
+        ipaddress.ip_address(host)
+        return host, int(port)
+    if all(part.isalnum() or "-" in part for part in host.split(".")) and not host.isdigit():
+        return host, int(port)
+    return None
+
+
+async def find_table(
+    name: str, *, timeout: float = 5.0, interfaces: Sequence[str] | None = None
+) -> Target:
+    """The table called ``name`` on the LAN (JoinError, naming the tables seen, if none)."""
+    want = name.casefold()
+
+    def match(tables: dict[str, Table]) -> bool:
+        return any(t.name.casefold() == want for t in tables.values())
+
+    async with TableBrowser(interfaces=interfaces) as browser:
+        await browser.wait_for(match, timeout)
+        tables = browser.tables
+    for t in tables.values():
+        if t.name.casefold() == want:
+            if t.version is not None and t.version != p.PROTOCOL_VERSION:
+                raise JoinError(
+                    f"table {t.name!r} speaks protocol {t.version}; this lanswitch speaks "
+                    f"{p.PROTOCOL_VERSION}: update the older one"
+                )
+            return Target.from_table(t)
+    seen = ", ".join(sorted(repr(t.name) for t in tables.values())) or "none"
+    raise JoinError(
+        f"no table called {name!r} answered within {timeout:g} s (tables seen: {seen}). "
+        "If the host's network blocks mDNS, join by address: lanswitch join HOST:PORT"
+    )
+
+
+async def open_table(
+    target: Target,
+    *,
+    pins: PinStore | None,
+    accept_change: bool = False,
+    timeout: float = CONNECT_TIMEOUT,
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A TLS connection to ``target`` whose certificate is the expected one.
+
+    Raises FingerprintMismatch (the advertised fingerprint is not what answered),
+    :class:`~lanswitch.tls.PinChanged` (the pin store knows another one), or OSError /
+    TimeoutError when no address answers.
+    """
+    errors: list[str] = []
+    for address in preferred_order(target.addresses):
+        try:
+            async with asyncio.timeout(timeout):
+                reader, writer = await asyncio.open_connection(
+                    address, target.port, ssl=client_context(), server_hostname=""
+                )
+        except (OSError, TimeoutError, ssl.SSLError) as e:
+            errors.append(f"{address}: {e or type(e).__name__}")
+            continue
+        try:
+            tls = writer.get_extra_info("ssl_object")
+            got = peer_fingerprint(tls) if isinstance(tls, ssl.SSLObject) else None
+            if got is None or (target.fingerprint is not None and got != target.fingerprint):
+                raise FingerprintMismatch(target.fingerprint or b"", got)
+            if pins is not None:
+                pins.check(target.pin_as, got, accept_change=accept_change)
+        except BaseException:
+            writer.close()
+            raise
+        return reader, writer
+    raise OSError(f"could not reach {target.label} on port {target.port}: " + "; ".join(errors))
+
+
+class Client:
+    """Plays ``session`` at ``target`` until the host ends it (see the module docstring).
+
+    ``chooser(session)`` returns the move to play when it is this seat's turn (a headless bot);
+    None leaves moves to :meth:`send` (an interactive client). ``think`` seconds pass before a
+    chosen move is sent. ``on_news`` sees each :class:`~lanswitch.session.News` as it comes.
+    """
+
+    def __init__(
+        self,
+        session: Session,
+        target: Target,
+        *,
+        pins: PinStore | None = None,
+        accept_change: bool = False,
+        chooser: Callable[[Session], int] | None = None,
+        think: float = 0.0,
+        on_news: Callable[[News], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        reconnect_for: float = RECONNECT_FOR,
+    ) -> None:
+        self.session = session
+        self.target = target
+        self.pins = pins
+        self.accept_change = accept_change
+        self.chooser = chooser
+        self.think = think
+        self.on_news = on_news
+        self.clock = clock
+        self.reconnect_for = reconnect_for
+        self.reconnects = 0
+        self._news_seen = 0
+        self._writer: asyncio.StreamWriter | None = None
+        self._conn: p.Connection | None = None
+        self._acting_seq = -1
+        self._act_handle: asyncio.TimerHandle | None = None
+
+    def send(self, message: p.Message) -> None:
+        """Send ``message`` now (dropped if the link is down: the view will be resent)."""
+        if self._writer is None or self._conn is None or self._conn.closed:
+            return
+        self._writer.write(self._conn.send(message))
+
+    async def run(self) -> None:
+        """Until the host says ``bye`` or ``error`` (JoinError if it cannot be reached)."""
+        lost_at: float | None = None
+        tries = 0
+        for _ in range(100_000):
+            try:
+                reader, writer = await open_table(
+                    self.target, pins=self.pins, accept_change=self.accept_change
+                )
+            except (OSError, TimeoutError) as e:
+                tries += 1
+                gave_up = (
+                    tries >= FIRST_TRIES
+                    if lost_at is None
+                    else self.clock() - lost_at > self.reconnect_for
+                )
+                if gave_up:
+                    raise JoinError(str(e)) from None
+                await asyncio.sleep(BACKOFF[min(tries, len(BACKOFF)) - 1])
+                continue
+            tries = 0
+            welcomed = await self._converse(reader, writer)
+            s = self.session
+            if s.closed:
+                reason = s.close_reason
+                if (
+                    isinstance(reason, p.Error)
+                    and reason.code is p.ErrorCode.BAD_TOKEN
+                    and s.token is not None
+                ):
+                    s.token, s.closed, s.close_reason = None, False, None  # join afresh
+                    continue
+                return
+            if welcomed or lost_at is None:
+                lost_at = self.clock()
+            elif self.clock() - lost_at > self.reconnect_for:
+                raise JoinError(f"lost {self.target.label} and could not get back in")
+            self.reconnects += 1
+            await asyncio.sleep(BACKOFF[0])
+        raise JoinError("gave up reconnecting")  # pragma: no cover - bounded above
+
+    async def _converse(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        """One connection, until it is lost or the host ends it; whether we were welcomed."""
+        s = self.session
+        conn = p.Connection(p.Role.CLIENT)
+        self._writer, self._conn = writer, conn
+        self._acting_seq = -1
+        writer.write(conn.send(s.hello()))
+        heard = self.clock()
+        nonce = 0
+        welcomed = False
+        try:
+            for _ in range(10**9):
+                try:
+                    async with asyncio.timeout(PING_EVERY):
+                        data = await reader.read(65536)
+                except TimeoutError:
+                    if self.clock() - heard > DEAD_AFTER:
+                        return welcomed
+                    if conn.state is p.State.OPEN:
+                        nonce += 1
+                        writer.write(conn.send(p.Ping(nonce=nonce)))
+                    continue
+                except (ConnectionError, OSError, ssl.SSLError):
+                    return welcomed
+                heard = self.clock()
+                try:
+                    messages = conn.receive_data(data)
+                except p.RemoteProtocolError as e:
+                    for m in e.received:
+                        s.receive(m)
+                    with contextlib.suppress(p.LocalProtocolError):
+                        writer.write(conn.send(e.error_message()))
+                    raise JoinError(f"the host broke the protocol: {e}") from None
+                replies: list[p.Message] = []
+                for m in messages:
+                    welcomed = welcomed or isinstance(m, p.Welcome)
+                    replies += s.receive(m)
+                for r in replies:
+                    if not conn.closed:
+                        writer.write(conn.send(r))
+                self._emit_news()
+                if s.closed or s.lost_place or not data:
+                    return welcomed
+                self._maybe_act()
+            return welcomed
+        finally:
+            self._writer = self._conn = None
+            if self._act_handle is not None:
+                self._act_handle.cancel()
+            writer.close()
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(1.0):
+                    await writer.wait_closed()
+
+    def _emit_news(self) -> None:
+        news = self.session.news
+        if self.on_news is not None:
+            for item in news[self._news_seen :]:
+                self.on_news(item)
+        self._news_seen = len(news)
+
+    def _maybe_act(self) -> None:
+        s = self.session
+        if self.chooser is None or not s.my_turn() or self._acting_seq == s.seq:
+            return
+        self._acting_seq = s.seq
+        if self.think > 0:
+            self._act_handle = asyncio.get_running_loop().call_later(self.think, self._act, s.seq)
+        else:
+            self._act(s.seq)
+
+    def _act(self, seq: int) -> None:
+        s = self.session
+        if self.chooser is None or s.seq != seq or not s.my_turn():
+            return
+        self.send(s.move(self.chooser(s)))

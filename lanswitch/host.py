@@ -1,0 +1,926 @@
+"""The host of one table, sans I/O: protocol messages in, protocol messages out, time passed in.
+
+This is the table's whole logic — the lobby (:class:`lanswitch.table.Table`), the match
+(:class:`lanswitch.game.Match`), each hand dealt by the fair deal
+(:class:`lanswitch.transcript.FairHost`), the host's bots, the turn timer, liveness and
+resuming — with no sockets, no clock and no randomness of its own. The server shell
+(``lanswitch.server``) owns the connections: it numbers them (``cid``), and calls
+
+* :meth:`Host.connect` when one opens, :meth:`Host.receive` for each message the
+  :class:`~lanswitch.protocol.Connection` decoded, :meth:`Host.disconnected` when one drops;
+* :meth:`Host.tick` whenever :meth:`Host.next_deadline` comes (bots acting, timers, pings);
+
+and after each call writes :attr:`Host.outbox` (``(cid, message)`` pairs, in order) and closes
+the connections in :attr:`Host.closing`. Randomness (tokens, seeds, keys, game ids) comes from
+the ``entropy`` callable the shell passes (``os.urandom``); tests pass a seeded one.
+
+Policies the spec leaves to the host, as this one implements them (``docs/hosting.md``):
+
+* A hand starts when every seat is filled, at least one by a person, and every seated person
+  is ready and connected. Bots are always ready.
+* A player whose link drops keeps the seat and the hand. When its turn comes and it is still
+  away after ``away_grace`` seconds, a stand-in bot plays that turn for it. A fair-deal round
+  waits ``round_timeout`` seconds for commitments and seeds; past that the hand is void and
+  the missing participant is blamed.
+* With a turn timer, a seat that lets it run out has the safest legal move made for it (draw,
+  else pass, else its first legal move).
+* The host pings a connection it has not heard from for ``PING_AFTER`` seconds and drops it
+  after ``DROP_AFTER``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from . import protocol as p
+from .bots import BOTS, Bot, make_bot
+from .fairness import (
+    DEALER,
+    Blame,
+    LogEvent,
+    Round,
+    RoundState,
+    commitment,
+    encode_event,
+    public_bytes,
+    sign_commitment,
+    sign_log_head,
+    sign_reveal,
+    verify_log_head,
+)
+from .game import DRAW, PASS, Event, Game, IllegalMove, Match, redact
+from .rules import PRESETS, RuleSet
+from .table import Client, Refusal, Refused, Table
+from .transcript import FairHost, SignedHead
+
+__all__ = ["DROP_AFTER", "HOST_ID", "PING_AFTER", "Host", "HostConfig"]
+
+HOST_ID = "@host"
+"""The table's client id for the host itself (its powers are local calls, never messages)."""
+
+PING_AFTER = 2.0
+"""Seconds of silence from a client before the host pings it."""
+DROP_AFTER = 8.0
+"""Seconds of silence after which the host drops a connection (the seat is kept)."""
+MAX_CLIENTS = 32
+"""Connections a table takes; the next gets ``error`` ``table_full``."""
+CHAT_BURST = 5
+CHAT_WINDOW = 5.0
+"""At most ``CHAT_BURST`` chat lines per client per ``CHAT_WINDOW`` seconds."""
+_ADVANCE_BOUND = 100_000
+"""Engine steps one call may run (bots with no delay play whole hands in one call)."""
+
+_REFUSAL_CODES = {
+    Refusal.BAD_PASSWORD: p.ErrorCode.BAD_PASSWORD,
+    Refusal.BAD_TOKEN: p.ErrorCode.BAD_TOKEN,
+    Refusal.TABLE_FULL: p.ErrorCode.TABLE_FULL,
+    Refusal.SEAT_TAKEN: p.ErrorCode.SEAT_TAKEN,
+}
+
+
+class _EntropyRng:
+    """A bot's ``random()`` drawn from the shell's entropy (the core has no random source)."""
+
+    def __init__(self, entropy: Callable[[int], bytes]) -> None:
+        self._entropy = entropy
+
+    def random(self) -> float:
+        return (int.from_bytes(self._entropy(7), "big") >> 3) / (1 << 53)
+
+
+@dataclass(frozen=True, slots=True)
+class HostConfig:
+    """How a table is set up (``lanswitch host`` options)."""
+
+    name: str = "lanswitch"
+    rules: RuleSet = PRESETS["switch"]
+    rules_name: str = ""  # what the lobby calls the rules; default: the rule set's name
+    seats: int = 4
+    bots: int = 0  # seats the host fills with bots, counted from the last seat
+    bot_strategy: str = "heuristic"
+    password: str | None = None
+    hands: int | None = None  # the match ends after this many hands (None: the rules decide)
+    turn_timer: float = 0.0  # seconds a seat has to act; 0: no timer
+    bot_delay: float = 0.6  # seconds a host bot waits before it acts, so people can follow
+    away_grace: float = 30.0  # seconds before a stand-in plays an away player's turn
+    round_timeout: float = 30.0  # seconds a fair-deal round waits for commitments / seeds
+    heads_timeout: float = 30.0  # seconds the host waits for the seats' log heads
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.bots <= self.seats:
+            raise ValueError(f"bots must be 0..{self.seats}, not {self.bots}")
+        if self.bot_strategy not in BOTS:
+            raise ValueError(f"no bot {self.bot_strategy!r}; bots are {', '.join(BOTS)}")
+        if self.hands is not None and self.hands < 1:
+            raise ValueError("hands must be at least 1")
+        for name in ("turn_timer", "bot_delay", "away_grace", "round_timeout", "heads_timeout"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative")
+
+
+@dataclass(slots=True)
+class _Conn:
+    """One open connection as the host sees it."""
+
+    cid: int
+    heard: float  # when the host last heard from it
+    key: bytes = b""  # the client's session key (after hello)
+    welcomed: bool = False
+    pinged: bool = False
+    chat_times: list[float] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Hand:
+    """The hand in progress (and, once over, until every log head is in)."""
+
+    fair: FairHost
+    game: Game
+    pids: tuple[str, ...]
+    bot_keys: dict[int, Ed25519PrivateKey]
+    bots: dict[int, Bot]
+    steps: list[tuple[tuple[Event, ...], tuple[bytes, ...]]] = field(default_factory=list)
+    announces: list[p.Announce] = field(default_factory=list)
+    dealer_seeds: dict[int, dict[str, bytes]] = field(default_factory=dict)
+    round_open: bool = False  # a round is announced and not yet dealt from
+    stage2: bool = False  # the open round's commitments were broadcast
+    round_deadline: float = 0.0
+    turn_since: float = 0.0  # when the seat to act was given the turn
+    over: bool = False
+    over_messages: dict[int | None, p.HandOver] = field(default_factory=dict)
+    reveals: list[p.Reveals] = field(default_factory=list)
+    heads: dict[str, SignedHead] = field(default_factory=dict)
+    heads_deadline: float = 0.0
+    heads_message: p.LogHeads | None = None
+
+    @property
+    def seq(self) -> int:
+        return len(self.steps)
+
+
+class Host:
+    """One table's host: see the module docstring for how a shell drives it."""
+
+    def __init__(self, config: HostConfig, *, entropy: Callable[[int], bytes], now: float) -> None:
+        self.config = config
+        self.entropy = entropy
+        self.rules = config.rules
+        self.rules_name = config.rules_name or config.rules.name
+        self.table = Table(
+            name=config.name,
+            rules=config.rules,
+            host=HOST_ID,
+            host_name=config.name,
+            token_source=lambda: entropy(24).hex(),
+            seats_total=config.seats,
+            password=config.password,
+            bots=tuple(BOTS),
+        )
+        self.key = Ed25519PrivateKey.from_private_bytes(entropy(32))
+        self._rng = _EntropyRng(entropy)
+        self.bot_keys: dict[int, Ed25519PrivateKey] = {}
+        for seat in range(config.seats - config.bots, config.seats):
+            self.add_bot(seat, config.bot_strategy)
+        self.conns: dict[int, _Conn] = {}
+        self.keys: dict[str, bytes] = {}  # resume token → the session key it was issued with
+        self.away: dict[int, float] = {}  # seat → since when its player is away
+        self.outbox: list[tuple[int, p.Message]] = []
+        self.closing: list[int] = []
+        self.log: list[str] = []  # what happened, for a headless host to print
+        self.match = self._new_match()
+        self.hand: _Hand | None = None
+        self.finished = False  # the match is over and every client was told
+        self.owner_key: bytes | None = None  # the host's own player (lobby.host)
+        self._now = now
+
+    # -- the shell's calls ---------------------------------------------------------------------
+
+    def connect(self, cid: int, now: float) -> None:
+        """A connection opened (TLS done); its ``hello`` comes next."""
+        self._now = now
+        if self.finished:
+            self._close(cid, p.Bye(reason="the match is over"))
+            return
+        self.conns[cid] = _Conn(cid, now)
+        if len(self.conns) > MAX_CLIENTS:
+            self._close(cid, p.Error(code=p.ErrorCode.TABLE_FULL, text="this table is full"))
+
+    def receive(self, cid: int, message: p.Message, now: float) -> None:
+        """A message from connection ``cid``, already checked by its Connection."""
+        self._now = now
+        conn = self.conns.get(cid)
+        if conn is None:
+            return
+        conn.heard, conn.pinged = now, False
+        if isinstance(message, p.Hello):
+            self._hello(conn, message)
+        elif isinstance(message, p.Bye | p.Error):
+            self._gone(cid, left=isinstance(message, p.Bye))
+        elif isinstance(message, p.Ping):
+            self._send(cid, p.Pong(nonce=message.nonce))
+        elif isinstance(message, p.Pong):
+            pass
+        else:
+            handler = _HANDLERS.get(type(message))
+            if handler is None:  # a host-only message the Connection let through: a bug there
+                self._close(cid, p.Error(code=p.ErrorCode.UNEXPECTED, text=message.TYPE))
+                return
+            try:
+                handler(self, cid, message)
+            except Refused as e:
+                code = _REFUSAL_CODES.get(e.refusal, p.ErrorCode.NOT_NOW)
+                self._send(cid, p.Reject(code=code, text=e.refusal.value))
+        self._advance()
+
+    def disconnected(self, cid: int, now: float) -> None:
+        """The connection ended (stream closed, reset, or the shell dropped it)."""
+        self._now = now
+        self._gone(cid, left=False)
+        self._advance()
+
+    def tick(self, now: float) -> None:
+        """Time passed: liveness, timers, bots."""
+        self._now = now
+        for conn in list(self.conns.values()):
+            quiet = now - conn.heard
+            if quiet >= DROP_AFTER:
+                self._close(conn.cid, None)
+            elif quiet >= PING_AFTER and conn.welcomed and not conn.pinged:
+                conn.pinged = True
+                self._send(conn.cid, p.Ping(nonce=int(now * 1000) & 0xFFFFFFFF))
+        self._advance()
+
+    def next_deadline(self) -> float | None:
+        """When :meth:`tick` should next run (None: only when a message comes)."""
+        times = [c.heard + (DROP_AFTER if c.pinged else PING_AFTER) for c in self.conns.values()]
+        h = self.hand
+        if h is None:
+            times += [since + self.config.away_grace for since in self.away.values()]
+        else:
+            if h.over:
+                if h.heads_message is None:
+                    times.append(h.heads_deadline)
+            elif h.game.chance_request() is not None:
+                times.append(h.round_deadline)
+            else:
+                due = self._turn_due(h)
+                if due is not None:
+                    times.append(due)
+        return min(times) if times else None
+
+    def shutdown(self, now: float, reason: str = "the host closed the table") -> None:
+        """End the table: everyone is told (``bye`` after the match, else ``error`` shutdown)."""
+        self._now = now
+        self.finished = True
+        for cid in list(self.conns):
+            if self.match.over and self.hand is None:
+                self._close(cid, p.Bye(reason=reason))
+            else:
+                self._close(cid, p.Error(code=p.ErrorCode.SHUTDOWN, text=reason))
+
+    # -- the host's own powers (local calls: the host's terminal or command line) -----------
+
+    def add_bot(self, seat: int, strategy: str = "heuristic") -> None:
+        self.table.add_bot(HOST_ID, seat, strategy)
+        self.bot_keys[seat] = Ed25519PrivateKey.from_private_bytes(self.entropy(32))
+        if hasattr(self, "conns"):
+            self._broadcast_lobby()
+
+    def remove_bot(self, seat: int) -> None:
+        self.table.remove_bot(HOST_ID, seat)
+        self.bot_keys.pop(seat, None)
+        self._broadcast_lobby()
+
+    def set_rules(self, rules: RuleSet, name: str = "") -> None:
+        self.table.set_rules(HOST_ID, rules)
+        self.rules, self.rules_name = rules, name or rules.name
+        self.match = self._new_match()
+        self._broadcast_lobby()
+
+    def kick(self, seat: int) -> None:
+        entry = self._seat_client(seat)
+        if entry is None:
+            raise Refused(Refusal.NO_SUCH_CLIENT)
+        cid = int(entry)
+        self.table.kick(HOST_ID, entry)
+        if cid in self.conns:
+            self._close(cid, p.Error(code=p.ErrorCode.KICKED, text="the host removed you"))
+        self._broadcast_lobby()
+
+    def free_seats(self) -> int:
+        return self.table.free_seats()
+
+    def standings(self) -> str:
+        """The match so far in words: who leads (or won), and everyone's score or wins."""
+        m = self.match
+        by_wins = self.rules.scoring.mode == "none"
+        seats = [s for s in self.table.seats if s.kind != "empty"]
+        figures = ", ".join(
+            f"{s.name} {m.wins[s.index] if by_wins else m.totals[s.index]}" for s in seats
+        )
+        unit = "hands won" if by_wins else "points"
+        if m.winner is not None:
+            return f"{self.table.seats[m.winner].name} wins ({unit}: {figures})"
+        return f"{unit}: {figures}"
+
+    # -- handshake and lobby ---------------------------------------------------------------
+
+    def _hello(self, conn: _Conn, hello: p.Hello) -> None:
+        cid = conn.cid
+        if hello.version != p.PROTOCOL_VERSION:
+            text = f"this host speaks protocol {p.PROTOCOL_VERSION}, you sent {hello.version}"
+            self._close(cid, p.Error(code=p.ErrorCode.VERSION_MISMATCH, text=text))
+            return
+        entry: Client | None = None
+        if hello.token is not None:
+            token = hello.token.decode("ascii", "replace")
+            if self.keys.get(token) != hello.key:
+                self._close(cid, p.Error(code=p.ErrorCode.BAD_TOKEN, text=Refusal.BAD_TOKEN.value))
+                return
+            old = next((c for c in self.table.clients.values() if c.token == token), None)
+            if old is not None and old.id != str(cid) and int(old.id) in self.conns:
+                # The same player on a new connection: the old one is a dead link.
+                self._close(int(old.id), None)
+            try:
+                entry = self.table.join(str(cid), hello.name, self._now, resume=token)
+            except Refused as e:
+                self._close(cid, p.Error(code=p.ErrorCode.BAD_TOKEN, text=e.refusal.value))
+                return
+            if entry.seat is not None:
+                self.away.pop(entry.seat, None)
+            self.log.append(f"{entry.name} is back")
+        else:
+            for k in range(1, 10):
+                name = hello.name if k == 1 else f"{hello.name[:21]} {k}"
+                try:
+                    entry = self.table.join(
+                        str(cid),
+                        name,
+                        self._now,
+                        password=hello.password,
+                        spectate=hello.spectate,
+                    )
+                    break
+                except Refused as e:
+                    if e.refusal is not Refusal.NAME_TAKEN:
+                        code = _REFUSAL_CODES.get(e.refusal, p.ErrorCode.BAD_MESSAGE)
+                        self._close(cid, p.Error(code=code, text=e.refusal.value))
+                        return
+            if entry is None:
+                self._close(cid, p.Error(code=p.ErrorCode.BAD_MESSAGE, text="name taken"))
+                return
+            self.keys[entry.token] = hello.key
+            self.log.append(f"{entry.name} joined" + (" to watch" if hello.spectate else ""))
+        if entry is None:  # pragma: no cover - every path above sets it or returns
+            return
+        conn.key, conn.welcomed = hello.key, True
+        self._send(
+            cid,
+            p.Welcome(
+                version=p.PROTOCOL_VERSION,
+                table=self.config.name[:32],
+                seat=entry.seat,
+                token=entry.token.encode("ascii"),
+            ),
+        )
+        self._broadcast_lobby()
+        if self.hand is not None:
+            self._catch_up(cid)
+
+    def _sit(self, cid: int, m: p.Sit) -> None:
+        seat = m.seat
+        if seat is None:
+            if self.table.in_play:
+                raise Refused(Refusal.IN_PLAY)
+            seat = next((s.index for s in self.table.seats if s.kind == "empty"), None)
+            if seat is None:
+                raise Refused(Refusal.TABLE_FULL)
+        self.table.sit(str(cid), seat)
+        self._broadcast_lobby()
+
+    def _stand(self, cid: int, m: p.Stand) -> None:
+        self.table.stand(str(cid))
+        self._broadcast_lobby()
+
+    def _ready(self, cid: int, m: p.Ready) -> None:
+        self.table.set_ready(str(cid), m.ready)
+        self._broadcast_lobby()
+
+    def _chat(self, cid: int, m: p.Chat) -> None:
+        conn = self.conns[cid]
+        conn.chat_times = [t for t in conn.chat_times if self._now - t < CHAT_WINDOW]
+        if len(conn.chat_times) >= CHAT_BURST:
+            self._send(cid, p.Reject(code=p.ErrorCode.RATE_LIMITED, text="slow down"))
+            return
+        conn.chat_times.append(self._now)
+        line = self.table.chat(str(cid), m.text, self._now)
+        self.log.append(f"<{line.name}> {line.text}")
+        self._broadcast(p.Chat(text=line.text, sender=line.name[:32]))
+
+    def _lobby(self) -> p.LobbyState:
+        seats = []
+        owner = None
+        for s in self.table.seats:
+            key = b""
+            if s.kind == "bot":
+                key = public_bytes(self.bot_keys[s.index])
+            elif s.kind == "human" and s.client is not None:
+                entry = self.table.clients.get(s.client)
+                if entry is not None:
+                    key = self.keys.get(entry.token, b"")
+            if key and key == self.owner_key:
+                owner = s.index
+            connected = s.kind == "bot" or (s.kind == "human" and s.index not in self.away)
+            seats.append(
+                p.LobbySeat(
+                    name=s.name[:32],
+                    id=f"seat{s.index}" if s.kind != "empty" else "",
+                    bot=s.kind == "bot",
+                    ready=s.ready,
+                    connected=connected and s.kind != "empty",
+                    key=key,
+                )
+            )
+        results = self.match.results
+        return p.LobbyState(
+            table=self.config.name[:32],
+            rules=self.rules_name[:64],
+            host=owner,
+            seats=tuple(seats),
+            spectators=sum(1 for c in self.table.clients.values() if c.spectator),
+            playing=self.table.in_play,
+            hands=len(results),
+            scores=tuple(self.match.totals) if results else (),
+            turn_timer=round(self.config.turn_timer),
+        )
+
+    def _broadcast_lobby(self) -> None:
+        if self.conns:
+            self._broadcast(self._lobby())
+
+    # -- connections -----------------------------------------------------------------------
+
+    def _send(self, cid: int, message: p.Message) -> None:
+        self.outbox.append((cid, message))
+
+    def _broadcast(self, message: p.Message) -> None:
+        for cid, conn in self.conns.items():
+            if conn.welcomed:
+                self.outbox.append((cid, message))
+
+    def _close(self, cid: int, last: p.Error | p.Bye | None) -> None:
+        """Close ``cid`` after ``last`` (None: silently — a dead link, which may resume)."""
+        if cid in self.conns:
+            if last is not None:
+                self._send(cid, last)
+            self.closing.append(cid)
+            self._gone(cid, left=False)
+
+    def _gone(self, cid: int, *, left: bool) -> None:
+        """Connection ``cid`` is gone: its player keeps the seat (``left``: unless between
+        hands, when a player who said ``bye`` gives the seat up)."""
+        conn = self.conns.pop(cid, None)
+        if conn is None:
+            return
+        entry = self.table.clients.get(str(cid))
+        if entry is None:
+            return
+        if entry.seat is None or (left and not self.table.in_play):
+            self.table.leave(str(cid))
+            self.keys.pop(entry.token, None)
+            self.log.append(f"{entry.name} left")
+        else:
+            self.table.disconnect(str(cid), self._now)
+            if self.finished:
+                return
+            # Gone for good mid-hand: a stand-in plays at once; the seat is freed after it.
+            self.away[entry.seat] = self._now - (self.config.away_grace if left else 0.0)
+            self.log.append(f"{entry.name} " + ("left" if left else "is away"))
+        self._broadcast_lobby()
+
+    def _seat_client(self, seat: int) -> str | None:
+        if not 0 <= seat < len(self.table.seats):
+            return None
+        return self.table.seats[seat].client
+
+    def _seat_of(self, cid: int) -> int | None:
+        """The seat ``cid`` plays in the current hand (None: it only watches)."""
+        entry = self.table.clients.get(str(cid))
+        if entry is None or self.hand is None:
+            return None
+        return entry.seat
+
+    def _cid_of_seat(self, seat: int) -> int | None:
+        client = self._seat_client(seat)
+        if client is None:
+            return None
+        cid = int(client)
+        return cid if cid in self.conns else None
+
+    # -- the match and its hands -------------------------------------------------------------
+
+    def _new_match(self) -> Match:
+        self.game_id = self.entropy(16)
+        return Match(self.rules, self.config.seats, max_hands=self.config.hands)
+
+    def _free_away_seats(self) -> bool:
+        """Between hands, a player away longer than ``away_grace`` gives the seat up."""
+        for seat, since in list(self.away.items()):
+            if self._now >= since + self.config.away_grace:
+                del self.away[seat]
+                client = self._seat_client(seat)
+                entry = self.table.clients.get(client or "")
+                if entry is not None:
+                    self.table.leave(entry.id)
+                    self.keys.pop(entry.token, None)
+                    self.log.append(f"{entry.name} gave up the seat")
+                self._broadcast_lobby()
+                return True
+        return False
+
+    def _can_start(self) -> bool:
+        seats = self.table.seats
+        humans = [s for s in seats if s.kind == "human"]
+        return (
+            not self.table.in_play
+            and not self.finished
+            and all(s.kind != "empty" for s in seats)
+            and bool(humans)
+            and all(s.ready and s.index not in self.away for s in humans)
+        )
+
+    def _start_hand(self) -> None:
+        if self.match.over:  # a rematch: the scores start again
+            self.match = self._new_match()
+        self.table.start(HOST_ID)
+        game = self.match.new_hand()
+        pids = tuple(f"seat{i}" for i in range(self.config.seats))
+        keys: dict[str, bytes] = {DEALER: public_bytes(self.key)}
+        bot_keys: dict[int, Ed25519PrivateKey] = {}
+        bots: dict[int, Bot] = {}
+        for s in self.table.seats:
+            if s.kind == "bot":
+                bot_keys[s.index] = self.bot_keys[s.index]
+                keys[pids[s.index]] = public_bytes(self.bot_keys[s.index])
+                bots[s.index] = make_bot(s.bot, self.rules)
+            else:
+                entry = self.table.clients[s.client or ""]
+                keys[pids[s.index]] = self.keys[entry.token]
+        fair = FairHost(game, game_id=self.game_id, seats=pids, key=self.key, public_keys=keys)
+        self.hand = _Hand(fair, game, pids, bot_keys, bots, turn_since=self._now)
+        setup = fair.setup
+        self.log.append(f"hand {game.hand_no} started, {self.table.seats[game.dealer].name} deals")
+        self._broadcast_lobby()
+        self._broadcast(
+            p.Hand(
+                game_id=setup.game_id,
+                hand_no=setup.hand_no,
+                seats=pids,
+                dealer=setup.dealer,
+                out=setup.out,
+                rules=setup.rules_toml,
+                keys=keys,
+            )
+        )
+
+    def _hand_message(self) -> p.Hand:
+        assert self.hand is not None
+        setup = self.hand.fair.setup
+        return p.Hand(
+            game_id=setup.game_id,
+            hand_no=setup.hand_no,
+            seats=self.hand.pids,
+            dealer=setup.dealer,
+            out=setup.out,
+            rules=setup.rules_toml,
+            keys=self.hand.fair.public_keys,
+        )
+
+    def _catch_up(self, cid: int) -> None:
+        """Bring a client that (re)joined during a hand up to date (SPEC § Resuming)."""
+        h = self.hand
+        assert h is not None
+        seat = self._seat_of(cid)
+        self._send(cid, self._hand_message())
+        for a in h.announces:
+            self._send(cid, a)
+        for seq, (events, log) in enumerate(h.steps, 1):
+            shown = tuple(redact(e, seat) for e in events)
+            self._send(cid, p.Events(seq=seq, events=shown, log=log))
+        self._send(cid, self._view(h, seat))
+        if h.over:
+            self._send(cid, h.over_messages.get(seat) or h.over_messages[None])
+            for r in h.reveals:
+                self._send(cid, r)
+            if h.heads_message is not None:
+                self._send(cid, h.heads_message)
+
+    def _view(self, h: _Hand, seat: int | None) -> p.SeatView:
+        return p.SeatView.from_view(h.game.view(seat), h.seq, self._timer_ms(h))
+
+    def _timer_ms(self, h: _Hand) -> int:
+        if not self.config.turn_timer or h.game.result is not None:
+            return 0
+        if h.game.chance_request() is not None:
+            return 0
+        left = h.turn_since + self.config.turn_timer - self._now
+        return max(0, int(left * 1000))
+
+    def _step(self, h: _Hand, logged: list[LogEvent], events: list[Event]) -> None:
+        """Send step ``seq`` to everyone: its events, redacted per viewer, then each view."""
+        if not h.steps:  # the public log begins with the setup note, sent with the first step
+            logged = [h.fair.setup.note, *logged]
+        log = tuple(encode_event(e) for e in logged)
+        h.steps.append((tuple(events), log))
+        seq = h.seq
+        h.turn_since = self._now
+        timer = self._timer_ms(h)
+        shown: dict[int | None, tuple[p.Events, p.SeatView]] = {}
+        for cid, conn in self.conns.items():
+            if not conn.welcomed:
+                continue
+            seat = self._seat_of(cid)
+            pair = shown.get(seat)
+            if pair is None:
+                ev = p.Events(seq=seq, events=tuple(redact(e, seat) for e in events), log=log)
+                view = p.SeatView.from_view(h.game.view(seat), seq, timer)
+                pair = shown[seat] = (ev, view)
+            self.outbox.append((cid, pair[0]))
+            self.outbox.append((cid, pair[1]))
+
+    def _advance(self) -> None:
+        """Run the table forward as far as it can go without waiting."""
+        for _ in range(_ADVANCE_BOUND):
+            if not self._advance_once():
+                return
+        raise RuntimeError("the table did not settle")  # pragma: no cover - a bug
+
+    def _advance_once(self) -> bool:
+        h = self.hand
+        if h is None:
+            if self._free_away_seats():
+                return True
+            if self._can_start():
+                self._start_hand()
+                return True
+            return False
+        if h.over:
+            return self._maybe_finish(h)
+        game = h.game
+        if game.result is not None:
+            self._end_hand(h)
+            return True
+        if game.chance_request() is not None:
+            return self._advance_round(h)
+        seat = game.to_act()
+        due = self._turn_due(h)
+        if due is None or self._now < due:
+            return False
+        if seat in h.bots:
+            view = game.view(seat)
+            move = h.bots[seat].choose(view, self._rng)
+        else:
+            move = self._stand_in_move(h, seat)
+        self._step(h, *h.fair.act(seat, move))
+        return True
+
+    def _turn_due(self, h: _Hand) -> float | None:
+        """When the host itself moves for the seat to act (a bot, an away player, a timer)."""
+        seat = h.game.to_act()
+        if seat in h.bots:
+            return h.turn_since + self.config.bot_delay
+        times = []
+        if seat in self.away:
+            times.append(max(h.turn_since, self.away[seat]) + self.config.away_grace)
+        if self.config.turn_timer:
+            times.append(h.turn_since + self.config.turn_timer)
+        return min(times) if times else None
+
+    def _stand_in_move(self, h: _Hand, seat: int) -> int:
+        legal = h.game.legal_moves()
+        if seat in self.away:  # an away player: a stand-in plays as well as a bot would
+            return make_bot("heuristic", self.rules).choose(h.game.view(seat), self._rng)
+        for safe in (DRAW, PASS):  # the timer ran out: the move that gives nothing away
+            if safe in legal:
+                return safe
+        return legal[0]
+
+    # -- fair-deal rounds ------------------------------------------------------------------
+
+    def _advance_round(self, h: _Hand) -> bool:
+        fair = h.fair
+        if not h.round_open:
+            r, cards, rnd = fair.open_round()
+            h.round_open, h.stage2 = True, False
+            h.round_deadline = self._now + self.config.round_timeout
+            self._announce(h, p.Announce(round=r, ctx=rnd.ctx, cards=cards))
+            seeds = h.dealer_seeds[r] = {}
+            for pid, key in self._own_participants(h):
+                seed = seeds[pid] = self.entropy(32)
+                c = commitment(rnd.ctx, pid, seed)
+                rnd.commit(pid, c, sign_commitment(key, rnd.ctx, pid, c))
+            return True
+        r = len(fair.rounds) - 1
+        _, rnd = fair.rounds[r]
+        if rnd.state == RoundState.REVEAL and not h.stage2:
+            h.stage2 = True
+            commitments = {q: (c, rnd.commit_signatures[q]) for q, c in rnd.commitments.items()}
+            cards = fair.rounds[r][0]
+            self._announce(
+                h, p.Announce(round=r, ctx=rnd.ctx, cards=cards, commitments=commitments)
+            )
+            for pid, key in self._own_participants(h):
+                seed = h.dealer_seeds[r][pid]
+                sig = sign_reveal(key, rnd.ctx, pid, rnd.commitments[pid], seed)
+                rnd.reveal(pid, seed, sig)
+            return True
+        if rnd.state == RoundState.DONE:
+            h.round_open = False
+            self._step(h, *fair.close_round())
+            return True
+        if rnd.state == RoundState.FAILED and rnd.blame is not None:
+            self._void(h, rnd.blame)
+            return True
+        if self._now >= h.round_deadline:
+            self._void(h, rnd.abandon())
+            return True
+        return False
+
+    def _own_participants(self, h: _Hand) -> Iterable[tuple[str, Ed25519PrivateKey]]:
+        """The participants whose keys the host holds: its bots, then ``@dealer``."""
+        for seat, key in h.bot_keys.items():
+            yield h.pids[seat], key
+        yield DEALER, self.key
+
+    def _announce(self, h: _Hand, message: p.Announce) -> None:
+        h.announces.append(message)
+        self._broadcast(message)
+
+    def _void(self, h: _Hand, blame: Blame) -> None:
+        record = h.fair.fail_round(blame)
+        self.log.append(f"hand {h.game.hand_no} is void: {blame}")
+        self._broadcast(
+            p.Abort(round=record.round, fault=record.fault.name.lower(), culprits=record.culprits)
+        )
+
+    def _commit(self, cid: int, m: p.Commit) -> None:
+        h, pid, rnd = self._open_round(cid, m.round)
+        if h is None or rnd is None:
+            return
+        if rnd.state != RoundState.COMMIT or pid in rnd.commitments:
+            if rnd.commitments.get(pid) != m.commitment:  # a resent commitment is no news
+                self._reject_fair(cid, f"round {m.round} takes no commitment from you now")
+            return
+        try:
+            rnd.commit(pid, m.commitment, m.signature)
+        except Blame as e:
+            self._reject_fair(cid, str(e))
+
+    def _reveal(self, cid: int, m: p.Reveal) -> None:
+        h, pid, rnd = self._open_round(cid, m.round)
+        if h is None or rnd is None:
+            return
+        if rnd.state != RoundState.REVEAL or not h.stage2 or pid in rnd.seeds:
+            if rnd.seeds.get(pid) != m.seed:
+                self._reject_fair(cid, f"round {m.round} takes no seed from you now")
+            return
+        try:
+            rnd.reveal(pid, m.seed, m.signature)
+        except Blame as e:
+            if rnd.blame is None:  # else the round failed: the hand is void (advance sees it)
+                self._reject_fair(cid, str(e))
+
+    def _open_round(self, cid: int, r: int) -> tuple[_Hand | None, str, Round | None]:
+        h = self.hand
+        seat = self._seat_of(cid)
+        if h is None or h.over or seat is None or r != len(h.fair.rounds) - 1:
+            self._reject_fair(cid, f"round {r} is not open")
+            return None, "", None
+        return h, h.pids[seat], h.fair.rounds[r][1]
+
+    def _reject_fair(self, cid: int, text: str) -> None:
+        self._send(cid, p.Reject(code=p.ErrorCode.FAIR_DEAL, text=text[:500]))
+
+    # -- moves -----------------------------------------------------------------------------
+
+    def _move(self, cid: int, m: p.Move) -> None:
+        h = self.hand
+        seat = self._seat_of(cid)
+        if h is None or h.over or seat is None or h.game.result is not None:
+            self._send(cid, p.Reject(code=p.ErrorCode.NOT_YOUR_TURN, text="no hand", seq=m.seq))
+            return
+        game = h.game
+        if game.chance_request() is not None or game.to_act() != seat:
+            self._send(
+                cid, p.Reject(code=p.ErrorCode.NOT_YOUR_TURN, text="not your turn", seq=m.seq)
+            )
+            return
+        if m.seq != h.seq:
+            text = f"that answered view {m.seq}; the table is at {h.seq}"
+            self._send(cid, p.Reject(code=p.ErrorCode.STALE_VIEW, text=text, seq=m.seq))
+            return
+        try:
+            logged, events = h.fair.act(seat, m.move)
+        except IllegalMove as e:
+            self._send(cid, p.Reject(code=p.ErrorCode.ILLEGAL_MOVE, text=str(e), seq=m.seq))
+            return
+        self._step(h, logged, events)
+
+    # -- the end of a hand -----------------------------------------------------------------
+
+    def _end_hand(self, h: _Hand) -> None:
+        h.over = True
+        fair, game = h.fair, h.game
+        result = game.result
+        assert result is not None
+        signed = fair.sign_head()
+        head = (signed.count, signed.head, signed.signature)
+        h.over_messages[None] = p.HandOver(
+            reason=result.reason,
+            placings=result.placings,
+            scores=result.scores,
+            hand_points=result.hand_points,
+            head=head,
+        )
+        for seat in range(len(h.pids)):
+            h.over_messages[seat] = p.HandOver(
+                reason=result.reason,
+                placings=result.placings,
+                scores=result.scores,
+                hand_points=result.hand_points,
+                head=head,
+                cards_signature=fair.sign_cards(seat),
+            )
+        for cid, conn in self.conns.items():
+            if conn.welcomed:
+                self._send(cid, h.over_messages[self._seat_of(cid)])
+        for r in range(len(fair.rounds)):
+            seeds, sigs = fair.reveals(r)
+            msg = p.Reveals(round=r, seeds={q: (s, sigs.get(q, b"")) for q, s in seeds.items()})
+            h.reveals.append(msg)
+            self._broadcast(msg)
+        ctx0 = fair.setup.ctx0
+        h.heads[DEALER] = signed
+        for seat, key in h.bot_keys.items():
+            pid = h.pids[seat]
+            sig = sign_log_head(key, ctx0, pid, signed.count, signed.head)
+            h.heads[pid] = SignedHead(signed.count, signed.head, sig)
+        h.heads_deadline = self._now + self.config.heads_timeout
+        names = [self.table.seats[s].name for s in result.placings]
+        self.log.append(
+            f"hand {game.hand_no} over ({result.reason})" + (f": {names[0]} wins" if names else "")
+        )
+
+    def _log_head(self, cid: int, m: p.LogHead) -> None:
+        h = self.hand
+        seat = self._seat_of(cid)
+        if h is None or not h.over or seat is None or h.heads_message is not None:
+            self._reject_fair(cid, "no log head is wanted now")
+            return
+        pid = h.pids[seat]
+        key = h.fair.public_keys[pid]
+        if h.heads.get(pid) == SignedHead(m.count, m.head, m.signature):
+            return  # sent again after a resume
+        if pid in h.heads or not verify_log_head(
+            key, h.fair.setup.ctx0, pid, m.count, m.head, m.signature
+        ):
+            self._reject_fair(cid, "that log head is not signed with your key, or came twice")
+            return
+        h.heads[pid] = SignedHead(m.count, m.head, m.signature)
+
+    def _maybe_finish(self, h: _Hand) -> bool:
+        if h.heads_message is None:
+            if len(h.heads) < len(h.pids) + 1 and self._now < h.heads_deadline:
+                return False
+            h.heads_message = p.LogHeads(
+                heads={q: (s.count, s.head, s.signature) for q, s in h.heads.items()}
+            )
+            self._broadcast(h.heads_message)
+        game = h.game
+        self.match.record(game)
+        self.hand = None
+        self.table.hand_over()
+        self._broadcast_lobby()
+        if self.match.over:
+            self.log.append(f"match over after {len(self.match.results)} hands: {self.standings()}")
+            if self.config.hands is not None:
+                self.finished = True
+                for cid in list(self.conns):
+                    self._close(cid, p.Bye(reason=f"match over: {self.standings()}"[:500]))
+        return True
+
+
+_HANDLERS: dict[type[p.Message], Callable[[Host, int, Any], None]] = {
+    p.Sit: Host._sit,
+    p.Stand: Host._stand,
+    p.Ready: Host._ready,
+    p.Chat: Host._chat,
+    p.Move: Host._move,
+    p.Commit: Host._commit,
+    p.Reveal: Host._reveal,
+    p.LogHead: Host._log_head,
+}

@@ -1,0 +1,298 @@
+"""``lanswitch host`` and ``lanswitch join``: the network commands (a shell).
+
+``host`` makes (once) or loads the host's TLS identity, serves a :class:`~lanswitch.host.Host`
+with a :class:`~lanswitch.server.Server`, advertises it with zeroconf, and prints what happens.
+``join`` finds the table (zeroconf, or ``HOST:PORT``), pins its certificate, and plays with a
+:class:`~lanswitch.client.Client`: headless with a bot (``--bot``) or watching
+(``--spectate``). After every hand a seat writes its transcript (``--transcripts DIR``) and
+prints the verdict of checking it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import getpass
+import os
+import random
+import re
+import signal
+import time
+from pathlib import Path
+from typing import TextIO
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from .bots import make_bot
+from .client import Client, JoinError, Target, find_table, parse_address
+from .discovery import TableAdvertiser, list_tables
+from .host import Host, HostConfig
+from .protocol import PROTOCOL_VERSION, Bye, Error
+from .rules import PRESETS, load_rules
+from .server import Server
+from .session import HandRecord, News, Session
+from .tls import (
+    FingerprintMismatch,
+    Identity,
+    IdentityError,
+    PinChanged,
+    PinStore,
+    load_or_create_identity,
+    server_context,
+)
+
+__all__ = ["CommandError", "cmd_host", "cmd_join"]
+
+
+class CommandError(Exception):
+    """A failure the command reports (exit 1)."""
+
+
+def _default_name() -> str:
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = "player"
+    return user[:24] or "player"
+
+
+def _rules_name(spec: str) -> str:
+    return spec if spec in PRESETS else Path(spec).stem[:64] or "house rules"
+
+
+# ---------------------------------------------------------------------------------------------
+# host
+
+
+def cmd_host(args: argparse.Namespace, data: Path, out: TextIO, err: TextIO) -> int:
+    rules = load_rules(args.rules)  # RulesError → exit 2 in cli.main
+    seats = args.seats
+    if args.bots > seats:
+        raise ValueError(f"--bots {args.bots} is more than --seats {seats}")
+    config = HostConfig(
+        name=args.name or f"{_default_name()}'s table"[:32],
+        rules=rules,
+        rules_name=_rules_name(args.rules),
+        seats=seats,
+        bots=args.bots,
+        password=args.password,
+        hands=args.hands,
+        turn_timer=args.turn_timer,
+        bot_delay=args.bot_delay,
+    )
+    try:
+        identity = load_or_create_identity(data)
+    except IdentityError as e:
+        raise CommandError(str(e)) from None
+    return asyncio.run(_host(config, identity, args, out, err))
+
+
+async def _host(
+    config: HostConfig, identity: Identity, args: argparse.Namespace, out: TextIO, err: TextIO
+) -> int:
+    fp_hex, fp_words = identity.hex, identity.words
+    host = Host(config, entropy=os.urandom, now=time.monotonic())
+    address = args.interface or "0.0.0.0"
+    server = Server(host, ssl_context=server_context(identity), address=address, port=args.port)
+    try:
+        await server.start()
+    except OSError as e:
+        raise CommandError(f"cannot listen on {address}:{args.port}: {e.strerror or e}") from None
+    interfaces = [args.interface] if args.interface else None
+    advertiser = TableAdvertiser(
+        name=config.name,
+        port=server.port,
+        rules=host.rules_name,
+        seats_total=config.seats,
+        seats_free=host.free_seats(),
+        fingerprint=fp_hex,
+        version=PROTOCOL_VERSION,
+        interfaces=interfaces,
+    )
+    advertised = True
+    try:
+        await advertiser.start()
+    except Exception as e:  # mDNS is a convenience: the table still takes direct joins
+        advertised = False
+        err.write(f"lanswitch: the table is not advertised on the LAN ({e}); join by address\n")
+    name = advertiser.name if advertised else config.name
+    shown = args.interface or ", ".join(advertiser.addresses) or address
+    out.write(f'table "{name}" listening on {shown.split(", ")[0]}:{server.port}')
+    out.write(f" (also {shown})\n" if ", " in shown else "\n")
+    out.write(f"fingerprint: {fp_hex} ({fp_words})\n")
+    out.write(
+        f"rules {host.rules_name}, {config.seats} seats, {config.bots} bots"
+        + (f", {config.hands} hands" if config.hands else "")
+        + (", password set" if config.password else "")
+        + "\n"
+    )
+    out.flush()
+
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    shown_log = 0
+    free = host.free_seats()
+    waiter = asyncio.create_task(server.wait_finished())
+    try:
+        for _ in range(10**9):
+            stopper = asyncio.create_task(stop.wait())
+            done, _pending = await asyncio.wait(
+                {waiter, stopper}, timeout=0.25, return_when=asyncio.FIRST_COMPLETED
+            )
+            stopper.cancel()
+            for line in host.log[shown_log:]:
+                out.write(line + "\n")
+            shown_log = len(host.log)
+            out.flush()
+            if advertised and host.free_seats() != free:
+                free = host.free_seats()
+                with contextlib.suppress(Exception):
+                    await advertiser.update(seats_free=free)
+            if waiter in done or stop.is_set():
+                break
+    finally:
+        if advertised:
+            with contextlib.suppress(Exception):
+                await advertiser.close()
+        await server.close()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(sig)
+    for line in host.log[shown_log:]:
+        out.write(line + "\n")
+    if stop.is_set() and not host.match.over:
+        out.write("table closed\n")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# join
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-")[:40] or "table"
+
+
+def cmd_join(args: argparse.Namespace, data: Path, out: TextIO, err: TextIO) -> int:
+    if args.bot is None and not args.spectate:
+        raise ValueError(
+            "playing by hand needs the terminal client; pass --bot STRATEGY to let a bot play "
+            "your seat headless, or --spectate to watch"
+        )
+    transcripts: Path | None = None
+    if args.transcripts:
+        transcripts = Path(args.transcripts).expanduser()
+        if not transcripts.is_dir():
+            raise ValueError(f"--transcripts: {transcripts} is not a directory")
+    return asyncio.run(_join(args, data, transcripts, out, err))
+
+
+async def _target(args: argparse.Namespace) -> Target:
+    interfaces = [args.interface] if args.interface else None
+    if args.table:
+        addr = parse_address(args.table)
+        if addr is not None:
+            host, port = addr
+            return Target(args.table, (host,), port, None, f"{host}:{port}")
+        return await find_table(args.table, timeout=args.timeout, interfaces=interfaces)
+    tables = await list_tables(min(args.timeout, 3.0), interfaces=interfaces)
+    if len(tables) == 1:
+        return Target.from_table(tables[0])
+    if not tables:
+        raise JoinError(
+            "no table answered on this network; name one, or join by address: "
+            "lanswitch join HOST:PORT"
+        )
+    names = ", ".join(repr(t.name) for t in tables)
+    raise JoinError(f"several tables answered ({names}): say which, e.g. lanswitch join NAME")
+
+
+async def _join(
+    args: argparse.Namespace, data: Path, transcripts: Path | None, out: TextIO, err: TextIO
+) -> int:
+    target = await _target(args)
+    pins = PinStore.in_dir(data)
+    session = Session(
+        args.name or _default_name(),
+        key=Ed25519PrivateKey.generate(),
+        entropy=os.urandom,
+        spectate=args.spectate,
+        password=args.password,
+        auto_ready=args.bot is not None,
+    )
+    rng = random.Random()
+    strategy = args.bot
+
+    def choose(s: Session) -> int:
+        assert s.rules is not None
+        assert s.view is not None
+        return make_bot(strategy, s.rules).choose(s.view, rng)
+
+    unfair: list[HandRecord] = []
+
+    def show(news: News) -> None:
+        if news.kind == "welcome":
+            out.write(f"{news.text}\n")
+        elif news.kind == "hand":
+            out.write(f"{news.text.replace('begins', 'started')}\n")
+        elif news.kind == "over":
+            out.write(f"{news.text}\n")
+        elif news.kind == "verdict" and isinstance(news.data, HandRecord):
+            record = news.data
+            verdict, t = record.verdict, record.transcript
+            if verdict is None or t is None:
+                return
+            label = "fair" if verdict.fair else verdict.status.upper()
+            if not verdict.fair and verdict.status != "void":
+                unfair.append(record)
+            where = ""
+            if transcripts is not None:
+                path = transcripts / (
+                    f"{_slug(session.table)}-{t.setup.game_id.hex()[:8]}-"
+                    f"hand{t.setup.hand_no:03d}-{t.id}.json"
+                )
+                path.write_text(t.to_json(), encoding="utf-8")
+                where = f", transcript {path}"
+            out.write(f"hand {record.hand_no}: {label}, verified{where}: {verdict.text()}\n")
+        elif news.kind in ("warning", "reject"):
+            err.write(f"lanswitch: {news.text}\n")
+        elif news.kind == "chat":
+            out.write(f"{news.text}\n")
+        out.flush()
+
+    client = Client(
+        session,
+        target,
+        pins=pins,
+        accept_change=args.accept_new_fingerprint,
+        chooser=choose if strategy is not None else None,
+        think=args.think,
+        on_news=show,
+    )
+    try:
+        await client.run()
+    except FingerprintMismatch as e:
+        raise CommandError(
+            f"refusing {target.label}: {e}. Someone may be impersonating the table; check the "
+            "fingerprint words on the host's screen"
+        ) from None
+    except PinChanged as e:
+        raise CommandError(
+            f"{e}\nIf the host really made a new identity (check the words on its screen), "
+            "run again with --accept-new-fingerprint"
+        ) from None
+    except JoinError as e:
+        raise CommandError(str(e)) from None
+    reason = session.close_reason
+    if isinstance(reason, Bye):
+        out.write(f"the host ended the match: {reason.reason}\n")
+    elif isinstance(reason, Error):
+        raise CommandError(f"the host closed the connection: {reason.code.value}: {reason.text}")
+    if unfair:
+        err.write(f"lanswitch: {len(unfair)} hand(s) did not verify fair\n")
+        return 1
+    return 0

@@ -1,0 +1,378 @@
+"""A client's mirror of the table, sans I/O: the host's messages in, the replies out.
+
+:class:`Session` keeps what one client knows — its seat, the lobby, the hand's setup, its
+latest view and the events since — and does the client's part of the fair deal by itself: it
+computes every round's context and checks the host's, commits to a fresh seed, reveals it
+only after every commitment is fixed and its own is unchanged, signs the head of the log it
+was sent, and when the hand's last message arrives writes its transcript and verifies it
+(:func:`lanswitch.transcript.verify`). Randomness (its seeds) comes from the ``entropy``
+callable the shell passes. A shell (``lanswitch.client``, a test, a benchmark) feeds it every
+message with :meth:`Session.receive` and sends back what that returns; :meth:`Session.move`
+makes a move message for the view on screen.
+
+What happens is also appended to :attr:`Session.news` as :class:`News` items, for a screen or
+a log to show in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from . import protocol as p
+from .fairness import Fault, decode_event, public_bytes
+from .game import Event, View
+from .rules import RuleSet
+from .transcript import (
+    HandSetup,
+    SeatRecorder,
+    SignedHead,
+    Transcript,
+    TranscriptError,
+    Verdict,
+    VoidRecord,
+    verify,
+)
+
+__all__ = ["HandRecord", "News", "Session"]
+
+
+@dataclass(frozen=True, slots=True)
+class News:
+    """Something that happened, for the screen: ``kind`` and a short English ``text``.
+
+    Kinds: ``welcome``, ``lobby``, ``hand``, ``events``, ``reject``, ``chat``, ``over``,
+    ``verdict``, ``warning``, ``closed``. ``data`` holds the message or record behind it.
+    """
+
+    kind: str
+    text: str
+    data: object = None
+
+
+@dataclass(frozen=True, slots=True)
+class HandRecord:
+    """One finished hand as this client saw it: the result, and (for a seat) the transcript
+    and its verdict."""
+
+    hand_no: int
+    over: p.HandOver
+    transcript: Transcript | None
+    verdict: Verdict | None
+
+
+@dataclass(slots=True)
+class _HandState:
+    message: p.Hand
+    setup: HandSetup | None
+    recorder: SeatRecorder | None
+    seeds: dict[int, bytes] = field(default_factory=dict)
+    refused: set[int] = field(default_factory=set)  # rounds this seat would not take part in
+    reveals: int = 0
+    over: p.HandOver | None = None
+    head_sent: bool = False
+    done: bool = False
+
+
+class Session:
+    """One client's side of one table (see the module docstring)."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        key: Ed25519PrivateKey,
+        entropy: Callable[[int], bytes],
+        spectate: bool = False,
+        password: str | None = None,
+        auto_ready: bool = False,
+    ) -> None:
+        self.name = name
+        self.key = key
+        self.public_key = public_bytes(key)
+        self.entropy = entropy
+        self.spectate = spectate
+        self.password = password
+        self.auto_ready = auto_ready
+        self.token: bytes | None = None
+        self.table = ""
+        self.seat: int | None = None
+        self.lobby: p.LobbyState | None = None
+        self.hand: _HandState | None = None
+        self.seq = 0
+        self.view: View | None = None
+        self.timer_ms = 0
+        self.history: list[HandRecord] = []
+        self.news: list[News] = []
+        self.closed = False
+        self.close_reason: p.Bye | p.Error | None = None
+        self.lost_place = False  # a gap in the events: reconnect to resync
+        self._ready_for: int | None = None  # the lobby's hand count we last said ready at
+
+    # -- what the shell sends ------------------------------------------------------------------
+
+    def hello(self) -> p.Hello:
+        """The first message of a connection (with the resume token, once there is one)."""
+        self.lost_place = False
+        return p.Hello(
+            version=p.PROTOCOL_VERSION,
+            name=self.name,
+            key=self.public_key,
+            spectate=self.spectate,
+            password=self.password,
+            token=self.token,
+        )
+
+    def move(self, move: int) -> p.Move:
+        """The message playing ``move`` on the view on screen."""
+        return p.Move(seq=self.seq, move=move)
+
+    @property
+    def rules(self) -> RuleSet | None:
+        """The current (or last) hand's rules."""
+        h = self.hand
+        return None if h is None or h.setup is None else h.setup.rules
+
+    def my_turn(self) -> bool:
+        """This seat is to act on the latest view."""
+        v = self.view
+        h = self.hand
+        return (
+            v is not None
+            and h is not None
+            and h.over is None
+            and v.seat is not None
+            and v.turn == v.seat
+            and bool(v.legal)
+        )
+
+    # -- what the host sends ---------------------------------------------------------------
+
+    def receive(self, message: p.Message) -> list[p.Message]:
+        """Take one message from the host; returns the messages to send back, in order."""
+        handler = _HANDLERS.get(type(message))
+        if handler is None:
+            return []
+        return handler(self, message)
+
+    def _note(self, kind: str, text: str, data: object = None) -> None:
+        self.news.append(News(kind, text, data))
+
+    def _welcome(self, m: p.Welcome) -> list[p.Message]:
+        resumed = self.token is not None
+        self.token, self.table, self.seat = m.token, m.table, m.seat
+        where = f"seat {m.seat}" if m.seat is not None else "watching"
+        self._note("welcome", ("resumed " if resumed else "joined ") + f"{where} at {m.table}", m)
+        if self.hand is not None:
+            self.hand.head_sent = False  # the host may not have got it: it ignores a repeat
+        return []
+
+    def _lobby(self, m: p.LobbyState) -> list[p.Message]:
+        self.lobby = m
+        self.seat = next((i for i, s in enumerate(m.seats) if s.key == self.public_key), None)
+        self._note("lobby", f"{sum(1 for s in m.seats if s.name)}/{len(m.seats)} seated", m)
+        if (
+            self.auto_ready
+            and self.seat is not None
+            and not m.playing
+            and not m.seats[self.seat].ready
+            and self._ready_for != m.hands
+        ):
+            self._ready_for = m.hands
+            return [p.Ready(ready=True)]
+        return []
+
+    def _hand(self, m: p.Hand) -> list[p.Message]:
+        h = self.hand
+        if h is not None and (h.message.game_id, h.message.hand_no) == (m.game_id, m.hand_no):
+            return []  # resuming the hand we are in: keep what we have
+        setup: HandSetup | None = None
+        recorder: SeatRecorder | None = None
+        try:
+            setup = HandSetup.from_toml(
+                m.game_id, m.hand_no, m.rules, m.seats, dealer=m.dealer, out=m.out
+            )
+        except (TranscriptError, ValueError) as e:
+            self._note("warning", f"the host's hand setup is not valid: {e}", m)
+        mine = next((q for q, k in m.keys.items() if k == self.public_key), None)
+        if setup is not None and mine is not None and mine in m.seats:
+            try:
+                recorder = SeatRecorder(setup, m.seats.index(mine), self.key, m.keys)
+            except (KeyError, ValueError) as e:
+                self._note("warning", f"the host's hand keys are not valid: {e}", m)
+        self.hand = _HandState(m, setup, recorder)
+        self.seq, self.view = 0, None
+        self._note("hand", f"hand {m.hand_no} begins", m)
+        return []
+
+    def _announce(self, m: p.Announce) -> list[p.Message]:
+        h = self.hand
+        rec = None if h is None else h.recorder
+        if h is None or rec is None:
+            return []
+        r = m.round
+        known = [x for x in rec.rounds if x.round == r]
+        if not known:
+            if r != len(rec.rounds):
+                self._note("warning", f"the host announced round {r} out of order", m)
+                h.refused.add(r)
+                return []
+            rec.on_round(r, m.cards)
+            ctx = rec.rounds[-1].ctx
+            if m.ctx != ctx or tuple(m.cards) != tuple(sorted(m.cards)):
+                self._note("warning", f"round {r}: the host's context is not ours; not taking part")
+                h.refused.add(r)
+        if r in h.refused:
+            return []
+        if not m.commitments:  # step 1: commit (again, after a resume: the same seed)
+            seed = h.seeds.get(r)
+            if seed is None:
+                seed = h.seeds[r] = self.entropy(32)
+            c, sig = rec.commit(r, seed)
+            return [p.Commit(round=r, commitment=c, signature=sig)]
+        # Step 3: every commitment is fixed. Reveal only if ours is there unchanged.
+        mine = m.commitments.get(rec.id)
+        own = next(x for x in rec.rounds if x.round == r)
+        if own.own_commitment is None or mine is None or mine[0] != own.own_commitment:
+            self._note("warning", f"round {r}: the host changed or dropped our commitment")
+            h.refused.add(r)
+            return []
+        rec.on_commitments(r, *_split(m.commitments))
+        seed = h.seeds[r]
+        return [p.Reveal(round=r, seed=seed, signature=rec.reveal(r, seed))]
+
+    def _events(self, m: p.Events) -> list[p.Message]:
+        h = self.hand
+        if h is None or m.seq <= self.seq:
+            return []  # a step we already have (a resume replays the hand)
+        if m.seq != self.seq + 1:
+            self.lost_place = True
+            self._note("warning", f"missed steps {self.seq + 1}..{m.seq - 1}: resyncing", m)
+            return [p.Bye(reason="resync")]
+        self.seq = m.seq
+        rec = h.recorder
+        if rec is not None:
+            try:
+                rec.on_events([decode_event(b) for b in m.log])
+            except ValueError as e:
+                self._note("warning", f"step {m.seq}: a log event is not valid: {e}", m)
+            rec.on_cards(
+                v for k, s, v in m.events if s == rec.seat and (k == "deal" or k == "draw")
+            )
+        events: tuple[Event, ...] = m.events
+        self._note("events", f"step {m.seq}", events)
+        return []
+
+    def _view(self, m: p.SeatView) -> list[p.Message]:
+        if self.hand is None or m.seq != self.seq:
+            return []
+        self.view = m.to_view()
+        self.timer_ms = m.timer_ms
+        return []
+
+    def _hand_over(self, m: p.HandOver) -> list[p.Message]:
+        h = self.hand
+        if h is None:
+            return []
+        h.over = m
+        if h.recorder is not None:
+            h.recorder.on_cards_signature(m.cards_signature)
+        self._note("over", f"hand {h.message.hand_no} over ({m.reason})", m)
+        return self._maybe_head(h)
+
+    def _abort(self, m: p.Abort) -> list[p.Message]:
+        h = self.hand
+        if h is None:
+            return []
+        try:
+            fault = Fault[m.fault.upper()]
+        except KeyError:
+            return []
+        if h.recorder is not None:
+            h.recorder.on_abort(VoidRecord(m.round, fault, tuple(m.culprits)))
+        self._note("warning", f"round {m.round} failed ({m.fault}): the hand is void", m)
+        return []
+
+    def _reveals(self, m: p.Reveals) -> list[p.Message]:
+        h = self.hand
+        if h is None or h.recorder is None:
+            return []
+        rec = h.recorder
+        if any(x.round == m.round for x in rec.rounds):
+            rec.on_reveals(m.round, *_split(m.seeds))
+            h.reveals = max(h.reveals, m.round + 1)
+        return self._maybe_head(h)
+
+    def _maybe_head(self, h: _HandState) -> list[p.Message]:
+        rec = h.recorder
+        if rec is None or h.over is None or h.head_sent or h.reveals < len(rec.rounds):
+            return []
+        h.head_sent = True
+        signed = rec.sign_head()
+        return [p.LogHead(count=signed.count, head=signed.head, signature=signed.signature)]
+
+    def _log_heads(self, m: p.LogHeads) -> list[p.Message]:
+        h = self.hand
+        if h is None or h.over is None or h.done:
+            return []
+        h.done = True
+        transcript: Transcript | None = None
+        verdict: Verdict | None = None
+        if h.recorder is not None:
+            h.recorder.on_heads({q: SignedHead(*v) for q, v in m.heads.items()})
+            transcript = h.recorder.transcript()
+            verdict = verify(transcript)
+        record = HandRecord(h.message.hand_no, h.over, transcript, verdict)
+        self.history.append(record)
+        if verdict is not None:
+            self._note("verdict", verdict.text(), record)
+        return []
+
+    def _chat(self, m: p.Chat) -> list[p.Message]:
+        self._note("chat", f"<{m.sender}> {m.text}", m)
+        return []
+
+    def _reject(self, m: p.Reject) -> list[p.Message]:
+        self._note("reject", f"{m.code.value}: {m.text}", m)
+        return []
+
+    def _ping(self, m: p.Ping) -> list[p.Message]:
+        return [p.Pong(nonce=m.nonce)]
+
+    def _closed(self, m: p.Bye | p.Error) -> list[p.Message]:
+        self.closed = True
+        self.close_reason = m
+        text = m.reason if isinstance(m, p.Bye) else f"{m.code.value}: {m.text}"
+        self._note("closed", text, m)
+        return []
+
+    def _ignore(self, m: p.Message) -> list[p.Message]:
+        return []
+
+
+def _split(pairs: Mapping[str, tuple[bytes, bytes]]) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """``{pid: (value, signature)}`` as two maps, values and signatures."""
+    return {q: v for q, (v, _) in pairs.items()}, {q: s for q, (_, s) in pairs.items()}
+
+
+_HANDLERS: dict[type[p.Message], Callable[[Session, Any], list[p.Message]]] = {
+    p.Welcome: Session._welcome,
+    p.LobbyState: Session._lobby,
+    p.Hand: Session._hand,
+    p.Announce: Session._announce,
+    p.Events: Session._events,
+    p.SeatView: Session._view,
+    p.HandOver: Session._hand_over,
+    p.Abort: Session._abort,
+    p.Reveals: Session._reveals,
+    p.LogHeads: Session._log_heads,
+    p.Chat: Session._chat,
+    p.Reject: Session._reject,
+    p.Ping: Session._ping,
+    p.Pong: Session._ignore,
+    p.Bye: Session._closed,
+    p.Error: Session._closed,
+}
