@@ -1,0 +1,443 @@
+"""Network latency of a lanswitch host, beside a bare asyncio + TLS + msgpack echo (issue #4).
+
+Every figure is printed with the anchor measured in the same run and their ratio: the machine
+is noisy, so only ratios carry between runs (``/work/shared/notes/perf.md``). The anchor is a
+bare echo server (``_latency_echo.py``: the same TLS context and certificate, the same framing,
+a view-like answer, nothing else), loaded in exactly the same way as the lanswitch host.
+
+Targets:
+
+(a) one client's action round trip (``move`` → its own updated ``view``) on loopback:
+    p50 ≤ 2× the echo's p50 (one client, one request in flight at a time);
+(b) 1,000 bot clients on 250 tables of 4, each table acting every 100 ms, starts staggered
+    (≈ 2,500 actions/s): p99 ≤ 2× the echo's p99 under the same paced load, 0 errors; the
+    host process's memory (current and peak RSS) is reported;
+(c) the highest paced rate the host sustains with p99 ≤ 10 ms: the rate rises step by step
+    (the same tables, a shorter period) until a step fails (p99 above 10 ms, an error, or
+    under 90 % of the offered rate achieved) or the bounded ramp ends.
+
+Load shape (why it is paced): a closed loop of 1,000 clients measures a saturated queue, not
+latency. Each table's acting client waits for its table's next slot (the tables' slots spread
+evenly over the period) before it sends; only ``move`` → ``view`` round trips are recorded
+(the fair deal's commits and reveals between hands are not moves). The echo's tables work the
+same way: the acting client of each table of 4 sends one request per slot, and the turn passes
+to the next client of the table.
+
+Processes: the server in one child process, the clients in ``--client-procs`` others (default
+1: on a 2-core machine the host gets one core and the load generator the other). Each step
+reports how busy the server and the busiest client process were, so a figure limited by the
+load generator rather than the host is marked as such. ``--profile DIR`` runs the lanswitch
+server process under cProfile and prints where its time went.
+
+Usage: ``python benchmarks/latency.py [--quick] [--json] [--client-procs N] [--profile DIR]``.
+Traffic stays on 127.0.0.1; every phase is bounded in time and count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from _latency_echo import start_echo
+from _latency_harness import Session, Step, StepResult, raise_nofile, run_session
+
+from lanswitch.tls import Identity, load_or_create_identity
+
+#: The (c) criterion: the highest rate whose p99 stays at or under this.
+P99_LIMIT_S = 0.010
+#: A step is sustained only if at least this share of the offered rate was achieved.
+MIN_ACHIEVED = 0.90
+#: A client process this busy (share of one core) may be what limits a figure.
+CLIENT_BOUND = 0.90
+
+
+@dataclass(frozen=True, slots=True)
+class Sizes:
+    """How big each phase is: ``--quick`` is a smoke run of seconds, the default the issue's."""
+
+    one_s: float  # (a) duration
+    tables: int  # (b), (c)
+    per_table: int
+    period_s: float  # (b)
+    load_s: float  # (b) duration, warm-up included
+    load_warmup_s: float
+    ramp_factor: float  # (c): each step's rate over the previous one's
+    ramp_steps: int  # (c): at most this many steps after (b)'s
+    ramp_s: float  # (c): each step's duration, warm-up included
+    ramp_warmup_s: float
+
+    def steps(self) -> list[Step]:
+        """(b)'s step, then (c)'s rising ones."""
+        out = [Step(self.period_s, self.load_s, self.load_warmup_s)]
+        for k in range(1, self.ramp_steps + 1):
+            out.append(Step(self.period_s / self.ramp_factor**k, self.ramp_s, self.ramp_warmup_s))
+        return out
+
+
+FULL = Sizes(
+    one_s=5.0,
+    tables=250,
+    per_table=4,
+    period_s=0.100,
+    load_s=12.0,
+    load_warmup_s=2.0,
+    ramp_factor=1.25,
+    ramp_steps=10,
+    ramp_s=5.0,
+    ramp_warmup_s=1.0,
+)
+QUICK = Sizes(
+    one_s=1.0,
+    tables=20,
+    per_table=4,
+    period_s=0.100,
+    load_s=2.5,
+    load_warmup_s=0.5,
+    ramp_factor=2.0,
+    ramp_steps=2,
+    ramp_s=1.5,
+    ramp_warmup_s=0.5,
+)
+
+
+def sustained(result: StepResult) -> bool:
+    """Whether a paced step held: p99 within the limit, no error, the offered rate achieved."""
+    return (
+        result.errors == 0
+        and bool(result.latencies)
+        and result.pct(0.99) <= P99_LIMIT_S
+        and result.achieved_per_s >= MIN_ACHIEVED * result.offered_per_s
+    )
+
+
+def split_tables(n_tables: int, procs: int) -> list[list[int]]:
+    """Global table indices dealt round-robin to the client processes (so each process's
+    tables are spread over the whole period, not bunched in one part of it)."""
+    return [list(range(i, n_tables, procs)) for i in range(procs)]
+
+
+# --- the echo -------------------------------------------------------------------------------
+
+
+def echo_one(identity: Identity, sizes: Sizes) -> Session:
+    """(a) for the echo: one client, sequential round trips."""
+    return run_session(
+        server_start=start_echo,
+        server_cfg={"identity": identity},
+        client_kind="echo",
+        client_cfgs=lambda pid, ports: [
+            {"identity": identity, "ports": ports, "tables": [0], "per_table": 1}
+        ],
+        n_tables=1,
+        steps=[Step(0.0, sizes.one_s, min(0.5, sizes.one_s / 4))],
+        keep_going=lambda k, r: True,
+        setup_timeout_s=30.0,
+    )
+
+
+def echo_load(identity: Identity, sizes: Sizes, procs: int) -> Session:
+    """(b) and (c) for the echo: the same tables, slots and ramp as lanswitch's."""
+    return run_session(
+        server_start=start_echo,
+        server_cfg={"identity": identity, "nofile": 4 * sizes.tables * sizes.per_table + 256},
+        client_kind="echo",
+        client_cfgs=lambda pid, ports: [
+            {
+                "identity": identity,
+                "ports": ports,
+                "tables": tables,
+                "per_table": sizes.per_table,
+                "nofile": 4 * sizes.tables * sizes.per_table + 256,
+            }
+            for tables in split_tables(sizes.tables, procs)
+        ],
+        n_tables=sizes.tables,
+        steps=sizes.steps(),
+        keep_going=lambda k, r: sustained(r),
+        setup_timeout_s=120.0,
+    )
+
+
+# --- figures ------------------------------------------------------------------------------------
+
+
+def ms(seconds: float) -> float:
+    return round(seconds * 1000.0, 3)
+
+
+def step_json(r: StepResult) -> dict[str, Any]:
+    return {
+        "period_ms": round(r.step.period_s * 1000.0, 3),
+        "offered_per_s": round(r.offered_per_s, 1),
+        "achieved_per_s": round(r.achieved_per_s, 1),
+        "round_trips": len(r.latencies),
+        "p50_ms": ms(r.pct(0.50)),
+        "p90_ms": ms(r.pct(0.90)),
+        "p99_ms": ms(r.pct(0.99)),
+        "p999_ms": ms(r.pct(0.999)),
+        "max_ms": ms(r.latencies[-1]) if r.latencies else math.nan,
+        "errors": r.errors,
+        "error_kinds": r.error_kinds,
+        "server_cpu": round(r.server_cpu, 3) if r.server_cpu is not None else None,
+        "client_cpu": round(r.client_cpu, 3),
+        "server_memory_kib": r.server_memory,
+        "sustained": sustained(r),
+    }
+
+
+def highest_sustained(session: Session) -> tuple[float | None, bool]:
+    """The highest offered rate of the ramp's unbroken run of sustained steps, and whether the
+    step after it (the first failure, if any) looked limited by the load generator."""
+    best: float | None = None
+    client_bound = False
+    for r in session.steps:
+        if not sustained(r):
+            client_bound = r.client_cpu >= CLIENT_BOUND
+            break
+        best = r.offered_per_s
+    else:
+        client_bound = bool(session.steps) and session.steps[-1].client_cpu >= CLIENT_BOUND
+    return best, client_bound
+
+
+def session_json(session: Session) -> dict[str, Any]:
+    return {
+        "connected": session.connected,
+        "steps": [step_json(r) for r in session.steps],
+        "server_memory_kib": {
+            "idle": session.memory_idle,
+            "connected": session.memory_connected,
+            "end": session.memory_end,
+        },
+        "outside_errors": session.outside_errors,
+        "failure": session.failure,
+    }
+
+
+def verdict(met: bool) -> str:
+    return "met" if met else "NOT MET"
+
+
+def report_line(
+    label: str, ours: float | None, echo: float | None, target: str, met: bool | None
+) -> str:
+    def fmt(v: float | None) -> str:
+        return "   n/a" if v is None or math.isnan(v) else f"{v:8.3f}"
+
+    ratio = (
+        f"{ours / echo:6.2f}x"
+        if ours is not None and echo and not math.isnan(ours) and not math.isnan(echo)
+        else "   n/a"
+    )
+    tail = f"  target {target}: {verdict(met)}" if met is not None else ""
+    return f"{label:<34} {fmt(ours)} {fmt(echo)} {ratio}{tail}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes: a smoke run of seconds")
+    ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ap.add_argument("--client-procs", type=int, default=1, help="client processes (default 1)")
+    ap.add_argument(
+        "--echo-only", action="store_true", help="measure only the anchor (no lanswitch host)"
+    )
+    ap.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="run the lanswitch server under cProfile; stats files go in this directory",
+    )
+    args = ap.parse_args(argv)
+    sizes = QUICK if args.quick else FULL
+    procs = max(1, min(args.client_procs, sizes.tables))
+    raise_nofile(4 * sizes.tables * sizes.per_table + 256)
+
+    with tempfile.TemporaryDirectory(prefix="lanswitch-latency-") as tmp:
+        identity = load_or_create_identity(Path(tmp), host="localhost")
+        echo_a = echo_one(identity, sizes)
+        echo_bc = echo_load(identity, sizes, procs)
+        game_a: Session | None = None
+        game_bc: Session | None = None
+        if not args.echo_only:
+            from _latency_game import game_load, game_one
+
+            game_a = game_one(identity, sizes, args.profile)
+            game_bc = game_load(identity, sizes, procs, args.profile)
+
+    report = build_report(sizes, procs, echo_a, echo_bc, game_a, game_bc)
+    if args.json:
+        print(json.dumps(report, indent=2, allow_nan=False, default=str))
+    else:
+        print_report(report)
+    if args.profile is not None and not args.echo_only:
+        from _latency_game import print_profile
+
+        print_profile(args.profile)
+    return 0
+
+
+def _first(session: Session | None) -> StepResult | None:
+    return session.steps[0] if session is not None and session.steps else None
+
+
+def build_report(
+    sizes: Sizes,
+    procs: int,
+    echo_a: Session,
+    echo_bc: Session,
+    game_a: Session | None,
+    game_bc: Session | None,
+) -> dict[str, Any]:
+    """Every figure, the echo's beside it, the ratio and the verdict, as one JSON-able map."""
+    ea, ga = _first(echo_a), _first(game_a)
+    eb, gb = _first(echo_bc), _first(game_bc)
+
+    def pct(r: StepResult | None, q: float) -> float | None:
+        return ms(r.pct(q)) if r is not None and r.latencies else None
+
+    def ratio(a: float | None, b: float | None) -> float | None:
+        return round(a / b, 3) if a is not None and b else None
+
+    a_ours, a_echo = pct(ga, 0.50), pct(ea, 0.50)
+    b_ours, b_echo = pct(gb, 0.99), pct(eb, 0.99)
+    c_ours, c_ours_bound = highest_sustained(game_bc) if game_bc else (None, False)
+    c_echo, c_echo_bound = highest_sustained(echo_bc)
+    return {
+        "sizes": {
+            "tables": sizes.tables,
+            "clients_per_table": sizes.per_table,
+            "clients": sizes.tables * sizes.per_table,
+            "period_ms": sizes.period_s * 1000.0,
+            "client_processes": procs,
+        },
+        "a_one_client": {
+            "ours_p50_ms": a_ours,
+            "ours_p99_ms": pct(ga, 0.99),
+            "echo_p50_ms": a_echo,
+            "echo_p99_ms": pct(ea, 0.99),
+            "ratio_p50": ratio(a_ours, a_echo),
+            "target": "p50 <= 2x echo p50",
+            "met": (a_ours <= 2 * a_echo) if a_ours is not None and a_echo else None,
+        },
+        "b_paced_load": {
+            "ours_p50_ms": pct(gb, 0.50),
+            "ours_p99_ms": b_ours,
+            "echo_p50_ms": pct(eb, 0.50),
+            "echo_p99_ms": b_echo,
+            "ratio_p99": ratio(b_ours, b_echo),
+            "ours_errors": gb.errors if gb else None,
+            "echo_errors": eb.errors if eb else None,
+            "ours_achieved_per_s": round(gb.achieved_per_s, 1) if gb else None,
+            "echo_achieved_per_s": round(eb.achieved_per_s, 1) if eb else None,
+            "host_memory_kib": gb.server_memory if gb else None,
+            "echo_memory_kib": eb.server_memory if eb else None,
+            "target": "p99 <= 2x echo p99, 0 errors",
+            "met": (b_ours <= 2 * b_echo and gb is not None and gb.errors == 0)
+            if b_ours is not None and b_echo
+            else None,
+        },
+        "c_highest_rate": {
+            "ours_per_s": c_ours,
+            "echo_per_s": c_echo,
+            "ratio": ratio(c_ours, c_echo),
+            "ours_limited_by_load_generator": c_ours_bound,
+            "echo_limited_by_load_generator": c_echo_bound,
+            "ramp_top_per_s": round(sizes.tables / sizes.steps()[-1].period_s, 1),
+            "criterion": f"p99 <= {P99_LIMIT_S * 1000:.0f} ms, 0 errors, "
+            f">= {MIN_ACHIEVED:.0%} of the offered rate",
+        },
+        "sessions": {
+            "echo_one": session_json(echo_a),
+            "echo_load": session_json(echo_bc),
+            "ours_one": session_json(game_a) if game_a else None,
+            "ours_load": session_json(game_bc) if game_bc else None,
+        },
+    }
+
+
+def print_report(rep: dict[str, Any]) -> None:
+    sz = rep["sizes"]
+    print(
+        f"lanswitch latency vs a bare asyncio+TLS+msgpack echo, same run; "
+        f"{sz['clients']} clients on {sz['tables']} tables, {sz['client_processes']} client "
+        "process(es), server in its own process\n"
+    )
+    for name, title in (
+        ("echo_one", "echo, one client"),
+        ("ours_one", "lanswitch, one table"),
+        ("echo_load", "echo, paced load and ramp"),
+        ("ours_load", "lanswitch, paced load and ramp"),
+    ):
+        s = rep["sessions"][name]
+        if s is None:
+            continue
+        print(f"{title}: {s['connected']} connected")
+        if s["failure"]:
+            print(f"  FAILED: {s['failure']}")
+        print(
+            f"  {'period':>7} {'offered/s':>9} {'got/s':>8} {'n':>7} {'p50':>7} {'p90':>7} "
+            f"{'p99':>7} {'p99.9':>7} {'max':>7} {'err':>4} {'srvCPU':>6} {'cliCPU':>6}"
+        )
+        for st in s["steps"]:
+            srv = f"{st['server_cpu']:6.0%}" if st["server_cpu"] is not None else "   n/a"
+            print(
+                f"  {st['period_ms']:7.2f} {st['offered_per_s']:9.0f} {st['achieved_per_s']:8.0f} "
+                f"{st['round_trips']:7d} {st['p50_ms']:7.3f} {st['p90_ms']:7.3f} "
+                f"{st['p99_ms']:7.3f} {st['p999_ms']:7.3f} {st['max_ms']:7.2f} "
+                f"{st['errors']:4d} {srv} {st['client_cpu']:6.0%}"
+                + ("" if st["sustained"] or st["period_ms"] == 0 else "  (not sustained)")
+            )
+            if st["error_kinds"]:
+                print(f"          errors: {st['error_kinds']}")
+        mem = s["server_memory_kib"]
+        print(
+            f"  server RSS: idle {mem['idle'].get('rss_kib', 0) / 1024:.1f} MiB, connected "
+            f"{mem['connected'].get('rss_kib', 0) / 1024:.1f} MiB, end "
+            f"{mem['end'].get('rss_kib', 0) / 1024:.1f} MiB, peak "
+            f"{mem['end'].get('peak_rss_kib', 0) / 1024:.1f} MiB"
+        )
+        if s["outside_errors"]:
+            print(f"  errors outside the measured steps: {s['outside_errors']}")
+        print()
+
+    print(f"{'figure (ms or actions/s)':<34} {'lanswitch':>8} {'echo':>8} {'ratio':>7}")
+    a, b, c = rep["a_one_client"], rep["b_paced_load"], rep["c_highest_rate"]
+    print(report_line("(a) one client, p50 ms", a["ours_p50_ms"], a["echo_p50_ms"],
+                      a["target"], a["met"]))  # fmt: skip
+    print(report_line("    one client, p99 ms", a["ours_p99_ms"], a["echo_p99_ms"], "", None))
+    print(report_line("(b) paced load, p50 ms", b["ours_p50_ms"], b["echo_p50_ms"], "", None))
+    print(report_line("    paced load, p99 ms", b["ours_p99_ms"], b["echo_p99_ms"],
+                      b["target"], b["met"]))  # fmt: skip
+    print(
+        f"    errors: lanswitch {b['ours_errors']}, echo {b['echo_errors']}; achieved "
+        f"{b['ours_achieved_per_s']} / {b['echo_achieved_per_s']} actions/s"
+    )
+    hm, em = b["host_memory_kib"] or {}, b["echo_memory_kib"] or {}
+    if hm:
+        print(
+            f"    host memory: RSS {hm.get('rss_kib', 0) / 1024:.1f} MiB, peak "
+            f"{hm.get('peak_rss_kib', 0) / 1024:.1f} MiB (echo: "
+            f"{em.get('rss_kib', 0) / 1024:.1f} / {em.get('peak_rss_kib', 0) / 1024:.1f} MiB)"
+        )
+    print(report_line("(c) highest sustained rate /s", c["ours_per_s"], c["echo_per_s"], "", None))
+    print(f"    criterion: {c['criterion']}; the ramp tops out at {c['ramp_top_per_s']:.0f}/s")
+    for who in ("ours", "echo"):
+        if c[f"{who}_limited_by_load_generator"]:
+            name = "lanswitch" if who == "ours" else "echo"
+            print(
+                f"    {name}: the load generator was >= {CLIENT_BOUND:.0%} busy at the limit: "
+                "the figure is a lower bound on what the server sustains"
+            )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
