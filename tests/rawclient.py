@@ -846,9 +846,12 @@ class Report:
 class RawClient:
     """A seated player driven by the spec alone."""
 
-    def __init__(self, host: str, port: int, pin: str, name: str = "raw", seed: int = 4) -> None:
+    def __init__(
+        self, host: str, port: int, pin: str, name: str = "raw", seed: int = 4, seats: int = 2
+    ) -> None:
         """Make the session key; nothing is sent until :meth:`run`."""
         self.host, self.port, self.pin, self.name = host, port, pin, name
+        self.seats = seats
         self.key = Ed25519PrivateKey.generate()
         self.public = self.key.public_key().public_bytes_raw()
         self.rng = random.Random(seed)
@@ -937,6 +940,7 @@ class RawClient:
         assert rep.seat is not None
         if rep.seat >= len(msg["seats"]):
             raise SpecViolationError(f"lobby has no seat {rep.seat}")
+        rep.check(len(msg["seats"]) == self.seats, f"lobby lists {self.seats} seats")
         entry = msg["seats"][rep.seat]
         rep.my_id = entry["id"]
         if entry["key"]:
@@ -1133,6 +1137,8 @@ class RawClient:
         """Check the host's signed head against our log and its cards signature."""
         rep = self.report
         rep.hand_over = msg
+        reasons = ("finished", "one_left", "blocked", "limit", "void")
+        rep.check(msg["reason"] in reasons, f"hand_over.reason {msg['reason']!r} is the spec's")
         count, head, sig = msg["head"]
         rep.count, rep.head = len(self.log), self.head
         rep.check(count == len(self.log), f"hand_over.head count {count} = {len(self.log)} events")
@@ -1155,6 +1161,9 @@ class RawClient:
         rep = self.report
         rep.reveals += 1
         r = msg["round"]
+        rep.check(
+            r == rep.reveals - 1, f"reveals come in round order ({r} is number {rep.reveals})"
+        )
         rnd = next((x for x in rep.rounds if x.number == r), None)
         if not rep.check(rnd is not None, f"reveals for announced round {r}"):
             return

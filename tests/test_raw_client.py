@@ -357,6 +357,7 @@ class Host:
     """A ``lanswitch host --headless`` subprocess and what it printed."""
 
     proc: subprocess.Popen[str]
+    name: str
     address: str
     port: int
     fingerprint: str
@@ -457,7 +458,9 @@ def host(tmp_path: Path) -> Iterator[Host]:
                 assert listen["name"] == name
             elif pin is None:
                 pin = PIN.match(line)
-        yield Host(proc, listen["addr"], int(listen["port"]), pin["hex"].lower(), lines, errors)
+        yield Host(
+            proc, name, listen["addr"], int(listen["port"]), pin["hex"].lower(), lines, errors
+        )
     finally:
         if proc.poll() is None:
             proc.kill()  # its own pid only
@@ -478,6 +481,9 @@ def test_raw_client_plays_a_hand(host: Host) -> None:
         f"{host.output()}"
     )
     assert report.tls_version == "TLSv1.3"
+    assert report.welcome is not None, note
+    assert report.welcome["table"] == host.name, note
+    assert report.received[:2] == ["welcome", "lobby"], note  # § Handshake 4
     assert report.error is None, note
     assert report.hand is not None, note
     assert report.rounds, note
