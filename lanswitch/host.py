@@ -761,6 +761,12 @@ class Host:
         self._broadcast(message)
 
     def _void(self, h: _Hand, blame: Blame) -> None:
+        r = len(h.fair.rounds) - 1
+        cards, rnd = h.fair.rounds[r]
+        if not h.stage2:  # failed while committing: show the commitments that did come
+            sigs = rnd.commit_signatures
+            partial = {q: (c, sigs[q]) for q, c in rnd.commitments.items()}
+            self._announce(h, p.Announce(round=r, ctx=rnd.ctx, cards=cards, commitments=partial))
         record = h.fair.fail_round(blame)
         self.log.append(f"hand {h.game.hand_no} is void: {blame}")
         self._broadcast(

@@ -233,7 +233,11 @@ class Session:
                 seed = h.seeds[r] = self.entropy(32)
             c, sig = rec.commit(r, seed)
             return [p.Commit(round=r, commitment=c, signature=sig)]
-        # Step 3: every commitment is fixed. Reveal only if ours is there unchanged.
+        # Step 3: every commitment is fixed. Reveal only if ours is there unchanged. (Fewer
+        # than every participant's: the round failed, and an abort follows.)
+        if set(m.commitments) != set(rec.setup.participants):
+            rec.on_commitments(r, *_split(m.commitments))
+            return []
         mine = m.commitments.get(rec.id)
         own = next(x for x in rec.rounds if x.round == r)
         if own.own_commitment is None or mine is None or mine[0] != own.own_commitment:

@@ -1,0 +1,181 @@
+"""A table in one process, for tests: a :class:`~lanswitch.host.Host` and client
+:class:`~lanswitch.session.Session` objects joined by pairs of sans-I/O
+:class:`~lanswitch.protocol.Connection` objects, so every message is really framed, encoded,
+decoded and checked against the connection state machine, with a clock the test moves.
+
+This is the real host and the real client mirror; only the sockets are left out (the
+loopback tests in ``test_server.py`` add them).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from lanswitch import protocol as p
+from lanswitch.bots import make_bot
+from lanswitch.host import Host, HostConfig
+from lanswitch.session import Session
+
+Chooser = Callable[[Session], int]
+
+
+@dataclass
+class Link:
+    """One client: its session and the two ends of its current connection."""
+
+    session: Session
+    cid: int
+    server_end: p.Connection
+    client_end: p.Connection
+    received: list[p.Message] = field(default_factory=list)
+    alive: bool = True
+    mute: bool = False  # drop what the session would answer (a client that stopped talking)
+    withhold: tuple[type[p.Message], ...] = ()  # message types this client never sends
+    chooser: Chooser | None = None
+
+
+class TableNet:
+    """A host and its clients in one process (see the module docstring)."""
+
+    def __init__(self, config: HostConfig, *, seed: int = 1) -> None:
+        self.rng = random.Random(seed)
+        self.now = 0.0
+        self.host = Host(config, entropy=self.rng.randbytes, now=self.now)
+        self.links: dict[int, Link] = {}
+        self._next = 1
+
+    # -- connections ---------------------------------------------------------------------------
+
+    def join(
+        self,
+        name: str,
+        *,
+        spectate: bool = False,
+        password: str | None = None,
+        auto_ready: bool = True,
+        bot: str | None = "heuristic",
+    ) -> Link:
+        key = Ed25519PrivateKey.from_private_bytes(self.rng.randbytes(32))
+        session = Session(
+            name,
+            key=key,
+            entropy=self.rng.randbytes,
+            spectate=spectate,
+            password=password,
+            auto_ready=auto_ready,
+        )
+        link = self._open(session)
+        if bot is not None:
+            link.chooser = self.bot(bot)
+        return link
+
+    def bot(self, strategy: str) -> Chooser:
+        def choose(s: Session) -> int:
+            assert s.rules is not None
+            assert s.view is not None
+            return make_bot(strategy, s.rules).choose(s.view, self.rng)
+
+        return choose
+
+    def _open(self, session: Session) -> Link:
+        cid = self._next
+        self._next += 1
+        link = Link(session, cid, p.Connection(p.Role.SERVER), p.Connection(p.Role.CLIENT))
+        self.links[cid] = link
+        self.host.connect(cid, self.now)
+        self.send(link, session.hello())
+        return link
+
+    def drop(self, link: Link) -> None:
+        """The link goes dead: the host notices it (as the server shell would tell it)."""
+        link.alive = False
+        self.links.pop(link.cid, None)
+        self.host.disconnected(link.cid, self.now)
+        self.pump()
+
+    def resume(self, link: Link) -> Link:
+        """The same client (session, token, key) on a new connection."""
+        link.alive = False
+        self.links.pop(link.cid, None)
+        new = self._open(link.session)
+        new.chooser = link.chooser
+        return new
+
+    # -- traffic ---------------------------------------------------------------------------
+
+    def send(self, link: Link, message: p.Message) -> None:
+        """``message`` from the client of ``link`` to the host, then everything that follows."""
+        data = link.client_end.send(message)
+        for m in link.server_end.receive_data(data):
+            self.host.receive(link.cid, m, self.now)
+        self.pump()
+
+    def pump(self) -> None:
+        """Deliver the host's output (and the sessions' automatic answers) until quiet."""
+        host = self.host
+        for _ in range(100_000):
+            if not host.outbox and not host.closing:
+                return
+            out, host.outbox = host.outbox, []
+            for cid, message in out:
+                link = self.links.get(cid)
+                if link is None or not link.alive:
+                    continue
+                data = link.server_end.send(message)
+                for m in link.client_end.receive_data(data):
+                    link.received.append(m)
+                    replies = link.session.receive(m)
+                    if link.mute or link.client_end.closed:
+                        continue
+                    for r in replies:
+                        if isinstance(r, link.withhold):
+                            continue
+                        for back in link.server_end.receive_data(link.client_end.send(r)):
+                            host.receive(cid, back, self.now)
+            if host.outbox:  # answers queued more: deliver them before closing anything
+                continue
+            closing, host.closing = host.closing, []
+            for cid in closing:
+                link = self.links.pop(cid, None)
+                if link is not None:
+                    link.alive = False
+        raise AssertionError("the table did not go quiet")
+
+    def tick(self, to: float) -> None:
+        """Move the clock to ``to`` in steps of at most a second, as a live host would see
+        it (so clients that answer pings stay connected across a long wait)."""
+        for _ in range(100_000):
+            self.now = min(to, self.now + 1.0)
+            self.host.tick(self.now)
+            self.pump()
+            if self.now >= to:
+                return
+
+    # -- play ------------------------------------------------------------------------------
+
+    def step(self) -> bool:
+        """One client whose turn it is plays (by its chooser); else time moves to the host's
+        next deadline. False when nothing can happen any more."""
+        for link in list(self.links.values()):
+            s = link.session
+            if link.alive and link.chooser is not None and s.my_turn():
+                self.send(link, s.move(link.chooser(s)))
+                return True
+        deadline = self.host.next_deadline()
+        if deadline is None:
+            return False
+        self.tick(max(self.now, deadline))
+        return True
+
+    def run(self, until: Callable[[], bool], *, steps: int = 20_000) -> None:
+        """Step until ``until()`` (AssertionError if it does not come within ``steps``)."""
+        for _ in range(steps):
+            if until():
+                return
+            if not self.step():
+                break
+        assert until(), "the table stopped before the condition held"

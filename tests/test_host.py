@@ -1,0 +1,331 @@
+"""The host and the client mirror together, in one process (``tests/tablenet.py``): whole
+matches over real framing, the fair deal over the wire, what each seat may see, the refusals,
+resuming, the timers and the host's policies for away players."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+import pytest
+
+from lanswitch import protocol as p
+from lanswitch.game import DRAW
+from lanswitch.host import DROP_AFTER, MAX_CLIENTS, PING_AFTER, HostConfig
+from lanswitch.rules import PRESETS
+from lanswitch.session import Session
+from tests.tablenet import Link, TableNet
+
+M = TypeVar("M", bound=p.Message)
+
+
+def config(**kw: object) -> HostConfig:
+    base: dict[str, object] = {"name": "T", "seats": 4, "bots": 2, "bot_delay": 0.0, "hands": 2}
+    base.update(kw)
+    return HostConfig(**base)  # type: ignore[arg-type]
+
+
+def of(link: Link, cls: type[M]) -> list[M]:
+    return [m for m in link.received if isinstance(m, cls)]
+
+
+def over(net: TableNet) -> bool:
+    return net.host.finished
+
+
+# ---------------------------------------------------------------------------------------------
+# Whole matches
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_a_match_over_the_wire_verifies_fair_for_every_seat(preset: str) -> None:
+    net = TableNet(config(rules=PRESETS[preset], seats=3, bots=1), seed=len(preset))
+    a, b = net.join("ann"), net.join("bob")
+    net.run(lambda: over(net))
+    for link in (a, b):
+        s = link.session
+        assert [r.hand_no for r in s.history] == [1, 2]
+        for r in s.history:
+            assert r.verdict is not None
+            assert r.verdict.fair, r.verdict.text()
+        assert isinstance(s.close_reason, p.Bye)
+        assert s.close_reason.reason.startswith("match over")
+    # The two seats hold transcripts of the same hands with the same public log.
+    for ra, rb in zip(a.session.history, b.session.history, strict=True):
+        assert ra.transcript is not None
+        assert rb.transcript is not None
+        assert ra.transcript.log == rb.transcript.log
+        assert ra.transcript.seat != rb.transcript.seat
+
+
+def test_events_are_numbered_and_each_view_follows_its_events() -> None:
+    net = TableNet(config(hands=1))
+    a, _ = net.join("ann"), net.join("bob")
+    net.run(lambda: over(net))
+    seqs: list[int] = []
+    last_events = 0
+    for m in a.received:
+        if isinstance(m, p.Hand):
+            seqs, last_events = [], 0
+        elif isinstance(m, p.Events):
+            seqs.append(m.seq)
+            last_events = m.seq
+        elif isinstance(m, p.SeatView):
+            assert m.seq == last_events
+    assert seqs == list(range(1, len(seqs) + 1))
+    assert len(seqs) > 5
+
+
+def test_no_client_ever_receives_another_seats_cards() -> None:
+    net = TableNet(config(hands=2), seed=7)
+    a, b = net.join("ann"), net.join("bob")
+    watcher = net.join("eve", spectate=True, bot=None)
+    net.run(lambda: over(net))
+    for link, seat in ((a, 0), (b, 1), (watcher, None)):
+        for ev in of(link, p.Events):
+            for kind, s, value in ev.events:
+                if kind in ("deal", "draw") and s != seat:
+                    assert value == -1, (link.session.name, kind, s, value)
+        for v in of(link, p.SeatView):
+            assert v.seat == seat
+            if seat is None:
+                assert v.hand == ()
+                assert v.legal == ()
+            else:
+                assert len(v.hand) == v.counts[seat]
+    assert len(watcher.session.history) == 2
+    assert all(r.transcript is None for r in watcher.session.history)  # a spectator has none
+    assert of(watcher, p.HandOver)
+    assert all(m.cards_signature == b"" for m in of(watcher, p.HandOver))
+
+
+def test_the_first_events_carry_the_setup_note_and_reveals_come_after_the_hand() -> None:
+    net = TableNet(config(hands=1))
+    a, _ = net.join("ann"), net.join("bob")
+    net.run(lambda: over(net))
+    kinds = [type(m).__name__ for m in a.received]
+    assert kinds.index("Hand") < kinds.index("Announce") < kinds.index("Events")
+    assert kinds.index("HandOver") < kinds.index("Reveals") < kinds.index("LogHeads")
+    first = of(a, p.Events)[0]
+    assert first.log[0][0:1] == b"\x07" or len(first.log) > 1  # the setup note leads
+
+
+# ---------------------------------------------------------------------------------------------
+# Refusals: each leaves the table as it was
+
+
+def ready_table(**kw: object) -> tuple[TableNet, Link, Link]:
+    net = TableNet(config(**kw))
+    a = net.join("ann", bot=None)
+    b = net.join("bob", bot=None)
+    net.run(lambda: a.session.view is not None and a.session.view.turn >= 0)
+    return net, a, b
+
+
+def to_act(net: TableNet, a: Link, b: Link) -> tuple[Link, Link]:
+    """(the link whose turn it is, the other), after bots have moved."""
+    net.run(lambda: a.session.my_turn() or b.session.my_turn())
+    return (a, b) if a.session.my_turn() else (b, a)
+
+
+def test_a_move_out_of_turn_is_refused() -> None:
+    net, a, b = ready_table()
+    _me, other = to_act(net, a, b)
+    seq = net.host.hand.seq if net.host.hand else -1
+    net.send(other, other.session.move(DRAW))
+    assert of(other, p.Reject)[-1].code is p.ErrorCode.NOT_YOUR_TURN
+    assert net.host.hand is not None
+    assert net.host.hand.seq == seq
+
+
+def test_a_stale_move_is_refused_and_a_current_one_lands() -> None:
+    net, a, b = ready_table()
+    me, _ = to_act(net, a, b)
+    s = me.session
+    seq = s.seq
+    net.send(me, p.Move(seq=seq - 1, move=s.view.legal[0] if s.view else DRAW))
+    reject = of(me, p.Reject)[-1]
+    assert reject.code is p.ErrorCode.STALE_VIEW
+    assert reject.seq == seq - 1
+    assert s.seq == seq
+    net.send(me, s.move(s.view.legal[0] if s.view else DRAW))
+    assert s.seq > seq
+
+
+def test_an_illegal_move_is_refused_with_the_engines_reason() -> None:
+    net, a, b = ready_table()
+    me, _ = to_act(net, a, b)
+    s = me.session
+    assert s.view is not None
+    illegal = next(c for c in range(52) if c not in s.view.legal)
+    seq = s.seq
+    net.send(me, s.move(illegal))
+    reject = of(me, p.Reject)[-1]
+    assert reject.code is p.ErrorCode.ILLEGAL_MOVE
+    assert reject.text
+    assert s.seq == seq
+
+
+def test_lobby_requests_during_a_hand_are_refused() -> None:
+    net, a, _ = ready_table()
+    for message in (p.Sit(seat=None), p.Stand()):
+        net.send(a, message)
+        assert of(a, p.Reject)[-1].code is p.ErrorCode.NOT_NOW
+
+
+def test_a_commitment_out_of_its_round_is_refused() -> None:
+    net, a, _ = ready_table()
+    net.send(a, p.Commit(round=5, commitment=bytes(32), signature=bytes(64)))
+    assert of(a, p.Reject)[-1].code is p.ErrorCode.FAIR_DEAL
+
+
+def test_a_wrong_password_ends_the_connection() -> None:
+    net = TableNet(config(password="hunter2"))
+    bad = net.join("ann", password="nope")
+    assert of(bad, p.Error)[-1].code is p.ErrorCode.BAD_PASSWORD
+    assert not bad.alive
+    good = net.join("bob", password="hunter2")
+    assert of(good, p.Welcome)
+
+
+def test_names_are_made_unique_and_the_table_takes_a_bounded_number_of_clients() -> None:
+    net = TableNet(config(seats=2, bots=0))
+    a, b = net.join("ann"), net.join("ann")
+    assert a.session.seat == 0
+    assert b.session.seat == 1
+    lobby = of(b, p.LobbyState)[-1]
+    assert [s.name for s in lobby.seats] == ["ann", "ann 2"]
+    links = [net.join(f"w{i}", spectate=True) for i in range(MAX_CLIENTS)]
+    refused = [link for link in links if of(link, p.Error)]
+    assert len(refused) == 2  # ann and bob hold two of the places
+    assert all(of(link, p.Error)[0].code is p.ErrorCode.TABLE_FULL for link in refused)
+
+
+def test_chat_is_passed_on_with_the_senders_name_and_a_flood_is_refused() -> None:
+    net = TableNet(config())
+    a, b = net.join("ann"), net.join("bob")
+    for i in range(7):
+        net.send(a, p.Chat(text=f"hello {i}"))
+    lines = of(b, p.Chat)
+    assert [c.sender for c in lines] == ["ann"] * 5
+    assert lines[0].text == "hello 0"
+    assert of(a, p.Reject)[-1].code is p.ErrorCode.RATE_LIMITED
+    net.tick(net.now + 6)
+    net.send(a, p.Chat(text="again"))
+    assert of(b, p.Chat)[-1].text == "again"
+
+
+def test_the_host_can_kick_a_player() -> None:
+    net = TableNet(config(hands=None, seats=3, bots=0))
+    a = net.join("ann", auto_ready=False)
+    net.join("bob", auto_ready=False)
+    net.host.kick(0)
+    net.pump()
+    assert of(a, p.Error)[-1].code is p.ErrorCode.KICKED
+    assert net.host.table.seats[0].kind == "empty"
+
+
+# ---------------------------------------------------------------------------------------------
+# Resuming and away players
+
+
+def test_a_player_who_loses_the_link_resumes_the_same_seat_and_hand() -> None:
+    net = TableNet(config(hands=1), seed=3)
+    a, b = net.join("ann"), net.join("bob")
+    net.run(lambda: a.session.seq >= 6)
+    hand_no = a.session.hand.message.hand_no if a.session.hand else -1
+    seat = a.session.seat
+    net.drop(a)
+    lobby = of(b, p.LobbyState)[-1]
+    assert lobby.seats[0].connected is False
+    net.run(lambda: b.session.seq >= a.session.seq + 3)  # the table goes on (bots, bob)
+    a2 = net.resume(a)
+    welcome = of(a2, p.Welcome)[-1]
+    assert welcome.seat == seat
+    assert of(a2, p.Hand)[-1].hand_no == hand_no
+    assert a2.session.seq == b.session.seq  # caught up
+    net.run(lambda: over(net))
+    (record,) = a2.session.history
+    assert record.verdict is not None
+    assert record.verdict.fair, record.verdict.text()
+
+
+def test_a_resume_with_another_key_is_refused() -> None:
+    net = TableNet(config())
+    a = net.join("ann")
+    token = a.session.token
+    assert token is not None
+    other = Session("mallory", key=net.host.key, entropy=net.rng.randbytes)
+    other.token = token
+    link = net._open(other)
+    assert of(link, p.Error)[-1].code is p.ErrorCode.BAD_TOKEN
+
+
+def test_a_stand_in_plays_for_an_away_player_after_the_grace_period() -> None:
+    net = TableNet(config(hands=1, away_grace=10.0), seed=5)
+    a, _b = net.join("ann"), net.join("bob")
+    net.run(lambda: a.session.my_turn())
+    net.drop(a)
+    t0 = net.now
+    hand = net.host.hand
+    assert hand is not None
+    seq = hand.seq
+    net.tick(t0 + 9.0)
+    assert hand.seq == seq  # still waiting for ann
+    net.run(lambda: hand.seq > seq)
+    assert net.now >= t0 + 10.0
+    net.run(lambda: over(net) or net.host.hand is None)
+
+
+def test_a_silent_connection_is_pinged_then_dropped() -> None:
+    net = TableNet(config(hands=None))
+    a = net.join("ann", auto_ready=False)
+    a.mute = True
+    net.tick(PING_AFTER + 0.1)
+    assert of(a, p.Ping)
+    net.tick(DROP_AFTER + 0.2)
+    assert not a.alive
+    assert 0 in net.host.away  # the seat is kept for a resume
+
+
+def test_the_turn_timer_plays_the_safe_move_and_the_view_shows_the_time_left() -> None:
+    net = TableNet(config(hands=1, turn_timer=20.0), seed=11)
+    a = net.join("ann", bot=None)
+    b = net.join("bob", bot=None)
+    net.run(lambda: a.session.my_turn() or b.session.my_turn())
+    me = a if a.session.my_turn() else b
+    assert 0 < me.session.timer_ms <= 20_000
+    assert of(me, p.LobbyState)[-1].turn_timer == 20
+    seq = me.session.seq
+    events_before = len(of(me, p.Events))
+    net.tick(net.now + 20.0)
+    assert me.session.seq > seq
+    made = of(me, p.Events)[events_before].events
+    assert any(kind in ("draw", "play", "pass") for kind, _, _ in made)
+
+
+def test_a_seat_that_never_reveals_voids_the_hand_and_is_blamed() -> None:
+    net = TableNet(config(hands=2, round_timeout=5.0), seed=2)
+    a, b = net.join("ann"), net.join("bob")
+    b.withhold = (p.Commit,)  # bob's client answers pings but never commits
+    net.run(lambda: bool(of(a, p.Abort)))
+    abort = of(a, p.Abort)[-1]
+    assert abort.fault == "missing_commitment"
+    assert abort.culprits == ("seat1",)
+    net.run(lambda: bool(a.session.history))
+    record = a.session.history[0]
+    assert record.over.reason == "void"
+    assert record.verdict is not None
+    assert record.verdict.status == "void"
+    assert "seat1" in record.verdict.culprits
+
+
+def test_the_hand_waits_for_every_seated_player_to_be_ready() -> None:
+    net = TableNet(config(hands=1))
+    a = net.join("ann", auto_ready=False)
+    b = net.join("bob", auto_ready=False)
+    net.send(a, p.Ready(ready=True))
+    assert net.host.hand is None
+    assert of(b, p.LobbyState)[-1].seats[0].ready is True
+    net.send(b, p.Ready(ready=True))
+    assert net.host.hand is not None
+    assert of(a, p.LobbyState)[-1].playing is True
