@@ -386,15 +386,6 @@ PIN = re.compile(r"^fingerprint: (?P<hex>[0-9a-fA-F]{64}) \((?P<words>.*)\)\s*$"
 @pytest.fixture
 def host(tmp_path: Path) -> Iterator[Host]:
     """Start a one-hand, one-bot host on loopback; stop it by its pid when the test ends."""
-    probe = subprocess.run(
-        [sys.executable, "-m", "lanswitch", "host", "--help"],
-        cwd=REPO,
-        capture_output=True,
-        timeout=STARTUP_S,
-        check=False,
-    )
-    if probe.returncode != 0:  # interim: removed once `lanswitch host` lands
-        pytest.skip("`lanswitch host` is not built yet")
     name = f"raw-{os.getpid()}-{secrets.token_hex(3)}"
     cmd = [
         sys.executable,
