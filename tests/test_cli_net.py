@@ -1,0 +1,170 @@
+"""``lanswitch host`` and ``lanswitch join`` as a user runs them, on loopback: real processes,
+real TLS, zeroconf bound to 127.0.0.1 (never the machine's real interfaces)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+LOOPBACK = "127.0.0.1"
+
+
+def lanswitch(data: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "lanswitch", "--data-dir", str(data), *args]
+
+
+def env() -> dict[str, str]:
+    return {**os.environ, "PYTHONUNBUFFERED": "1"}
+
+
+class Host:
+    """A ``lanswitch host`` process; its first lines tell where it listens."""
+
+    def __init__(self, tmp: Path, *args: str) -> None:
+        self.out_path = tmp / "host.out"
+        self.err_path = tmp / "host.err"
+        self.proc = subprocess.Popen(
+            lanswitch(tmp / "host-data", "host", "--headless", "--interface", LOOPBACK, *args),
+            stdout=self.out_path.open("w"),
+            stderr=self.err_path.open("w"),
+            env=env(),
+        )
+        self.port = 0
+        self.fingerprint = ""
+        for _ in range(200):  # up to 20 s for the advertiser's probing and the first lines
+            text = self.out_path.read_text()
+            m = re.search(r"listening on 127\.0\.0\.1:(\d+)", text)
+            f = re.search(r"fingerprint: ([0-9a-f]{64})", text)
+            if m and f:
+                self.port, self.fingerprint = int(m.group(1)), f.group(1)
+                return
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        self.stop()
+        raise AssertionError(f"host did not start: {text!r} {self.err_path.read_text()!r}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()  # our own child, by its handle
+        self.proc.wait(10)
+
+
+@pytest.fixture
+def host_factory(tmp_path: Path):  # type: ignore[no-untyped-def]
+    started: list[Host] = []
+
+    def make(*args: str) -> Host:
+        h = Host(tmp_path, *args)
+        started.append(h)
+        return h
+
+    yield make
+    for h in started:
+        h.stop()
+
+
+def test_a_match_hosted_and_joined_by_name_and_by_address(tmp_path: Path, host_factory) -> None:  # type: ignore[no-untyped-def]
+    name = f"Loop {uuid.uuid4().hex[:6]}"
+    host = host_factory(
+        "--name", name, "--seats", "3", "--bots", "1", "--hands", "2", "--bot-delay", "0"
+    )
+    transcripts = tmp_path / "transcripts"
+    transcripts.mkdir()
+    joins = [
+        subprocess.Popen(
+            lanswitch(
+                tmp_path / f"d{i}",
+                "join",
+                where,
+                "--bot",
+                "heuristic",
+                "--name",
+                who,
+                "--transcripts",
+                str(transcripts),
+                "--interface",
+                LOOPBACK,
+            ),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env(),
+        )
+        for i, (where, who) in enumerate(((name, "ann"), (f"{LOOPBACK}:{host.port}", "bob")))
+    ]
+    outs = []
+    for j in joins:
+        out, err = j.communicate(timeout=60)
+        outs.append(out)
+        assert j.returncode == 0, (out, err)
+    assert host.proc.wait(30) == 0
+    for out in outs:
+        assert len(re.findall(r"^hand \d: fair, verified", out, re.M)) == 2, out
+        assert "the host ended the match" in out
+    files = sorted(transcripts.glob("*.json"))
+    assert len(files) == 4
+    verify = subprocess.run(
+        lanswitch(tmp_path / "v", "verify", *map(str, files)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env(),
+    )
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    host_out = host.out_path.read_text()
+    assert "match over after 2 hands" in host_out
+    assert "ann joined" in host_out
+    # The joins pinned the host's certificate by what they were told.
+    pins = (tmp_path / "d1" / "pins.json").read_text()
+    assert host.fingerprint in pins
+
+
+def test_join_errors_are_clear(tmp_path: Path) -> None:
+    def join(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            lanswitch(tmp_path / "d", "join", *args),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env(),
+        )
+
+    missing = join("No Such Table", "--bot", "random", "--interface", LOOPBACK, "--timeout", "0.5")
+    assert missing.returncode == 1
+    assert "no table called 'No Such Table'" in missing.stderr
+    assert "HOST:PORT" in missing.stderr
+    hand = join(f"{LOOPBACK}:1")
+    assert hand.returncode == 2
+    assert "--bot" in hand.stderr
+    closed = join(f"{LOOPBACK}:9", "--bot", "random")
+    assert closed.returncode == 1
+    assert "could not reach" in closed.stderr
+
+
+def test_host_option_errors_are_usage_errors(tmp_path: Path) -> None:
+    def host(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            lanswitch(tmp_path / "d", "host", "--headless", "--interface", LOOPBACK, *args),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env(),
+        )
+
+    for args, text in (
+        (("--seats", "9"), "2..8"),
+        (("--bots", "5", "--seats", "4"), "more than --seats"),
+        (("--rules", "nonesuch"), "no such preset"),
+        (("--port", "70000"), "0..65535"),
+    ):
+        result = host(*args)
+        assert result.returncode == 2, (args, result.stderr)
+        assert text in result.stderr
