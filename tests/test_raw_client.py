@@ -11,7 +11,8 @@ use it:
   1.3 with its printed fingerprint pinned; the raw client takes part in every fair-deal round,
   plays legal moves, signs its log head and checks what the spec promises on the way (seq
   numbers, redaction, view vs counts, signatures, the whole deal replayed from the seeds). A
-  second host is sent a ``hello`` of another version and a frame of length 0.
+  second host is sent a ``hello`` of another version, a frame of length 0, one above 64 KiB
+  and a second ``hello``, and must answer each with the spec's ``error``.
 """
 
 from __future__ import annotations
@@ -492,36 +493,60 @@ def test_raw_client_plays_a_hand(host: Host) -> None:
     assert time.monotonic() - started < 55
 
 
-def _first_answer(host: Host, data: bytes) -> dict[str, Any] | None:
-    """Open a pinned TLS connection, write ``data``, read the host's first message."""
+def _hello(version: int = rc.PROTOCOL_VERSION) -> dict[str, Any]:
+    """A new player's ``hello`` with a fresh session key."""
+    return {
+        "type": "hello",
+        "version": version,
+        "name": "Probe",
+        "key": Ed25519PrivateKey.generate().public_key().public_bytes_raw(),
+        "spectate": True,
+        "password": None,
+        "token": None,
+    }
+
+
+def _error_for(host: Host, data: bytes, *, after_hello: bool = False) -> dict[str, Any]:
+    """Open a pinned connection, (say hello,) write ``data``: the ``error`` it earns.
+
+    After a hello the host's ``welcome``, ``lobby`` and any ``ping`` come first; the error
+    must follow before the connection ends.
+    """
     conn = rc.Connection(host.address, host.port, host.fingerprint, timeout=10.0)
+    deadline = time.monotonic() + 10.0
     try:
+        if after_hello:
+            conn.send(_hello())
+            welcome = conn.recv(deadline)
+            assert welcome is not None, host.output()
+            assert welcome["type"] == "welcome", welcome
         conn.send_raw(data)
-        return conn.recv(time.monotonic() + 10.0)
+        while True:
+            answer = conn.recv(deadline)
+            assert answer is not None, f"the host closed without an error\n{host.output()}"
+            if answer["type"] not in ("lobby", "ping", "chat"):
+                assert answer["type"] == "error", answer
+                return answer
     finally:
         conn.close()
 
 
-def test_host_refuses_another_version_and_an_empty_frame(host: Host) -> None:
-    """``hello`` with version 2 gets ``version_mismatch``; a 0-length frame gets ``bad_frame``."""
-    key = Ed25519PrivateKey.generate().public_key().public_bytes_raw()
-    hello = {
-        "type": "hello",
-        "version": 2,
-        "name": "Future",
-        "key": key,
-        "spectate": False,
-        "password": None,
-        "token": None,
-    }
-    answer = _first_answer(host, rc.frame(rc.encode_message(hello)))
-    assert answer is not None, host.output()
-    assert answer["type"] == "error", (answer, host.output())
+def test_host_refuses_bad_frames_and_messages(host: Host) -> None:
+    """``hello`` of version 2: ``version_mismatch``; a 0-length frame: ``bad_frame``.
+
+    Also a frame above 64 KiB (``too_big``, judged on its length alone) and a second
+    ``hello`` (``unexpected``), from § Framing, § Connection states and § Error codes.
+    """
+    answer = _error_for(host, rc.frame(rc.encode_message(_hello(version=2))))
     assert answer["code"] == "version_mismatch", answer
     assert "1" in answer["text"], answer  # the text names both versions
     assert "2" in answer["text"], answer
 
-    answer = _first_answer(host, b"\x00\x00\x00\x00")
-    assert answer is not None, host.output()
-    assert answer["type"] == "error", (answer, host.output())
+    answer = _error_for(host, b"\x00\x00\x00\x00")
     assert answer["code"] == "bad_frame", answer
+
+    answer = _error_for(host, rc.u32(rc.MAX_PAYLOAD + 1))
+    assert answer["code"] == "too_big", answer
+
+    answer = _error_for(host, rc.frame(rc.encode_message(_hello())), after_hello=True)
+    assert answer["code"] == "unexpected", answer
