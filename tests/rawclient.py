@@ -433,7 +433,9 @@ ERROR_CODES = frozenset(
     }
 )
 
-# Field types, in the spec's notation (§ Messages, "Field types"); tuples are parameterised.
+# Field types, in the spec's notation (§ Messages, "Field types"): a name ("bool", "pid", …) or
+# a tuple ("int", lo, hi), ("list", T, lo, hi) … The notation is recursive and heterogeneous, so
+# it is typed as Any rather than as a union mypy would make every use of unwrap.
 T = Any
 U32: T = ("int", 0, 2**32 - 1)
 I32: T = ("int", -(2**31), 2**31 - 1)
