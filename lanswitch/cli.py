@@ -433,7 +433,7 @@ def _cmd_tables(args: argparse.Namespace, out: TextIO) -> int:
 
     interfaces = [args.interface] if args.interface else None
     try:
-        tables = asyncio.run(list_tables(args.timeout, interfaces=interfaces))
+        tables = asyncio.run(list_tables(args.timeout, interfaces=interfaces, probe=True))
     except ValueError as e:  # a bad --interface address
         raise _UsageError(f"--interface: {e}") from None
     if args.json:

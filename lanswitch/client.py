@@ -49,6 +49,7 @@ PING_EVERY = 3.0  # seconds of silence from the host before we ping it
 DEAD_AFTER = 9.0  # seconds of silence after which the link is taken for lost
 BACKOFF = (0.25, 0.5, 1.0, 2.0)  # then 2 s between attempts
 RECONNECT_FOR = 300.0  # seconds a lost client keeps trying before it gives up
+HOST_GONE_AFTER = 20.0  # seconds of refused connections after which the host is gone
 FIRST_TRIES = 3  # attempts at the very first connection
 
 
@@ -129,6 +130,7 @@ async def open_table(
     TimeoutError when no address answers.
     """
     errors: list[str] = []
+    refused = 0
     for address in preferred_order(target.addresses):
         try:
             async with asyncio.timeout(timeout):
@@ -136,6 +138,7 @@ async def open_table(
                     address, target.port, ssl=client_context(), server_hostname=""
                 )
         except (OSError, TimeoutError, ssl.SSLError) as e:
+            refused += isinstance(e, ConnectionRefusedError)
             errors.append(f"{address}: {e or type(e).__name__}")
             continue
         try:
@@ -149,7 +152,10 @@ async def open_table(
             writer.close()
             raise
         return reader, writer
-    raise OSError(f"could not reach {target.label} on port {target.port}: " + "; ".join(errors))
+    text = f"could not reach {target.label} on port {target.port}: " + "; ".join(errors)
+    if refused and refused == len(errors):  # someone is there, and nothing listens: gone
+        raise ConnectionRefusedError(text)
+    raise OSError(text)
 
 
 class Client:
@@ -198,6 +204,7 @@ class Client:
     async def run(self) -> None:
         """Until the host says ``bye`` or ``error`` (JoinError if it cannot be reached)."""
         lost_at: float | None = None
+        refused_since: float | None = None
         tries = 0
         for _ in range(100_000):
             try:
@@ -206,16 +213,24 @@ class Client:
                 )
             except (OSError, TimeoutError) as e:
                 tries += 1
-                gave_up = (
-                    tries >= FIRST_TRIES
-                    if lost_at is None
-                    else self.clock() - lost_at > self.reconnect_for
-                )
+                now = self.clock()
+                if not isinstance(e, ConnectionRefusedError):
+                    refused_since = None
+                elif refused_since is None:
+                    refused_since = now
+                if lost_at is None:
+                    gave_up = tries >= FIRST_TRIES
+                else:
+                    gave_up = now - lost_at > self.reconnect_for or (
+                        refused_since is not None and now - refused_since > HOST_GONE_AFTER
+                    )
                 if gave_up:
+                    if lost_at is not None and refused_since is not None:
+                        raise JoinError(f"the host is gone (it refuses connections): {e}") from None
                     raise JoinError(str(e)) from None
                 await asyncio.sleep(BACKOFF[min(tries, len(BACKOFF)) - 1])
                 continue
-            tries = 0
+            tries, refused_since = 0, None
             welcomed = await self._converse(reader, writer)
             s = self.session
             if s.closed:

@@ -49,6 +49,7 @@ __all__ = [
     "Table",
     "TableAdvertiser",
     "TableBrowser",
+    "answers",
     "list_tables",
     "local_ipv4_addresses",
     "preferred_order",
@@ -71,6 +72,10 @@ _MAX_LABEL = 63  # bytes in one DNS label
 _FLAGS_QUERY = 0x0000
 _TYPE_PTR = 12
 _CLASS_IN = 1
+
+
+PROBE_TIMEOUT = 1.0
+"""Seconds to wait for a table's host to accept a TCP connection (:func:`answers`)."""
 
 
 def local_ipv4_addresses(*, include_loopback: bool = False) -> list[str]:
@@ -526,10 +531,38 @@ class TableBrowser:
         await self.close()
 
 
+async def answers(table: Table, timeout: float = PROBE_TIMEOUT) -> bool:
+    """Whether the table's host accepts a TCP connection on any advertised address.
+
+    A host that crashed sent no goodbye, and its records live on in every cache for up to
+    two minutes; a refused or unanswered connect tells at once that nobody is there.
+    """
+    for address in preferred_order(table.addresses):
+        try:
+            async with asyncio.timeout(timeout):
+                _, writer = await asyncio.open_connection(address, table.port)
+        except (OSError, TimeoutError):
+            continue
+        writer.close()
+        with contextlib.suppress(OSError, TimeoutError):
+            async with asyncio.timeout(timeout):
+                await writer.wait_closed()
+        return True
+    return False
+
+
 async def list_tables(
-    timeout: float = DEFAULT_LIST_TIMEOUT, *, interfaces: Sequence[str] | None = None
+    timeout: float = DEFAULT_LIST_TIMEOUT,
+    *,
+    interfaces: Sequence[str] | None = None,
+    probe: bool = False,
 ) -> list[Table]:
-    """The tables heard within ``timeout`` seconds, sorted by name."""
+    """The tables heard within ``timeout`` seconds, sorted by name. With ``probe``, only
+    those whose host answers (:func:`answers`): a crashed host's table is left out."""
     async with TableBrowser(interfaces=interfaces) as browser:
         await asyncio.sleep(timeout)
-        return sorted(browser.tables.values(), key=lambda t: t.name.casefold())
+        tables = sorted(browser.tables.values(), key=lambda t: t.name.casefold())
+    if probe and tables:
+        alive = await asyncio.gather(*(answers(t) for t in tables))
+        tables = [t for t, ok in zip(tables, alive, strict=True) if ok]
+    return tables

@@ -199,7 +199,7 @@ async def _target(args: argparse.Namespace) -> Target:
             host, port = addr
             return Target(args.table, (host,), port, None, f"{host}:{port}")
         return await find_table(args.table, timeout=args.timeout, interfaces=interfaces)
-    tables = await list_tables(min(args.timeout, 3.0), interfaces=interfaces)
+    tables = await list_tables(min(args.timeout, 3.0), interfaces=interfaces, probe=True)
     if len(tables) == 1:
         return Target.from_table(tables[0])
     if not tables:

@@ -43,27 +43,44 @@ def test_tables_lists_an_advertised_table_as_text_and_json() -> None:
     name = f"Den {os.getpid()}-{secrets.token_hex(3)}"
     fp = secrets.token_hex(32)
 
-    async def scenario() -> tuple[tuple[int, str, str], tuple[int, str, str]]:
-        async with TableAdvertiser(
-            name=name,
-            port=45678,
-            rules="irish",
-            seats_total=4,
-            seats_free=3,
-            fingerprint=fp,
-            version=1,
-            interfaces=["127.0.0.1"],
-        ):
+    gone = f"Gone {os.getpid()}-{secrets.token_hex(3)}"
+
+    async def scenario() -> tuple[tuple[int, str, str], tuple[int, str, str], int]:
+        # A port something listens on (the table's host), and one nothing listens on (a host
+        # that crashed without a goodbye): only the first is listed.
+        listener = await asyncio.start_server(lambda r, w: w.close(), "127.0.0.1", 0)
+        port = listener.sockets[0].getsockname()[1]
+        dead = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+        dead_port = dead.sockets[0].getsockname()[1]
+        dead.close()
+        await dead.wait_closed()
+
+        def advertiser(table: str, at: int) -> TableAdvertiser:
+            return TableAdvertiser(
+                name=table,
+                port=at,
+                rules="irish",
+                seats_total=4,
+                seats_free=3,
+                fingerprint=fp,
+                version=1,
+                interfaces=["127.0.0.1"],
+            )
+
+        async with advertiser(name, port), advertiser(gone, dead_port):
             as_json = await _list("--json", "--timeout", "3")
             as_text = await _list("--timeout", "3")
-        return as_json, as_text
+        listener.close()
+        await listener.wait_closed()
+        return as_json, as_text, port
 
-    (code, out, _), (code2, text, _) = asyncio.run(asyncio.wait_for(scenario(), 60))
+    (code, out, _), (code2, text, _), port = asyncio.run(asyncio.wait_for(scenario(), 60))
     assert code == 0
+    assert not [r for r in json.loads(out) if r["name"] == gone]
     rows = [r for r in json.loads(out) if r["name"] == name]
     assert len(rows) == 1
     row = rows[0]
-    assert row["port"] == 45678
+    assert row["port"] == port
     assert row["rules"] == "irish"
     assert row["free_seats"] == 3
     assert row["seats"] == 4
