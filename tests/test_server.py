@@ -284,3 +284,64 @@ def test_addresses_are_told_from_table_names(text: str, want: tuple[str, int] | 
 def test_tls_is_1_3_only() -> None:
     ctx = client_context()
     assert ctx.minimum_version is ssl.TLSVersion.TLSv1_3
+
+
+def test_a_client_notices_a_crashed_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host process is killed mid-match (no goodbye): the client finds its port refused
+    and reports the host gone, without waiting out its reconnect window or any mDNS expiry."""
+    import re
+    import subprocess
+    import sys
+
+    import lanswitch.client as client_module
+
+    monkeypatch.setattr(client_module, "HOST_GONE_AFTER", 1.0)
+    out = tmp_path / "host.out"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "lanswitch",
+            "--data-dir",
+            str(tmp_path),
+            "host",
+            "--headless",
+            "--interface",
+            LOOPBACK,
+            "--seats",
+            "2",
+            "--bot-delay",
+            "0.2",
+        ],
+        stdout=out.open("w"),
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        port = 0
+        for _ in range(200):
+            m = re.search(r"listening on 127\.0\.0\.1:(\d+)", out.read_text())
+            if m:
+                port = int(m.group(1))
+                break
+            time.sleep(0.1)
+        assert port
+
+        async def main() -> None:
+            target = Target("crash", (LOOPBACK,), port, None, "crash")
+            ann = bot_client("ann", target, think=0.2)
+            task = asyncio.create_task(ann.run())
+            for _ in range(500):
+                if ann.session.hand is not None:
+                    break
+                await asyncio.sleep(0.01)
+            proc.kill()  # our own child
+            started = time.monotonic()
+            with pytest.raises(JoinError, match="the host is gone"):
+                await task
+            assert time.monotonic() - started < 20
+
+        run(main)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(10)
