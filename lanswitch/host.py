@@ -523,9 +523,11 @@ class Host:
 
     # -- the match and its hands -------------------------------------------------------------
 
-    def _new_match(self) -> Match:
+    def _new_match(self, first_dealer: int = 0) -> Match:
         self.game_id = self.entropy(16)
-        return Match(self.rules, self.config.seats, max_hands=self.config.hands)
+        return Match(
+            self.rules, self.config.seats, first_dealer=first_dealer, max_hands=self.config.hands
+        )
 
     def _free_away_seats(self) -> bool:
         """Between hands, a player away longer than ``away_grace`` gives the seat up."""
@@ -554,8 +556,8 @@ class Host:
         )
 
     def _start_hand(self) -> None:
-        if self.match.over:  # a rematch: the scores start again
-            self.match = self._new_match()
+        if self.match.over:  # a rematch: the scores start again, the deal moves on
+            self.match = self._new_match(self.match.dealer)
         self.table.start(HOST_ID)
         game = self.match.new_hand()
         pids = tuple(f"seat{i}" for i in range(self.config.seats))

@@ -110,7 +110,7 @@ class Session:
         self.closed = False
         self.close_reason: p.Bye | p.Error | None = None
         self.lost_place = False  # a gap in the events: reconnect to resync
-        self._ready_for: int | None = None  # the lobby's hand count we last said ready at
+        self._ready_sent = False  # auto_ready said ready and the lobby has not shown it yet
 
     # -- what the shell sends ------------------------------------------------------------------
 
@@ -174,16 +174,13 @@ class Session:
         self.lobby = m
         self.seat = next((i for i, s in enumerate(m.seats) if s.key == self.public_key), None)
         self._note("lobby", f"{sum(1 for s in m.seats if s.name)}/{len(m.seats)} seated", m)
-        if (
-            self.auto_ready
-            and self.seat is not None
-            and not m.playing
-            and not m.seats[self.seat].ready
-            and self._ready_for != m.hands
-        ):
-            self._ready_for = m.hands
-            return [p.Ready(ready=True)]
-        return []
+        if not self.auto_ready or self.seat is None or m.playing or m.seats[self.seat].ready:
+            self._ready_sent = False  # said once per time the seat is shown not ready
+            return []
+        if self._ready_sent:
+            return []
+        self._ready_sent = True
+        return [p.Ready(ready=True)]
 
     def _hand(self, m: p.Hand) -> list[p.Message]:
         h = self.hand

@@ -4,6 +4,7 @@ resuming, the timers and the host's policies for away players."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TypeVar
 
 import pytest
@@ -329,3 +330,21 @@ def test_the_hand_waits_for_every_seated_player_to_be_ready() -> None:
     net.send(b, p.Ready(ready=True))
     assert net.host.hand is not None
     assert of(a, p.LobbyState)[-1].playing is True
+
+
+def test_a_match_won_on_points_is_followed_by_a_rematch_with_fresh_scores() -> None:
+    base = PRESETS["two-four-jack"]
+    quick = replace(base, scoring=replace(base.scoring, mode="winner_collects", target=1))
+    net = TableNet(config(rules=quick, hands=None, seats=2, bots=0), seed=4)
+    a, _ = net.join("ann"), net.join("bob")
+    net.run(lambda: len(a.session.history) >= 3)
+    hands = [m.hand_no for m in of(a, p.Hand)]
+    games = [m.game_id for m in of(a, p.Hand)]
+    assert hands[:3] == [1, 1, 1]  # each match won in one hand; the next starts afresh
+    assert len(set(games[:3])) == 3  # a new game id per match
+    scores = [m.scores for m in of(a, p.LobbyState) if m.hands == 1 and not m.playing]
+    assert scores
+    assert all(max(sc) >= 1 for sc in scores)
+    assert not net.host.finished  # without --hands the table stays open
+    dealers = [m.dealer for m in of(a, p.Hand)]
+    assert dealers[1] != dealers[0] or dealers[2] != dealers[1]  # the deal moves on
