@@ -1,46 +1,361 @@
-"""The lanswitch side of ``benchmarks/latency.py`` (the host and its bot clients).
+"""The lanswitch side of ``benchmarks/latency.py``: real hosts and real bot clients.
 
-Not written yet: it drives ``lanswitch.server.Server`` and ``lanswitch.session.Session``,
-which are not in the tree yet. Until then ``latency.py --echo-only`` measures the anchor.
+The server process runs one :class:`lanswitch.server.Server` per table (each on its own port
+of 127.0.0.1, all on one event loop, as a LAN party's host machine would not — but as the
+issue's "one host process, 250 tables" asks). Each client is a
+:class:`lanswitch.session.Session` over a pinned TLS connection
+(:func:`lanswitch.tls.open_pinned_connection`) with a sans-I/O
+:class:`lanswitch.protocol.Connection`: it says hello, takes a seat, says ready by itself, takes
+part in every fair-deal round (commit, reveal, signed log heads, the transcript check), and
+when its turn comes plays a random legal move (``make_bot("random", …)``).
+
+What is timed: a ``move`` from just before it is written to just after the client's own next
+``view`` (the first one whose ``seq`` is the move's ``seq + 1``) has been decoded — the same
+edges as the echo's request and answer. A ``reject``, a lost connection or an ``error`` is
+counted as an error of the step it falls in.
+
+Pacing: the client whose turn it is waits for its table's next slot of the schedule (shared by
+the table's four clients) before it sends; with an unpaced step it sends at once. Nothing else
+is paced: between hands the fair deal runs at the speed of the wire, as it would at a table.
+
+(a) uses one client at a table whose three other seats are the host's own bots (``bot_delay``
+a few milliseconds, so a bot's move never overlaps the client's round trip): a single remote
+client, one request in flight, as the echo's one client. Four clients at one table in one
+client process would time the load generator's own queue (the host answers every seat at
+once, and the mover's answer may be read last).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import os
+import pstats
+import random
+import ssl
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from _latency_harness import Recorder, Schedule, Session
+from _latency_harness import (
+    Recorder,
+    Schedule,
+    Session,
+    Step,
+    StepResult,
+    gather_limited,
+    run_session,
+)
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from lanswitch.tls import Identity
+from lanswitch import protocol as p
+from lanswitch.bots import Bot, make_bot
+from lanswitch.host import Host, HostConfig
+from lanswitch.rules import PRESETS, RuleSet
+from lanswitch.server import Server
+from lanswitch.session import Session as ClientSession
+from lanswitch.tls import Identity, open_pinned_connection, server_context
+
+#: (a)'s host bots wait this long before acting: longer than a round trip, so the measured
+#: client's move is the only thing the host is doing while it is timed.
+ONE_CLIENT_BOT_DELAY_S = 0.002
+#: A move not answered in this long is given up (an error) so the table can go on.
+MOVE_TIMEOUT_S = 5.0
 
 
-def game_one(identity: Identity, sizes: Any, profile: Path | None) -> Session:
-    """(a) for lanswitch: not available yet."""
-    raise SystemExit("latency: the lanswitch server is not in the tree yet; use --echo-only")
+# --- the server process -------------------------------------------------------------------------
 
 
-def game_load(identity: Identity, sizes: Any, procs: int, profile: Path | None) -> Session:
-    """(b) and (c) for lanswitch: not available yet."""
-    raise SystemExit("latency: the lanswitch server is not in the tree yet; use --echo-only")
+class _Tables:
+    """The server process's tables: one Server per table, all on this event loop."""
+
+    def __init__(self, servers: list[Server]) -> None:
+        self.servers = servers
+        self.ports = [s.port for s in servers]
+
+    async def close(self) -> None:
+        await asyncio.gather(*(s.close() for s in self.servers), return_exceptions=True)
 
 
-def print_profile(directory: Path) -> None:
-    """Where the server's time went: not available yet."""
+async def start_tables(cfg: dict[str, Any]) -> _Tables:
+    """Start ``cfg["tables"]`` tables of 4 seats (``cfg["bots"]`` of them the host's bots)."""
+    identity: Identity = cfg["identity"]
+    ctx = server_context(identity)
+    servers: list[Server] = []
+    for i in range(cfg["tables"]):
+        config = HostConfig(
+            name=f"t{i}",
+            rules=PRESETS["switch"],
+            seats=4,
+            bots=cfg["bots"],
+            bot_strategy="random",
+            bot_delay=cfg["bot_delay"],
+            hands=None,  # switch scores no match target: the match never ends
+        )
+        host = Host(config, entropy=os.urandom, now=time.monotonic())
+        server = Server(host, ssl_context=ctx, address="127.0.0.1", port=0)
+        await server.start()
+        servers.append(server)
+    return _Tables(servers)
+
+
+# --- the clients --------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Table:
+    index: int  # global, for the stagger
+    port: int
+    last_slot: float = -1.0
+
+
+@dataclass(slots=True)
+class _Client:
+    table: _Table
+    session: ClientSession
+    conn: p.Connection
+    rng: random.Random
+    reader: asyncio.StreamReader | None = None
+    writer: asyncio.StreamWriter | None = None
+    bot: Bot | None = None
+    bot_rules: RuleSet | None = None
+    pending: tuple[int, int, float] | None = None  # (recorder token, move seq, sent at)
+    seated: asyncio.Event = field(default_factory=asyncio.Event)
+    dealt: asyncio.Event = field(default_factory=asyncio.Event)
+    finished: bool = False
 
 
 class GameDriver:
-    """The lanswitch bot clients: not available yet."""
-
-    connected = 0
+    """Bot clients for the tables ``cfg["tables"]`` (global indices; ports in ``cfg["ports"]``,
+    one per table of the whole run, by global index)."""
 
     def __init__(self, cfg: dict[str, Any]) -> None:
-        raise SystemExit("latency: the lanswitch client is not in the tree yet")
+        self.fingerprint: bytes = cfg["identity"].fingerprint
+        self.per_table: int = cfg["per_table"]
+        ports: list[int] = cfg["ports"]
+        self.tables = [_Table(i, ports[i]) for i in cfg["tables"]]
+        self.clients: list[_Client] = []
+        self.tasks: list[asyncio.Task[None]] = []
+        self.connected = 0
+        self.recorder: Recorder | None = None
+        self.schedule: asyncio.Future[Schedule] | None = None
+        self.setup_errors: dict[str, int] = {}
+        seed = cfg.get("seed", 1)
+        for t in self.tables:
+            for k in range(self.per_table):
+                session = ClientSession(
+                    f"bot{t.index}-{k}",
+                    key=Ed25519PrivateKey.generate(),
+                    entropy=os.urandom,
+                    auto_ready=True,
+                )
+                rng = random.Random(seed * 1_000_003 + t.index * 8 + k)
+                self.clients.append(_Client(t, session, p.Connection(p.Role.CLIENT), rng))
 
     async def setup(self) -> None:
-        """Nothing to connect to yet."""
+        """Connect everyone, then wait until every table has dealt its first hand, so the
+        schedule starts on tables in play rather than on a burst of handshakes and deals."""
+        self.schedule = asyncio.get_running_loop().create_future()
+
+        def connector(c: _Client) -> Any:
+            async def connect() -> None:
+                c.reader, c.writer = await open_pinned_connection(
+                    "127.0.0.1", c.table.port, self.fingerprint, timeout=30.0
+                )
+                self.connected += 1
+                self.tasks.append(asyncio.create_task(self._client_loop(c)))
+                await c.seated.wait()
+
+            return connect
+
+        await gather_limited([connector(c) for c in self.clients], limit=32)
+        await asyncio.gather(*(c.dealt.wait() for c in self.clients))
 
     async def run(self, schedule: Schedule, recorder: Recorder) -> None:
-        """Nothing to drive yet."""
+        self.recorder = recorder
+        assert self.schedule is not None
+        self.schedule.set_result(schedule)
+        while time.monotonic() < schedule.stop_at:
+            await asyncio.sleep(min(0.05, max(0.0, schedule.stop_at - time.monotonic())))
 
     async def close(self) -> None:
-        """Nothing to close yet."""
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        writers = [c.writer for c in self.clients if c.writer is not None]
+        for w in writers:
+            w.close()
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(5.0):
+                await asyncio.gather(*(w.wait_closed() for w in writers), return_exceptions=True)
+
+    # -- one client --------------------------------------------------------------------------
+
+    def _error(self, kind: str) -> None:
+        if self.recorder is not None:
+            self.recorder.error(kind, time.monotonic())
+        else:
+            self.setup_errors[kind] = self.setup_errors.get(kind, 0) + 1
+
+    async def _client_loop(self, c: _Client) -> None:
+        assert c.reader is not None
+        assert c.writer is not None
+        reader, writer, conn, session = c.reader, c.writer, c.conn, c.session
+        writer.write(conn.send(session.hello()))
+        while True:
+            try:
+                data = await reader.read(65536)
+            except (ConnectionError, OSError, ssl.SSLError):
+                data = b""
+            try:
+                messages = conn.receive_data(data)
+            except p.RemoteProtocolError as e:
+                self._error(f"protocol:{e.code.value}")
+                return
+            t_reply = time.monotonic()
+            replies: list[p.Message] = []
+            for m in messages:
+                pending = c.pending
+                if pending is not None:
+                    if isinstance(m, p.SeatView) and m.seq == pending[1] + 1:
+                        if self.recorder is not None:
+                            self.recorder.answered(pending[0], t_reply)
+                        c.pending = None
+                    elif isinstance(m, p.Reject):
+                        self._error(f"reject:{m.code.value}")
+                        c.pending = None
+                if isinstance(m, p.Error):
+                    self._error(f"error:{m.code.value}")
+                replies.extend(session.receive(m))
+            session.news.clear()  # the load generator keeps no screen: bounded memory
+            session.history.clear()
+            if replies and not conn.closed:
+                writer.write(conn.send_all(replies))
+            if session.seat is not None:
+                c.seated.set()
+            if session.view is not None:
+                c.dealt.set()
+            if not data or conn.closed:
+                if not c.finished:
+                    self._error("closed")
+                return
+            if c.pending is not None and t_reply - c.pending[2] > MOVE_TIMEOUT_S:
+                self._error("timeout")
+                c.pending = None
+            if c.pending is None and not c.finished and session.my_turn():
+                await self._act(c)
+
+    async def _act(self, c: _Client) -> None:
+        """Wait for the table's next slot, then play a random legal move."""
+        assert self.schedule is not None
+        assert c.writer is not None
+        schedule = await self.schedule
+        slot = schedule.next_slot(c.table.index, time.monotonic(), c.table.last_slot)
+        if slot is None:
+            c.finished = True  # the schedule is over: this client only listens now
+            return
+        c.table.last_slot = slot
+        delay = slot - time.monotonic()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        session = c.session
+        view, rules = session.view, session.rules
+        if view is None or rules is None or not session.my_turn():
+            return
+        if c.bot is None or c.bot_rules is not rules:
+            c.bot, c.bot_rules = make_bot("random", rules), rules
+        message = session.move(c.bot.choose_legal(list(view.legal), c.rng))
+        frame = c.conn.send(message)
+        t_send = time.monotonic()
+        c.writer.write(frame)
+        token = self.recorder.sent(t_send) if self.recorder is not None else -1
+        c.pending = (token, message.seq, t_send)
+
+
+# --- the phases ---------------------------------------------------------------------------------
+
+
+def _profile_path(directory: Path | None, name: str) -> str | None:
+    if directory is None:
+        return None
+    directory.mkdir(parents=True, exist_ok=True)
+    return str(directory / f"{name}.prof")
+
+
+def game_one(identity: Identity, one_s: float, profile: Path | None) -> Session:
+    """(a): one client at a table with three host bots, unpaced sequential moves."""
+    return run_session(
+        server_start=start_tables,
+        server_cfg={
+            "identity": identity,
+            "tables": 1,
+            "bots": 3,
+            "bot_delay": ONE_CLIENT_BOT_DELAY_S,
+            "profile": _profile_path(profile, "server-one"),
+        },
+        client_kind="game",
+        client_cfgs=lambda pid, ports: [
+            {"identity": identity, "ports": ports, "tables": [0], "per_table": 1}
+        ],
+        n_tables=1,
+        steps=[Step(0.0, one_s, min(0.5, one_s / 4))],
+        keep_going=lambda k, r: True,
+        setup_timeout_s=30.0,
+    )
+
+
+def game_load(
+    identity: Identity,
+    *,
+    client_tables: list[list[int]],
+    per_table: int,
+    steps: Sequence[Step],
+    keep_going: Callable[[int, StepResult], bool],
+    profile: Path | None,
+    profile_name: str = "server-load",
+) -> Session:
+    """(b) and (c): tables of bot clients (``client_tables``: the global table indices of each
+    client process), paced by ``steps``, stopped early when ``keep_going`` says so."""
+    n_tables = sum(len(t) for t in client_tables)
+    nofile = 4 * n_tables * per_table + 256
+    return run_session(
+        server_start=start_tables,
+        server_cfg={
+            "identity": identity,
+            "tables": n_tables,
+            "bots": 4 - per_table,
+            "bot_delay": 0.0,
+            "nofile": nofile,
+            "profile": _profile_path(profile, profile_name),
+        },
+        client_kind="game",
+        client_cfgs=lambda pid, ports: [
+            {
+                "identity": identity,
+                "ports": ports,
+                "tables": tables,
+                "per_table": per_table,
+                "nofile": nofile,
+            }
+            for tables in client_tables
+        ],
+        n_tables=n_tables,
+        steps=steps,
+        keep_going=keep_going,
+        setup_timeout_s=180.0,
+    )
+
+
+def print_profile(directory: Path, top: int = 25) -> None:
+    """Where the lanswitch server process's time went, from the cProfile stats."""
+    for name in ("server-one", "server-load", "server-ramp"):
+        path = directory / f"{name}.prof"
+        if not path.exists():
+            continue
+        print(f"\n--- cProfile of the lanswitch server process ({name}), by own time ---")
+        stats = pstats.Stats(str(path))
+        stats.sort_stats("tottime").print_stats(top)
+        print(f"--- {name}, by cumulative time ---")
+        stats.sort_stats("cumulative").print_stats(top)

@@ -96,6 +96,48 @@ def percentile(sorted_values: Sequence[float], q: float) -> float:
     return sorted_values[rank - 1]
 
 
+def lag_summary(lags: Sequence[float]) -> dict[str, float]:
+    """p50, p99 and max of event-loop lags (seconds), for one window."""
+    ordered = sorted(lags)
+    return {
+        "p50": percentile(ordered, 0.50),
+        "p99": percentile(ordered, 0.99),
+        "max": ordered[-1] if ordered else math.nan,
+    }
+
+
+class LagProbe:
+    """How late an event loop runs a timer: a coroutine asks to sleep ``interval`` and records
+    how much longer it took.
+
+    A loop busy with other work (a burst of messages, a transcript being verified, a slow
+    callback) runs everything late, and every round trip through it waits that long. Probing
+    both processes tells a slow host from a slow load generator: on a LAN the clients would
+    each have their own machine, so only the server's lag belongs to lanswitch. The probe costs
+    ``1 / interval`` timer wake-ups a second, nothing beside a few hundred messages a second.
+    """
+
+    def __init__(self, interval: float = 0.005) -> None:
+        self.interval = interval
+        self.times: array.array[float] = array.array("d")
+        self.lags: array.array[float] = array.array("d")
+
+    async def run(self) -> None:
+        interval = self.interval
+        while True:
+            t = time.monotonic()
+            await asyncio.sleep(interval)
+            now = time.monotonic()
+            self.times.append(now)
+            self.lags.append(now - t - interval)
+
+    def window(self, begin: float, end: float) -> dict[str, float]:
+        """The lag summary of the probes that woke in ``[begin, end)``."""
+        i = bisect.bisect_left(self.times, begin)
+        j = bisect.bisect_left(self.times, end)
+        return lag_summary(self.lags[i:j])
+
+
 # --- the schedule -----------------------------------------------------------------------------
 
 
@@ -195,8 +237,16 @@ class Recorder:
     each side was.
     """
 
-    def __init__(self, schedule: Schedule, pipe: Pipe, server_pid: int, sample_server: bool):
+    def __init__(
+        self,
+        schedule: Schedule,
+        pipe: Pipe,
+        server_pid: int,
+        sample_server: bool,
+        probe: LagProbe,
+    ) -> None:
         self.schedule = schedule
+        self.probe = probe
         self.pipe = pipe
         self.server_pid = server_pid
         self.sample_server = sample_server
@@ -293,6 +343,7 @@ class Recorder:
                         "errors": fig.errors,
                         "error_kinds": dict(fig.error_kinds),
                         "samples": dict(fig.samples),
+                        "client_lag": self.probe.window(*self.schedule.window(j)),
                     },
                 )
             )
@@ -378,7 +429,9 @@ async def _client_main(pipe: Pipe, driver: Driver, cfg: dict[str, Any]) -> None:
         return
     _, t0, steps_raw, n_tables = msg
     schedule = Schedule(t0, [Step(*s) for s in steps_raw], n_tables)
-    recorder = Recorder(schedule, pipe, cfg["server_pid"], cfg["sample_server"])
+    probe = LagProbe()
+    probing = asyncio.create_task(probe.run())
+    recorder = Recorder(schedule, pipe, cfg["server_pid"], cfg["sample_server"], probe)
     recorder.arm(loop)
     run = asyncio.create_task(driver.run(schedule, recorder))
     stop_wait = asyncio.create_task(queue.get())
@@ -395,6 +448,7 @@ async def _client_main(pipe: Pipe, driver: Driver, cfg: dict[str, Any]) -> None:
         recorder.outside_errors["client_deadline"] += 1
     stop_wait.cancel()
     shipped.cancel()
+    probing.cancel()
     run.cancel()
     with contextlib.suppress(asyncio.CancelledError, Exception):
         await run
@@ -453,11 +507,18 @@ def server_process(
             pipe.send(("failed", f"server: {type(e).__name__}: {e}", traceback.format_exc()))
             return
         pipe.send(("ready", os.getpid(), handle.ports))
+        probe = LagProbe()
+        probing = asyncio.create_task(probe.run())
         if profiler is not None:
             profiler.enable()
-        await queue.get()
+        while True:
+            msg = await queue.get()
+            if msg[0] != "lags":
+                break
+            pipe.send(("lags", [probe.window(b, e) for b, e in msg[1]]))
         if profiler is not None:
             profiler.disable()
+        probing.cancel()
         with contextlib.suppress(Exception):
             async with asyncio.timeout(10.0):
                 await handle.close()
@@ -485,6 +546,8 @@ class StepResult:
     client_cpu: float  # busy fraction of the busiest client process over the window
     server_cpu: float | None  # busy fraction of the server process over the window
     server_memory: dict[str, int]
+    client_lag: dict[str, float] = field(default_factory=dict)  # worst client process's
+    server_lag: dict[str, float] = field(default_factory=dict)
 
     @property
     def achieved_per_s(self) -> float:
@@ -507,9 +570,14 @@ class Session:
     failure: str | None = None
 
 
-def _recv(pipe: Pipe, timeout: float, what: str) -> Any:
-    if not pipe.poll(timeout):
-        raise TimeoutError(f"no answer from the {what} in {timeout:.0f} s")
+def _recv(pipe: Pipe, timeout: float, what: str, proc: BaseProcess | None = None) -> Any:
+    """The next message from a child, waiting at most ``timeout`` (less if the child dies)."""
+    deadline = time.monotonic() + timeout
+    while not pipe.poll(min(0.5, max(0.0, deadline - time.monotonic()))):
+        if proc is not None and not proc.is_alive() and not pipe.poll(0):
+            raise RuntimeError(f"the {what} died (exit code {proc.exitcode})")
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"no answer from the {what} in {timeout:.0f} s")
     return pipe.recv()
 
 
@@ -549,7 +617,7 @@ def run_session(
     server.start()
     clients: list[tuple[BaseProcess, Pipe]] = []
     try:
-        msg = _recv(s_parent, 120.0, "server process")
+        msg = _recv(s_parent, 120.0, "server process", server)
         if msg[0] != "ready":
             return Session([], 0, {}, {}, {}, {}, failure=f"{msg[1]}\n{msg[2]}")
         _, server_pid, ports = msg
@@ -567,7 +635,7 @@ def run_session(
             clients.append((proc, c_parent))
         connected = 0
         for i, (_, pipe) in enumerate(clients):
-            msg = _recv(pipe, setup_timeout_s + 30.0, f"client process {i}")
+            msg = _recv(pipe, setup_timeout_s + 30.0, f"client process {i}", clients[i][0])
             if msg[0] != "ready":
                 return Session([], 0, memory_idle, {}, {}, {}, failure=f"{msg[1]}\n{msg[2]}")
             connected += msg[1]
@@ -623,6 +691,11 @@ def run_session(
                             with contextlib.suppress(OSError):
                                 pipe.send(("stop",))
         memory_end = proc_memory(server_pid)
+        schedule = Schedule(t0, steps, n_tables)
+        s_parent.send(("lags", [schedule.window(k) for k in range(len(steps))]))
+        lag_msg = _recv(s_parent, 30.0, "server process", server)
+        for k, r in enumerate(results):  # results[k] is step k: steps are kept in order
+            r.server_lag = lag_msg[1][k]
         return Session(results, connected, memory_idle, memory_connected, memory_end, dict(outside))
     finally:
         for proc, _ in clients:
@@ -641,6 +714,7 @@ def _merge(step: Step, parts: list[dict[str, Any]], n_tables: int) -> StepResult
     client_cpu = 0.0
     server_cpu: float | None = None
     memory: dict[str, int] = {}
+    client_lag: dict[str, float] = {}
     window = step.duration_s - step.warmup_s
     for part in parts:
         lat.frombytes(part["latencies"])
@@ -655,6 +729,9 @@ def _merge(step: Step, parts: list[dict[str, Any]], n_tables: int) -> StepResult
                 client_cpu = max(client_cpu, (s["end_client_cpu"] - s["begin_client_cpu"]) / wall)
                 if "begin_server_cpu" in s and "end_server_cpu" in s:
                     server_cpu = (s["end_server_cpu"] - s["begin_server_cpu"]) / wall
+        lag = part.get("client_lag", {})
+        if lag and (not client_lag or lag["p99"] > client_lag["p99"]):
+            client_lag = lag
         for key in ("rss_kib", "peak_rss_kib"):
             if f"server_{key}" in s:
                 memory[key] = int(s[f"server_{key}"])
@@ -669,4 +746,5 @@ def _merge(step: Step, parts: list[dict[str, Any]], n_tables: int) -> StepResult
         client_cpu=client_cpu,
         server_cpu=server_cpu,
         server_memory=memory,
+        client_lag=client_lag,
     )

@@ -40,6 +40,7 @@ import json
 import math
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,46 +65,54 @@ CLIENT_BOUND = 0.90
 class Sizes:
     """How big each phase is: ``--quick`` is a smoke run of seconds, the default the issue's."""
 
-    one_s: float  # (a) duration
+    one_s: float  # (a) duration, warm-up included
     tables: int  # (b), (c)
     per_table: int
     period_s: float  # (b)
     load_s: float  # (b) duration, warm-up included
     load_warmup_s: float
+    ramp_start_period_s: float  # (c): the first step's period (the same tables)
     ramp_factor: float  # (c): each step's rate over the previous one's
-    ramp_steps: int  # (c): at most this many steps after (b)'s
+    ramp_steps: int  # (c): at most this many steps
     ramp_s: float  # (c): each step's duration, warm-up included
     ramp_warmup_s: float
 
-    def steps(self) -> list[Step]:
-        """(b)'s step, then (c)'s rising ones."""
-        out = [Step(self.period_s, self.load_s, self.load_warmup_s)]
-        for k in range(1, self.ramp_steps + 1):
-            out.append(Step(self.period_s / self.ramp_factor**k, self.ramp_s, self.ramp_warmup_s))
-        return out
+    def load_steps(self) -> list[Step]:
+        """(b): one paced step."""
+        return [Step(self.period_s, self.load_s, self.load_warmup_s)]
+
+    def ramp_steps_list(self) -> list[Step]:
+        """(c): the rate rising by ``ramp_factor`` a step, from a rate well under (b)'s, so the
+        figure exists even for a host that cannot sustain (b)."""
+        return [
+            Step(self.ramp_start_period_s / self.ramp_factor**k, self.ramp_s, self.ramp_warmup_s)
+            for k in range(self.ramp_steps)
+        ]
 
 
 FULL = Sizes(
-    one_s=5.0,
+    one_s=10.0,
     tables=250,
     per_table=4,
     period_s=0.100,
     load_s=12.0,
     load_warmup_s=2.0,
+    ramp_start_period_s=1.0,
     ramp_factor=1.25,
-    ramp_steps=10,
-    ramp_s=5.0,
+    ramp_steps=16,
+    ramp_s=4.0,
     ramp_warmup_s=1.0,
 )
 QUICK = Sizes(
-    one_s=1.0,
+    one_s=1.5,
     tables=20,
     per_table=4,
     period_s=0.100,
     load_s=2.5,
     load_warmup_s=0.5,
+    ramp_start_period_s=0.2,
     ramp_factor=2.0,
-    ramp_steps=2,
+    ramp_steps=3,
     ramp_s=1.5,
     ramp_warmup_s=0.5,
 )
@@ -144,11 +153,18 @@ def echo_one(identity: Identity, sizes: Sizes) -> Session:
     )
 
 
-def echo_load(identity: Identity, sizes: Sizes, procs: int) -> Session:
-    """(b) and (c) for the echo: the same tables, slots and ramp as lanswitch's."""
+def echo_paced(
+    identity: Identity,
+    sizes: Sizes,
+    procs: int,
+    steps: list[Step],
+    keep_going: Callable[[int, StepResult], bool],
+) -> Session:
+    """(b) or (c) for the echo: the same tables, slots and steps as lanswitch's."""
+    nofile = 4 * sizes.tables * sizes.per_table + 256
     return run_session(
         server_start=start_echo,
-        server_cfg={"identity": identity, "nofile": 4 * sizes.tables * sizes.per_table + 256},
+        server_cfg={"identity": identity, "nofile": nofile},
         client_kind="echo",
         client_cfgs=lambda pid, ports: [
             {
@@ -156,13 +172,13 @@ def echo_load(identity: Identity, sizes: Sizes, procs: int) -> Session:
                 "ports": ports,
                 "tables": tables,
                 "per_table": sizes.per_table,
-                "nofile": 4 * sizes.tables * sizes.per_table + 256,
+                "nofile": nofile,
             }
             for tables in split_tables(sizes.tables, procs)
         ],
         n_tables=sizes.tables,
-        steps=sizes.steps(),
-        keep_going=lambda k, r: sustained(r),
+        steps=steps,
+        keep_going=keep_going,
         setup_timeout_s=120.0,
     )
 
@@ -190,6 +206,8 @@ def step_json(r: StepResult) -> dict[str, Any]:
         "server_cpu": round(r.server_cpu, 3) if r.server_cpu is not None else None,
         "client_cpu": round(r.client_cpu, 3),
         "server_memory_kib": r.server_memory,
+        "server_loop_lag_ms": {k: ms(v) for k, v in r.server_lag.items()},
+        "client_loop_lag_ms": {k: ms(v) for k, v in r.client_lag.items()},
         "sustained": sustained(r),
     }
 
@@ -254,34 +272,65 @@ def main(argv: list[str] | None = None) -> int:
         "--profile",
         type=Path,
         default=None,
-        help="run the lanswitch server under cProfile; stats files go in this directory",
+        help="run the lanswitch server under cProfile (slower!); stats files go in this directory",
     )
     args = ap.parse_args(argv)
     sizes = QUICK if args.quick else FULL
     procs = max(1, min(args.client_procs, sizes.tables))
     raise_nofile(4 * sizes.tables * sizes.per_table + 256)
+    sessions: dict[str, Session | None] = {}
+
+    def progress(text: str) -> None:
+        if not args.json:
+            print(f"... {text}", file=sys.stderr, flush=True)
 
     with tempfile.TemporaryDirectory(prefix="lanswitch-latency-") as tmp:
         identity = load_or_create_identity(Path(tmp), host="localhost")
-        echo_a = echo_one(identity, sizes)
-        echo_bc = echo_load(identity, sizes, procs)
-        game_a: Session | None = None
-        game_bc: Session | None = None
+        game: Any = None
         if not args.echo_only:
-            from _latency_game import game_load, game_one
+            import _latency_game as game
 
-            game_a = game_one(identity, sizes, args.profile)
-            game_bc = game_load(identity, sizes, procs, args.profile)
+        def ours(steps: list[Step], keep: Callable[[int, StepResult], bool], name: str) -> Session:
+            return game.game_load(  # type: ignore[no-any-return]
+                identity,
+                client_tables=split_tables(sizes.tables, procs),
+                per_table=sizes.per_table,
+                steps=steps,
+                keep_going=keep,
+                profile=args.profile,
+                profile_name=name,
+            )
 
-    report = build_report(sizes, procs, echo_a, echo_bc, game_a, game_bc)
+        # The echo and lanswitch alternate phase by phase, so both meet the same noise.
+        progress("(a) echo, one client")
+        sessions["echo_one"] = echo_one(identity, sizes)
+        if game is not None:
+            progress("(a) lanswitch, one client")
+            sessions["ours_one"] = game.game_one(identity, sizes.one_s, args.profile)
+        progress("(b) echo, paced load")
+        sessions["echo_load"] = echo_paced(
+            identity, sizes, procs, sizes.load_steps(), lambda k, r: True
+        )
+        if game is not None:
+            progress("(b) lanswitch, paced load")
+            sessions["ours_load"] = ours(sizes.load_steps(), lambda k, r: True, "server-load")
+        progress("(c) echo, rising rate")
+        sessions["echo_ramp"] = echo_paced(
+            identity, sizes, procs, sizes.ramp_steps_list(), lambda k, r: sustained(r)
+        )
+        if game is not None:
+            progress("(c) lanswitch, rising rate")
+            sessions["ours_ramp"] = ours(
+                sizes.ramp_steps_list(), lambda k, r: sustained(r), "server-ramp"
+            )
+
+    report = build_report(sizes, procs, sessions)
     if args.json:
-        print(json.dumps(report, indent=2, allow_nan=False, default=str))
+        print(json.dumps(report, indent=2, default=str))
     else:
         print_report(report)
-    if args.profile is not None and not args.echo_only:
-        from _latency_game import print_profile
-
-        print_profile(args.profile)
+    if args.profile is not None and game is not None:
+        game.print_profile(args.profile)
     return 0
 
 
@@ -289,17 +338,11 @@ def _first(session: Session | None) -> StepResult | None:
     return session.steps[0] if session is not None and session.steps else None
 
 
-def build_report(
-    sizes: Sizes,
-    procs: int,
-    echo_a: Session,
-    echo_bc: Session,
-    game_a: Session | None,
-    game_bc: Session | None,
-) -> dict[str, Any]:
+def build_report(sizes: Sizes, procs: int, sessions: dict[str, Session | None]) -> dict[str, Any]:
     """Every figure, the echo's beside it, the ratio and the verdict, as one JSON-able map."""
-    ea, ga = _first(echo_a), _first(game_a)
-    eb, gb = _first(echo_bc), _first(game_bc)
+    ea, ga = _first(sessions.get("echo_one")), _first(sessions.get("ours_one"))
+    eb, gb = _first(sessions.get("echo_load")), _first(sessions.get("ours_load"))
+    echo_ramp, ours_ramp = sessions.get("echo_ramp"), sessions.get("ours_ramp")
 
     def pct(r: StepResult | None, q: float) -> float | None:
         return ms(r.pct(q)) if r is not None and r.latencies else None
@@ -309,8 +352,18 @@ def build_report(
 
     a_ours, a_echo = pct(ga, 0.50), pct(ea, 0.50)
     b_ours, b_echo = pct(gb, 0.99), pct(eb, 0.99)
-    c_ours, c_ours_bound = highest_sustained(game_bc) if game_bc else (None, False)
-    c_echo, c_echo_bound = highest_sustained(echo_bc)
+    c_ours, c_ours_bound = highest_sustained(ours_ramp) if ours_ramp else (None, False)
+    c_echo, c_echo_bound = highest_sustained(echo_ramp) if echo_ramp else (None, False)
+    ramp = sizes.ramp_steps_list()
+
+    def cpu(r: StepResult | None) -> dict[str, float | None]:
+        if r is None:
+            return {"server": None, "client": None}
+        return {
+            "server": round(r.server_cpu, 3) if r.server_cpu is not None else None,
+            "client": round(r.client_cpu, 3),
+        }
+
     return {
         "sizes": {
             "tables": sizes.tables,
@@ -336,8 +389,11 @@ def build_report(
             "ratio_p99": ratio(b_ours, b_echo),
             "ours_errors": gb.errors if gb else None,
             "echo_errors": eb.errors if eb else None,
+            "offered_per_s": round(gb.offered_per_s, 1) if gb else None,
             "ours_achieved_per_s": round(gb.achieved_per_s, 1) if gb else None,
             "echo_achieved_per_s": round(eb.achieved_per_s, 1) if eb else None,
+            "ours_cpu": cpu(gb),
+            "echo_cpu": cpu(eb),
             "host_memory_kib": gb.server_memory if gb else None,
             "echo_memory_kib": eb.server_memory if eb else None,
             "target": "p99 <= 2x echo p99, 0 errors",
@@ -351,50 +407,55 @@ def build_report(
             "ratio": ratio(c_ours, c_echo),
             "ours_limited_by_load_generator": c_ours_bound,
             "echo_limited_by_load_generator": c_echo_bound,
-            "ramp_top_per_s": round(sizes.tables / sizes.steps()[-1].period_s, 1),
+            "ramp_from_per_s": round(sizes.tables / ramp[0].period_s, 1),
+            "ramp_top_per_s": round(sizes.tables / ramp[-1].period_s, 1),
             "criterion": f"p99 <= {P99_LIMIT_S * 1000:.0f} ms, 0 errors, "
             f">= {MIN_ACHIEVED:.0%} of the offered rate",
         },
-        "sessions": {
-            "echo_one": session_json(echo_a),
-            "echo_load": session_json(echo_bc),
-            "ours_one": session_json(game_a) if game_a else None,
-            "ours_load": session_json(game_bc) if game_bc else None,
-        },
+        "sessions": {k: session_json(v) if v else None for k, v in sessions.items()},
     }
+
+
+_TITLES = {
+    "echo_one": "(a) echo, one client, sequential",
+    "ours_one": "(a) lanswitch, one client (3 host bots), sequential",
+    "echo_load": "(b) echo, paced load",
+    "ours_load": "(b) lanswitch, paced load",
+    "echo_ramp": "(c) echo, rising rate",
+    "ours_ramp": "(c) lanswitch, rising rate",
+}
 
 
 def print_report(rep: dict[str, Any]) -> None:
     sz = rep["sizes"]
     print(
-        f"lanswitch latency vs a bare asyncio+TLS+msgpack echo, same run; "
+        f"lanswitch latency vs a bare asyncio+TLS+msgpack echo, same run; (b)/(c): "
         f"{sz['clients']} clients on {sz['tables']} tables, {sz['client_processes']} client "
-        "process(es), server in its own process\n"
+        "process(es); the server in its own process. Times in ms; CPU: share of one core.\n"
     )
-    for name, title in (
-        ("echo_one", "echo, one client"),
-        ("ours_one", "lanswitch, one table"),
-        ("echo_load", "echo, paced load and ramp"),
-        ("ours_load", "lanswitch, paced load and ramp"),
-    ):
-        s = rep["sessions"][name]
+    for name, s in rep["sessions"].items():
         if s is None:
             continue
-        print(f"{title}: {s['connected']} connected")
+        print(f"{_TITLES.get(name, name)}: {s['connected']} connected")
         if s["failure"]:
             print(f"  FAILED: {s['failure']}")
         print(
             f"  {'period':>7} {'offered/s':>9} {'got/s':>8} {'n':>7} {'p50':>7} {'p90':>7} "
-            f"{'p99':>7} {'p99.9':>7} {'max':>7} {'err':>4} {'srvCPU':>6} {'cliCPU':>6}"
+            f"{'p99':>7} {'p99.9':>7} {'max':>7} {'err':>4} {'srvCPU':>6} {'cliCPU':>6} "
+            f"{'srvLag99':>8} {'cliLag99':>8}"
         )
         for st in s["steps"]:
             srv = f"{st['server_cpu']:6.0%}" if st["server_cpu"] is not None else "   n/a"
+            flag = ""
+            if st["period_ms"] > 0 and not st["sustained"]:
+                flag = "  (not sustained)"
             print(
                 f"  {st['period_ms']:7.2f} {st['offered_per_s']:9.0f} {st['achieved_per_s']:8.0f} "
                 f"{st['round_trips']:7d} {st['p50_ms']:7.3f} {st['p90_ms']:7.3f} "
                 f"{st['p99_ms']:7.3f} {st['p999_ms']:7.3f} {st['max_ms']:7.2f} "
-                f"{st['errors']:4d} {srv} {st['client_cpu']:6.0%}"
-                + ("" if st["sustained"] or st["period_ms"] == 0 else "  (not sustained)")
+                f"{st['errors']:4d} {srv} {st['client_cpu']:6.0%} "
+                f"{st['server_loop_lag_ms'].get('p99', math.nan):8.3f} "
+                f"{st['client_loop_lag_ms'].get('p99', math.nan):8.3f}{flag}"
             )
             if st["error_kinds"]:
                 print(f"          errors: {st['error_kinds']}")
@@ -409,7 +470,7 @@ def print_report(rep: dict[str, Any]) -> None:
             print(f"  errors outside the measured steps: {s['outside_errors']}")
         print()
 
-    print(f"{'figure (ms or actions/s)':<34} {'lanswitch':>8} {'echo':>8} {'ratio':>7}")
+    print(f"{'figure':<34} {'lanswitch':>8} {'echo':>8} {'ratio':>7}")
     a, b, c = rep["a_one_client"], rep["b_paced_load"], rep["c_highest_rate"]
     print(report_line("(a) one client, p50 ms", a["ours_p50_ms"], a["echo_p50_ms"],
                       a["target"], a["met"]))  # fmt: skip
@@ -418,9 +479,16 @@ def print_report(rep: dict[str, Any]) -> None:
     print(report_line("    paced load, p99 ms", b["ours_p99_ms"], b["echo_p99_ms"],
                       b["target"], b["met"]))  # fmt: skip
     print(
-        f"    errors: lanswitch {b['ours_errors']}, echo {b['echo_errors']}; achieved "
-        f"{b['ours_achieved_per_s']} / {b['echo_achieved_per_s']} actions/s"
+        f"    offered {b['offered_per_s']}/s; achieved: lanswitch {b['ours_achieved_per_s']}, "
+        f"echo {b['echo_achieved_per_s']}; errors: lanswitch {b['ours_errors']}, "
+        f"echo {b['echo_errors']}"
     )
+    oc, ec = b["ours_cpu"], b["echo_cpu"]
+    if oc["server"] is not None and ec["server"] is not None:
+        print(
+            f"    CPU (share of a core): lanswitch server {oc['server']:.0%}, its clients "
+            f"{oc['client']:.0%}; echo server {ec['server']:.0%}, its clients {ec['client']:.0%}"
+        )
     hm, em = b["host_memory_kib"] or {}, b["echo_memory_kib"] or {}
     if hm:
         print(
@@ -428,14 +496,18 @@ def print_report(rep: dict[str, Any]) -> None:
             f"{hm.get('peak_rss_kib', 0) / 1024:.1f} MiB (echo: "
             f"{em.get('rss_kib', 0) / 1024:.1f} / {em.get('peak_rss_kib', 0) / 1024:.1f} MiB)"
         )
-    print(report_line("(c) highest sustained rate /s", c["ours_per_s"], c["echo_per_s"], "", None))
-    print(f"    criterion: {c['criterion']}; the ramp tops out at {c['ramp_top_per_s']:.0f}/s")
+    print(report_line("(c) highest sustained, actions/s", c["ours_per_s"], c["echo_per_s"],
+                      "", None))  # fmt: skip
+    print(
+        f"    criterion: {c['criterion']}; the ramp runs {c['ramp_from_per_s']:.0f}/s to "
+        f"{c['ramp_top_per_s']:.0f}/s"
+    )
     for who in ("ours", "echo"):
         if c[f"{who}_limited_by_load_generator"]:
             name = "lanswitch" if who == "ours" else "echo"
             print(
-                f"    {name}: the load generator was >= {CLIENT_BOUND:.0%} busy at the limit: "
-                "the figure is a lower bound on what the server sustains"
+                f"    {name}: its clients' process was >= {CLIENT_BOUND:.0%} busy at the first "
+                "failing step: the figure may be a lower bound on what the server sustains"
             )
 
 
