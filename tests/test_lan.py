@@ -6,22 +6,29 @@ and tears it down by name afterwards. They need root and ``ip`` (iproute2) and s
 reason where those are missing. Every wait is bounded.
 
 The first tests check the harness itself (TCP between nodes, a dropped link, zeroconf across
-the bridge), so that a failure of the game's tests below is the game's, not the LAN's.
+the bridge), so that a failure of the game's tests below is the game's, not the LAN's. Then
+issue #4 as a user would see it: ``lanswitch host`` on one machine, ``lanswitch join NAME`` on
+three others, whole hands played and verified; and a laptop whose link drops for 10 s in the
+middle of a hand comes back to its seat in that hand by itself.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from tests.netns import Lan, lan_or_skip
+from lanswitch.transcript import Transcript
+from tests.netns import Lan, NodeProcess, lan_or_skip
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -72,20 +79,24 @@ print("echo", round((time.perf_counter() - t0) * 1000, 2) if got == msg else got
 sys.exit(0 if got == msg else 1)
 """
 
-#: Advertises a table with TableAdvertiser on the given address for at most LIMIT seconds;
-#: prints "advertising NAME" once it answers. Arguments: ADDR NAME PORT FP LIMIT.
+#: Advertises a table with TableAdvertiser on the given address for at most LIMIT seconds, with
+#: a TCP port listening behind it (``lanswitch tables`` leaves out a table whose port refuses:
+#: a crashed host); prints "advertising NAME on PORT" once it answers. Arguments: ADDR NAME FP
+#: LIMIT.
 ADVERTISER = """
-import asyncio, sys
+import asyncio, socket, sys
 from lanswitch.discovery import TableAdvertiser
-addr, name, port, fp, limit = sys.argv[1:6]
+addr, name, fp, limit = sys.argv[1:5]
 
 async def main() -> None:
-    async with TableAdvertiser(
-        name=name, port=int(port), rules="irish", seats_total=4, seats_free=3,
-        fingerprint=fp, version=1, host="lanhost", interfaces=[addr],
-    ) as adv:
-        print("advertising", adv.name, flush=True)
-        await asyncio.sleep(float(limit))
+    with socket.create_server((addr, 0)) as listener:
+        port = listener.getsockname()[1]
+        async with TableAdvertiser(
+            name=name, port=port, rules="irish", seats_total=4, seats_free=3,
+            fingerprint=fp, version=1, host="lanhost", interfaces=[addr],
+        ) as adv:
+            print("advertising", adv.name, "on", port, flush=True)
+            await asyncio.sleep(float(limit))
 
 asyncio.run(main())
 """
@@ -144,10 +155,8 @@ def test_a_table_advertised_in_the_host_is_listed_on_every_laptop(lan: Lan) -> N
     name = f"Lan {lan.tag}"
     fp = secrets.token_hex(32)
     host = lan.address("host")
-    adv = lan.start(
-        "host", [PY, "-c", ADVERTISER, host, name, "45999", fp, "30"], name="adv", env=_env()
-    )
-    adv.wait_for_line(rf"^advertising {name}$", timeout=15)
+    adv = lan.start("host", [PY, "-c", ADVERTISER, host, name, fp, "30"], name="adv", env=_env())
+    port = int(adv.wait_for_line(rf"^advertising {re.escape(name)} on (\d+)$", timeout=15).group(1))
     listers = [
         lan.start(
             laptop,
@@ -168,7 +177,7 @@ def test_a_table_advertised_in_the_host_is_listed_on_every_laptop(lan: Lan) -> N
             {
                 "name": name,
                 "addresses": [host],
-                "port": 45999,
+                "port": port,
                 "rules": "irish",
                 "free_seats": 3,
                 "seats": 4,
@@ -177,3 +186,195 @@ def test_a_table_advertised_in_the_host_is_listed_on_every_laptop(lan: Lan) -> N
                 "host": "lanhost",
             }
         ], lister.describe()
+
+
+# -- a match between laptops ------------------------------------------------------------------
+
+#: A whole test's bound: setup, every hand, the link cut, teardown's waits excluded.
+MATCH_LIMIT = 110.0
+HANDS = 2
+LAPTOPS = ("l1", "l2", "l3")
+
+
+@dataclass(slots=True)
+class Match:
+    """A hosted table and the laptops that joined it, as processes on the simulated LAN."""
+
+    lan: Lan
+    name: str
+    host: NodeProcess
+    port: int
+    fingerprint: str
+    players: dict[str, NodeProcess] = field(default_factory=dict)
+    transcripts: dict[str, Path] = field(default_factory=dict)
+
+
+def _lanswitch(lan: Lan, node: str, *args: str) -> list[str]:
+    """``python -m lanswitch --data-dir <its own> ARGS`` for a process in ``node``."""
+    return [PY, "-m", "lanswitch", "--data-dir", str(lan.workdir / f"data-{node}"), *args]
+
+
+def _host(lan: Lan, *, bot_delay: float) -> Match:
+    """Host a table for three players and a bot, and read its address and fingerprint."""
+    name = f"Lan {lan.tag}"
+    host = lan.start(
+        "host",
+        _lanswitch(
+            lan,
+            "host",
+            *("host", "--headless", "--name", name, "--seats", "4", "--bots", "1"),
+            *("--hands", str(HANDS), "--interface", lan.address("host")),
+            *("--bot-delay", str(bot_delay)),
+        ),
+        name="host",
+        env=_env(lan.workdir / "data-host"),
+        cwd=ROOT,
+    )
+    where = re.escape(f'table "{name}" listening on {lan.address("host")}:')
+    port = int(host.wait_for_line(rf"^{where}(\d+)$", timeout=20).group(1))
+    fp = host.wait_for_line(r"^fingerprint: ([0-9a-f]{64}) \(.+\)$", timeout=5).group(1)
+    return Match(lan, name, host, port, fp)
+
+
+def _join(match: Match, laptop: str, *, think: float) -> NodeProcess:
+    """A laptop joins the table by its name, a heuristic bot playing its seat."""
+    lan = match.lan
+    tdir = lan.workdir / f"transcripts-{laptop}"
+    tdir.mkdir()
+    match.transcripts[laptop] = tdir
+    proc = lan.start(
+        laptop,
+        _lanswitch(
+            lan,
+            laptop,
+            *("join", match.name, "--bot", "heuristic", "--name", f"player-{laptop}"),
+            *("--transcripts", str(tdir), "--interface", lan.address(laptop)),
+            *("--think", str(think)),
+        ),
+        name=f"join-{laptop}",
+        env=_env(lan.workdir / f"data-{laptop}"),
+        cwd=ROOT,
+    )
+    match.players[laptop] = proc
+    return proc
+
+
+def _everyone_exits_0(match: Match, deadline: float) -> None:
+    """Every player and then the host ends by itself, with status 0, before the deadline."""
+    for proc in [*match.players.values(), match.host]:
+        code = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+        assert code == 0, f"{proc.name} exited with {code}\n{match.lan.describe()}"
+
+
+def _check_hands(match: Match) -> dict[str, list[Transcript]]:
+    """Each laptop kept one transcript per hand, said each was fair, and all of them verify
+    together (``lanswitch verify`` compares the seats' transcripts of a hand); the laptops'
+    transcripts of one hand are of the same game and hand, from different seats, with the same
+    public log. Returns each laptop's transcripts in hand order."""
+    lan = match.lan
+    kept: dict[str, list[Transcript]] = {}
+    files: list[Path] = []
+    for laptop, tdir in match.transcripts.items():
+        said = match.players[laptop].lines()
+        assert len([s for s in said if re.search(r"\bfair\b", s)]) >= HANDS, lan.describe()
+        assert not [s for s in said if "UNFAIR" in s or re.search(r"\bvoid\b", s)], lan.describe()
+        found = sorted(tdir.glob("*.json"))
+        assert len(found) == HANDS, f"{laptop} kept {[f.name for f in found]}\n{lan.describe()}"
+        files += found
+        kept[laptop] = sorted(
+            (Transcript.from_json(f.read_bytes()) for f in found), key=lambda t: t.setup.hand_no
+        )
+    done = subprocess.run(
+        [PY, "-m", "lanswitch", "verify", "--json", *map(str, files)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=_env(lan.workdir / "data-verify"),
+        cwd=ROOT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    summary = json.loads(done.stdout)["summary"]
+    assert summary["fair"] == len(files) == HANDS * len(match.transcripts), summary
+    assert summary["missing_hands"] == {}, summary
+    for i in range(HANDS):
+        hand = [kept[laptop][i] for laptop in match.transcripts]
+        assert len({(t.setup.game_id, t.setup.hand_no) for t in hand}) == 1
+        assert len({t.seat for t in hand}) == len(hand)
+        assert len({t.log for t in hand}) == 1
+        assert len(hand[0].setup.seats) == 4
+    assert len({t.setup.game_id for ts in kept.values() for t in ts}) == 1  # one match
+    assert len({t.setup.hand_no for t in kept[LAPTOPS[0]]}) == HANDS  # distinct hands
+    return kept
+
+
+def test_three_laptops_find_the_table_by_name_and_play_hands_that_verify(lan: Lan) -> None:
+    """Issue #4: a host and three laptops on one LAN, no address typed anywhere — the laptops
+    find the table by its name over zeroconf, play whole hands through the fair deal, and every
+    transcript verifies; every process ends by itself with status 0."""
+    t0 = time.monotonic()
+    deadline = t0 + MATCH_LIMIT
+    match = _host(lan, bot_delay=0)
+    # What a laptop hears is the table the host printed: its port and its certificate. (Before
+    # anyone joins: with nobody thinking, two hands are over in a second or two.)
+    listing = lan.start(
+        "l1",
+        _lanswitch(lan, "l1", "tables", "--json", "--timeout", "2", "--interface", "10.77.0.2"),
+        name="tables-l1",
+        env=_env(lan.workdir / "data-l1"),
+        cwd=ROOT,
+    )
+    assert listing.wait(timeout=20) == 0, listing.describe()
+    rows = [r for r in json.loads(listing.stdout()) if r["name"] == match.name]
+    assert len(rows) == 1, listing.describe()
+    assert rows[0]["addresses"] == [lan.address("host")]
+    assert rows[0]["port"] == match.port
+    assert rows[0]["fingerprint"] == match.fingerprint
+    assert (rows[0]["seats"], rows[0]["free_seats"]) == (4, 3)
+    for laptop in LAPTOPS:
+        _join(match, laptop, think=0)
+    _everyone_exits_0(match, deadline)
+    played = time.monotonic() - t0
+    _check_hands(match)
+    print(f"simulated LAN: {HANDS} hands, host start -> every process done {played:.1f} s")
+
+
+def test_a_laptop_that_drops_off_mid_hand_resumes_its_seat_and_the_match_completes(
+    lan: Lan,
+) -> None:
+    """Issue #4: a laptop's link goes down for 10 s in the middle of a hand; when it comes
+    back the laptop resumes by itself (its resume token) in the same seat of the same hand,
+    the match completes, and its transcripts agree with the others' and verify."""
+    t0 = time.monotonic()
+    deadline = t0 + MATCH_LIMIT
+    match = _host(lan, bot_delay=0.3)  # slow enough that a hand outlasts the cut
+    for laptop in LAPTOPS:
+        _join(match, laptop, think=0.2)
+    dropper = match.players["l2"]
+    hand_no = dropper.wait_for_line(r"^hand (\d+) started", timeout=40).group(1)
+    started = time.monotonic() - t0
+    time.sleep(1.0)  # well into the hand: cards dealt, moves being made
+    assert not [s for s in dropper.lines() if s.startswith(f"hand {hand_no} over")], (
+        f"hand {hand_no} was over before the link went down\n{lan.describe()}"
+    )
+    lan.link_down("l2")
+    time.sleep(10.0)
+    lan.link_up("l2")
+    back = dropper.wait_for_line(r"^resumed seat (\d+)", timeout=40)
+    resumed = time.monotonic() - t0
+    _everyone_exits_0(match, deadline)
+    played = time.monotonic() - t0
+    # Back in the same hand: it resumed after that hand started and before it was over ...
+    said = dropper.lines()
+    at = next(i for i, s in enumerate(said) if s.startswith("resumed seat"))
+    before = [m.group(1) for s in said[:at] if (m := re.match(r"^hand (\d+) started", s))]
+    after = [m.group(1) for s in said[at:] if (m := re.match(r"^hand (\d+) over", s))]
+    assert before[-1:] == after[:1] == [hand_no], lan.describe()
+    # ... in the same seat, and its transcripts of that hand and the next agree and verify.
+    kept = _check_hands(match)
+    seat = int(back.group(1))
+    assert {t.seat for t in kept["l2"]} == {seat}, f"resumed seat {seat}\n{lan.describe()}"
+    print(
+        f"simulated LAN with a 10 s cut: hand started {started:.1f} s, resumed {resumed:.1f} s,"
+        f" every process done {played:.1f} s"
+    )
