@@ -234,13 +234,15 @@ class Host:
             except Refused as e:
                 code = _REFUSAL_CODES.get(e.refusal, p.ErrorCode.NOT_NOW)
                 self._send(cid, p.Reject(code=code, text=e.refusal.value))
-        self._advance()
+        # The host's own moves (bots, stand-ins, the timer) wait for the next tick, so what
+        # this message caused goes out first; with no bot delay that tick is due at once.
+        self._advance(moves=False)
 
     def disconnected(self, cid: int, now: float) -> None:
         """The connection ended (stream closed, reset, or the shell dropped it)."""
         self._now = now
         self._gone(cid, left=False)
-        self._advance()
+        self._advance(moves=False)
 
     def tick(self, now: float) -> None:
         """Time passed: liveness, timers, bots."""
@@ -632,7 +634,9 @@ class Host:
         left = h.turn_since + self.config.turn_timer - self._now
         return max(0, int(left * 1000))
 
-    def _step(self, h: _Hand, logged: list[LogEvent], events: list[Event]) -> None:
+    def _step(
+        self, h: _Hand, logged: list[LogEvent], events: list[Event], first: int | None = None
+    ) -> None:
         """Send step ``seq`` to everyone: its events, redacted per viewer, then each view."""
         if not h.steps:  # the public log begins with the setup note, sent with the first step
             logged = [h.fair.setup.note, *logged]
@@ -642,7 +646,11 @@ class Host:
         h.turn_since = self._now
         timer = self._timer_ms(h)
         shown: dict[int | None, tuple[p.Events, p.SeatView]] = {}
-        for cid, conn in self.conns.items():
+        order = list(self.conns.values())
+        if first is not None and first in self.conns:  # the mover hears first: its round trip
+            order.insert(0, order.pop(order.index(self.conns[first])))
+        for conn in order:
+            cid = conn.cid
             if not conn.welcomed:
                 continue
             seat = self._seat_of(cid)
@@ -654,14 +662,15 @@ class Host:
             self.outbox.append((cid, pair[0]))
             self.outbox.append((cid, pair[1]))
 
-    def _advance(self) -> None:
-        """Run the table forward as far as it can go without waiting."""
+    def _advance(self, *, moves: bool = True) -> None:
+        """Run the table forward as far as it can go without waiting (``moves``: including
+        the moves the host makes itself)."""
         for _ in range(_ADVANCE_BOUND):
-            if not self._advance_once():
+            if not self._advance_once(moves):
                 return
         raise RuntimeError("the table did not settle")  # pragma: no cover - a bug
 
-    def _advance_once(self) -> bool:
+    def _advance_once(self, moves: bool) -> bool:
         h = self.hand
         if h is None:
             if self._free_away_seats():
@@ -680,7 +689,7 @@ class Host:
             return self._advance_round(h)
         seat = game.to_act()
         due = self._turn_due(h)
-        if due is None or self._now < due:
+        if not moves or due is None or self._now < due:
             return False
         if seat in h.bots:
             view = game.view(seat)
@@ -696,8 +705,10 @@ class Host:
         if seat in h.bots:
             return h.turn_since + self.config.bot_delay
         times = []
-        if seat in self.away:
-            times.append(max(h.turn_since, self.away[seat]) + self.config.away_grace)
+        if seat in self.away:  # after one grace period a stand-in plays as promptly as a bot
+            times.append(
+                max(h.turn_since + self.config.bot_delay, self.away[seat] + self.config.away_grace)
+            )
         if self.config.turn_timer:
             times.append(h.turn_since + self.config.turn_timer)
         return min(times) if times else None
@@ -836,7 +847,7 @@ class Host:
         except IllegalMove as e:
             self._send(cid, p.Reject(code=p.ErrorCode.ILLEGAL_MOVE, text=str(e), seq=m.seq))
             return
-        self._step(h, logged, events)
+        self._step(h, logged, events, first=cid)
 
     # -- the end of a hand -----------------------------------------------------------------
 

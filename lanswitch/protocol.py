@@ -33,7 +33,7 @@ import dataclasses
 import enum
 import re
 import reprlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final
 
@@ -262,6 +262,9 @@ class Opt(_Check):
         return None if v is None else self.inner.check(v, path)
 
 
+_INT_ONLY: Final = frozenset({int})
+_BOOL_ONLY: Final = frozenset({bool})
+
 # Arrays and maps check their items under their own path and name the failing item only when
 # one fails (by checking it again under its full path): the common case builds no strings.
 
@@ -275,7 +278,18 @@ class Array(_Check):
     def check(self, v: object, path: str) -> Any:
         if (type(v) is not list and type(v) is not tuple) or not self.lo <= len(v) <= self.hi:
             raise _bad(path, f"an array of {self.lo}..{self.hi} items", v)
-        check = self.inner.check
+        inner = self.inner
+        # Arrays of ints and of bools (hands, counts, legal moves) are checked at C speed: the
+        # item types as a set, then the bounds by min and max. Anything else falls through
+        # to the item-by-item check, which also names the bad item.
+        if type(inner) is Int:
+            if not v:
+                return ()
+            if set(map(type, v)) == _INT_ONLY and inner.lo <= min(v) and max(v) <= inner.hi:
+                return tuple(v)
+        elif type(inner) is Bool and (not v or set(map(type, v)) == _BOOL_ONLY):
+            return tuple(v)
+        check = inner.check
         try:
             return tuple([check(x, path) for x in v])
         except RemoteProtocolError:
@@ -420,7 +434,82 @@ def _check_fields(
             raise RemoteProtocolError(f"{where}: unexpected field(s) {', '.join(extra[:5])}{more}")
         missing = [n for n, _, _ in fields if n not in obj]
         raise RemoteProtocolError(f"{where}: missing field(s) {', '.join(missing)}")
-    return {n: check(obj[n], path) for n, check, path in fields}
+    checker = _CHECKERS.get((cls, where))
+    if checker is None:
+        checker = _CHECKERS[cls, where] = _compile_checker(cls, where)
+    return checker(obj)
+
+
+_CHECKERS: dict[tuple[type[Any], str], Callable[[dict[Any, Any]], dict[str, Any]]] = {}
+
+
+def _compile_checker(cls: type[Any], where: str) -> Callable[[dict[Any, Any]], dict[str, Any]]:
+    """A function checking every field of ``cls`` in a map whose keys are already right.
+
+    Checking a ``view`` field by field through the ``_Check`` objects costs a method call per
+    field, and the host sends a view per seat per step: the scalar checks are generated
+    inline here instead (as attrs and pydantic generate their ``__init__``), with the same
+    rules and the same error texts. Compound fields still call their ``_Check``.
+    """
+    env: dict[str, Any] = {"_bad": _bad, "_INT_ONLY": _INT_ONLY, "_BOOL_ONLY": _BOOL_ONLY}
+    lines = ["def check(obj):"]
+    for i, (name, spec) in enumerate(_schema(cls)):
+        path = f"{where}.{name}"
+        env[f"p{i}"] = path
+        lines.append(f"    v{i} = obj[{name!r}]")
+        indent = "    "
+        inner = spec
+        if isinstance(spec, Opt) and isinstance(spec.inner, Int | Bool | Str | Bytes):
+            lines.append(f"    if v{i} is not None:")
+            indent, inner = "        ", spec.inner
+        if isinstance(inner, Int):
+            env[f"w{i}"] = f"an integer in {inner.lo}..{inner.hi}"
+            lines.append(
+                f"{indent}if type(v{i}) is not int or not {inner.lo} <= v{i} <= {inner.hi}:"
+                f" raise _bad(p{i}, w{i}, v{i})"
+            )
+        elif isinstance(inner, Bool):
+            lines.append(f"{indent}if type(v{i}) is not bool: raise _bad(p{i}, 'a boolean', v{i})")
+        elif isinstance(inner, Str | Bytes):
+            kind = "str" if isinstance(inner, Str) else "bytes"
+            if isinstance(inner, Str):
+                env[f"w{i}"] = f"a string of {inner.lo}..{inner.hi} characters"
+            else:
+                n = f"{inner.lo}" if inner.lo == inner.hi else f"{inner.lo}..{inner.hi}"
+                env[f"w{i}"] = f"binary of {n} bytes"
+            lines.append(
+                f"{indent}if type(v{i}) is not {kind} or not {inner.lo} <= len(v{i}) <= "
+                f"{inner.hi}: raise _bad(p{i}, w{i}, v{i})"
+            )
+            if isinstance(inner, Str) and inner.pattern is not None:
+                env[f"m{i}"], env[f"x{i}"] = inner._match, f"a string matching {inner.pattern}"
+                lines.append(f"{indent}if m{i}(v{i}) is None: raise _bad(p{i}, x{i}, v{i})")
+        elif isinstance(spec, Array) and isinstance(spec.inner, Int | Bool):
+            # The common case at C speed; anything odd goes to the full check for its error.
+            env[f"c{i}"] = spec.check
+            item = spec.inner
+            if isinstance(item, Int):
+                fast = (
+                    f"set(map(type, v{i})) == _INT_ONLY and {item.lo} <= min(v{i}) "
+                    f"and max(v{i}) <= {item.hi}"
+                )
+            else:
+                fast = f"set(map(type, v{i})) == _BOOL_ONLY"
+            lines.append(
+                f"    if (type(v{i}) is list or type(v{i}) is tuple) and "
+                f"{spec.lo} <= len(v{i}) <= {spec.hi} and (not v{i} or {fast}):"
+            )
+            lines.append(f"        v{i} = tuple(v{i})")
+            lines.append("    else:")
+            lines.append(f"        v{i} = c{i}(v{i}, p{i})")
+        else:
+            env[f"c{i}"] = spec.check
+            lines.append(f"    v{i} = c{i}(v{i}, p{i})")
+    names = [n for n, _ in _schema(cls)]
+    body = ", ".join(f"{n!r}: v{i}" for i, n in enumerate(names))
+    lines.append(f"    return {{{body}}}")
+    exec("\n".join(lines), env)
+    return env["check"]  # type: ignore[no-any-return]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -577,6 +666,9 @@ class Hand(Message):
     keys: Mapping[str, bytes] = _wire(Map(ANY_PID, KEY, MAX_SEATS + 1))
 
 
+_VIEW_FIELDS: Final = tuple(f.name for f in dataclasses.fields(View))
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SeatView(Message):
     """Host → one client: that seat's view after step ``seq`` (a spectator's: ``seat`` None,
@@ -613,13 +705,13 @@ class SeatView(Message):
     @classmethod
     def from_view(cls, view: View, seq: int, timer_ms: int = 0) -> SeatView:
         """The message for an engine :class:`~lanswitch.game.View`."""
-        fields = {f.name: getattr(view, f.name) for f in dataclasses.fields(View)}
+        fields = {name: getattr(view, name) for name in _VIEW_FIELDS}
         fields["phase"] = int(view.phase)
         return cls(seq=seq, timer_ms=timer_ms, **fields)
 
     def to_view(self) -> View:
         """The engine :class:`~lanswitch.game.View` this message carries."""
-        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(View)}
+        fields = {name: getattr(self, name) for name in _VIEW_FIELDS}
         fields["phase"] = Phase(self.phase)
         return View(**fields)
 

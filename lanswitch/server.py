@@ -204,18 +204,21 @@ class Server:
         host = self.host
         while host.outbox or host.closing:
             out, host.outbox = host.outbox, []
-            batches: dict[int, list[bytes]] = {}
+            # One write per connection, in the order the host first addressed them (the
+            # mover first), each written as soon as its frames are encoded.
+            batches: dict[int, list[p.Message]] = {}
             for cid, message in out:
+                batches.setdefault(cid, []).append(message)
+            for cid, messages in batches.items():
                 conn = self._conns.get(cid)
                 if conn is None:
                     continue
-                try:
-                    frame = conn[1].send(message)
-                except p.LocalProtocolError as e:  # a bug of ours: say so, keep serving others
-                    log.error("not sent to %d: %s", cid, e)
-                    continue
-                batches.setdefault(cid, []).append(frame)
-            for cid, frames in batches.items():
+                frames = []
+                for message in messages:
+                    try:
+                        frames.append(conn[1].send(message))
+                    except p.LocalProtocolError as e:  # a bug of ours: say so, serve the rest
+                        log.error("not sent to %d: %s", cid, e)
                 self._write(cid, b"".join(frames))
             closing, host.closing = host.closing, []
             for cid in closing:
