@@ -183,7 +183,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help="seconds a bot waits before it acts (default 0.6)",
     )
-    h.add_argument("--headless", action="store_true", help="no terminal client: print a log")
+    h.add_argument(
+        "--headless",
+        action="store_true",
+        help="print a log instead of seating you in the terminal client (today the only mode)",
+    )
 
     j = sub.add_parser(
         "join",
@@ -435,7 +439,7 @@ def _cmd_tables(args: argparse.Namespace, out: TextIO) -> int:
     try:
         tables = asyncio.run(list_tables(args.timeout, interfaces=interfaces, probe=True))
     except ValueError as e:  # a bad --interface address
-        raise _UsageError(f"--interface: {e}") from None
+        raise _UsageError(str(e) if "--interface" in str(e) else f"--interface: {e}") from None
     if args.json:
         out.write(json.dumps([t.as_json() for t in tables]) + "\n")
         return 0

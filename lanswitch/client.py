@@ -29,7 +29,9 @@ from .session import News, Session
 from .tls import (
     FingerprintMismatch,
     PinStore,
+    PinVerdict,
     client_context,
+    fingerprint_words,
     parse_fingerprint,
     peer_fingerprint,
 )
@@ -53,6 +55,13 @@ HOST_GONE_AFTER = 20.0  # seconds of refused connections after which the host is
 FIRST_TRIES = 3  # attempts at the very first connection
 
 
+_PIN_WORDS = {
+    PinVerdict.NEW: "new, pinned",
+    PinVerdict.KNOWN: "as pinned",
+    PinVerdict.REPLACED: "changed, accepted",
+}
+
+
 class JoinError(Exception):
     """Joining failed for a reason the user must read (no such table, refused, gone)."""
 
@@ -70,7 +79,9 @@ class Target:
     @classmethod
     def from_table(cls, table: Table) -> Target:
         fp = parse_fingerprint(table.fingerprint) if table.fingerprint else None
-        return cls(table.name, table.addresses, table.port, fp, table.host or table.name)
+        # Pinned per table name: two machines may share a host name, and one machine may run
+        # several tables (each with its own identity if it has its own data dir).
+        return cls(table.name, table.addresses, table.port, fp, f"table {table.name}")
 
 
 def parse_address(text: str) -> tuple[str, int] | None:
@@ -122,6 +133,7 @@ async def open_table(
     pins: PinStore | None,
     accept_change: bool = False,
     timeout: float = CONNECT_TIMEOUT,
+    report: Callable[[bytes, PinVerdict | None], None] | None = None,
 ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """A TLS connection to ``target`` whose certificate is the expected one.
 
@@ -146,13 +158,21 @@ async def open_table(
             got = peer_fingerprint(tls) if isinstance(tls, ssl.SSLObject) else None
             if got is None or (target.fingerprint is not None and got != target.fingerprint):
                 raise FingerprintMismatch(target.fingerprint or b"", got)
+            verdict = None
             if pins is not None:
-                pins.check(target.pin_as, got, accept_change=accept_change)
+                verdict = pins.check(target.pin_as, got, accept_change=accept_change)
+            if report is not None:
+                report(got, verdict)
         except BaseException:
             writer.close()
             raise
         return reader, writer
-    text = f"could not reach {target.label} on port {target.port}: " + "; ".join(errors)
+    where = (
+        target.label
+        if target.label.endswith(f":{target.port}")
+        else (f"{target.label} on port {target.port}")
+    )
+    text = f"could not reach {where}: " + "; ".join(errors)
     if refused and refused == len(errors):  # someone is there, and nothing listens: gone
         raise ConnectionRefusedError(text)
     raise OSError(text)
@@ -189,6 +209,7 @@ class Client:
         self.clock = clock
         self.reconnect_for = reconnect_for
         self.reconnects = 0
+        self.fingerprint: bytes | None = None
         self._news_seen = 0
         self._writer: asyncio.StreamWriter | None = None
         self._conn: p.Connection | None = None
@@ -209,7 +230,10 @@ class Client:
         for _ in range(100_000):
             try:
                 reader, writer = await open_table(
-                    self.target, pins=self.pins, accept_change=self.accept_change
+                    self.target,
+                    pins=self.pins,
+                    accept_change=self.accept_change,
+                    report=self._pinned,
                 )
             except (OSError, TimeoutError) as e:
                 tries += 1
@@ -304,6 +328,16 @@ class Client:
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(1.0):
                     await writer.wait_closed()
+
+    def _pinned(self, fingerprint: bytes, verdict: PinVerdict | None) -> None:
+        """Say once which certificate we trust, so the player can compare the words."""
+        if self.fingerprint == fingerprint:
+            return
+        self.fingerprint = fingerprint
+        how = _PIN_WORDS[verdict] if verdict is not None else "not pinned"
+        if self.on_news is not None:
+            words = fingerprint_words(fingerprint)
+            self.on_news(News("pin", f"host certificate: {words} ({how})", fingerprint))
 
     def _emit_news(self) -> None:
         news = self.session.news

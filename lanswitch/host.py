@@ -546,6 +546,19 @@ class Host:
                 return True
         return False
 
+    def _seat_waiting(self) -> bool:
+        """Between hands, a player who joined without a seat takes a free one."""
+        if self.table.in_play or self.table.free_seats() == 0:
+            return False
+        for entry in self.table.clients.values():
+            if not entry.spectator and entry.seat is None and entry.connected:
+                free = next(s.index for s in self.table.seats if s.kind == "empty")
+                self.table.sit(entry.id, free)
+                self.log.append(f"{entry.name} takes seat {free + 1}")
+                self._broadcast_lobby()
+                return True
+        return False
+
     def _can_start(self) -> bool:
         seats = self.table.seats
         humans = [s for s in seats if s.kind == "human"]
@@ -673,7 +686,7 @@ class Host:
     def _advance_once(self, moves: bool) -> bool:
         h = self.hand
         if h is None:
-            if self._free_away_seats():
+            if self._free_away_seats() or self._seat_waiting():
                 return True
             if self._can_start():
                 self._start_hand()

@@ -38,6 +38,7 @@ from .tls import (
     IdentityError,
     PinChanged,
     PinStore,
+    PinStoreError,
     load_or_create_identity,
     server_context,
 )
@@ -55,6 +56,10 @@ def _default_name() -> str:
     except (KeyError, OSError):
         user = "player"
     return user[:24] or "player"
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}" + ("" if n == 1 else "s")
 
 
 def _rules_name(spec: str) -> str:
@@ -118,12 +123,13 @@ async def _host(
         err.write(f"lanswitch: the table is not advertised on the LAN ({e}); join by address\n")
     name = advertiser.name if advertised else config.name
     shown = args.interface or ", ".join(advertiser.addresses) or address
-    out.write(f'table "{name}" listening on {shown.split(", ")[0]}:{server.port}')
-    out.write(f" (also {shown})\n" if ", " in shown else "\n")
+    first, *others = shown.split(", ")
+    out.write(f'table "{name}" listening on {first}:{server.port}')
+    out.write(f" (also on {', '.join(others)})\n" if others else "\n")
     out.write(f"fingerprint: {fp_hex} ({fp_words})\n")
     out.write(
-        f"rules {host.rules_name}, {config.seats} seats, {config.bots} bots"
-        + (f", {config.hands} hands" if config.hands else "")
+        f"rules {host.rules_name}, {config.seats} seats, {_count(config.bots, 'bot')}"
+        + (f", {_count(config.hands, 'hand')}" if config.hands else "")
         + (", password set" if config.password else "")
         + "\n"
     )
@@ -196,8 +202,8 @@ async def _target(args: argparse.Namespace) -> Target:
     if args.table:
         addr = parse_address(args.table)
         if addr is not None:
-            host, port = addr
-            return Target(args.table, (host,), port, None, f"{host}:{port}")
+            host, port = addr  # pinned per host: the port may change from run to run
+            return Target(args.table, (host,), port, None, host)
         return await find_table(args.table, timeout=args.timeout, interfaces=interfaces)
     tables = await list_tables(min(args.timeout, 3.0), interfaces=interfaces, probe=True)
     if len(tables) == 1:
@@ -214,7 +220,10 @@ async def _target(args: argparse.Namespace) -> Target:
 async def _join(
     args: argparse.Namespace, data: Path, transcripts: Path | None, out: TextIO, err: TextIO
 ) -> int:
-    target = await _target(args)
+    try:
+        target = await _target(args)
+    except JoinError as e:
+        raise CommandError(str(e)) from None
     pins = PinStore.in_dir(data)
     session = Session(
         args.name or _default_name(),
@@ -235,7 +244,7 @@ async def _join(
     unfair: list[HandRecord] = []
 
     def show(news: News) -> None:
-        if news.kind == "welcome":
+        if news.kind in ("welcome", "pin"):
             out.write(f"{news.text}\n")
         elif news.kind == "hand":
             out.write(f"{news.text.replace('begins', 'started')}\n")
@@ -249,6 +258,7 @@ async def _join(
             label = "fair" if verdict.fair else verdict.status.upper()
             if not verdict.fair and verdict.status != "void":
                 unfair.append(record)
+            detail = verdict.text().split(": ", 1)[-1]
             where = ""
             if transcripts is not None:
                 path = transcripts / (
@@ -257,7 +267,7 @@ async def _join(
                 )
                 path.write_text(t.to_json(), encoding="utf-8")
                 where = f", transcript {path}"
-            out.write(f"hand {record.hand_no}: {label}, verified{where}: {verdict.text()}\n")
+            out.write(f"hand {record.hand_no} verified {label}{where}: {detail}\n")
         elif news.kind in ("warning", "reject"):
             err.write(f"lanswitch: {news.text}\n")
         elif news.kind == "chat":
@@ -281,10 +291,9 @@ async def _join(
             "fingerprint words on the host's screen"
         ) from None
     except PinChanged as e:
-        raise CommandError(
-            f"{e}\nIf the host really made a new identity (check the words on its screen), "
-            "run again with --accept-new-fingerprint"
-        ) from None
+        raise CommandError(str(e)) from None
+    except PinStoreError as e:
+        raise CommandError(f"the pin store is damaged: {e}") from None
     except JoinError as e:
         raise CommandError(str(e)) from None
     reason = session.close_reason

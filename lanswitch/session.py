@@ -45,7 +45,8 @@ class News:
     """Something that happened, for the screen: ``kind`` and a short English ``text``.
 
     Kinds: ``welcome``, ``lobby``, ``hand``, ``events``, ``reject``, ``chat``, ``over``,
-    ``verdict``, ``warning``, ``closed``. ``data`` holds the message or record behind it.
+    ``verdict``, ``warning``, ``closed`` (and ``pin`` from the client shell: the certificate
+    trusted). ``data`` holds the message or record behind it.
     """
 
     kind: str
@@ -164,7 +165,7 @@ class Session:
     def _welcome(self, m: p.Welcome) -> list[p.Message]:
         resumed = self.token is not None
         self.token, self.table, self.seat = m.token, m.table, m.seat
-        where = f"seat {m.seat}" if m.seat is not None else "watching"
+        where = f"seat {m.seat + 1}" if m.seat is not None else "watching"  # people count from 1
         self._note("welcome", ("resumed " if resumed else "joined ") + f"{where} at {m.table}", m)
         if self.hand is not None:
             self.hand.head_sent = False  # the host may not have got it: it ignores a repeat

@@ -180,7 +180,10 @@ def _write_private(path: Path, data: bytes, mode: int) -> None:
     """Write ``data`` to ``path`` atomically; the file never exists with looser permissions."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
-        os.fchmod(fd, mode)
+        if hasattr(os, "fchmod"):  # POSIX (and Windows from Python 3.13)
+            os.fchmod(fd, mode)
+        else:  # pragma: no cover - Windows before 3.13: ACLs, not modes, guard the file
+            os.chmod(tmp, mode)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -434,7 +437,7 @@ class PinChanged(Exception):  # noqa: N818 (reads as what happened, like Illegal
             f"now: {fingerprint_words(new)} ({fingerprint_short(new)}). Someone may be "
             "intercepting the connection, or the host made a new identity (a new data dir or "
             "install). Refused. If the words on the host's screen are the new ones, accept "
-            "them with --accept-new-fingerprint (PinStore.accept)."
+            "them with --accept-new-fingerprint."
         )
 
     def __str__(self) -> str:

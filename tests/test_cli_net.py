@@ -107,7 +107,7 @@ def test_a_match_hosted_and_joined_by_name_and_by_address(tmp_path: Path, host_f
         assert j.returncode == 0, (out, err)
     assert host.proc.wait(30) == 0
     for out in outs:
-        assert len(re.findall(r"^hand \d: fair, verified", out, re.M)) == 2, out
+        assert len(re.findall(r"^hand \d verified fair", out, re.M)) == 2, out
         assert "the host ended the match" in out
     files = sorted(transcripts.glob("*.json"))
     assert len(files) == 4
@@ -168,3 +168,20 @@ def test_host_option_errors_are_usage_errors(tmp_path: Path) -> None:
         result = host(*args)
         assert result.returncode == 2, (args, result.stderr)
         assert text in result.stderr
+
+
+def test_join_shows_the_certificate_words_it_trusts(tmp_path: Path, host_factory) -> None:  # type: ignore[no-untyped-def]
+    from lanswitch.tls import fingerprint_words
+
+    host = host_factory("--seats", "2", "--bots", "1", "--hands", "1", "--bot-delay", "0")
+    result = subprocess.run(
+        lanswitch(tmp_path / "j", "join", f"{LOOPBACK}:{host.port}", "--bot", "random"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env(),
+    )
+    assert result.returncode == 0, result.stderr
+    words = fingerprint_words(bytes.fromhex(host.fingerprint))
+    assert f"host certificate: {words} (new, pinned)" in result.stdout
+    assert "joined seat 1 at" in result.stdout

@@ -348,3 +348,17 @@ def test_a_match_won_on_points_is_followed_by_a_rematch_with_fresh_scores() -> N
     assert not net.host.finished  # without --hands the table stays open
     dealers = [m.dealer for m in of(a, p.Hand)]
     assert dealers[1] != dealers[0] or dealers[2] != dealers[1]  # the deal moves on
+
+
+def test_a_player_who_joins_during_a_hand_watches_it_then_takes_a_free_seat() -> None:
+    net = TableNet(config(hands=None, seats=3, bots=1, away_grace=5.0), seed=8)
+    a, b = net.join("ann"), net.join("bob")
+    net.run(lambda: a.session.seq >= 3)
+    net.drop(b)  # bob's laptop dies for good
+    carol = net.join("carol")
+    assert carol.session.seat is None
+    assert of(carol, p.Hand)  # she is caught up on the hand, as a spectator
+    assert all(v.seat is None for v in of(carol, p.SeatView))
+    net.run(lambda: carol.session.seat is not None, steps=50_000)
+    assert carol.session.seat == 1  # bob's seat, given up after the grace period
+    net.run(lambda: any(m.seat == 1 for m in of(carol, p.SeatView)), steps=50_000)
