@@ -938,7 +938,8 @@ class Host:
         self.table.hand_over()
         self._broadcast_lobby()
         if self.match.over:
-            self.log.append(f"match over after {len(self.match.results)} hands: {self.standings()}")
+            n = len(self.match.results)
+            self.log.append(f"match over after {n} hand{'s' if n != 1 else ''}: {self.standings()}")
             if self.config.hands is not None:
                 self.finished = True
                 for cid in list(self.conns):

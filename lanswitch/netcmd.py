@@ -258,7 +258,7 @@ async def _join(
             label = "fair" if verdict.fair else verdict.status.upper()
             if not verdict.fair and verdict.status != "void":
                 unfair.append(record)
-            detail = verdict.text().split(": ", 1)[-1]
+            detail = verdict.text().split(": ", 2)[-1]  # after "FAIR: hand …, RULES: "
             where = ""
             if transcripts is not None:
                 path = transcripts / (
