@@ -122,9 +122,11 @@ class _Client:
     bot: Bot | None = None
     bot_rules: RuleSet | None = None
     pending: tuple[int, int, float] | None = None  # (recorder token, move seq, sent at)
+    actor: asyncio.Task[None] | None = None  # waiting for the table's slot, then moving
     seated: asyncio.Event = field(default_factory=asyncio.Event)
     dealt: asyncio.Event = field(default_factory=asyncio.Event)
     finished: bool = False
+    first_at_table: bool = False  # counts the table's hands
 
 
 class GameDriver:
@@ -152,7 +154,8 @@ class GameDriver:
                     auto_ready=True,
                 )
                 rng = random.Random(seed * 1_000_003 + t.index * 8 + k)
-                self.clients.append(_Client(t, session, p.Connection(p.Role.CLIENT), rng))
+                c = _Client(t, session, p.Connection(p.Role.CLIENT), rng, first_at_table=k == 0)
+                self.clients.append(c)
 
     async def setup(self) -> None:
         """Connect everyone, then wait until every table has dealt its first hand, so the
@@ -181,9 +184,10 @@ class GameDriver:
             await asyncio.sleep(min(0.05, max(0.0, schedule.stop_at - time.monotonic())))
 
     async def close(self) -> None:
-        for task in self.tasks:
+        tasks = self.tasks + [c.actor for c in self.clients if c.actor is not None]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         writers = [c.writer for c in self.clients if c.writer is not None]
         for w in writers:
             w.close()
@@ -228,6 +232,8 @@ class GameDriver:
                         c.pending = None
                 if isinstance(m, p.Error):
                     self._error(f"error:{m.code.value}")
+                elif isinstance(m, p.Hand) and c.first_at_table and self.recorder is not None:
+                    self.recorder.count("hands", t_reply)
                 replies.extend(session.receive(m))
             session.news.clear()  # the load generator keeps no screen: bounded memory
             session.history.clear()
@@ -244,11 +250,21 @@ class GameDriver:
             if c.pending is not None and t_reply - c.pending[2] > MOVE_TIMEOUT_S:
                 self._error("timeout")
                 c.pending = None
-            if c.pending is None and not c.finished and session.my_turn():
-                await self._act(c)
+            if c.pending is None and c.actor is None and not c.finished and session.my_turn():
+                c.actor = asyncio.create_task(self._act(c))
 
     async def _act(self, c: _Client) -> None:
-        """Wait for the table's next slot, then play a random legal move."""
+        """Wait for the table's next slot, then play a random legal move.
+
+        A task of its own, so the client goes on reading (and answering the host's pings)
+        while it waits: a client that stopped reading for long would be dropped as gone.
+        """
+        try:
+            await self._act_once(c)
+        finally:
+            c.actor = None
+
+    async def _act_once(self, c: _Client) -> None:
         assert self.schedule is not None
         assert c.writer is not None
         schedule = await self.schedule
@@ -348,13 +364,78 @@ def game_load(
     )
 
 
+#: Where a profiled function's own time goes: the first rule whose text is in
+#: ``file:function``. Builtins that match no rule (``len``, ``getattr``, ``dict.get``…) are
+#: charged to the areas of their callers, in proportion to the time each caller spent in them.
+_AREAS: tuple[tuple[str, str], ...] = (
+    ("'poll' of 'select.epoll'", "idle (waiting in epoll)"),
+    ("'send' of '_socket", "socket send syscalls (loopback delivery included)"),
+    ("'recv", "socket recv syscalls"),
+    ("_ssl.", "TLS records and handshakes (_ssl)"),
+    ("sslproto.py", "asyncio TLS transport (sslproto.py)"),
+    ("/ssl.py", "asyncio TLS transport (sslproto.py)"),
+    ("lanswitch/protocol.py", "lanswitch protocol: encode, decode, schema checks"),
+    ("msgpack", "lanswitch protocol: encode, decode, schema checks"),
+    ("lanswitch/server.py", "lanswitch server shell"),
+    ("lanswitch/", "lanswitch host: table, engine, fair deal"),
+    ("ed25519", "lanswitch host: table, engine, fair deal"),
+    ("cryptography", "lanswitch host: table, engine, fair deal"),
+    ("Game", "lanswitch host: table, engine, fair deal"),
+    ("hashlib", "lanswitch host: table, engine, fair deal"),
+    ("dataclasses.py", "dataclasses.fields (called by protocol and host)"),
+    ("asyncio/", "asyncio loop, streams, tasks"),
+    ("selectors.py", "asyncio loop, streams, tasks"),
+)
+
+_Key = tuple[str, int, str]
+
+
+def _area(key: _Key) -> str | None:
+    text = f"{key[0]}:{key[2]}"
+    for part, area in _AREAS:
+        if part in text:
+            return area
+    return None
+
+
+def profile_areas(path: Path) -> list[tuple[str, float]]:
+    """Own time per area of the profiled server, busiest first (idle included)."""
+    stats = pstats.Stats(str(path))
+    raw: dict[_Key, tuple[int, int, float, float, dict[_Key, tuple[Any, ...]]]]
+    raw = stats.stats  # type: ignore[attr-defined]
+    areas: dict[str, float] = {}
+
+    def charge(area: str, t: float) -> None:
+        areas[area] = areas.get(area, 0.0) + t
+
+    for key, (_cc, _nc, tottime, _ct, callers) in raw.items():
+        area = _area(key)
+        if area is not None:
+            charge(area, tottime)
+            continue
+        shares = {c: float(v[2]) for c, v in callers.items()}
+        total = sum(shares.values())
+        if total <= 0:
+            charge("other", tottime)
+            continue
+        for caller, t in shares.items():
+            charge(_area(caller) or "other", tottime * t / total)
+    return sorted(areas.items(), key=lambda kv: -kv[1])
+
+
 def print_profile(directory: Path, top: int = 25) -> None:
     """Where the lanswitch server process's time went, from the cProfile stats."""
     for name in ("server-one", "server-load", "server-ramp"):
         path = directory / f"{name}.prof"
         if not path.exists():
             continue
-        print(f"\n--- cProfile of the lanswitch server process ({name}), by own time ---")
+        areas = profile_areas(path)
+        busy = sum(t for a, t in areas if not a.startswith("idle"))
+        print(f"\n--- cProfile of the lanswitch server process ({name}): own time by area ---")
+        for area, t in areas:
+            share = "" if area.startswith("idle") else f" {t / busy:6.1%} of busy"
+            print(f"  {t:8.3f} s{share}  {area}")
+        print(f"--- {name}, by own time ---")
         stats = pstats.Stats(str(path))
         stats.sort_stats("tottime").print_stats(top)
         print(f"--- {name}, by cumulative time ---")

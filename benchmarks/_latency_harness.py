@@ -88,6 +88,19 @@ def proc_cpu_s(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / _CLK_TCK
 
 
+def machine_cpu_s() -> tuple[float, float]:
+    """CPU seconds the whole machine has been busy (all cores, every process) and lost to
+    the hypervisor (steal), from ``/proc/stat``; (0, 0) if unreadable."""
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            fields = f.readline().split()[1:]
+    except OSError:
+        return 0.0, 0.0
+    v = [int(x) for x in fields] + [0] * 8
+    user, nice, system, _idle, _iowait, irq, softirq, steal = v[:8]
+    return (user + nice + system + irq + softirq) / _CLK_TCK, steal / _CLK_TCK
+
+
 def percentile(sorted_values: Sequence[float], q: float) -> float:
     """Nearest-rank percentile (``q`` in 0..1) of an ascending sequence; NaN if empty."""
     if not sorted_values:
@@ -224,6 +237,7 @@ class _StepFigures:
     sent: int = 0
     errors: int = 0
     error_kinds: Counter[str] = field(default_factory=Counter)
+    counts: Counter[str] = field(default_factory=Counter)
     samples: dict[str, float] = field(default_factory=dict)
 
 
@@ -301,6 +315,14 @@ class Recorder:
             k, t_send = entry
             self.steps[k].latencies.append(t_reply - t_send)
 
+    def count(self, what: str, t: float) -> None:
+        """Something worth counting (a hand dealt…) happened at ``t``: per measurement window."""
+        k = self.schedule.step_at(t)
+        if k is not None and k > self.shipped:
+            begin, end = self.schedule.window(k)
+            if begin <= t < end:
+                self.steps[k].counts[what] += 1
+
     def error(self, kind: str, t: float) -> None:
         """Something went wrong at ``t``: counted against the step then running."""
         k = self.schedule.step_at(t)
@@ -315,6 +337,9 @@ class Recorder:
         fig.samples[f"{edge}_wall"] = time.monotonic()
         fig.samples[f"{edge}_client_cpu"] = time.process_time()
         if self.sample_server:
+            busy, steal = machine_cpu_s()
+            fig.samples[f"{edge}_machine_cpu"] = busy
+            fig.samples[f"{edge}_machine_steal"] = steal
             cpu = proc_cpu_s(self.server_pid)
             if cpu is not None:
                 fig.samples[f"{edge}_server_cpu"] = cpu
@@ -342,6 +367,7 @@ class Recorder:
                         "sent": fig.sent,
                         "errors": fig.errors,
                         "error_kinds": dict(fig.error_kinds),
+                        "counts": dict(fig.counts),
                         "samples": dict(fig.samples),
                         "client_lag": self.probe.window(*self.schedule.window(j)),
                     },
@@ -492,8 +518,9 @@ def server_process(
 ) -> None:
     """Entry point of the server process: start, report the ports, serve until told to stop.
 
-    With ``cfg["profile"]`` set to a path, the whole serving time runs under cProfile and the
-    stats are written there on a clean stop (the benchmark's answer to "where does the time
+    With ``cfg["profile"]`` set to a path, the serving time from the parent's ``profile``
+    message (sent once every client is in) runs under cProfile and the stats are written
+    there on a clean stop (the benchmark's answer to "where does the time
     go" when a target is missed).
     """
     raise_nofile(cfg.get("nofile", 4096))
@@ -509,14 +536,18 @@ def server_process(
         pipe.send(("ready", os.getpid(), handle.ports))
         probe = LagProbe()
         probing = asyncio.create_task(probe.run())
-        if profiler is not None:
-            profiler.enable()
+        profiling = False
         while True:
             msg = await queue.get()
-            if msg[0] != "lags":
+            if msg[0] == "lags":
+                pipe.send(("lags", [probe.window(b, e) for b, e in msg[1]]))
+            elif msg[0] == "profile":  # the clients are in: profile the load, not the setup
+                if profiler is not None and not profiling:
+                    profiler.enable()
+                    profiling = True
+            else:
                 break
-            pipe.send(("lags", [probe.window(b, e) for b, e in msg[1]]))
-        if profiler is not None:
+        if profiler is not None and profiling:
             profiler.disable()
         probing.cancel()
         with contextlib.suppress(Exception):
@@ -548,6 +579,9 @@ class StepResult:
     server_memory: dict[str, int]
     client_lag: dict[str, float] = field(default_factory=dict)  # worst client process's
     server_lag: dict[str, float] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    others_cpu: float | None = None  # cores busy with other processes (the machine's noise)
+    steal: float | None = None  # cores taken by the hypervisor
 
     @property
     def achieved_per_s(self) -> float:
@@ -640,6 +674,7 @@ def run_session(
                 return Session([], 0, memory_idle, {}, {}, {}, failure=f"{msg[1]}\n{msg[2]}")
             connected += msg[1]
         memory_connected = proc_memory(server_pid)
+        s_parent.send(("profile",))
         t0 = time.monotonic() + 0.5
         raw_steps = [(s.period_s, s.duration_s, s.warmup_s) for s in steps]
         for _, pipe in clients:
@@ -711,24 +746,35 @@ def _merge(step: Step, parts: list[dict[str, Any]], n_tables: int) -> StepResult
     lat = array.array("d")
     sent = errors = 0
     kinds: Counter[str] = Counter()
+    counts: Counter[str] = Counter()
     client_cpu = 0.0
     server_cpu: float | None = None
     memory: dict[str, int] = {}
     client_lag: dict[str, float] = {}
+    clients_cpu_s = 0.0
+    machine: tuple[float, float] | None = None
     window = step.duration_s - step.warmup_s
     for part in parts:
         lat.frombytes(part["latencies"])
         sent += part["sent"]
         errors += part["errors"]
         kinds.update(part["error_kinds"])
+        counts.update(part.get("counts", {}))
         s = part["samples"]
         if "begin_wall" in s and "end_wall" in s:
             wall = s["end_wall"] - s["begin_wall"]
             if wall > 0:
                 window = wall
-                client_cpu = max(client_cpu, (s["end_client_cpu"] - s["begin_client_cpu"]) / wall)
+                used = s["end_client_cpu"] - s["begin_client_cpu"]
+                clients_cpu_s += used
+                client_cpu = max(client_cpu, used / wall)
                 if "begin_server_cpu" in s and "end_server_cpu" in s:
                     server_cpu = (s["end_server_cpu"] - s["begin_server_cpu"]) / wall
+                if "begin_machine_cpu" in s and "end_machine_cpu" in s:
+                    machine = (
+                        (s["end_machine_cpu"] - s["begin_machine_cpu"]) / wall,
+                        (s["end_machine_steal"] - s["begin_machine_steal"]) / wall,
+                    )
         lag = part.get("client_lag", {})
         if lag and (not client_lag or lag["p99"] > client_lag["p99"]):
             client_lag = lag
@@ -747,4 +793,11 @@ def _merge(step: Step, parts: list[dict[str, Any]], n_tables: int) -> StepResult
         server_cpu=server_cpu,
         server_memory=memory,
         client_lag=client_lag,
+        counts=dict(counts),
+        others_cpu=(
+            max(0.0, machine[0] - (server_cpu or 0.0) - clients_cpu_s / window)
+            if machine is not None
+            else None
+        ),
+        steal=machine[1] if machine is not None else None,
     )
