@@ -110,7 +110,7 @@ class Session:
         self.news: list[News] = []
         self.closed = False
         self.close_reason: p.Bye | p.Error | None = None
-        self.lost_place = False  # a gap in the events: reconnect to resync
+        self.lost_place = False  # a gap in the events: close the connection and resume
         self._ready_sent = False  # auto_ready said ready and the lobby has not shown it yet
 
     # -- what the shell sends ------------------------------------------------------------------
@@ -251,9 +251,10 @@ class Session:
         if h is None or m.seq <= self.seq:
             return []  # a step we already have (a resume replays the hand)
         if m.seq != self.seq + 1:
+            # The shell closes the connection and resumes (no bye: that would give up the seat).
             self.lost_place = True
             self._note("warning", f"missed steps {self.seq + 1}..{m.seq - 1}: resyncing", m)
-            return [p.Bye(reason="resync")]
+            return []
         self.seq = m.seq
         rec = h.recorder
         if rec is not None:

@@ -362,3 +362,22 @@ def test_a_player_who_joins_during_a_hand_watches_it_then_takes_a_free_seat() ->
     net.run(lambda: carol.session.seat is not None, steps=50_000)
     assert carol.session.seat == 1  # bob's seat, given up after the grace period
     net.run(lambda: any(m.seat == 1 for m in of(carol, p.SeatView)), steps=50_000)
+
+
+def test_a_client_that_misses_a_step_resumes_and_catches_up() -> None:
+    net = TableNet(config(hands=1), seed=12)
+    a, b = net.join("ann"), net.join("bob")
+    net.run(lambda: a.session.seq >= 3)
+    # A step's messages went missing on the way (a bug in some middlebox): the next events
+    # show a gap. The session gives nothing up (no bye) and asks its shell to resume.
+    gap = p.Events(seq=a.session.seq + 2, events=(), log=())
+    assert a.session.receive(gap) == []
+    assert a.session.lost_place
+    net.drop(a)
+    a2 = net.resume(a)
+    assert a2.session.seq == b.session.seq
+    assert not a2.session.lost_place
+    net.run(lambda: over(net))
+    (record,) = a2.session.history
+    assert record.verdict is not None
+    assert record.verdict.fair, record.verdict.text()
