@@ -1,8 +1,8 @@
 """The lanswitch side of ``benchmarks/latency.py``: real hosts and real bot clients.
 
-The server process runs one :class:`lanswitch.server.Server` per table (each on its own port
-of 127.0.0.1, all on one event loop, as a LAN party's host machine would not — but as the
-issue's "one host process, 250 tables" asks). Each client is a
+The server process runs one :class:`lanswitch.server.Server` per table, each on its own port
+of 127.0.0.1, all on one event loop: one host process carrying 250 tables is the load the
+issue asks about (a LAN party's host would carry one). Each client is a
 :class:`lanswitch.session.Session` over a pinned TLS connection
 (:func:`lanswitch.tls.open_pinned_connection`) with a sans-I/O
 :class:`lanswitch.protocol.Connection`: it says hello, takes a seat, says ready by itself, takes
