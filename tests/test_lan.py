@@ -320,7 +320,9 @@ def test_three_laptops_find_the_table_by_name_and_play_hands_that_verify(lan: La
     # anyone joins: with nobody thinking, two hands are over in a second or two.)
     listing = lan.start(
         "l1",
-        _lanswitch(lan, "l1", "tables", "--json", "--timeout", "2", "--interface", "10.77.0.2"),
+        _lanswitch(
+            lan, "l1", "tables", "--json", "--timeout", "2", "--interface", lan.address("l1")
+        ),
         name="tables-l1",
         env=_env(lan.workdir / "data-l1"),
         cwd=ROOT,
@@ -370,6 +372,10 @@ def test_a_laptop_that_drops_off_mid_hand_resumes_its_seat_and_the_match_complet
     resumed = time.monotonic() - t0
     _everyone_exits_0(match, deadline)
     played = time.monotonic() - t0
+    # The host saw the player go and come back (docs/hosting.md: "NAME is away", "NAME is back")
+    host_said = match.host.lines()
+    assert "player-l2 is away" in host_said, lan.describe()
+    assert "player-l2 is back" in host_said[host_said.index("player-l2 is away") :], lan.describe()
     # Back in the same hand: it resumed after that hand started and before it was over ...
     said = dropper.lines()
     at = next(i for i, s in enumerate(said) if s.startswith("resumed seat"))
