@@ -36,6 +36,7 @@ import secrets
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -259,7 +260,9 @@ class Lan:
             self._sysctl_zero(node, "net/ipv6/conf/all/accept_dad")
             self._sysctl_zero(node, "net/ipv6/conf/default/accept_dad")
             veth = ("type", "veth", "peer", "name", "eth0", "netns", node.netns)
-            _ip("-n", br, "link", "add", node.port, *veth)
+            done = _ip("-n", br, "link", "add", node.port, *veth, check=False)
+            if done.returncode != 0:
+                raise LanUnavailableError(f"cannot make a veth pair: {done.stderr.strip()}")
             _ip("-n", br, "link", "set", node.port, "master", "br0")
             _ip("-n", br, "link", "set", node.port, "up")
             _ip("-n", node.netns, "addr", "add", f"{node.address}/{PREFIX_LEN}", "dev", "eth0")
@@ -377,16 +380,41 @@ class Lan:
         return "\n".join(p.describe() for p in self.processes)
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """While inside, SIGTERM (a CI job's timeout) raises KeyboardInterrupt like Ctrl-C does,
+    so the ``finally`` blocks and fixture finalizers that delete the namespaces still run;
+    Python's default for SIGTERM is to die on the spot. Only where SIGTERM has its default
+    handler and we are in the main thread (signal handlers can be set nowhere else)."""
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
+        yield
+        return
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 @contextlib.contextmanager
 def lan_or_skip(workdir: Path, *, laptops: int = 3) -> Iterator[Lan]:
     """A :class:`Lan` for the duration of the block, or ``pytest.skip`` with the reason this
-    machine cannot make one. Torn down on the way out, whatever happened in the block."""
+    machine cannot make one. Torn down on the way out, whatever happened in the block (Ctrl-C
+    and SIGTERM included)."""
     why = why_no_lan()
     if why is not None:
         pytest.skip(why)
-    try:
-        lan = Lan(workdir, laptops=laptops)
-    except LanUnavailableError as e:
-        pytest.skip(str(e))
-    with lan:
-        yield lan
+    with _sigterm_interrupts():
+        try:
+            lan = Lan(workdir, laptops=laptops)
+        except LanUnavailableError as e:
+            pytest.skip(str(e))
+        with lan:
+            yield lan
