@@ -103,6 +103,7 @@ class NodeProcess:
 
     @property
     def pid(self) -> int:
+        """The command's own pid (``ip netns exec`` execs it): the only one we ever signal."""
         return self.popen.pid
 
     @property
@@ -310,6 +311,8 @@ class Lan:
             raise KeyError(f"no node {name!r}; the nodes are {sorted(self.nodes)}") from None
 
     def address(self, name: str) -> str:
+        """The node's IPv4 address, e.g. for ``--interface`` (a node has only that one and
+        loopback, so binding zeroconf to it is what a laptop on one Wi-Fi would do)."""
         return self.node(name).address
 
     def run(
@@ -381,6 +384,7 @@ class Lan:
 
 
 def _interrupt(signum: int, frame: object) -> None:
+    """A signal handler that unwinds the stack as Ctrl-C does (finalizers run)."""
     raise KeyboardInterrupt(f"signal {signum}")
 
 

@@ -120,11 +120,15 @@ def lan(tmp_path: Path) -> Iterator[Lan]:
 
 
 def _echo(lan: Lan, node: str, addr: str, port: int, timeout: float) -> tuple[bool, str]:
+    """Whether ``node`` got a line echoed by ADDR:PORT (connecting within ``timeout``), and
+    what the client said: a connect that fails is an answer here, not an error."""
     done = lan.run(node, [PY, "-c", ECHO_CLIENT, addr, str(port), str(timeout)], timeout=20)
     return done.returncode == 0, (done.stdout + done.stderr).strip()
 
 
 def test_nodes_talk_tcp_across_the_bridge_and_a_dropped_link_cuts_one_off(lan: Lan) -> None:
+    """Every node reaches a server on l1 by TCP; with l1's link down nobody does, and with it
+    back up they do again — what the resume test below relies on ``link_down`` to mean."""
     l1 = lan.address("l1")
     server = lan.start("l1", [PY, "-c", ECHO_SERVER, l1, "10", "30"], name="echo", env=_env())
     port = int(server.wait_for_line(r"^port (\d+)$", timeout=10).group(1))
