@@ -300,7 +300,9 @@ def _profile_path(directory: Path | None, name: str) -> str | None:
     return str(directory / f"{name}.prof")
 
 
-def game_one(identity: Identity, one_s: float, profile: Path | None) -> Session:
+def game_one(
+    identity: Identity, one_s: float, profile: Path | None, gc_freeze: bool = False
+) -> Session:
     """(a): one client at a table with three host bots, unpaced sequential moves."""
     return run_session(
         server_start=start_tables,
@@ -310,6 +312,7 @@ def game_one(identity: Identity, one_s: float, profile: Path | None) -> Session:
             "bots": 3,
             "bot_delay": ONE_CLIENT_BOT_DELAY_S,
             "profile": _profile_path(profile, "server-one"),
+            "gc_freeze": gc_freeze,
         },
         client_kind="game",
         client_cfgs=lambda pid, ports: [
@@ -331,6 +334,7 @@ def game_load(
     keep_going: Callable[[int, StepResult], bool],
     profile: Path | None,
     profile_name: str = "server-load",
+    gc_freeze: bool = False,
 ) -> Session:
     """(b) and (c): tables of bot clients (``client_tables``: the global table indices of each
     client process), paced by ``steps``, stopped early when ``keep_going`` says so."""
@@ -345,6 +349,7 @@ def game_load(
             "bot_delay": 0.0,
             "nofile": nofile,
             "profile": _profile_path(profile, profile_name),
+            "gc_freeze": gc_freeze,
         },
         client_kind="game",
         client_cfgs=lambda pid, ports: [

@@ -27,6 +27,7 @@ import asyncio
 import bisect
 import contextlib
 import cProfile
+import gc
 import math
 import multiprocessing as mp
 import os
@@ -120,20 +121,38 @@ def lag_summary(lags: Sequence[float]) -> dict[str, float]:
 
 
 class LagProbe:
-    """How late an event loop runs a timer: a coroutine asks to sleep ``interval`` and records
-    how much longer it took.
+    """How late an event loop runs a timer, and how long the garbage collector stopped it.
 
-    A loop busy with other work (a burst of messages, a transcript being verified, a slow
-    callback) runs everything late, and every round trip through it waits that long. Probing
-    both processes tells a slow host from a slow load generator: on a LAN the clients would
-    each have their own machine, so only the server's lag belongs to lanswitch. The probe costs
-    ``1 / interval`` timer wake-ups a second, nothing beside a few hundred messages a second.
+    A coroutine asks to sleep ``interval`` and records how much longer it took. A loop busy
+    with other work (a burst of messages, a transcript being verified, a slow callback, a
+    collection of the cyclic garbage collector) runs everything late, and every round trip
+    through it waits that long. Probing both processes tells a slow host from a slow load
+    generator: on a LAN the clients would each have their own machine, so only the server's
+    lag belongs to lanswitch. ``gc.callbacks`` time each collection, so a stall can be laid
+    at the collector's door. The probe costs ``1 / interval`` timer wake-ups a second.
     """
 
     def __init__(self, interval: float = 0.005) -> None:
         self.interval = interval
         self.times: array.array[float] = array.array("d")
         self.lags: array.array[float] = array.array("d")
+        self.gc_times: array.array[float] = array.array("d")
+        self.gc_pauses: array.array[float] = array.array("d")
+        self.gc_generations: array.array[int] = array.array("b")
+        self._gc_start = 0.0
+        gc.callbacks.append(self._on_gc)
+
+    def _on_gc(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._gc_start = time.monotonic()
+            return
+        self.gc_times.append(self._gc_start)
+        self.gc_pauses.append(time.monotonic() - self._gc_start)
+        self.gc_generations.append(info.get("generation", 0))
+
+    def close(self) -> None:
+        with contextlib.suppress(ValueError):
+            gc.callbacks.remove(self._on_gc)
 
     async def run(self) -> None:
         interval = self.interval
@@ -145,10 +164,18 @@ class LagProbe:
             self.lags.append(now - t - interval)
 
     def window(self, begin: float, end: float) -> dict[str, float]:
-        """The lag summary of the probes that woke in ``[begin, end)``."""
+        """Lag p50, p99 and max of the probes that woke in ``[begin, end)``; the longest and
+        the total garbage-collector pause there, and how many full (generation 2) ones."""
         i = bisect.bisect_left(self.times, begin)
         j = bisect.bisect_left(self.times, end)
-        return lag_summary(self.lags[i:j])
+        out = lag_summary(self.lags[i:j])
+        i = bisect.bisect_left(self.gc_times, begin)
+        j = bisect.bisect_left(self.gc_times, end)
+        pauses = self.gc_pauses[i:j]
+        out["gc_max"] = max(pauses, default=0.0)
+        out["gc_total"] = sum(pauses)
+        out["gc_full"] = float(sum(1 for g in self.gc_generations[i:j] if g == 2))
+        return out
 
 
 # --- the schedule -----------------------------------------------------------------------------
@@ -475,6 +502,7 @@ async def _client_main(pipe: Pipe, driver: Driver, cfg: dict[str, Any]) -> None:
     stop_wait.cancel()
     shipped.cancel()
     probing.cancel()
+    probe.close()
     run.cancel()
     with contextlib.suppress(asyncio.CancelledError, Exception):
         await run
@@ -518,8 +546,10 @@ def server_process(
 ) -> None:
     """Entry point of the server process: start, report the ports, serve until told to stop.
 
-    With ``cfg["profile"]`` set to a path, the serving time from the parent's ``profile``
-    message (sent once every client is in) runs under cProfile and the stats are written
+    With ``cfg["gc_freeze"]``, everything alive when the parent says ``loaded`` (every client
+    is in) is moved out of the garbage collector's reach (``gc.freeze()``): an experiment on
+    the collector's pauses, off by default. With ``cfg["profile"]`` set to a path, the
+    serving time from ``loaded`` on runs under cProfile and the stats are written
     there on a clean stop (the benchmark's answer to "where does the time
     go" when a target is missed).
     """
@@ -541,7 +571,10 @@ def server_process(
             msg = await queue.get()
             if msg[0] == "lags":
                 pipe.send(("lags", [probe.window(b, e) for b, e in msg[1]]))
-            elif msg[0] == "profile":  # the clients are in: profile the load, not the setup
+            elif msg[0] == "loaded":  # the clients are in: profile the load, not the setup
+                if cfg.get("gc_freeze"):
+                    gc.collect()
+                    gc.freeze()  # the tables and connections made so far: never collected again
                 if profiler is not None and not profiling:
                     profiler.enable()
                     profiling = True
@@ -550,6 +583,7 @@ def server_process(
         if profiler is not None and profiling:
             profiler.disable()
         probing.cancel()
+        probe.close()
         with contextlib.suppress(Exception):
             async with asyncio.timeout(10.0):
                 await handle.close()
@@ -674,7 +708,7 @@ def run_session(
                 return Session([], 0, memory_idle, {}, {}, {}, failure=f"{msg[1]}\n{msg[2]}")
             connected += msg[1]
         memory_connected = proc_memory(server_pid)
-        s_parent.send(("profile",))
+        s_parent.send(("loaded",))
         t0 = time.monotonic() + 0.5
         raw_steps = [(s.period_s, s.duration_s, s.warmup_s) for s in steps]
         for _, pipe in clients:

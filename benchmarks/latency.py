@@ -34,7 +34,8 @@ Columns of each step: ``offered/s`` (tables / period), ``got/s`` (moves sent in 
 ``n`` round trips timed, percentiles and max in ms, ``err`` errors, ``srvCPU`` and ``cliCPU``
 (share of one core used by the server process and by the busiest client process),
 ``srvLag99`` / ``cliLag99`` (p99 of how late each process's event loop ran a 5 ms timer: a
-blocked loop delays every round trip through it), ``others`` (cores busy with processes not
+blocked loop delays every round trip through it), ``srvGC`` / ``cliGC`` (the longest pause
+of the cyclic garbage collector in the window, ms), ``others`` (cores busy with processes not
 ours — other work on a shared machine, the noise). So a figure limited by the load generator
 or by the neighbours rather than the host can be told apart. ``--profile DIR`` runs the
 lanswitch server process under cProfile during the load (not the setup) and prints its own
@@ -46,7 +47,11 @@ a random bot's hand of switch lasts ~160 moves, so the ends of the first hands (
 deal's signatures and transcript checks, on the host and on every client) come in a wave,
 not spread evenly as at tables that have played a while.
 
-Usage: ``python benchmarks/latency.py [--quick] [--json] [--client-procs N] [--profile DIR]``.
+``--server-gc-freeze`` is an experiment, off by default: both servers call ``gc.freeze()``
+once their clients are in, to show what the collector's full collections cost the host.
+
+Usage: ``python benchmarks/latency.py [--quick] [--json] [--client-procs N] [--profile DIR]
+[--server-gc-freeze]``.
 Traffic stays on 127.0.0.1; every phase is bounded in time and count.
 """
 
@@ -158,11 +163,11 @@ def split_tables(n_tables: int, procs: int) -> list[list[int]]:
 # --- the echo -------------------------------------------------------------------------------
 
 
-def echo_one(identity: Identity, sizes: Sizes) -> Session:
+def echo_one(identity: Identity, sizes: Sizes, gc_freeze: bool = False) -> Session:
     """(a) for the echo: one client, sequential round trips."""
     return run_session(
         server_start=start_echo,
-        server_cfg={"identity": identity},
+        server_cfg={"identity": identity, "gc_freeze": gc_freeze},
         client_kind="echo",
         client_cfgs=lambda pid, ports: [
             {"identity": identity, "ports": ports, "tables": [0], "per_table": 1}
@@ -180,12 +185,13 @@ def echo_paced(
     procs: int,
     steps: list[Step],
     keep_going: Callable[[int, StepResult], bool],
+    gc_freeze: bool = False,
 ) -> Session:
     """(b) or (c) for the echo: the same tables, slots and steps as lanswitch's."""
     nofile = 4 * sizes.tables * sizes.per_table + 256
     return run_session(
         server_start=start_echo,
-        server_cfg={"identity": identity, "nofile": nofile},
+        server_cfg={"identity": identity, "nofile": nofile, "gc_freeze": gc_freeze},
         client_kind="echo",
         client_cfgs=lambda pid, ports: [
             {
@@ -211,6 +217,11 @@ def ms(seconds: float) -> float:
     return round(seconds * 1000.0, 3)
 
 
+def _lag_json(lag: dict[str, float]) -> dict[str, float]:
+    """Lags and pauses in ms; ``gc_full`` stays a count."""
+    return {k: (int(v) if k == "gc_full" else ms(v)) for k, v in lag.items()}
+
+
 def step_json(r: StepResult) -> dict[str, Any]:
     return {
         "period_ms": round(r.step.period_s * 1000.0, 3),
@@ -230,8 +241,8 @@ def step_json(r: StepResult) -> dict[str, Any]:
         "others_cpu": round(r.others_cpu, 3) if r.others_cpu is not None else None,
         "steal_cpu": round(r.steal, 3) if r.steal is not None else None,
         "server_memory_kib": r.server_memory,
-        "server_loop_lag_ms": {k: ms(v) for k, v in r.server_lag.items()},
-        "client_loop_lag_ms": {k: ms(v) for k, v in r.client_lag.items()},
+        "server_loop_lag_ms": _lag_json(r.server_lag),
+        "client_loop_lag_ms": _lag_json(r.client_lag),
         "sustained": sustained(r),
     }
 
@@ -316,7 +327,13 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="run the lanswitch server under cProfile (slower!); stats files go in this directory",
     )
+    ap.add_argument(
+        "--server-gc-freeze",
+        action="store_true",
+        help="experiment: gc.freeze() in both servers once the clients are in",
+    )
     args = ap.parse_args(argv)
+    freeze = args.server_gc_freeze
     sizes = QUICK if args.quick else FULL
     procs = max(1, min(args.client_procs, sizes.tables))
     raise_nofile(4 * sizes.tables * sizes.per_table + 256)
@@ -341,31 +358,35 @@ def main(argv: list[str] | None = None) -> int:
                 keep_going=keep,
                 profile=args.profile,
                 profile_name=name,
+                gc_freeze=freeze,
             )
 
         # The echo and lanswitch alternate phase by phase, so both meet the same noise.
         for rep in range(1, sizes.one_reps + 1):
             progress(f"(a) echo, one client ({rep}/{sizes.one_reps})")
-            sessions[f"echo_one#{rep}"] = echo_one(identity, sizes)
+            sessions[f"echo_one#{rep}"] = echo_one(identity, sizes, freeze)
             if game is not None:
                 progress(f"(a) lanswitch, one client ({rep}/{sizes.one_reps})")
-                sessions[f"ours_one#{rep}"] = game.game_one(identity, sizes.one_s, args.profile)
+                sessions[f"ours_one#{rep}"] = game.game_one(
+                    identity, sizes.one_s, args.profile, freeze
+                )
         progress("(b) echo, paced load")
         sessions["echo_load"] = echo_paced(
-            identity, sizes, procs, sizes.load_steps(), lambda k, r: True
+            identity, sizes, procs, sizes.load_steps(), lambda k, r: True, freeze
         )
         if game is not None:
             progress("(b) lanswitch, paced load")
             sessions["ours_load"] = ours(sizes.load_steps(), lambda k, r: True, "server-load")
         progress("(c) echo, rising rate")
         sessions["echo_ramp"] = echo_paced(
-            identity, sizes, procs, sizes.ramp_steps_list(), RampJudge()
+            identity, sizes, procs, sizes.ramp_steps_list(), RampJudge(), freeze
         )
         if game is not None:
             progress("(c) lanswitch, rising rate")
             sessions["ours_ramp"] = ours(sizes.ramp_steps_list(), RampJudge(), "server-ramp")
 
     report = build_report(sizes, procs, sessions)
+    report["sizes"]["server_gc_freeze"] = freeze
     if args.json:
         print(json.dumps(_finite(report), indent=2, allow_nan=False, default=str))
     else:
@@ -459,6 +480,8 @@ def build_report(sizes: Sizes, procs: int, sessions: dict[str, Session | None]) 
             "echo_achieved_per_s": round(eb.achieved_per_s, 1) if eb else None,
             "ours_cpu": cpu(gb),
             "echo_cpu": cpu(eb),
+            "ours_server_lag_ms": _lag_json(gb.server_lag) if gb else None,
+            "echo_server_lag_ms": _lag_json(eb.server_lag) if eb else None,
             "host_memory_kib": gb.server_memory if gb else None,
             "echo_memory_kib": eb.server_memory if eb else None,
             "target": "p99 <= 2x echo p99, 0 errors",
@@ -509,7 +532,7 @@ def print_report(rep: dict[str, Any]) -> None:
         print(
             f"  {'period':>7} {'offered/s':>9} {'got/s':>8} {'n':>7} {'p50':>7} {'p90':>7} "
             f"{'p99':>7} {'p99.9':>7} {'max':>7} {'err':>4} {'srvCPU':>6} {'cliCPU':>6} "
-            f"{'srvLag99':>8} {'cliLag99':>8} {'others':>6}"
+            f"{'srvLag99':>8} {'cliLag99':>8} {'others':>6} {'srvGC':>6} {'cliGC':>6}"
         )
         for st in s["steps"]:
             srv = f"{st['server_cpu']:6.0%}" if st["server_cpu"] is not None else "   n/a"
@@ -523,7 +546,9 @@ def print_report(rep: dict[str, Any]) -> None:
                 f"{st['p99_ms']:7.3f} {st['p999_ms']:7.3f} {st['max_ms']:7.2f} "
                 f"{st['errors']:4d} {srv} {st['client_cpu']:6.0%} "
                 f"{st['server_loop_lag_ms'].get('p99', math.nan):8.3f} "
-                f"{st['client_loop_lag_ms'].get('p99', math.nan):8.3f} {others}{flag}"
+                f"{st['client_loop_lag_ms'].get('p99', math.nan):8.3f} {others} "
+                f"{st['server_loop_lag_ms'].get('gc_max', math.nan):6.1f} "
+                f"{st['client_loop_lag_ms'].get('gc_max', math.nan):6.1f}{flag}"
             )
             if st["error_kinds"]:
                 print(f"          errors: {st['error_kinds']}")
@@ -565,6 +590,13 @@ def print_report(rep: dict[str, Any]) -> None:
             f"    CPU (share of a core): lanswitch server {oc['server']:.0%}, its clients "
             f"{oc['client']:.0%}; echo server {ec['server']:.0%}, its clients {ec['client']:.0%}"
         )
+    if b["ours_server_lag_ms"]:
+        lag = b["ours_server_lag_ms"]
+        print(
+            f"    lanswitch server loop: lag p99 {lag.get('p99', math.nan):.1f} ms, max "
+            f"{lag.get('max', math.nan):.1f} ms; longest GC pause {lag.get('gc_max', 0):.1f} ms "
+            f"({lag.get('gc_full', 0)} full collections in the window)"
+        )
     hm, em = b["host_memory_kib"] or {}, b["echo_memory_kib"] or {}
     if hm:
         print(
@@ -587,7 +619,9 @@ def print_report(rep: dict[str, Any]) -> None:
             f"    {name} {where} {st['offered_per_s']:.0f}/s: p99 {st['p99_ms']:.1f} ms, "
             f"server CPU {st['server_cpu'] or 0:.0%} (loop lag p99 "
             f"{st['server_loop_lag_ms'].get('p99', math.nan):.1f} ms), clients CPU "
-            f"{st['client_cpu']:.0%}, other processes {st['others_cpu'] or 0:.0%}"
+            f"{st['client_cpu']:.0%}, other processes {st['others_cpu'] or 0:.0%}; longest "
+            f"GC pause in the server {st['server_loop_lag_ms'].get('gc_max', math.nan):.1f} ms "
+            f"({st['server_loop_lag_ms'].get('gc_full', 0)} full collections)"
         )
         if st["client_cpu"] >= CLIENT_BOUND:
             print(
