@@ -32,6 +32,7 @@ import math
 import multiprocessing as mp
 import os
 import resource
+import sys
 import time
 import traceback
 from collections import Counter
@@ -762,9 +763,14 @@ def run_session(
         memory_end = proc_memory(server_pid)
         schedule = Schedule(t0, steps, n_tables)
         s_parent.send(("lags", [schedule.window(k) for k in range(len(steps))]))
-        lag_msg = _recv(s_parent, 30.0, "server process", server)
-        for k, r in enumerate(results):  # results[k] is step k: steps are kept in order
-            r.server_lag = lag_msg[1][k]
+        try:
+            lag_msg = _recv(s_parent, 30.0, "server process", server)
+        except (TimeoutError, RuntimeError, EOFError, OSError) as e:
+            outside["server_lags_lost"] += 1
+            print(f"latency: no loop lags from the server: {e}", file=sys.stderr)
+        else:
+            for k, r in enumerate(results):  # results[k] is step k: steps are kept in order
+                r.server_lag = lag_msg[1][k]
         return Session(results, connected, memory_idle, memory_connected, memory_end, dict(outside))
     finally:
         for proc, _ in clients:
