@@ -21,7 +21,7 @@ $(NATIVE): lanswitch/game.py lanswitch/rules.py lanswitch/cards.py | $(STAMP)
 	$(BIN)/python -m lanswitch._build || echo "make: the engine was not compiled; the pure Python engine will run"
 
 play: $(STAMP) $(NATIVE)
-	$(BIN)/lanswitch simulate --games 1 --verbose
+	$(BIN)/lanswitch play
 
 test: $(STAMP) $(NATIVE) lint typecheck pytest
 

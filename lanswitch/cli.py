@@ -215,8 +215,36 @@ def build_parser() -> argparse.ArgumentParser:
         help="trust the host even though its certificate changed since last time",
     )
 
+    pl = sub.add_parser(
+        "play",
+        help="host a table on the LAN and play at it (friends join with lanswitch join)",
+        description="Host a table on the local network, sit at it in the terminal client, and "
+        "fill the other seats with bots. Friends on the same network see the table with "
+        "lanswitch tables and take a seat with lanswitch join.",
+    )
+    pl.add_argument("--rules", default="switch", metavar="NAME|FILE", help="preset or TOML file")
+    pl.add_argument("--bots", type=_count, default=3, metavar="N", help="bots (default 3)")
+    pl.add_argument("--seats", type=_players, default=4, metavar="N", help="2..8 (default 4)")
+    pl.add_argument("--name", metavar="NAME", help="your name (default: your user name)")
+    pl.add_argument("--table", metavar="T", help="the table's name (default: NAME's table)")
+    pl.add_argument("--interface", metavar="ADDR", help="serve on this IPv4 address only")
+    pl.add_argument("--port", type=_port, default=0, metavar="P", help="TCP port (default any)")
+    pl.add_argument("--bot-delay", type=_duration, default=0.6, metavar="S", help=argparse.SUPPRESS)
+    pl.add_argument(
+        "--turn-timer", type=_duration, default=0.0, metavar="S", help="seconds a player has to act"
+    )
+    _look_options(pl)
+
     sub.add_parser("paths", help="show where lanswitch keeps its files")
     return p
+
+
+def _look_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--ascii", action="store_true", help="letters for suits, no symbols")
+    parser.add_argument(
+        "--four-colour", action="store_true", help="a colour per suit (clubs green, diamonds blue)"
+    )
+    parser.add_argument("--bell", action="store_true", help="ring the terminal bell on your turn")
 
 
 def _port(text: str) -> int:
@@ -481,6 +509,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_verify(args, out, err)
         if args.command == "tables":
             return _cmd_tables(args, out)
+        if args.command == "play":
+            from .tui import play
+
+            return play(args, data_dir(args.data_dir), out, err)
         if args.command in ("host", "join"):
             from . import netcmd
 

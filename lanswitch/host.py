@@ -659,6 +659,7 @@ class Host:
         h.turn_since = self._now
         timer = self._timer_ms(h)
         shown: dict[int | None, tuple[p.Events, p.SeatView]] = {}
+        public = p.Events(seq=seq, events=tuple(redact(e, None) for e in events), log=log)
         order = list(self.conns.values())
         if first is not None and first in self.conns:  # the mover hears first: its round trip
             order.insert(0, order.pop(order.index(self.conns[first])))
@@ -669,7 +670,10 @@ class Host:
             seat = self._seat_of(cid)
             pair = shown.get(seat)
             if pair is None:
-                ev = p.Events(seq=seq, events=tuple(redact(e, seat) for e in events), log=log)
+                # One events message for every viewer who sees the step as a spectator does
+                # (all of them, unless cards were dealt or drawn): the server encodes it once.
+                mine = tuple(redact(e, seat) for e in events)
+                ev = public if mine == public.events else p.Events(seq=seq, events=mine, log=log)
                 view = p.SeatView.from_view(h.game.view(seat), seq, timer)
                 pair = shown[seat] = (ev, view)
             self.outbox.append((cid, pair[0]))

@@ -941,9 +941,10 @@ def decode_frame_payload(payload: bytes) -> Message:
     return decode_message(obj)
 
 
-def encode_message(message: Message) -> bytes:
+def encode_message(message: Message, *, check: bool = True) -> bytes:
     """The msgpack payload of ``message``: a map, ``type`` first, then the fields in their
-    declared order. Checked against the schema: LocalProtocolError if it would not decode."""
+    declared order. Checked against the schema: LocalProtocolError if it would not decode
+    (``check=False`` skips that, for :data:`BUILT_FROM_ENGINE` messages)."""
     cls = type(message)
     if MESSAGES.get(getattr(cls, "TYPE", "")) is not cls:
         raise LocalProtocolError(f"not a protocol message: {_REPR.repr(message)}")
@@ -952,16 +953,26 @@ def encode_message(message: Message) -> bytes:
     for name, convert in _wire_plan(cls):
         v = getattr(message, name)
         wire[name] = _to_wire(v) if convert else v
-    try:
-        _checked(wire)
-    except RemoteProtocolError as e:
-        raise LocalProtocolError(f"cannot send this {t}: {e.text}", e.code) from None
+    if check:
+        try:
+            _checked(wire)
+        except RemoteProtocolError as e:
+            raise LocalProtocolError(f"cannot send this {t}: {e.text}", e.code) from None
     return msgpack.packb(wire, use_bin_type=True)  # type: ignore[no-any-return]
 
 
-def encode_frame(message: Message) -> bytes:
+BUILT_FROM_ENGINE: Final = frozenset({"view", "events"})
+"""The message types a host builds only from the rules engine's own values
+(:meth:`SeatView.from_view`, redacted engine events). They are most of a host's output — a view
+and events per seat per step — and checking each against the schema before sending was most
+of the cost of encoding, so a host may encode them with ``check=False``.
+``tests/test_protocol.py`` holds every view and event stream of whole hands of every preset to
+the schema, which is what makes skipping the check safe."""
+
+
+def encode_frame(message: Message, *, check: bool = True) -> bytes:
     """``message`` as one frame: ``u32 length ‖ payload``."""
-    payload = encode_message(message)
+    payload = encode_message(message, check=check)
     if len(payload) > MAX_FRAME:
         raise LocalProtocolError(
             f"a {message.TYPE} message of {len(payload)} bytes is above the "
@@ -1069,9 +1080,10 @@ class Connection:
         """Bytes received that do not yet make a whole frame."""
         return len(self._buffer)
 
-    def send(self, message: Message) -> bytes:
+    def send(self, message: Message, *, frame: bytes | None = None) -> bytes:
         """The frame for ``message``. LocalProtocolError if our side may not send it now or it
-        is not a valid message (the state is unchanged then)."""
+        is not a valid message (the state is unchanged then). ``frame``: the message already
+        encoded (:func:`encode_frame`), when one message goes to many connections."""
         t = getattr(type(message), "TYPE", "")
         if MESSAGES.get(t) is not type(message):
             raise LocalProtocolError(f"not a protocol message: {_REPR.repr(message)}")
@@ -1088,7 +1100,7 @@ class Connection:
                 f"a {self.role.value} cannot send {t} in state {self.state.value}",
                 ErrorCode.UNEXPECTED,
             )
-        data = encode_frame(message)
+        data = encode_frame(message) if frame is None else frame
         self.state = nxt
         if t in _CLOSING:
             self._sent_close = True

@@ -88,6 +88,11 @@ class Server:
         if self._task is not None:
             await self._task
 
+    def poke(self) -> None:
+        """Send what the host queued outside a message or a tick (a local call on it: the
+        host's own player added a bot, changed the rules)."""
+        self._flush()
+
     async def __aenter__(self) -> Server:
         await self.start()
         return self
@@ -206,9 +211,12 @@ class Server:
             out, host.outbox = host.outbox, []
             # One write per connection, in the order the host first addressed them (the
             # mover first), each written as soon as its frames are encoded.
+            # A message sent to several connections (a broadcast, a spectators' view) is
+            # encoded once; views and events, built from the engine's values, unchecked.
             batches: dict[int, list[p.Message]] = {}
             for cid, message in out:
                 batches.setdefault(cid, []).append(message)
+            encoded: dict[int, bytes] = {}  # id(message) → frame, while ``out`` holds them
             for cid, messages in batches.items():
                 conn = self._conns.get(cid)
                 if conn is None:
@@ -216,7 +224,11 @@ class Server:
                 frames = []
                 for message in messages:
                     try:
-                        frames.append(conn[1].send(message))
+                        frame = encoded.get(id(message))
+                        if frame is None:
+                            check = message.TYPE not in p.BUILT_FROM_ENGINE
+                            frame = encoded[id(message)] = p.encode_frame(message, check=check)
+                        frames.append(conn[1].send(message, frame=frame))
                     except p.LocalProtocolError as e:  # a bug of ours: say so, serve the rest
                         log.error("not sent to %d: %s", cid, e)
                 self._write(cid, b"".join(frames))

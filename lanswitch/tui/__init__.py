@@ -1,0 +1,204 @@
+"""The terminal client (a shell): ``lanswitch play`` and an interactive ``lanswitch join``.
+
+``play`` hosts a table on the LAN (the same :class:`~lanswitch.host.Host` and
+:class:`~lanswitch.server.Server` as ``lanswitch host``, advertised by zeroconf) and seats the
+player at it through a real client connection over loopback TLS, so the host's own player
+goes through exactly the code every other player does. The host's powers (bots, rules,
+start) are local calls on the host. ``join`` without ``--bot`` runs the same client against a
+table elsewhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from ..client import Client, JoinError, Target
+from ..discovery import TableAdvertiser
+from ..fairness import public_bytes
+from ..host import Host, HostConfig
+from ..protocol import PROTOCOL_VERSION, Bye
+from ..rules import PRESETS, load_rules
+from ..server import Server
+from ..session import Session
+from ..table import Refused
+from ..tls import Identity, PinStore, load_or_create_identity, server_context
+from .app import TuiApp, colour_wanted
+from .model import HostPowers, TuiModel
+from .render import Look
+
+__all__ = ["play", "run_client"]
+
+
+def _look(args: argparse.Namespace) -> Look:
+    return Look(
+        ascii=bool(getattr(args, "ascii", False)),
+        four_colour=bool(getattr(args, "four_colour", False)),
+        colour=colour_wanted(),
+    )
+
+
+async def run_client(
+    session: Session,
+    target: Target,
+    *,
+    look: Look,
+    pins: PinStore | None,
+    accept_change: bool = False,
+    powers: HostPowers | None = None,
+    bell: bool = False,
+    title: str = "lanswitch",
+) -> TuiModel:
+    """Run the terminal client for ``session`` at ``target`` until the player leaves or the
+    host ends the table; returns the model (for the exit status and tests)."""
+    client: Client
+    model = TuiModel(session, send=lambda m: client.send(m), look=look, powers=powers, bell=bell)
+    tui = TuiApp(model, title=title)
+
+    def news(_: object) -> None:
+        tui.refresh()
+        if bell and model.rings:
+            sys.stdout.write("\a")
+
+    client = Client(session, target, pins=pins, accept_change=accept_change, on_news=news)
+    net = asyncio.create_task(client.run())
+
+    def net_done(task: asyncio.Task[None]) -> None:
+        tui.refresh()
+
+    net.add_done_callback(net_done)
+    try:
+        await tui.app.run_async()
+    finally:
+        if not net.done():
+            if not session.closed:
+                client.send(Bye(reason="left the table"))
+            net.cancel()
+        with contextlib.suppress(asyncio.CancelledError, JoinError, OSError):
+            await net
+    return model
+
+
+def play(args: argparse.Namespace, data: Path, out: TextIO, err: TextIO) -> int:
+    """``lanswitch play``: host a table and sit at it."""
+    rules = load_rules(args.rules)
+    name = args.name or os.environ.get("USER") or "player"
+    config = HostConfig(
+        name=(args.table or f"{name}'s table")[:32],
+        rules=rules,
+        rules_name=args.rules if args.rules in PRESETS else Path(args.rules).stem,
+        seats=max(args.seats, args.bots + 1),
+        bots=args.bots,
+        bot_delay=args.bot_delay,
+        turn_timer=args.turn_timer,
+    )
+    identity = load_or_create_identity(data)
+    return asyncio.run(_play(config, identity, name, args, out, err))
+
+
+async def _play(
+    config: HostConfig,
+    identity: Identity,
+    name: str,
+    args: argparse.Namespace,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    host = Host(config, entropy=os.urandom, now=time.monotonic())
+    key = Ed25519PrivateKey.generate()
+    host.owner_key = public_bytes(key)
+    address = args.interface or "0.0.0.0"
+    server = Server(host, ssl_context=server_context(identity), address=address, port=args.port)
+    await server.start()
+    advertiser = TableAdvertiser(
+        name=config.name,
+        port=server.port,
+        rules=host.rules_name,
+        seats_total=config.seats,
+        seats_free=host.free_seats(),
+        fingerprint=identity.hex,
+        version=PROTOCOL_VERSION,
+        interfaces=[args.interface] if args.interface else None,
+    )
+    advertised = True
+    try:
+        await advertiser.start()
+    except Exception:  # friends can still join by address
+        advertised = False
+    session = Session(name, key=key, entropy=os.urandom)
+    order = list(PRESETS)
+
+    def act(call: object) -> str | None:
+        try:
+            result = call() if callable(call) else None
+        except Refused as e:
+            return e.refusal.value
+        server.poke()
+        return result if isinstance(result, str) else None
+
+    def add_bot() -> str | None:
+        free = [s.index for s in host.table.seats if s.kind == "empty"]
+        if not free:
+            return "no seat is free"
+        return act(lambda: host.add_bot(free[0])) or "a bot sits down"
+
+    def remove_bot() -> str | None:
+        bots = [s.index for s in host.table.seats if s.kind == "bot"]
+        if not bots:
+            return "no bot to remove"
+        return act(lambda: host.remove_bot(bots[-1])) or "a bot stands up"
+
+    def next_rules() -> str | None:
+        now = host.rules_name if host.rules_name in PRESETS else order[-1]
+        nxt = order[(order.index(now) + 1) % len(order)]
+        return act(lambda: host.set_rules(PRESETS[nxt], nxt)) or f"rules: {nxt}"
+
+    def start() -> str | None:
+        for _ in range(len(host.table.seats)):  # every empty seat gets a bot
+            if not any(s.kind == "empty" for s in host.table.seats):
+                break
+            add_bot()
+        return "starting: every seat is filled"
+
+    powers = HostPowers(add_bot, remove_bot, next_rules, start)
+    shown = args.interface or "127.0.0.1"
+    target = Target(config.name, (shown,), server.port, identity.fingerprint, "self")
+    free = host.free_seats()
+
+    async def keep_advertised() -> None:
+        nonlocal free
+        for _ in range(10**9):
+            await asyncio.sleep(0.5)
+            if advertised and host.free_seats() != free:
+                free = host.free_seats()
+                with contextlib.suppress(Exception):
+                    await advertiser.update(seats_free=free)
+
+    keeper = asyncio.create_task(keep_advertised())
+    try:
+        model = await run_client(
+            session,
+            target,
+            look=_look(args),
+            pins=None,
+            powers=powers,
+            bell=args.bell,
+            title=f"lanswitch · hosting on {shown}:{server.port}",
+        )
+    finally:
+        keeper.cancel()
+        if advertised:
+            with contextlib.suppress(Exception):
+                await advertiser.close()
+        await server.close()
+    del model
+    out.write(f"table {config.name!r} closed\n")
+    return 0
