@@ -16,6 +16,7 @@ import contextlib
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -56,6 +57,7 @@ async def run_client(
     powers: HostPowers | None = None,
     bell: bool = False,
     title: str = "lanswitch",
+    on_start: Callable[[TuiModel, TuiApp], None] | None = None,
 ) -> TuiModel:
     """Run the terminal client for ``session`` at ``target`` until the player leaves or the
     host ends the table; returns the model (for the exit status and tests)."""
@@ -75,6 +77,8 @@ async def run_client(
         tui.refresh()
 
     net.add_done_callback(net_done)
+    if on_start is not None:
+        on_start(model, tui)
     try:
         await tui.app.run_async()
     finally:

@@ -66,11 +66,12 @@ class TuiModel:
     @property
     def screen(self) -> str:
         s = self.session
-        if s.closed:
-            return "closed"
         h = s.hand
+        # The last hand's result stays up until dismissed, even when the match then ended.
         if h is not None and h.over is not None and self.dismissed_hand != h.message.hand_no:
             return "over"
+        if s.closed:
+            return "closed"
         lobby = s.lobby
         if h is not None and h.over is None and s.view is not None:
             return "table"
@@ -200,7 +201,8 @@ class TuiModel:
             h = self.session.hand
             if h is not None:
                 self.dismissed_hand = h.message.hand_no
-            self.toggle_ready(True)
+            if not self.session.closed:
+                self.toggle_ready(True)
             return
         if screen != "table":
             return
