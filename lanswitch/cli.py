@@ -214,6 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="trust the host even though its certificate changed since last time",
     )
+    j.add_argument("--headless", action="store_true", help="no terminal client: print what happens")
+    _look_options(j)
 
     pl = sub.add_parser(
         "play",

@@ -335,9 +335,9 @@ class Client:
             return
         self.fingerprint = fingerprint
         how = _PIN_WORDS[verdict] if verdict is not None else "not pinned"
-        if self.on_news is not None:
-            words = fingerprint_words(fingerprint)
-            self.on_news(News("pin", f"host certificate: {words} ({how})", fingerprint))
+        words = fingerprint_words(fingerprint)
+        self.session.news.append(News("pin", f"host certificate: {words} ({how})", fingerprint))
+        self._emit_news()
 
     def _emit_news(self) -> None:
         news = self.session.news

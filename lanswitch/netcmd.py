@@ -184,10 +184,11 @@ def _slug(text: str) -> str:
 
 
 def cmd_join(args: argparse.Namespace, data: Path, out: TextIO, err: TextIO) -> int:
+    if args.bot is None and not args.headless:
+        return asyncio.run(_join_terminal(args, data, out))
     if args.bot is None and not args.spectate:
         raise ValueError(
-            "playing by hand needs the terminal client; pass --bot STRATEGY to let a bot play "
-            "your seat headless, or --spectate to watch"
+            "--headless needs --bot STRATEGY (a bot plays your seat) or --spectate (you watch)"
         )
     transcripts: Path | None = None
     if args.transcripts:
@@ -215,6 +216,45 @@ async def _target(args: argparse.Namespace) -> Target:
         )
     names = ", ".join(repr(t.name) for t in tables)
     raise JoinError(f"several tables answered ({names}): say which, e.g. lanswitch join NAME")
+
+
+async def _join_terminal(args: argparse.Namespace, data: Path, out: TextIO) -> int:
+    """``join`` in the terminal client: the table browser unless a table is named."""
+    from .tui import look_of, run_client
+    from .tui.browser import browse
+
+    look = look_of(args)
+    name = args.name or _default_name()
+    spectate = args.spectate
+    if args.table:
+        try:
+            target = await _target(args)
+        except JoinError as e:
+            raise CommandError(str(e)) from None
+    else:
+        interfaces = [args.interface] if args.interface else None
+        choice = await browse(look=look, interfaces=interfaces, name=name)
+        if choice is None:
+            return 0
+        target, spectate = choice.target, spectate or choice.spectate
+    session = Session(
+        name,
+        key=Ed25519PrivateKey.generate(),
+        entropy=os.urandom,
+        spectate=spectate,
+        password=args.password,
+    )
+    model = await run_client(
+        session,
+        target,
+        look=look,
+        pins=PinStore.in_dir(data),
+        accept_change=args.accept_new_fingerprint,
+        bell=args.bell,
+    )
+    if model.failure is not None:
+        raise CommandError(model.failure)
+    return 0
 
 
 async def _join(

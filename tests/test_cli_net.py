@@ -141,7 +141,7 @@ def test_join_errors_are_clear(tmp_path: Path) -> None:
     assert missing.returncode == 1
     assert "no table called 'No Such Table'" in missing.stderr
     assert "HOST:PORT" in missing.stderr
-    hand = join(f"{LOOPBACK}:1")
+    hand = join(f"{LOOPBACK}:1", "--headless")
     assert hand.returncode == 2
     assert "--bot" in hand.stderr
     closed = join(f"{LOOPBACK}:9", "--bot", "random")

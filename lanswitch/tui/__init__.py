@@ -31,20 +31,36 @@ from ..rules import PRESETS, load_rules
 from ..server import Server
 from ..session import Session
 from ..table import Refused
-from ..tls import Identity, PinStore, load_or_create_identity, server_context
+from ..tls import (
+    FingerprintMismatch,
+    Identity,
+    PinChanged,
+    PinStore,
+    load_or_create_identity,
+    server_context,
+)
 from .app import TuiApp, colour_wanted
 from .model import HostPowers, TuiModel
 from .render import Look
 
-__all__ = ["play", "run_client"]
+__all__ = ["describe_failure", "look_of", "play", "run_client"]
 
 
-def _look(args: argparse.Namespace) -> Look:
+def look_of(args: argparse.Namespace) -> Look:
     return Look(
         ascii=bool(getattr(args, "ascii", False)),
         four_colour=bool(getattr(args, "four_colour", False)),
         colour=colour_wanted(),
     )
+
+
+def describe_failure(exc: BaseException | None) -> str:
+    """Why the connection could not go on, for the screen and the exit message."""
+    if isinstance(exc, PinChanged):
+        return str(exc)
+    if isinstance(exc, FingerprintMismatch):
+        return f"{exc}. Someone may be impersonating the table; check the host's words"
+    return str(exc) or type(exc).__name__
 
 
 async def run_client(
@@ -74,6 +90,8 @@ async def run_client(
     net = asyncio.create_task(client.run())
 
     def net_done(task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            model.failure = describe_failure(task.exception())
         tui.refresh()
 
     net.add_done_callback(net_done)
@@ -191,7 +209,7 @@ async def _play(
         model = await run_client(
             session,
             target,
-            look=_look(args),
+            look=look_of(args),
             pins=None,
             powers=powers,
             bell=args.bell,

@@ -288,6 +288,7 @@ class TuiApp:
         if screen == "closed":
             reason = self.model.session.close_reason
             text = getattr(reason, "reason", "") or getattr(reason, "text", "")
+            text = self.model.failure or text
             return [("", f"\n  The table is closed: {text}\n\n  Press Enter to leave.\n")]
         return [("", "\n  Connecting…\n")]
 

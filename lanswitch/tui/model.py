@@ -57,6 +57,7 @@ class TuiModel:
         self.status = ""  # one line of feedback (a refusal, a hint)
         self.dismissed_hand: int | None = None  # the hand-end screen the player closed
         self.quit = False
+        self.failure: str | None = None  # the connection failed for good: why
         self.rings = 0  # bells rung (a test can count them)
         self._news_seen = 0
         self._turn_seq = -1
@@ -66,6 +67,8 @@ class TuiModel:
     @property
     def screen(self) -> str:
         s = self.session
+        if self.failure is not None:
+            return "closed"
         h = s.hand
         # The last hand's result stays up until dismissed, even when the match then ended.
         if h is not None and h.over is not None and self.dismissed_hand != h.message.hand_no:

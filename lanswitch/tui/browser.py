@@ -1,0 +1,185 @@
+"""The table browser: the tables heard on the LAN, live, and a way to type an address.
+
+``lanswitch join`` with no table opens it. The list is the zeroconf browser's, redrawn as
+tables come and go; Enter joins the highlighted table, ``s`` watches it, ``a`` asks for
+``HOST:PORT`` (for networks that block multicast DNS), ``q`` leaves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
+from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+
+from ..client import Target, parse_address
+from ..discovery import Table, TableBrowser
+from ..tls import fingerprint_words, parse_fingerprint
+from .app import build_style
+from .render import Look, StyledText
+
+__all__ = ["Choice", "TableList", "browse"]
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """What the player picked: where, and whether to watch."""
+
+    target: Target
+    spectate: bool
+
+
+class TableList:
+    """The browser's state: the tables, the cursor, the address being typed."""
+
+    def __init__(self) -> None:
+        self.tables: list[Table] = []
+        self.cursor = 0
+        self.typing = False
+        self.status = ""
+        self.choice: Choice | None = None
+
+    def update(self, tables: Sequence[Table]) -> None:
+        current = self.tables[self.cursor].name if self.tables else None
+        self.tables = sorted(tables, key=lambda t: t.name.casefold())
+        names = [t.name for t in self.tables]
+        self.cursor = names.index(current) if current in names else 0
+
+    def pick(self, spectate: bool) -> bool:
+        if not self.tables:
+            self.status = "no table yet: wait, or press a to type an address"
+            return False
+        self.choice = Choice(Target.from_table(self.tables[self.cursor]), spectate)
+        return True
+
+    def address(self, text: str) -> bool:
+        addr = parse_address(text.strip())
+        if addr is None:
+            self.status = f"{text.strip()!r} is not HOST:PORT"
+            return False
+        host, port = addr
+        self.choice = Choice(Target(text.strip(), (host,), port, None, host), False)
+        return True
+
+    def render(self, look: Look) -> StyledText:
+        out: StyledText = [("class:title", "\n  Tables on this network\n\n")]
+        if not self.tables:
+            out.append(("class:dim", "  listening… (none heard yet)\n"))
+        for i, t in enumerate(self.tables):
+            try:
+                words = fingerprint_words(parse_fingerprint(t.fingerprint))
+            except ValueError:
+                words = "(no fingerprint)"
+            free = "?" if t.seats_free is None else t.seats_free
+            total = "?" if t.seats_total is None else t.seats_total
+            style = "class:cursor" if i == self.cursor else ""
+            line = f"  {t.name[:24]:<24} {t.host[:12]:<12} {t.rules[:12]:<12} {free}/{total} free"
+            out.append((style, line))
+            out.append(("class:dim", f"   {words}\n"))
+        out.append(("", "\n"))
+        return out
+
+
+async def browse(
+    *, look: Look, interfaces: Sequence[str] | None = None, name: str = ""
+) -> Choice | None:
+    """Show the browser until the player picks a table (None: they left)."""
+    state = TableList()
+    buffer = Buffer(multiline=False)
+    kb = KeyBindings()
+    browsing = Condition(lambda: not state.typing)
+    typing = Condition(lambda: state.typing)
+
+    @kb.add("up", filter=browsing)
+    def _up(event: KeyPressEvent) -> None:
+        state.cursor = max(0, state.cursor - 1)
+
+    @kb.add("down", filter=browsing)
+    def _down(event: KeyPressEvent) -> None:
+        state.cursor = min(len(state.tables) - 1, state.cursor + 1) if state.tables else 0
+
+    @kb.add("enter", filter=browsing)
+    def _join(event: KeyPressEvent) -> None:
+        if state.pick(False):
+            event.app.exit()
+
+    @kb.add("s", filter=browsing)
+    def _watch(event: KeyPressEvent) -> None:
+        if state.pick(True):
+            event.app.exit()
+
+    @kb.add("a", filter=browsing)
+    def _type(event: KeyPressEvent) -> None:
+        state.typing = True
+        event.app.layout.focus(buffer)
+
+    @kb.add("enter", filter=typing)
+    def _typed(event: KeyPressEvent) -> None:
+        if state.address(buffer.text):
+            event.app.exit()
+
+    @kb.add("escape", filter=typing)
+    def _cancel(event: KeyPressEvent) -> None:
+        state.typing = False
+        buffer.reset()
+
+    @kb.add("q", filter=browsing)
+    @kb.add("c-c")
+    def _quit(event: KeyPressEvent) -> None:
+        event.app.exit()
+
+    hint = " ↑/↓ choose · Enter join · s watch · a address · q leave "
+    app: Application[None] = Application(
+        layout=Layout(
+            HSplit(
+                [
+                    Window(
+                        FormattedTextControl(lambda: [("class:title", f"lanswitch · {name}")]),
+                        height=1,
+                    ),
+                    Window(FormattedTextControl(lambda: state.render(look))),
+                    ConditionalContainer(
+                        HSplit(
+                            [
+                                Window(
+                                    FormattedTextControl("  HOST:PORT (Enter joins, Esc back): "),
+                                    height=1,
+                                ),
+                                Window(BufferControl(buffer), height=1),
+                            ]
+                        ),
+                        filter=typing,
+                    ),
+                    Window(FormattedTextControl(lambda: state.status), height=1),
+                    Window(FormattedTextControl(hint), height=1, style="class:hint"),
+                ]
+            )
+        ),
+        key_bindings=kb,
+        style=build_style(colour=look.colour, four_colour=look.four_colour),
+        full_screen=True,
+    )
+
+    async with TableBrowser(interfaces=interfaces) as browser:
+
+        async def follow() -> None:
+            for _ in range(10**9):
+                state.update(list(browser.tables.values()))
+                app.invalidate()
+                await asyncio.sleep(0.3)
+
+        watcher = asyncio.create_task(follow())
+        try:
+            await app.run_async()
+        finally:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
+    return state.choice
