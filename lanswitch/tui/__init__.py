@@ -150,11 +150,7 @@ async def _play(
         version=PROTOCOL_VERSION,
         interfaces=[args.interface] if args.interface else None,
     )
-    advertised = True
-    try:
-        await advertiser.start()
-    except Exception:  # friends can still join by address
-        advertised = False
+    advertised = False
     session = Session(name, key=key, entropy=os.urandom)
     order = list(PRESETS)
 
@@ -196,7 +192,15 @@ async def _play(
     free = host.free_seats()
 
     async def keep_advertised() -> None:
-        nonlocal free
+        # In the background: zeroconf probes for a second or so before it answers, and the
+        # player should not wait for that to see the table. Friends can always join by
+        # address if multicast DNS cannot start.
+        nonlocal free, advertised
+        try:
+            await advertiser.start()
+        except Exception:
+            return
+        advertised = True
         for _ in range(10**9):
             await asyncio.sleep(0.5)
             if advertised and host.free_seats() != free:
@@ -217,9 +221,10 @@ async def _play(
         )
     finally:
         keeper.cancel()
-        if advertised:
-            with contextlib.suppress(Exception):
-                await advertiser.close()
+        with contextlib.suppress(asyncio.CancelledError):
+            await keeper
+        with contextlib.suppress(Exception):  # safe if it never started: nothing to undo
+            await advertiser.close()
         await server.close()
     del model
     out.write(f"table {config.name!r} closed\n")
