@@ -14,13 +14,17 @@ import secrets
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from . import __version__
 from .bots import BOTS
 from .rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, RulesError, dump_toml, load_rules
-from .simulate import SimStats, simulate, verbose_printer
-from .transcript import Aborts, Transcript, TranscriptError, Verdict, verify_all
+
+if TYPE_CHECKING:
+    from .simulate import SimStats
+
+# The commands import what they need when they run: `lanswitch play` draws its first frame
+# sooner without the simulator and the transcript checker loaded first.
 
 __all__ = ["data_dir", "main"]
 
@@ -303,6 +307,8 @@ class _Progress:
 
 
 def _cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .simulate import simulate, verbose_printer
+
     rules = load_rules(args.rules)
     names = [b.strip() for b in args.bots.split(",")]
     if len(names) == 1:
@@ -388,6 +394,8 @@ def _summary(stats: SimStats, seed: int, out: TextIO) -> None:
 
 def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     names: list[str] = args.files
+    from .transcript import Aborts, Transcript, TranscriptError, Verdict, verify_all
+
     loaded: dict[int, Transcript] = {}
     errors: dict[int, str] = {}
     for i, name in enumerate(names):

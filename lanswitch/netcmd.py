@@ -220,8 +220,8 @@ async def _target(args: argparse.Namespace) -> Target:
 
 async def _join_terminal(args: argparse.Namespace, data: Path, out: TextIO) -> int:
     """``join`` in the terminal client: the table browser unless a table is named."""
-    from .tui import look_of, run_client
     from .tui.browser import browse
+    from .tui.run import look_of, run_client
 
     look = look_of(args)
     name = args.name or _default_name()

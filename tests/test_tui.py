@@ -25,10 +25,10 @@ from lanswitch.rules import PRESETS
 from lanswitch.server import Server
 from lanswitch.session import Session
 from lanswitch.tls import Identity, load_or_create_identity, server_context
-from lanswitch.tui import run_client
 from lanswitch.tui.app import KEYS, TuiApp, build_style
 from lanswitch.tui.model import HostPowers, TuiModel
 from lanswitch.tui.render import Look, card_text, move_text
+from lanswitch.tui.run import run_client
 from tests.tablenet import TableNet
 
 LOOPBACK = "127.0.0.1"

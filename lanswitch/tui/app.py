@@ -67,7 +67,7 @@ KEYS: tuple[Key, ...] = (
     Key(("space",), "Space select", _TABLE, TuiModel.space),
     Key(("d",), "d draw", _TABLE, TuiModel.draw),
     Key(("p",), "p pass", _TABLE, TuiModel.pass_turn),
-    Key(("l",), "l last card", _TABLE, TuiModel.call_last),
+    Key(("l",), "l last", _TABLE, TuiModel.call_last),
     Key(("n",), "n peanuckle", _TABLE, TuiModel.call_two, shown=False),
     Key(("r",), "r ready", frozenset({"lobby"}), lambda m: m.toggle_ready()),
     Key(("b",), "b add bot", frozenset({"lobby"}), lambda m: m.host_power("add_bot")),

@@ -142,12 +142,16 @@ class TuiModel:
                 elif kind == "draw" and value >= 0 and seat == self.session.seat:
                     self._line(("", "you draw "), (card_style(value, look), card_text(value, look)))
                 elif kind == "pickup":
+                    self._line(("class:warn", f"pick-up on: {value} cards"))
+                elif kind == "take":
                     self._line(("class:warn", f"{who} picks up {value}"))
+                elif kind == "cancel":
+                    self._line(("", f"{who} cancels the pick-up"))
                 elif kind == "suit":
                     self._line(("", f"{who} names {move_text(SUIT_BASE + value, look)}"))
                 elif kind == "reverse":
                     self._line(("", "direction reversed"))
-                elif kind == "skip" or kind == "miss":
+                elif kind == "miss":
                     self._line(("class:dim", f"{who} misses a turn"))
                 elif kind == "call":
                     self._line(("class:warn", f"{who} calls last card"))

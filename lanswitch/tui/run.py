@@ -1,0 +1,233 @@
+"""Running the terminal client: ``lanswitch play`` (host and sit) and ``lanswitch join``.
+
+``play`` hosts a table on the LAN (the same :class:`~lanswitch.host.Host` and
+:class:`~lanswitch.server.Server` as ``lanswitch host``, advertised by zeroconf) and seats the
+player at it through a real client connection over loopback TLS, so the host's own player
+goes through exactly the code every other player does. The host's powers (bots, rules,
+start) are local calls on the host. ``join`` without ``--bot`` runs the same client against a
+table elsewhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TextIO
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from ..client import Client, JoinError, Target
+from ..discovery import TableAdvertiser
+from ..fairness import public_bytes
+from ..host import Host, HostConfig
+from ..protocol import PROTOCOL_VERSION, Bye
+from ..rules import PRESETS, RuleSet
+from ..server import Server
+from ..session import Session
+from ..table import Refused
+from ..tls import (
+    FingerprintMismatch,
+    PinChanged,
+    PinStore,
+    load_or_create_identity,
+    server_context,
+)
+from .app import TuiApp, colour_wanted
+from .model import HostPowers, TuiModel
+from .render import Look
+
+__all__ = ["describe_failure", "look_of", "play", "play_config", "run_client"]
+
+
+def look_of(args: argparse.Namespace) -> Look:
+    return Look(
+        ascii=bool(getattr(args, "ascii", False)),
+        four_colour=bool(getattr(args, "four_colour", False)),
+        colour=colour_wanted(),
+    )
+
+
+def describe_failure(exc: BaseException | None) -> str:
+    """Why the connection could not go on, for the screen and the exit message."""
+    if isinstance(exc, PinChanged):
+        return str(exc)
+    if isinstance(exc, FingerprintMismatch):
+        return f"{exc}. Someone may be impersonating the table; check the host's words"
+    return str(exc) or type(exc).__name__
+
+
+async def run_client(
+    session: Session,
+    target: Target,
+    *,
+    look: Look,
+    pins: PinStore | None,
+    accept_change: bool = False,
+    powers: HostPowers | None = None,
+    bell: bool = False,
+    title: str = "lanswitch",
+    on_start: Callable[[TuiModel, TuiApp], None] | None = None,
+) -> TuiModel:
+    """Run the terminal client for ``session`` at ``target`` until the player leaves or the
+    host ends the table; returns the model (for the exit status and tests)."""
+    client: Client
+    model = TuiModel(session, send=lambda m: client.send(m), look=look, powers=powers, bell=bell)
+    tui = TuiApp(model, title=title)
+
+    def news(_: object) -> None:
+        tui.refresh()
+        if bell and model.rings:
+            sys.stdout.write("\a")
+
+    client = Client(session, target, pins=pins, accept_change=accept_change, on_news=news)
+    net = asyncio.create_task(client.run())
+
+    def net_done(task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            model.failure = describe_failure(task.exception())
+        tui.refresh()
+
+    net.add_done_callback(net_done)
+    if on_start is not None:
+        on_start(model, tui)
+    try:
+        await tui.app.run_async()
+    finally:
+        if not net.done():
+            if not session.closed:
+                client.send(Bye(reason="left the table"))
+            net.cancel()
+        with contextlib.suppress(asyncio.CancelledError, JoinError, OSError):
+            await net
+    return model
+
+
+def play_config(args: argparse.Namespace, rules: RuleSet) -> tuple[HostConfig, str]:
+    """The table ``lanswitch play`` hosts, and the player's name."""
+    name = args.name or os.environ.get("USER") or "player"
+    config = HostConfig(
+        name=(args.table or f"{name}'s table")[:32],
+        rules=rules,
+        rules_name=args.rules if args.rules in PRESETS else Path(args.rules).stem,
+        seats=max(args.seats, args.bots + 1),
+        bots=args.bots,
+        bot_delay=args.bot_delay,
+        turn_timer=args.turn_timer,
+    )
+    return config, name
+
+
+async def play(
+    args: argparse.Namespace,
+    data: Path,
+    rules: RuleSet,
+    out: TextIO,
+    ready: Callable[[], Awaitable[None]] | None = None,
+) -> int:
+    """``lanswitch play``: host a table and sit at it. ``ready`` is called once the table is
+    up, just before the client's first frame (the splash screen closes then)."""
+    config, name = play_config(args, rules)
+    identity = load_or_create_identity(data)
+    host = Host(config, entropy=os.urandom, now=time.monotonic())
+    key = Ed25519PrivateKey.generate()
+    host.owner_key = public_bytes(key)
+    address = args.interface or "0.0.0.0"
+    server = Server(host, ssl_context=server_context(identity), address=address, port=args.port)
+    await server.start()
+    advertiser = TableAdvertiser(
+        name=config.name,
+        port=server.port,
+        rules=host.rules_name,
+        seats_total=config.seats,
+        seats_free=host.free_seats(),
+        fingerprint=identity.hex,
+        version=PROTOCOL_VERSION,
+        interfaces=[args.interface] if args.interface else None,
+    )
+    advertised = False
+    session = Session(name, key=key, entropy=os.urandom)
+    order = list(PRESETS)
+
+    def act(call: object) -> str | None:
+        try:
+            result = call() if callable(call) else None
+        except Refused as e:
+            return e.refusal.value
+        server.poke()
+        return result if isinstance(result, str) else None
+
+    def add_bot() -> str | None:
+        free = [s.index for s in host.table.seats if s.kind == "empty"]
+        if not free:
+            return "no seat is free"
+        return act(lambda: host.add_bot(free[0])) or "a bot sits down"
+
+    def remove_bot() -> str | None:
+        bots = [s.index for s in host.table.seats if s.kind == "bot"]
+        if not bots:
+            return "no bot to remove"
+        return act(lambda: host.remove_bot(bots[-1])) or "a bot stands up"
+
+    def next_rules() -> str | None:
+        now = host.rules_name if host.rules_name in PRESETS else order[-1]
+        nxt = order[(order.index(now) + 1) % len(order)]
+        return act(lambda: host.set_rules(PRESETS[nxt], nxt)) or f"rules: {nxt}"
+
+    def start() -> str | None:
+        for _ in range(len(host.table.seats)):  # every empty seat gets a bot
+            if not any(s.kind == "empty" for s in host.table.seats):
+                break
+            add_bot()
+        return "starting: every seat is filled"
+
+    powers = HostPowers(add_bot, remove_bot, next_rules, start)
+    shown = args.interface or "127.0.0.1"
+    target = Target(config.name, (shown,), server.port, identity.fingerprint, "self")
+    free = host.free_seats()
+
+    async def keep_advertised() -> None:
+        # In the background: zeroconf probes for a second or so before it answers, and the
+        # player should not wait for that to see the table. Friends can always join by
+        # address if multicast DNS cannot start.
+        nonlocal free, advertised
+        try:
+            await advertiser.start()
+        except Exception:
+            return
+        advertised = True
+        for _ in range(10**9):
+            await asyncio.sleep(0.5)
+            if advertised and host.free_seats() != free:
+                free = host.free_seats()
+                with contextlib.suppress(Exception):
+                    await advertiser.update(seats_free=free)
+
+    keeper = asyncio.create_task(keep_advertised())
+    if ready is not None:
+        await ready()
+    try:
+        model = await run_client(
+            session,
+            target,
+            look=look_of(args),
+            pins=None,
+            powers=powers,
+            bell=args.bell,
+            title=f"lanswitch · hosting on {shown}:{server.port}",
+        )
+    finally:
+        keeper.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await keeper
+        with contextlib.suppress(Exception):  # safe if it never started: nothing to undo
+            await advertiser.close()
+        await server.close()
+    del model
+    out.write(f"table {config.name!r} closed\n")
+    return 0
