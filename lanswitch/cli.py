@@ -17,8 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from . import __version__
-from .bots import BOTS
-from .rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, RulesError, dump_toml, load_rules
+
+# Parser limits and names, as literals so that `lanswitch play` can draw its first frame before
+# the rules engine is loaded; tests/test_cli.py checks they agree with rules.py and bots.py.
+MIN_PLAYERS, MAX_PLAYERS = 2, 8
+BOTS = ("heuristic", "random")
 
 if TYPE_CHECKING:
     from .simulate import SimStats
@@ -279,10 +282,14 @@ def _duration(text: str) -> float:
 
 def _cmd_rules(args: argparse.Namespace, out: TextIO) -> int:
     if args.name is None:
+        from .rules import PRESETS
+
         width = max(len(n) for n in PRESETS)
         for name, rules in PRESETS.items():
             out.write(f"{name:<{width}}  {rules.description}\n")
         return 0
+    from .rules import dump_toml, load_rules
+
     out.write(dump_toml(load_rules(args.name)))
     return 0
 
@@ -307,6 +314,7 @@ class _Progress:
 
 
 def _cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .rules import load_rules
     from .simulate import simulate, verbose_printer
 
     rules = load_rules(args.rules)
@@ -539,7 +547,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         parser.print_help(out)
         return 0
-    except (RulesError, _UsageError) as e:
+    except _UsageError as e:
+        err.write(f"lanswitch: error: {e}\n")
+        return 2
+    except ValueError as e:
+        from .rules import RulesError  # loaded already if that is what this is
+
+        if not isinstance(e, RulesError):
+            raise
         err.write(f"lanswitch: error: {e}\n")
         return 2
     except BrokenPipeError:

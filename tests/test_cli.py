@@ -430,3 +430,12 @@ def test_long_simulations_show_a_progress_bar_on_a_terminal(tmp_path: Path) -> N
     assert "100% (300/300 hands)" in screen
     assert "#########################" in screen
     assert "hands/s" in (tmp_path / "out.txt").read_text(encoding="utf-8")
+
+
+def test_the_parsers_literals_agree_with_the_rules_and_the_bots() -> None:
+    from lanswitch import cli
+    from lanswitch.bots import BOTS
+    from lanswitch.rules import MAX_PLAYERS, MIN_PLAYERS
+
+    assert (cli.MIN_PLAYERS, cli.MAX_PLAYERS) == (MIN_PLAYERS, MAX_PLAYERS)
+    assert sorted(cli.BOTS) == sorted(BOTS)

@@ -7,59 +7,39 @@ goes through exactly the code every other player does (``run.py``). The screens 
 ``app.py`` (layout, styles, the key table), ``model.py`` (the cursor, the selection, what each
 key does) and ``render.py`` (cards and seats as styled text); ``browser.py`` lists the tables.
 
-This module stays light on purpose: ``play`` puts a first frame on the terminal (a splash)
-with nothing but prompt_toolkit loaded, then loads the rest and starts the table behind it.
+This module stays light on purpose: ``play`` puts a first frame on the terminal (a splash,
+written directly as terminal escapes) before prompt_toolkit, the rules engine and the network
+code are even loaded, then loads them and starts the table behind it.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
+import sys
 from pathlib import Path
 from typing import TextIO
 
-from ..rules import load_rules
-
-__all__ = ["play"]
+__all__ = ["SPLASH", "play"]
 
 SPLASH = "lanswitch · starting your table…"
+_ENTER = "\x1b[?1049h\x1b[H\x1b[2J\x1b[?25l"  # the alternate screen, cleared, cursor hidden
+_LEAVE = "\x1b[?25h\x1b[?1049l"
 
 
 def play(args: argparse.Namespace, data: Path, out: TextIO, err: TextIO) -> int:
     """``lanswitch play``: host a table on the LAN and sit at it."""
-    rules = load_rules(args.rules)  # a bad rules file is reported before any screen
-    return asyncio.run(_with_splash(args, data, rules, out))
-
-
-async def _with_splash(args: argparse.Namespace, data: Path, rules: object, out: TextIO) -> int:
-    from prompt_toolkit.application import Application
-    from prompt_toolkit.layout import Layout, Window
-    from prompt_toolkit.layout.controls import FormattedTextControl
-
-    drawn = asyncio.Event()
-    splash: Application[None] = Application(
-        layout=Layout(Window(FormattedTextControl([("bold", SPLASH)]))),
-        full_screen=True,
-        after_render=lambda _app: drawn.set(),
-    )
-    shown = asyncio.create_task(splash.run_async())
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(5.0):
-            await drawn.wait()
-
-    from ..rules import RuleSet
-    from .run import play
-
-    assert isinstance(rules, RuleSet)
-
-    async def close_splash() -> None:
-        if splash.is_running:
-            splash.exit()
-        with contextlib.suppress(Exception):
-            await shown  # one application on the terminal at a time
-
+    splash = sys.stdout.isatty()
+    if splash:  # prompt_toolkit takes over this same screen when it starts
+        sys.stdout.write(f"{_ENTER}\x1b[1m{SPLASH}\x1b[0m")
+        sys.stdout.flush()
     try:
-        return await play(args, data, rules, out, ready=close_splash)
+        from ..rules import load_rules
+        from .run import play as run_play
+
+        rules = load_rules(args.rules)  # RulesError: the splash goes, the error is printed
+        return asyncio.run(run_play(args, data, rules, out))
     finally:
-        await close_splash()
+        if splash:
+            sys.stdout.write(_LEAVE)
+            sys.stdout.flush()

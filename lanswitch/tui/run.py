@@ -16,7 +16,7 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -128,10 +128,8 @@ async def play(
     data: Path,
     rules: RuleSet,
     out: TextIO,
-    ready: Callable[[], Awaitable[None]] | None = None,
 ) -> int:
-    """``lanswitch play``: host a table and sit at it. ``ready`` is called once the table is
-    up, just before the client's first frame (the splash screen closes then)."""
+    """``lanswitch play``: host a table and sit at it."""
     config, name = play_config(args, rules)
     identity = load_or_create_identity(data)
     host = Host(config, entropy=os.urandom, now=time.monotonic())
@@ -209,8 +207,6 @@ async def play(
                     await advertiser.update(seats_free=free)
 
     keeper = asyncio.create_task(keep_advertised())
-    if ready is not None:
-        await ready()
     try:
         model = await run_client(
             session,
