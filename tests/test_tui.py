@@ -390,3 +390,126 @@ def test_the_leave_confirmation(identity: Identity, tmp_path: Path) -> None:
 
     asyncio.run(asyncio.wait_for(main(), 60))
     assert "Leave the table?" in screen.text()
+
+
+def test_the_turn_timer_counts_down_on_screen() -> None:
+    net = TableNet(HostConfig(name="T", seats=2, bots=1, bot_delay=0.0, turn_timer=20.0), seed=4)
+    model, app = tui_at(net)
+    model.toggle_ready()
+    net.run(lambda: model.session.my_turn())
+    app.refresh()
+    header = text(app._header())
+    assert "your time: 19s" in header or "your time: 20s" in header
+    model.timer_since -= 5  # five seconds pass on the client's clock
+    assert "your time: 1" in text(app._header())
+    assert model.seconds_left() in (14, 15)
+
+
+def test_the_bell_rings_once_per_turn() -> None:
+    net = TableNet(HostConfig(name="T", seats=2, bots=1, bot_delay=0.0, hands=1), seed=6)
+    model, app = tui_at(net, bell=True)
+    model.toggle_ready()
+    turns: set[int] = set()  # the steps at which this seat was to act
+    for _ in range(40):
+        net.run(lambda: model.session.my_turn() or net.host.finished, steps=5000)
+        if net.host.finished or not model.session.my_turn():
+            break
+        app.refresh()
+        app.refresh()  # a second redraw of the same step rings nothing
+        turns.add(model.session.seq)
+        assert model.rings == len(turns)
+        legal = model.legal()
+        cards = [c for c in model.hand() if c in legal]
+        if cards:
+            model.cursor = list(model.hand()).index(cards[0])
+            model.enter()
+        elif DRAW in legal:
+            model.draw()
+        else:
+            model.pass_turn()
+    assert turns
+
+
+def test_the_table_browser_lists_tables_and_takes_an_address() -> None:
+    from lanswitch.tui.browser import browse
+
+    screen = Screen()
+
+    async def main() -> None:
+        with create_pipe_input() as keys, create_app_session(input=keys, output=screen.output):
+            task = asyncio.create_task(browse(look=Look(), interfaces=[LOOPBACK], name="ann"))
+            await asyncio.sleep(0.3)
+            keys.send_text("a")
+            await asyncio.sleep(0.1)
+            keys.send_text("not an address\r")
+            await asyncio.sleep(0.1)
+            keys.send_text("\x7f" * 20 + "127.0.0.1:4567\r")
+            choice = await asyncio.wait_for(task, 10)
+        assert choice is not None
+        assert choice.target.addresses == ("127.0.0.1",)
+        assert choice.target.port == 4567
+        assert choice.target.fingerprint is None
+        assert not choice.spectate
+
+    asyncio.run(asyncio.wait_for(main(), 30))
+    drawn = screen.text()
+    assert "Tables on this network" in drawn
+    assert "is not HOST:PORT" in drawn
+
+
+def test_the_browser_model_picks_the_highlighted_table() -> None:
+    from lanswitch.discovery import Table
+    from lanswitch.tui.browser import TableList
+
+    def table(name: str) -> Table:
+        return Table(name, ("10.0.0.2",), 4000, "switch", 2, 4, 1, "ab" * 32, "pc", "pc.local.")
+
+    state = TableList()
+    assert not state.pick(False)
+    assert "no table yet" in state.status
+    state.update([table("Kitchen"), table("Attic")])
+    assert [t.name for t in state.tables] == ["Attic", "Kitchen"]
+    state.cursor = 1
+    state.update([table("Kitchen"), table("Attic"), table("Barn")])  # the cursor stays put
+    assert state.tables[state.cursor].name == "Kitchen"
+    assert state.pick(True)
+    assert state.choice is not None
+    assert state.choice.spectate
+    assert state.choice.target.pin_as == "table Kitchen"
+    assert "Kitchen" in text(state.render(Look()))
+
+
+def test_chat_and_the_verdict_overlay_by_keys(identity: Identity) -> None:
+    screen = Screen()
+
+    async def main() -> None:
+        host = Host(
+            HostConfig(name="C", seats=2, bots=1, bot_delay=0.0, hands=None),
+            entropy=os.urandom,
+            now=time.monotonic(),
+        )
+        server = Server(host, ssl_context=server_context(identity), address=LOOPBACK)
+        await server.start()
+        target = Target("C", (LOOPBACK,), server.port, identity.fingerprint, "c")
+        session = Session("ann", key=Ed25519PrivateKey.generate(), entropy=os.urandom)
+        got: dict[str, TuiModel] = {}
+        with create_pipe_input() as keys, create_app_session(input=keys, output=screen.output):
+            task = asyncio.create_task(
+                run_client(
+                    session, target, look=Look(), pins=None, on_start=lambda m, t: got.update(m=m)
+                )
+            )
+            await until(lambda: "m" in got and got["m"].screen == "lobby")
+            model = got["m"]
+            keys.send_text("c")
+            await until(lambda: model.overlay == "chat")
+            keys.send_text("hello table\r")
+            await until(lambda: any("hello table" in n.text for n in session.news))
+            assert model.overlay is None
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        await server.close()
+
+    asyncio.run(asyncio.wait_for(main(), 30))
+    assert "hello table" in screen.text()

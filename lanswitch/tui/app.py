@@ -258,8 +258,10 @@ class TuiApp:
         if h is not None and h.over is None:
             parts.append(f"hand {h.message.hand_no}")
         text = " · ".join(parts)
-        if s.timer_ms and self.model.screen == "table":
-            text += f"   ⏱ {s.timer_ms // 1000}s" if not self.model.look.ascii else ""
+        left = self.model.seconds_left()
+        if left is not None and self.model.screen == "table":
+            turn = "your" if s.my_turn() else "their"
+            text += f"   {turn} time: {left}s"
         return [("class:title", text)]
 
     def _status(self) -> StyledText:

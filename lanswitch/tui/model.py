@@ -9,6 +9,7 @@ it directly, without a terminal.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -61,6 +62,8 @@ class TuiModel:
         self.rings = 0  # bells rung (a test can count them)
         self._news_seen = 0
         self._turn_seq = -1
+        self._timer_seen: tuple[int, int] = (-1, 0)  # (seq, timer_ms) of the view last read
+        self.timer_since = 0.0  # when that view's timer_ms was read (time.monotonic)
 
     # -- what to show ----------------------------------------------------------------------
 
@@ -113,6 +116,8 @@ class TuiModel:
     def update(self) -> None:
         """Take the session's news into the log; keep the cursor in range; lay queued cards."""
         s = self.session
+        if (s.seq, s.timer_ms) != self._timer_seen:
+            self._timer_seen, self.timer_since = (s.seq, s.timer_ms), time.monotonic()
         for news in s.news[self._news_seen :]:
             self._take(news)
         self._news_seen = len(s.news)
@@ -193,6 +198,13 @@ class TuiModel:
                 if c in legal:
                     self.cursor = i
                     break
+
+    def seconds_left(self) -> int | None:
+        """The turn timer's seconds left now (None: no timer running)."""
+        ms = self.session.timer_ms
+        if not ms:
+            return None
+        return max(0, int(ms / 1000 - (time.monotonic() - self.timer_since)))
 
     # -- keys ------------------------------------------------------------------------------
 

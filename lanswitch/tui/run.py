@@ -80,10 +80,22 @@ async def run_client(
     model = TuiModel(session, send=lambda m: client.send(m), look=look, powers=powers, bell=bell)
     tui = TuiApp(model, title=title)
 
+    rung = 0
+
     def news(_: object) -> None:
+        nonlocal rung
         tui.refresh()
-        if bell and model.rings:
+        if bell and model.rings > rung:  # once per turn of ours
+            rung = model.rings
             sys.stdout.write("\a")
+            sys.stdout.flush()
+
+    async def tick() -> None:
+        # The turn timer counts down between messages: redraw twice a second while it runs.
+        for _ in range(10**9):
+            await asyncio.sleep(0.5)
+            if session.timer_ms and model.screen == "table":
+                tui.app.invalidate()
 
     client = Client(session, target, pins=pins, accept_change=accept_change, on_news=news)
     net = asyncio.create_task(client.run())
@@ -94,11 +106,13 @@ async def run_client(
         tui.refresh()
 
     net.add_done_callback(net_done)
+    ticker = asyncio.create_task(tick())
     if on_start is not None:
         on_start(model, tui)
     try:
         await tui.app.run_async()
     finally:
+        ticker.cancel()
         if not net.done():
             if not session.closed:
                 client.send(Bye(reason="left the table"))
