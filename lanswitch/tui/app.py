@@ -9,6 +9,7 @@ message arrives.
 from __future__ import annotations
 
 import os
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -29,6 +30,7 @@ from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame
 
 from ..game import Phase
+from ..rules import PRESETS
 from .model import TuiModel, special_moves, verdict_line
 from .render import (
     PHASE_HINTS,
@@ -307,10 +309,11 @@ class TuiApp:
         lobby = s.lobby
         assert lobby is not None
         out: StyledText = [("", "\n")]
-        rules = s.rules
+        rules = s.rules or PRESETS.get(lobby.rules)  # the last hand's, else the preset's
         out.append(("class:title", f"  Rules: {lobby.rules}"))
         if rules is not None and rules.description:
-            out.append(("class:dim", f" — {rules.description[:60]}"))
+            for line in textwrap.wrap(rules.description, 74)[:3]:
+                out.append(("class:dim", f"\n  {line}"))
         out.append(("", "\n\n  Seats\n"))
         for i, seat in enumerate(lobby.seats):
             me = i == s.seat
