@@ -334,9 +334,12 @@ class Client:
         if self.fingerprint == fingerprint:
             return
         self.fingerprint = fingerprint
-        how = _PIN_WORDS[verdict] if verdict is not None else "not pinned"
         words = fingerprint_words(fingerprint)
-        self.session.news.append(News("pin", f"host certificate: {words} ({how})", fingerprint))
+        if verdict is None:  # no pin store: our own table (play), where friends check the words
+            text = f"table fingerprint: {words} (friends joining see the same words)"
+        else:
+            text = f"host certificate: {words} ({_PIN_WORDS[verdict]})"
+        self.session.news.append(News("pin", text, fingerprint))
         self._emit_news()
 
     def _emit_news(self) -> None:

@@ -50,6 +50,11 @@ class CommandError(Exception):
     """A failure the command reports (exit 1)."""
 
 
+def default_name() -> str:
+    """The player's name when none is given: the user name, at most 24 characters."""
+    return _default_name()
+
+
 def _default_name() -> str:
     try:
         user = getpass.getuser()

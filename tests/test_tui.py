@@ -161,7 +161,7 @@ def test_the_lobby_shows_seats_and_ready_starts_the_hand() -> None:
     assert "bot 1" in body
     assert "Press r" in body
     assert "r ready" in text(app._hints())
-    assert "b add bot" not in text(app._hints())  # not the host
+    assert "b/x bot +/-" not in text(app._hints())  # not the host
     model.toggle_ready()
     app.refresh()
     assert model.screen == "table"
@@ -313,7 +313,7 @@ def test_the_host_powers_and_start() -> None:
         return "starting"
 
     model, app = tui_at(net, powers=HostPowers(add, remove, rules, start))
-    assert "b add bot" in text(app._hints())
+    assert "b/x bot +/-" in text(app._hints())
     model.host_power("add_bot")
     app.refresh()
     assert text(app._body()).count("bot") >= 2

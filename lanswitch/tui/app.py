@@ -72,8 +72,8 @@ KEYS: tuple[Key, ...] = (
     Key(("l",), "l last", _TABLE, TuiModel.call_last),
     Key(("n",), "n peanuckle", _TABLE, TuiModel.call_two, shown=False),
     Key(("r",), "r ready", frozenset({"lobby"}), lambda m: m.toggle_ready()),
-    Key(("b",), "b add bot", frozenset({"lobby"}), lambda m: m.host_power("add_bot")),
-    Key(("x",), "x remove bot", frozenset({"lobby"}), lambda m: m.host_power("remove_bot")),
+    Key(("b",), "b/x bot +/-", frozenset({"lobby"}), lambda m: m.host_power("add_bot")),
+    Key(("x",), "x remove bot", frozenset({"lobby"}), lambda m: m.host_power("remove_bot"), False),
     Key(("g",), "g rules", frozenset({"lobby"}), lambda m: m.host_power("next_rules")),
     Key(("s",), "s start", frozenset({"lobby"}), lambda m: m.host_power("start")),
     Key(("c",), "c chat", _ALL, lambda m: setattr(m, "overlay", "chat")),
@@ -276,7 +276,7 @@ class TuiApp:
         for key in KEYS:
             if not key.shown or screen not in key.screens:
                 continue
-            if key.hint.startswith(("b ", "x ", "g ", "s ")) and model.powers is None:
+            if key.hint.startswith(("b/", "x ", "g ", "s ")) and model.powers is None:
                 continue
             shown.append(key.hint)
         return [("class:hint", " " + " · ".join(shown) + " ")]
@@ -421,7 +421,8 @@ class TuiApp:
             score = over.scores[seat] if seat < len(over.scores) else 0
             left = over.hand_points[seat] if seat < len(over.hand_points) else 0
             out.append(("class:me" if seat == s.seat else "", f"   {place}. {name:<20}"))
-            out.append(("class:dim", f" {score:>4} points   {left:>3} left in hand\n"))
+            points = f" {score:>4} points  " if any(over.scores) else ""
+            out.append(("class:dim", f"{points} {left:>3} left in hand\n"))
         record = s.history[-1] if s.history and s.history[-1].hand_no == h.message.hand_no else None
         out.append(("", "\n  "))
         if record is None:

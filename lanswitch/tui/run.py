@@ -26,6 +26,7 @@ from ..client import Client, JoinError, Target
 from ..discovery import TableAdvertiser
 from ..fairness import public_bytes
 from ..host import Host, HostConfig
+from ..netcmd import default_name
 from ..protocol import PROTOCOL_VERSION, Bye
 from ..rules import PRESETS, RuleSet
 from ..server import Server
@@ -124,7 +125,7 @@ async def run_client(
 
 def play_config(args: argparse.Namespace, rules: RuleSet) -> tuple[HostConfig, str]:
     """The table ``lanswitch play`` hosts, and the player's name."""
-    name = args.name or os.environ.get("USER") or "player"
+    name = args.name or default_name()
     config = HostConfig(
         name=(args.table or f"{name}'s table")[:32],
         rules=rules,
@@ -199,8 +200,9 @@ async def play(
         return "starting: every seat is filled"
 
     powers = HostPowers(add_bot, remove_bot, next_rules, start)
-    shown = args.interface or "127.0.0.1"
-    target = Target(config.name, (shown,), server.port, identity.fingerprint, "self")
+    here = args.interface or "127.0.0.1"  # our own client connects over loopback
+    shown = args.interface or next(iter(advertiser.addresses), here)  # where friends join
+    target = Target(config.name, (here,), server.port, identity.fingerprint, "self")
     free = host.free_seats()
 
     async def keep_advertised() -> None:
