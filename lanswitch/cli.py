@@ -205,7 +205,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     j.add_argument("table", nargs="?", metavar="HOST:PORT|TABLE-NAME")
     j.add_argument("--name", metavar="N", help="your display name (default: your user name)")
-    j.add_argument("--bot", choices=sorted(BOTS), metavar="STRATEGY", help="play headless")
+    j.add_argument(
+        "--bot",
+        choices=sorted(BOTS),
+        metavar="STRATEGY",
+        help=f"a bot ({' or '.join(sorted(BOTS))}) plays your seat; print a log, no screen",
+    )
     j.add_argument("--spectate", action="store_true", help="watch instead of taking a seat")
     j.add_argument("--transcripts", metavar="DIR", help="save each hand's transcript in DIR")
     j.add_argument("--password", metavar="PW", help="the table's password")
