@@ -185,3 +185,23 @@ def test_join_shows_the_certificate_words_it_trusts(tmp_path: Path, host_factory
     words = fingerprint_words(bytes.fromhex(host.fingerprint))
     assert f"host certificate: {words} (new, pinned)" in result.stdout
     assert "joined seat 1 at" in result.stdout
+
+
+def test_play_on_a_taken_port_says_so(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind((LOOPBACK, 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            lanswitch(tmp_path / "d", "play", "--interface", LOOPBACK, "--port", str(port)),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env(),
+            stdin=subprocess.DEVNULL,
+        )
+    assert result.returncode == 1
+    assert "cannot host the table" in result.stderr
+    assert "address already in use" in result.stderr

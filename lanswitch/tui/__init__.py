@@ -35,11 +35,19 @@ def play(args: argparse.Namespace, data: Path, out: TextIO, err: TextIO) -> int:
         sys.stdout.flush()
     try:
         from ..rules import load_rules
+        from ..tls import IdentityError
         from .run import play as run_play
 
         rules = load_rules(args.rules)  # RulesError: the splash goes, the error is printed
-        return asyncio.run(run_play(args, data, rules, out))
+        try:
+            return asyncio.run(run_play(args, data, rules, out))
+        except IdentityError as e:
+            failure = str(e)
+        except OSError as e:  # the port is taken, the address is not ours
+            failure = f"cannot host the table: {e.strerror or e}"
     finally:
         if splash:
             sys.stdout.write(_LEAVE)
             sys.stdout.flush()
+    err.write(f"lanswitch: {failure}\n")
+    return 1
