@@ -68,6 +68,12 @@ DROP_AFTER = 8.0
 """Seconds of silence after which the host drops a connection (the seat is kept)."""
 MAX_CLIENTS = 32
 """Connections a table takes; the next gets ``error`` ``table_full``."""
+HANDSHAKE_TIMEOUT = 5.0
+"""Seconds a new connection has to send its ``hello``."""
+RATE_LIMIT = 100
+"""Messages a connection may send per second (a person sends a few; a bot under test, tens).
+Beyond it messages are refused with ``reject`` ``rate_limited``; at three times it the
+connection is closed with ``error`` ``rate_limited``."""
 CHAT_BURST = 5
 CHAT_WINDOW = 5.0
 """At most ``CHAT_BURST`` chat lines per client per ``CHAT_WINDOW`` seconds."""
@@ -128,10 +134,13 @@ class _Conn:
 
     cid: int
     heard: float  # when the host last heard from it
+    opened: float = 0.0  # when it connected
     key: bytes = b""  # the client's session key (after hello)
     welcomed: bool = False
     pinged: bool = False
     chat_times: list[float] = field(default_factory=list)
+    window: float = 0.0  # the start of the current second, for the rate limit
+    count: int = 0  # messages received in that second
 
 
 @dataclass(slots=True)
@@ -205,7 +214,7 @@ class Host:
         if self.finished:
             self._close(cid, p.Bye(reason="the match is over"))
             return
-        self.conns[cid] = _Conn(cid, now)
+        self.conns[cid] = _Conn(cid, now, opened=now)
         if len(self.conns) > MAX_CLIENTS:
             self._close(cid, p.Error(code=p.ErrorCode.TABLE_FULL, text="this table is full"))
 
@@ -216,6 +225,17 @@ class Host:
         if conn is None:
             return
         conn.heard, conn.pinged = now, False
+        if now - conn.window >= 1.0:
+            conn.window, conn.count = now, 0
+        conn.count += 1
+        if conn.count > RATE_LIMIT:
+            if conn.count > 3 * RATE_LIMIT:
+                text = f"more than {3 * RATE_LIMIT} messages in a second"
+                self._close(cid, p.Error(code=p.ErrorCode.RATE_LIMITED, text=text))
+            elif conn.count == RATE_LIMIT + 1:
+                text = f"more than {RATE_LIMIT} messages a second: slow down"
+                self._send(cid, p.Reject(code=p.ErrorCode.RATE_LIMITED, text=text))
+            return
         if isinstance(message, p.Hello):
             self._hello(conn, message)
         elif isinstance(message, p.Bye | p.Error):
@@ -247,11 +267,14 @@ class Host:
     def tick(self, now: float) -> None:
         """Time passed: liveness, timers, bots."""
         self._now = now
+        # Each test is written as ``now >= start + delay``, the very sum next_deadline()
+        # returns, so a tick at that deadline always acts (``now - start >= delay`` can miss
+        # it by a rounding error, and the shell would wake again and again at the same time).
         for conn in list(self.conns.values()):
-            quiet = now - conn.heard
-            if quiet >= DROP_AFTER:
+            slow_hello = not conn.welcomed and now >= conn.opened + HANDSHAKE_TIMEOUT
+            if now >= conn.heard + DROP_AFTER or slow_hello:
                 self._close(conn.cid, None)
-            elif quiet >= PING_AFTER and conn.welcomed and not conn.pinged:
+            elif now >= conn.heard + PING_AFTER and conn.welcomed and not conn.pinged:
                 conn.pinged = True
                 self._send(conn.cid, p.Ping(nonce=int(now * 1000) & 0xFFFFFFFF))
         self._advance()
@@ -259,6 +282,7 @@ class Host:
     def next_deadline(self) -> float | None:
         """When :meth:`tick` should next run (None: only when a message comes)."""
         times = [c.heard + (DROP_AFTER if c.pinged else PING_AFTER) for c in self.conns.values()]
+        times += [c.opened + HANDSHAKE_TIMEOUT for c in self.conns.values() if not c.welcomed]
         h = self.hand
         if h is None:
             times += [since + self.config.away_grace for since in self.away.values()]

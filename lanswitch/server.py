@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 
 READ_SIZE = 65536
 CLOSE_WAIT = 2.0  # seconds to let a closing connection flush its last frames
+TLS_HANDSHAKE_TIMEOUT = 5.0  # seconds a new connection has to finish the TLS handshake
 
 
 class Server:
@@ -108,7 +109,12 @@ class Server:
     async def serve(self) -> None:
         """Run until the host's match is over or :meth:`close`."""
         server = await asyncio.start_server(
-            self._accept, self.address, self.port, ssl=self.ssl_context, limit=READ_SIZE
+            self._accept,
+            self.address,
+            self.port,
+            ssl=self.ssl_context,
+            limit=READ_SIZE,
+            ssl_handshake_timeout=TLS_HANDSHAKE_TIMEOUT,
         )
         self.port = server.sockets[0].getsockname()[1]
         try:

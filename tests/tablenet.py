@@ -107,8 +107,13 @@ class TableNet:
 
     # -- traffic ---------------------------------------------------------------------------
 
-    def send(self, link: Link, message: p.Message) -> None:
-        """``message`` from the client of ``link`` to the host, then everything that follows."""
+    def send(self, link: Link, message: p.Message, *, at_once: bool = False) -> None:
+        """``message`` from the client of ``link`` to the host, then everything that follows.
+
+        The clock moves 20 ms with each message a test sends: a person (or a paced bot) is not
+        instantaneous, and the host's rate limit counts messages per second."""
+        if not at_once:  # ``at_once``: a flood, faster than any person
+            self.now += 0.02
         data = link.client_end.send(message)
         for m in link.server_end.receive_data(data):
             self.host.receive(link.cid, m, self.now)

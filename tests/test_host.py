@@ -381,3 +381,39 @@ def test_a_client_that_misses_a_step_resumes_and_catches_up() -> None:
     (record,) = a2.session.history
     assert record.verdict is not None
     assert record.verdict.fair, record.verdict.text()
+
+
+def test_a_flood_of_messages_is_refused_then_cut_off() -> None:
+    from lanswitch.host import RATE_LIMIT
+
+    net = TableNet(config(hands=None))
+    a, b = net.join("ann", auto_ready=False), net.join("bob", auto_ready=False)
+    net.tick(net.now + 1.0)  # a fresh second
+    for _ in range(RATE_LIMIT - 5):  # within the limit: every ping is answered
+        net.send(a, p.Ping(nonce=1), at_once=True)
+    assert len(of(a, p.Pong)) == RATE_LIMIT - 5
+    for _ in range(3 * RATE_LIMIT):  # the same second
+        if not a.alive:
+            break
+        net.send(a, p.Ping(nonce=2), at_once=True)
+    assert [r.code for r in of(a, p.Reject)] == [p.ErrorCode.RATE_LIMITED]
+    assert of(a, p.Error)[-1].code is p.ErrorCode.RATE_LIMITED
+    assert not a.alive
+    net.send(b, p.Ping(nonce=3))  # the others are unaffected
+    assert of(b, p.Pong)[-1].nonce == 3
+    net.tick(net.now + 1.5)  # a new second: a new allowance for a polite client
+    c = net.join("carol", auto_ready=False)
+    net.send(c, p.Ping(nonce=4))
+    assert of(c, p.Pong)[-1].nonce == 4
+
+
+def test_a_connection_that_never_says_hello_is_dropped() -> None:
+    from lanswitch.host import HANDSHAKE_TIMEOUT
+
+    net = TableNet(config(hands=None))
+    net.host.connect(99, net.now)  # TLS done, then silence
+    net.tick(net.now + HANDSHAKE_TIMEOUT - 1)
+    assert 99 in net.host.conns
+    net.tick(net.now + 1.5)
+    assert 99 not in net.host.conns
+    assert 99 in [cid for cid, _ in net.host.outbox] or 99 not in net.host.conns
