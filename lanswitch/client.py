@@ -52,6 +52,7 @@ DEAD_AFTER = 9.0  # seconds of silence after which the link is taken for lost
 BACKOFF = (0.25, 0.5, 1.0, 2.0)  # then 2 s between attempts
 RECONNECT_FOR = 300.0  # seconds a lost client keeps trying before it gives up
 HOST_GONE_AFTER = 20.0  # seconds of refused connections after which the host is gone
+RETRY_AFTER = 0.25  # seconds before a move refused as too fast is sent again
 FIRST_TRIES = 3  # attempts at the very first connection
 
 
@@ -215,6 +216,7 @@ class Client:
         self._conn: p.Connection | None = None
         self._acting_seq = -1
         self._act_handle: asyncio.TimerHandle | None = None
+        self._slow_until = 0.0  # after a rate-limit refusal, no move before this time
 
     def send(self, message: p.Message) -> None:
         """Send ``message`` now (dropped if the link is down: the view will be resent)."""
@@ -312,6 +314,10 @@ class Client:
                 for m in messages:
                     welcomed = welcomed or isinstance(m, p.Welcome)
                     replies += s.receive(m)
+                    if isinstance(m, p.Reject) and m.code is p.ErrorCode.RATE_LIMITED:
+                        # Refused for speed, not for what it was: slow down, then try again.
+                        self._acting_seq = -1
+                        self._slow_until = self.clock() + RETRY_AFTER
                 for r in replies:
                     if not conn.closed:
                         writer.write(conn.send(r))
@@ -354,8 +360,9 @@ class Client:
         if self.chooser is None or not s.my_turn() or self._acting_seq == s.seq:
             return
         self._acting_seq = s.seq
-        if self.think > 0:
-            self._act_handle = asyncio.get_running_loop().call_later(self.think, self._act, s.seq)
+        delay = max(self.think, self._slow_until - self.clock())
+        if delay > 0:
+            self._act_handle = asyncio.get_running_loop().call_later(delay, self._act, s.seq)
         else:
             self._act(s.seq)
 

@@ -70,8 +70,9 @@ MAX_CLIENTS = 32
 """Connections a table takes; the next gets ``error`` ``table_full``."""
 HANDSHAKE_TIMEOUT = 5.0
 """Seconds a new connection has to send its ``hello``."""
-RATE_LIMIT = 100
-"""Messages a connection may send per second (a person sends a few; a bot under test, tens).
+RATE_LIMIT = 500
+"""Messages a connection may send per second (a person sends a few; a headless bot at a table
+of bots with no delays, a few hundred; a flood, thousands).
 Beyond it messages are refused with ``reject`` ``rate_limited``; at three times it the
 connection is closed with ``error`` ``rate_limited``."""
 CHAT_BURST = 5
@@ -79,6 +80,9 @@ CHAT_WINDOW = 5.0
 """At most ``CHAT_BURST`` chat lines per client per ``CHAT_WINDOW`` seconds."""
 _ADVANCE_BOUND = 100_000
 """Engine steps one call may run (bots with no delay play whole hands in one call)."""
+
+_LIMITED = (p.Chat, p.Move, p.Sit, p.Stand, p.Ready, p.Ping, p.Hello)
+"""The messages the rate limit drops (with a ``reject``) rather than lets through."""
 
 _REFUSAL_CODES = {
     Refusal.BAD_PASSWORD: p.ErrorCode.BAD_PASSWORD,
@@ -141,6 +145,7 @@ class _Conn:
     chat_times: list[float] = field(default_factory=list)
     window: float = 0.0  # the start of the current second, for the rate limit
     count: int = 0  # messages received in that second
+    requests: int = 0  # of which requests the rate limit counts (moves, chat, seats, pings)
 
 
 @dataclass(slots=True)
@@ -226,15 +231,25 @@ class Host:
             return
         conn.heard, conn.pinged = now, False
         if now - conn.window >= 1.0:
-            conn.window, conn.count = now, 0
+            conn.window, conn.count, conn.requests = now, 0, 0
         conn.count += 1
-        if conn.count > RATE_LIMIT:
-            if conn.count > 3 * RATE_LIMIT:
-                text = f"more than {3 * RATE_LIMIT} messages in a second"
-                self._close(cid, p.Error(code=p.ErrorCode.RATE_LIMITED, text=text))
-            elif conn.count == RATE_LIMIT + 1:
-                text = f"more than {RATE_LIMIT} messages a second: slow down"
-                self._send(cid, p.Reject(code=p.ErrorCode.RATE_LIMITED, text=text))
+        # Requests a person makes (moves, chat, seats, pings) are limited: beyond RATE_LIMIT a
+        # second they are refused, beyond three times that the connection is closed. The fair
+        # deal's answers and pongs are never dropped (a client that was only fast would break
+        # the deal; extra ones are refused cheaply by the round), but a flood of anything past
+        # ten times the limit closes the connection too.
+        limited = isinstance(message, _LIMITED)
+        conn.requests += limited
+        if conn.count > 10 * RATE_LIMIT or conn.requests > 3 * RATE_LIMIT:
+            text = f"more than {3 * RATE_LIMIT} requests in a second"
+            self._close(cid, p.Error(code=p.ErrorCode.RATE_LIMITED, text=text))
+            return
+        if limited and conn.requests > RATE_LIMIT:
+            if conn.requests == RATE_LIMIT + 1 or isinstance(message, p.Move):
+                # Said once a second, and for every move dropped, which its client must resend.
+                text = f"more than {RATE_LIMIT} requests a second: slow down"
+                seq = message.seq if isinstance(message, p.Move) else 0
+                self._send(cid, p.Reject(code=p.ErrorCode.RATE_LIMITED, text=text, seq=seq))
             return
         if isinstance(message, p.Hello):
             self._hello(conn, message)

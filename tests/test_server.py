@@ -345,3 +345,32 @@ def test_a_client_notices_a_crashed_host(tmp_path: Path, monkeypatch: pytest.Mon
         if proc.poll() is None:
             proc.kill()
         proc.wait(10)
+
+
+def test_moves_refused_as_too_fast_are_sent_again(
+    identity: Identity, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a tight rate limit, fast bot clients see their moves refused as rate_limited, send
+    them again a moment later, and the match still finishes with every hand fair."""
+    import lanswitch.host
+
+    monkeypatch.setattr(lanswitch.host, "RATE_LIMIT", 8)
+
+    async def main() -> None:
+        host = make_host(hands=1, seats=3, bots=1)
+        server = Server(host, ssl_context=server_context(identity), address=LOOPBACK)
+        await server.start()
+        target = target_of(server, identity)
+        clients = [bot_client(n, target) for n in ("ann", "bob")]
+        await asyncio.gather(*(c.run() for c in clients))
+        await server.wait_finished()
+        refused = [
+            n for c in clients for n in c.session.news if n.kind == "reject" and "rate" in n.text
+        ]
+        assert refused, "the limit never bit: the test proves nothing"
+        for c in clients:
+            (record,) = c.session.history
+            assert record.verdict is not None
+            assert record.verdict.fair
+
+    run(main, limit=120)
