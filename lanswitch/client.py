@@ -219,8 +219,9 @@ class Client:
         self._slow_until = 0.0  # after a rate-limit refusal, no move before this time
 
     def send(self, message: p.Message) -> None:
-        """Send ``message`` now (dropped if the link is down: the view will be resent)."""
-        if self._writer is None or self._conn is None or self._conn.closed:
+        """Send ``message`` now. Dropped if the link is down or not yet open (the host's next
+        view says what the table is; a key pressed meanwhile had nothing to act on)."""
+        if self._writer is None or self._conn is None or self._conn.state is not p.State.OPEN:
             return
         self._writer.write(self._conn.send(message))
 
