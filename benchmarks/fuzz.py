@@ -144,6 +144,7 @@ async def drain(reader: asyncio.StreamReader, state: dict[str, float]) -> None:
 async def fuzzer(
     port: int, rng: random.Random, budget: list[int], result: Result, tls_share: float
 ) -> None:
+    failures = 0
     for _ in range(10**9):
         if budget[0] <= 0:
             return
@@ -170,9 +171,14 @@ async def fuzzer(
                 LOOPBACK, port, ssl=client_context(), server_hostname=""
             )
         except (ConnectionError, OSError, ssl.SSLError) as e:
-            result.notes.append(f"connect failed: {e}")
+            failures += 1
+            if failures >= 50:  # the host stopped taking connections: that is a crash
+                result.crashes += 1
+                result.notes.append(f"50 connections in a row failed, the last: {e}")
+                return
             await asyncio.sleep(0.05)
             continue
+        failures = 0
         state = {"closed": 0.0, "heard": 0.0}
         reading = asyncio.create_task(drain(reader, state))
         key = (
@@ -234,7 +240,9 @@ async def soak(
     with tempfile.TemporaryDirectory() as tmp:
         identity = load_or_create_identity(Path(tmp))
         host = Host(
-            HostConfig(name="Fuzz", seats=2, bots=1, hands=hands, bot_delay=0.02),
+            # No hand limit: a finished match would close the table under the fuzzers. The
+            # game must instead complete ``hands`` hands, fair, by the end of the soak.
+            HostConfig(name="Fuzz", seats=2, bots=1, bot_delay=0.02),
             entropy=os.urandom,
             now=time.monotonic(),
         )
@@ -258,8 +266,13 @@ async def soak(
         await asyncio.gather(*(fuzzer(server.port, r, budget, result, tls_share) for r in rngs))
         try:
             async with asyncio.timeout(120):
-                await game
+                while len(session.history) < hands:
+                    if game.done():
+                        raise RuntimeError(f"the bot client stopped: {game.exception()!r}")
+                    await asyncio.sleep(0.1)
             result.game_finished = True
+        except RuntimeError as e:
+            result.notes.append(str(e))
         except TimeoutError:
             result.notes.append("the bot game did not finish within 120 s after the fuzzing")
             game.cancel()
@@ -271,6 +284,9 @@ async def soak(
             result.crashes += 1
             result.notes.append("the server stopped")
         await server.close()
+        game.cancel()
+        with contextlib.suppress(BaseException):
+            await game
     logging.getLogger("lanswitch").removeHandler(errors)
     result.crashes += len(errors.records)
     result.notes += errors.records[:5]

@@ -33,4 +33,4 @@ def test_a_short_fuzz_soak_leaves_the_host_and_its_game_standing() -> None:
     assert result.hangs == 0, result.notes
     assert result.game_finished, result.notes
     assert result.game_fair
-    assert result.game_hands == 2
+    assert result.game_hands >= 2
