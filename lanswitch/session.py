@@ -225,6 +225,8 @@ class Session:
                 h.refused.add(r)
         if r in h.refused:
             return []
+        if known and r != rec.rounds[-1].round:
+            return []  # a past round replayed by a resume: it was dealt from long ago
         if not m.commitments:  # step 1: commit (again, after a resume: the same seed)
             seed = h.seeds.get(r)
             if seed is None:

@@ -244,6 +244,7 @@ def test_a_player_who_loses_the_link_resumes_the_same_seat_and_hand() -> None:
     assert welcome.seat == seat
     assert of(a2, p.Hand)[-1].hand_no == hand_no
     assert a2.session.seq == b.session.seq  # caught up
+    assert not of(a2, p.Reject)  # the replayed rounds raise no complaint
     net.run(lambda: over(net))
     (record,) = a2.session.history
     assert record.verdict is not None
