@@ -628,22 +628,12 @@ class Host:
                 keys[pids[s.index]] = self.keys[entry.token]
         fair = FairHost(game, game_id=self.game_id, seats=pids, key=self.key, public_keys=keys)
         self.hand = _Hand(fair, game, pids, bot_keys, bots, turn_since=self._now)
-        setup = fair.setup
         self.log.append(f"hand {game.hand_no} started, {self.table.seats[game.dealer].name} deals")
         self._broadcast_lobby()
-        self._broadcast(
-            p.Hand(
-                game_id=setup.game_id,
-                hand_no=setup.hand_no,
-                seats=pids,
-                dealer=setup.dealer,
-                out=setup.out,
-                rules=setup.rules_toml,
-                keys=keys,
-            )
-        )
+        self._broadcast(self._hand_message())
 
     def _hand_message(self) -> p.Hand:
+        """The ``hand`` message of the hand in progress (at its start, and to catch up)."""
         assert self.hand is not None
         setup = self.hand.fair.setup
         return p.Hand(
