@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
-from ..cards import JOKER_BASE, RANK_NAMES, SUIT_LETTERS, SUIT_SYMBOLS
-from ..game import CALL_LAST, CALL_TWO, DRAW, MIMIC_BASE, PASS, SUIT_BASE, Phase, View
+from ..cards import JOKER_BASE, MAX_CARD, SUIT_LETTERS, SUIT_SYMBOLS, format_card
+from ..game import CALL_LAST, MIMIC_BASE, SUIT_BASE, Phase, View, format_move
 from ..protocol import LobbyState
 
 __all__ = [
@@ -47,11 +47,10 @@ def suit_text(suit: int, look: Look) -> str:
 
 
 def card_text(card: int, look: Look) -> str:
-    """``10♥`` (or ``10H`` in ASCII), ``JK`` for a joker."""
+    """``10♥`` (or ``10H`` in ASCII), ``JK`` for a joker (narrow enough for a hand row)."""
     if card >= JOKER_BASE:
         return "JK"
-    r, s = card % 13, (card % 52) // 13
-    return RANK_NAMES[r] + suit_text(s, look)
+    return format_card(card, symbols=not look.ascii)
 
 
 def card_style(card: int, look: Look) -> str:
@@ -63,23 +62,17 @@ def card_style(card: int, look: Look) -> str:
 
 
 def move_text(move: int, look: Look) -> str:
-    """A move as the player reads it."""
-    if 0 <= move < MIMIC_BASE and move < 108:
+    """A move as the player reads it: the engine's :func:`~lanswitch.game.format_move`, but
+    with this screen's cards and suits, and whole words for the choices."""
+    if 0 <= move < MAX_CARD:
         return card_text(move, look)
-    if move == DRAW:
-        return "draw"
-    if move == PASS:
-        return "pass"
     if SUIT_BASE <= move < SUIT_BASE + 4:
         return f"name {suit_text(move - SUIT_BASE, look)}"
     if move == CALL_LAST:
         return "call last card"
-    if move == CALL_TWO:
-        return "call peanuckle"
-    if move >= MIMIC_BASE:
-        face = move - MIMIC_BASE
-        return f"as {RANK_NAMES[face % 13]}{suit_text(face // 13, look)}"
-    return str(move)
+    if MIMIC_BASE <= move < MIMIC_BASE + 52:
+        return f"as {card_text(move - MIMIC_BASE, look)}"
+    return format_move(move)
 
 
 def seat_line(
