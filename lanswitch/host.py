@@ -26,14 +26,29 @@ Policies the spec leaves to the host, as this one implements them (``docs/hostin
   else pass, else its first legal move).
 * The host pings a connection it has not heard from for ``PING_AFTER`` seconds and drops it
   after ``DROP_AFTER``.
+
+Crash recovery. The host is a deterministic function of its calls, their times and the bytes
+it drew from ``entropy`` — so a journal of those calls is a complete record of the table. With
+``journal=True`` every call the shell makes (and every local power: bots, rules, kick, the
+owner) appends one record to :attr:`Host.inputs`: the call's name, its arguments (a message as
+its msgpack payload, a rule set as TOML), whether it raised, and the randomness it drew. The
+shell stores them (``lanswitch.journal``, sqlite) before it sends what the call produced, so
+nothing a client was told is missing from the journal. :meth:`Host.restore` replays a journal
+into a new host in exactly the state the old one was in when it stopped, connections included;
+the shell then tells it those connections are gone, and their players resume with their
+tokens as after any lost link.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
+import tomllib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
+import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from . import protocol as p
@@ -53,11 +68,11 @@ from .fairness import (
     verify_log_head,
 )
 from .game import DRAW, PASS, Event, Game, IllegalMove, Match, redact
-from .rules import PRESETS, RuleSet
+from .rules import PRESETS, RulesError, RuleSet, dump_toml, rules_from_mapping
 from .table import Client, Refusal, Refused, Table
 from .transcript import FairHost, SignedHead
 
-__all__ = ["DROP_AFTER", "HOST_ID", "PING_AFTER", "Host", "HostConfig"]
+__all__ = ["DROP_AFTER", "HOST_ID", "PING_AFTER", "Host", "HostConfig", "ReplayError"]
 
 HOST_ID = "@host"
 """The table's client id for the host itself (its powers are local calls, never messages)."""
@@ -90,6 +105,130 @@ _REFUSAL_CODES = {
     Refusal.TABLE_FULL: p.ErrorCode.TABLE_FULL,
     Refusal.SEAT_TAKEN: p.ErrorCode.SEAT_TAKEN,
 }
+
+
+class ReplayError(ValueError):
+    """A journal that cannot be replayed: a record that does not decode, randomness that runs
+    out, or a call whose outcome differs from the one recorded (the code changed under it)."""
+
+
+class _Entropy:
+    """The shell's randomness as the host draws it. While the host journals, every draw is
+    kept until the call that drew it is recorded; a replay swaps in a :class:`_Tape`."""
+
+    __slots__ = ("drawn", "keep", "source")
+
+    def __init__(self, source: Callable[[int], bytes]) -> None:
+        self.source = source
+        self.keep = False
+        self.drawn = bytearray()
+
+    def __call__(self, n: int) -> bytes:
+        data = self.source(n)
+        if len(data) != n:
+            raise ReplayError(f"asked for {n} random bytes, got {len(data)}")
+        if self.keep:
+            self.drawn += data
+        return data
+
+
+class _Tape:
+    """Randomness played back from one journal record."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data, self.at = data, 0
+
+    def __call__(self, n: int) -> bytes:
+        if self.at + n > len(self.data):
+            raise ReplayError("the call drew more randomness than the journal recorded")
+        self.at += n
+        return self.data[self.at - n : self.at]
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _journaled(
+    method: Callable[Concatenate[Host, _P], _R],
+) -> Callable[Concatenate[Host, _P], _R]:
+    """Record each outermost call of ``method`` to :attr:`Host.inputs` (see the module
+    docstring); a call made by another recorded call is part of that one."""
+    signature = inspect.signature(method)
+    name = method.__name__
+
+    def call(self: Host, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        if not self.journaling or self._depth:
+            return method(self, *args, **kwargs)
+        self._depth += 1
+        raised = True
+        try:
+            result = method(self, *args, **kwargs)
+            raised = False
+            return result
+        finally:
+            self._depth -= 1
+            bound = signature.bind(self, *args, **kwargs)
+            bound.apply_defaults()
+            values = list(bound.arguments.values())[1:]
+            self._record(name, values, raised)
+
+    functools.update_wrapper(call, method)
+    return call
+
+
+def _to_record(value: object) -> object:
+    if isinstance(value, p.Message):
+        return p.encode_message(value, check=False)
+    if isinstance(value, RuleSet):
+        return dump_toml(value)
+    return value
+
+
+def _config_record(config: HostConfig) -> dict[str, Any]:
+    out = {f.name: getattr(config, f.name) for f in fields(config)}
+    out["rules"] = dump_toml(config.rules)
+    return out
+
+
+def _config_from_record(data: object) -> HostConfig:
+    if not isinstance(data, dict):
+        raise ReplayError("the journal's first record holds no table settings")
+    known = {f.name for f in fields(HostConfig)}
+    unknown = set(data) - known
+    if unknown:
+        raise ReplayError(f"unknown table settings in the journal: {', '.join(sorted(unknown))}")
+    try:
+        rules = _parse_rules(data.get("rules", ""))
+        return HostConfig(**{**data, "rules": rules})
+    except (TypeError, ValueError) as e:
+        raise ReplayError(f"the journal's table settings are not valid: {e}") from None
+
+
+def _parse_rules(text: object) -> RuleSet:
+    if not isinstance(text, str):
+        raise ReplayError("rules in the journal are not text")
+    try:
+        return rules_from_mapping(tomllib.loads(text), source="journal rules")
+    except (tomllib.TOMLDecodeError, RulesError) as e:
+        raise ReplayError(f"rules in the journal are not valid: {e}") from None
+
+
+_REPLAYED = frozenset(
+    {
+        "connect",
+        "receive",
+        "disconnected",
+        "tick",
+        "shutdown",
+        "add_bot",
+        "remove_bot",
+        "set_rules",
+        "kick",
+        "set_owner",
+    }
+)
+"""The calls a journal may hold (each a public method of :class:`Host`)."""
 
 
 class _EntropyRng:
@@ -179,9 +318,22 @@ class _Hand:
 class Host:
     """One table's host: see the module docstring for how a shell drives it."""
 
-    def __init__(self, config: HostConfig, *, entropy: Callable[[int], bytes], now: float) -> None:
+    def __init__(
+        self,
+        config: HostConfig,
+        *,
+        entropy: Callable[[int], bytes],
+        now: float,
+        journal: bool = False,
+    ) -> None:
+        self.inputs: list[bytes] = []  # journal records not yet taken by the shell
+        self.journaling = False
+        self._depth = 0
+        self._quiet = False  # replaying: nothing is sent
+        self._entropy = _Entropy(entropy)
+        self._entropy.keep = journal
+        entropy = self.entropy = self._entropy
         self.config = config
-        self.entropy = entropy
         self.rules = config.rules
         self.rules_name = config.rules_name or config.rules.name
         self.table = Table(
@@ -208,14 +360,90 @@ class Host:
         self.match = self._new_match()
         self.hand: _Hand | None = None
         self.finished = False  # the match is over and every client was told
-        self.owner_key: bytes | None = None  # the host's own player (lobby.host)
+        self._owner_key: bytes | None = None  # the host's own player (lobby.host)
+        self.last_cid = 0  # the highest connection id seen (a resumed server numbers on)
         self._now = now
+        if journal:
+            self.journaling = True
+            self._record("init", [_config_record(config), now], False)
+
+    @property
+    def now(self) -> float:
+        """The time of the latest call (a resumed shell's clock carries on from it)."""
+        return self._now
+
+    @property
+    def owner_key(self) -> bytes | None:
+        """The session key of the host's own player, who sits at this table's terminal."""
+        return self._owner_key
+
+    @owner_key.setter
+    def owner_key(self, key: bytes | None) -> None:
+        self.set_owner(key)
+
+    @_journaled
+    def set_owner(self, key: bytes | None) -> None:
+        self._owner_key = key
+        self._broadcast_lobby()
+
+    # -- the journal ---------------------------------------------------------------------------
+
+    def _record(self, name: str, values: list[object], raised: bool) -> None:
+        drawn = bytes(self._entropy.drawn)
+        self._entropy.drawn.clear()
+        record = [name, [_to_record(v) for v in values], raised, drawn]
+        self.inputs.append(msgpack.packb(record, use_bin_type=True))
+
+    @classmethod
+    def restore(cls, records: Iterable[bytes], *, entropy: Callable[[int], bytes]) -> Host:
+        """A host in the state the journal ``records`` leave it in, journaling on from there.
+
+        The connections open when the journal ends are still open in it: the shell tells it
+        they are gone (:meth:`drop_connections`). ReplayError if the journal does not replay.
+        """
+        it = iter(records)
+        name, values, _, drawn = _unpack(next(it, None), 1)
+        if name != "init" or len(values) != 2 or not isinstance(values[1], float | int):
+            raise ReplayError("the journal does not begin with the table's settings")
+        tape = _Tape(drawn)
+        host = cls(_config_from_record(values[0]), entropy=tape, now=values[1])
+        if tape.at != len(tape.data):
+            raise ReplayError("the table's settings do not replay as they ran")
+        host._quiet = True
+        for n, raw in enumerate(it, 2):
+            name, values, raised, drawn = _unpack(raw, n)
+            tape = _Tape(drawn)
+            host._entropy.source = tape
+            call = _replay_call(host, name, values, n)
+            try:
+                call()
+                failed = False
+            except ReplayError:
+                raise
+            except Exception:  # the live host raised here too (the shell went on): the same
+                failed = True
+            if failed != raised or tape.at != len(tape.data):
+                raise ReplayError(f"record {n} ({name}) does not replay as it ran")
+        host._entropy.source = entropy
+        host._entropy.keep = True
+        host._quiet = False
+        host.outbox.clear()
+        host.closing.clear()
+        host.journaling = True
+        return host
+
+    def drop_connections(self, now: float) -> None:
+        """Every connection is gone (the shell restarted): their players are away."""
+        for cid in list(self.conns):
+            self.disconnected(cid, now)
 
     # -- the shell's calls ---------------------------------------------------------------------
 
+    @_journaled
     def connect(self, cid: int, now: float) -> None:
         """A connection opened (TLS done); its ``hello`` comes next."""
         self._now = now
+        self.last_cid = max(self.last_cid, cid)
         if self.finished:
             self._close(cid, p.Bye(reason="the match is over"))
             return
@@ -223,6 +451,7 @@ class Host:
         if len(self.conns) > MAX_CLIENTS:
             self._close(cid, p.Error(code=p.ErrorCode.TABLE_FULL, text="this table is full"))
 
+    @_journaled
     def receive(self, cid: int, message: p.Message, now: float) -> None:
         """A message from connection ``cid``, already checked by its Connection."""
         self._now = now
@@ -273,12 +502,14 @@ class Host:
         # this message caused goes out first; with no bot delay that tick is due at once.
         self._advance(moves=False)
 
+    @_journaled
     def disconnected(self, cid: int, now: float) -> None:
         """The connection ended (stream closed, reset, or the shell dropped it)."""
         self._now = now
         self._gone(cid, left=False)
         self._advance(moves=False)
 
+    @_journaled
     def tick(self, now: float) -> None:
         """Time passed: liveness, timers, bots."""
         self._now = now
@@ -313,6 +544,7 @@ class Host:
                     times.append(due)
         return min(times) if times else None
 
+    @_journaled
     def shutdown(self, now: float, reason: str = "the host closed the table") -> None:
         """End the table: everyone is told (``bye`` after the match, else ``error`` shutdown)."""
         self._now = now
@@ -325,23 +557,27 @@ class Host:
 
     # -- the host's own powers (local calls: the host's terminal or command line) -----------
 
+    @_journaled
     def add_bot(self, seat: int, strategy: str = "heuristic") -> None:
         self.table.add_bot(HOST_ID, seat, strategy)
         self.bot_keys[seat] = Ed25519PrivateKey.from_private_bytes(self.entropy(32))
         if hasattr(self, "conns"):
             self._broadcast_lobby()
 
+    @_journaled
     def remove_bot(self, seat: int) -> None:
         self.table.remove_bot(HOST_ID, seat)
         self.bot_keys.pop(seat, None)
         self._broadcast_lobby()
 
+    @_journaled
     def set_rules(self, rules: RuleSet, name: str = "") -> None:
         self.table.set_rules(HOST_ID, rules)
         self.rules, self.rules_name = rules, name or rules.name
         self.match = self._new_match()
         self._broadcast_lobby()
 
+    @_journaled
     def kick(self, seat: int) -> None:
         entry = self._seat_client(seat)
         if entry is None:
@@ -429,7 +665,7 @@ class Host:
             ),
         )
         self._broadcast_lobby()
-        if self.hand is not None:
+        if self.hand is not None and not self._quiet:
             self._catch_up(cid)
 
     def _sit(self, cid: int, m: p.Sit) -> None:
@@ -500,15 +736,18 @@ class Host:
         )
 
     def _broadcast_lobby(self) -> None:
-        if self.conns:
+        if self.conns and not self._quiet:
             self._broadcast(self._lobby())
 
     # -- connections -----------------------------------------------------------------------
 
     def _send(self, cid: int, message: p.Message) -> None:
-        self.outbox.append((cid, message))
+        if not self._quiet:
+            self.outbox.append((cid, message))
 
     def _broadcast(self, message: p.Message) -> None:
+        if self._quiet:
+            return
         for cid, conn in self.conns.items():
             if conn.welcomed:
                 self.outbox.append((cid, message))
@@ -689,6 +928,8 @@ class Host:
         timer = self._timer_ms(h)
         shown: dict[int | None, tuple[p.Events, p.SeatView]] = {}
         public = p.Events(seq=seq, events=tuple(redact(e, None) for e in events), log=log)
+        if self._quiet:
+            return
         order = list(self.conns.values())
         if first is not None and first in self.conns:  # the mover hears first: its round trip
             order.insert(0, order.pop(order.index(self.conns[first])))
@@ -978,6 +1219,41 @@ class Host:
                 for cid in list(self.conns):
                     self._close(cid, p.Bye(reason=f"match over: {self.standings()}"[:500]))
         return True
+
+
+def _unpack(raw: object, n: int) -> tuple[str, list[Any], bool, bytes]:
+    if not isinstance(raw, bytes):
+        raise ReplayError("the journal is empty" if raw is None else f"record {n} is not bytes")
+    try:
+        record = msgpack.unpackb(raw, raw=False, strict_map_key=False)
+    except (ValueError, msgpack.UnpackException) as e:
+        raise ReplayError(f"record {n} does not decode: {e}") from None
+    if (
+        not isinstance(record, list)
+        or len(record) != 4
+        or not isinstance(record[0], str)
+        or not isinstance(record[1], list)
+        or not isinstance(record[2], bool)
+        or not isinstance(record[3], bytes)
+    ):
+        raise ReplayError(f"record {n} is not a journal record")
+    return record[0], record[1], record[2], record[3]
+
+
+def _replay_call(host: Host, name: str, values: list[Any], n: int) -> Callable[[], object]:
+    """Record ``n``'s call on ``host``, its arguments decoded."""
+    if name not in _REPLAYED:
+        raise ReplayError(f"record {n} is a call the host does not take: {name!r}")
+    args = list(values)
+    try:
+        if name == "receive":
+            args[1] = p.decode_frame_payload(args[1])
+        elif name == "set_rules":
+            args[0] = _parse_rules(args[0])
+    except (IndexError, TypeError, p.ProtocolError) as e:
+        raise ReplayError(f"record {n} ({name}) does not decode: {e}") from None
+    method = getattr(host, name)
+    return lambda: method(*args)
 
 
 _HANDLERS: dict[type[p.Message], Callable[[Host, int, Any], None]] = {

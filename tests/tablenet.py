@@ -41,12 +41,25 @@ class Link:
 class TableNet:
     """A host and its clients in one process (see the module docstring)."""
 
-    def __init__(self, config: HostConfig, *, seed: int = 1) -> None:
+    def __init__(self, config: HostConfig, *, seed: int = 1, journal: bool = False) -> None:
         self.rng = random.Random(seed)
         self.now = 0.0
-        self.host = Host(config, entropy=self.rng.randbytes, now=self.now)
+        self.host = Host(config, entropy=self.rng.randbytes, now=self.now, journal=journal)
         self.links: dict[int, Link] = {}
         self._next = 1
+
+    def crash(self) -> list[Link]:
+        """The host process dies and a new one is restored from the journal (``journal``):
+        every link is dead, and the clients (their sessions) reconnect with their tokens.
+        The links of the new connections, in the order of the old ones."""
+        records = list(self.host.inputs)
+        self.host = Host.restore(records, entropy=self.rng.randbytes)
+        self.host.drop_connections(self.now)
+        old = list(self.links.values())
+        for link in old:
+            link.alive = False
+        self.links.clear()
+        return [self.resume(link) for link in old if not link.session.closed]
 
     # -- connections ---------------------------------------------------------------------------
 

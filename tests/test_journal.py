@@ -1,0 +1,176 @@
+"""Crash recovery, the pure half: a host's journal (``Host.inputs``) replays into a host in
+exactly the state the first one was in (``Host.restore``), and a table whose host "dies"
+mid-hand goes on from the restored one, its clients resuming with their tokens, every
+transcript still verifying. The sqlite journal and ``--resume`` are in ``test_crash.py``."""
+
+from __future__ import annotations
+
+import msgpack
+import pytest
+
+from lanswitch import protocol as p
+from lanswitch.fairness import public_bytes
+from lanswitch.host import Host, HostConfig, ReplayError
+from lanswitch.rules import PRESETS
+from tests.tablenet import TableNet
+
+
+def config(**kw: object) -> HostConfig:
+    base: dict[str, object] = {"name": "T", "seats": 4, "bots": 2, "bot_delay": 0.3, "hands": 3}
+    base.update(kw)
+    return HostConfig(**base)  # type: ignore[arg-type]
+
+
+def state(h: Host) -> str:
+    """Everything the host knows that matters to the table (all but its outbox), written out
+    (so a later change to a list it holds does not change a state taken earlier)."""
+    hand = h.hand
+    hand_state: object = None
+    if hand is not None:
+        rounds = [
+            (cards, r.ctx, r.state, r.commitments, r.seeds, r.blame)
+            for cards, r in hand.fair.rounds
+        ]
+        seats = range(len(hand.pids))
+        hand_state = (
+            hand.steps,
+            hand.announces,
+            rounds,
+            [hand.game.view(s) for s in seats],
+            hand.game.view(None),
+            hand.round_open,
+            hand.stage2,
+            hand.round_deadline,
+            hand.turn_since,
+            hand.over,
+            hand.over_messages,
+            hand.reveals,
+            hand.heads,
+            hand.heads_deadline,
+            hand.heads_message,
+            hand.fair.log.head,
+        )
+    m = h.match
+    return repr(
+        (
+            repr(h.table.seats),
+            sorted(repr(c) for c in h.table.clients.values()),
+            h.table.in_play,
+            h.keys,
+            h.away,
+            h.finished,
+            h.game_id,
+            public_bytes(h.key),
+            {s: public_bytes(k) for s, k in h.bot_keys.items()},
+            (m.dealer, m.hand_no, m.totals, m.wins, [r.placings for r in m.results], m.over),
+            hand_state,
+            {cid: repr(c) for cid, c in h.conns.items()},
+            h.next_deadline(),
+            h.rules_name,
+            h.owner_key,
+            h.now,
+        )
+    )
+
+
+def test_a_journal_restores_the_exact_state_at_every_point_of_a_match() -> None:
+    net = TableNet(config(turn_timer=5.0), seed=11, journal=True)
+    a, b = net.join("ann"), net.join("bob")
+    net.send(b, p.Chat(text="hello"))
+    checkpoints: list[tuple[int, str]] = []
+    for i in range(20_000):
+        if net.host.finished:
+            break
+        if i == 40:
+            net.drop(a)  # a lost link: away, then back with its token
+        if i == 41:
+            a = net.resume(a)
+        if i % 7 == 0:
+            checkpoints.append((len(net.host.inputs), state(net.host)))
+        if not net.step():
+            break
+    assert net.host.finished
+    checkpoints.append((len(net.host.inputs), state(net.host)))
+    assert len(checkpoints) > 20
+    records = list(net.host.inputs)
+    for n, expected in checkpoints:
+        restored = Host.restore(records[:n], entropy=net.rng.randbytes)
+        assert state(restored) == expected, f"after {n} records"
+        assert restored.outbox == []
+        assert restored.closing == []
+    for link in (a, b):
+        assert [r.verdict is not None and r.verdict.fair for r in link.session.history] == [
+            True
+        ] * 3
+
+
+@pytest.mark.parametrize("moment", [3, 25, 70, 140])
+def test_after_a_crash_the_clients_resume_and_the_match_completes_fair(moment: int) -> None:
+    net = TableNet(config(rules=PRESETS["irish"]), seed=moment, journal=True)
+    links = [net.join("ann"), net.join("bob")]
+    for _ in range(moment):
+        net.step()
+    seen = {link.session.name: link.session.seq for link in links}
+    links = net.crash()
+    assert len(links) == 2
+    for link in links:  # nothing a client was shown is missing from the restored host
+        assert link.session.seq >= seen[link.session.name]
+        assert isinstance(link.received[0], p.Welcome)
+    net.run(lambda: net.host.finished)
+    for link in links:
+        s = link.session
+        assert [r.hand_no for r in s.history] == [1, 2, 3]
+        for r in s.history:
+            assert r.verdict is not None
+            assert r.verdict.fair, r.verdict.text()
+
+
+def test_the_hosts_own_powers_are_journaled_too() -> None:
+    net = TableNet(config(bots=0, hands=1), seed=5, journal=True)
+    net.host.owner_key = b"k" * 32
+    net.host.add_bot(3)
+    net.host.set_rules(PRESETS["turbo"], "turbo")
+    a = net.join("ann")
+    net.host.kick(0)
+    net.pump()
+    with pytest.raises(Exception, match="no"):
+        net.host.kick(2)  # no one there: refused, and the refusal replays as a refusal
+    assert not a.alive
+    restored = Host.restore(list(net.host.inputs), entropy=net.rng.randbytes)
+    assert state(restored) == state(net.host)
+    assert restored.rules_name == "turbo"
+    assert restored.owner_key == b"k" * 32
+
+
+def test_a_journal_that_is_not_one_is_refused_with_a_reason() -> None:
+    net = TableNet(config(), seed=2, journal=True)
+    net.join("ann")
+    records = list(net.host.inputs)
+    entropy = net.rng.randbytes
+    with pytest.raises(ReplayError, match="empty"):
+        Host.restore([], entropy=entropy)
+    with pytest.raises(ReplayError, match="settings"):
+        Host.restore(records[1:], entropy=entropy)
+    with pytest.raises(ReplayError, match="does not decode"):
+        Host.restore([records[0], b"\xc1"], entropy=entropy)
+    odd = msgpack.packb(["reboot", [], False, b""])
+    with pytest.raises(ReplayError, match="reboot"):
+        Host.restore([records[0], odd], entropy=entropy)
+    # A record whose outcome differs from the one journaled (here: said to have raised).
+    name, values, _, drawn = msgpack.unpackb(records[1])
+    flipped = msgpack.packb([name, values, True, drawn])
+    with pytest.raises(ReplayError, match="does not replay"):
+        Host.restore([records[0], flipped, *records[2:]], entropy=entropy)
+    # Randomness cut short: the replay would draw different bytes.
+    init = msgpack.unpackb(records[0])
+    short = msgpack.packb([*init[:3], init[3][:-1]])
+    with pytest.raises(ReplayError, match="randomness"):
+        Host.restore([short, *records[1:]], entropy=entropy)
+
+
+def test_a_host_without_a_journal_keeps_no_records() -> None:
+    net = TableNet(config(hands=1, seats=3), seed=4)
+    net.join("ann")
+    net.run(lambda: net.host.finished)
+    assert net.host.inputs == []
+    assert not net.host._entropy.drawn
