@@ -9,6 +9,11 @@ ping) and ticks it. Nothing here decides anything about the game.
 
 A connection whose unsent output grows past ``write_limit`` (a client that stopped reading)
 is dropped rather than allowed to hold the host's memory; its player may resume.
+
+With a ``journal`` (``lanswitch.journal.Journal.write``), the records the host made of each
+call go to it before anything that call produced is written: what a client has been told is
+always in the journal. If the journal fails, the table plays on without it (the failure is in
+:attr:`Server.journal_error`, for the command to say).
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ class Server:
         port: int = 0,
         clock: Callable[[], float] = time.monotonic,
         write_limit: int = 1 << 20,
+        journal: Callable[[list[bytes]], None] | None = None,
     ) -> None:
         self.host = host
         self.ssl_context = ssl_context
@@ -53,7 +59,9 @@ class Server:
         self.port = port
         self.clock = clock
         self.write_limit = write_limit
-        self._ids = itertools.count(1)
+        self.journal = journal
+        self.journal_error: Exception | None = None
+        self._ids = itertools.count(host.last_cid + 1)  # a resumed host's ids are taken
         self._conns: dict[int, tuple[asyncio.StreamWriter, p.Connection]] = {}
         self._wake = asyncio.Event()
         self._stop = asyncio.Event()
@@ -213,6 +221,15 @@ class Server:
     def _flush(self) -> None:
         """Write what the host queued, close what it closed, and wake the ticker if needed."""
         host = self.host
+        if host.inputs:
+            records, host.inputs = host.inputs, []
+            if self.journal is not None:
+                try:
+                    self.journal(records)
+                except Exception as e:  # the game matters more than its recovery: play on
+                    log.error("the journal failed, so a crash now ends this table: %s", e)
+                    self.journal, self.journal_error = None, e
+                    host.journaling = False
         while host.outbox or host.closing:
             out, host.outbox = host.outbox, []
             # One write per connection, in the order the host first addressed them (the

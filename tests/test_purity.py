@@ -37,6 +37,7 @@ FORBIDDEN_STDLIB = frozenset(
         "os",
         "threading",
         "subprocess",
+        "sqlite3",
     }
 )
 FORBIDDEN_THIRD_PARTY = frozenset({"zeroconf", "prompt_toolkit"})
@@ -52,6 +53,9 @@ SHELLS = frozenset(
             "tls",
             "tui",
             "simulate",
+            "journal",
+            "hosting",
+            "history",
             "_build",
         )
     }

@@ -1,0 +1,150 @@
+"""A hosted table's shell parts, shared by ``lanswitch host`` and ``lanswitch play``: a new
+table with its journal, or a table restored from the journal a crashed host left
+(``--resume``), and the server that serves it.
+
+A resumed table carries on as if the host had only paused: its clock continues from the
+journal's last time (so no timer ran out while it was down), it listens on the port its
+clients know, and every connection it had is gone — those players are away, and come back
+with their resume tokens as after any lost link (``lanswitch.client`` keeps trying for
+``HOST_GONE_AFTER`` seconds of refused connections).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .host import Host, HostConfig, ReplayError
+from .journal import Journal, JournalError, journal_dir, unfinished
+from .server import Server
+from .tls import Identity, server_context
+
+__all__ = ["HostedTable", "ResumeError", "new_table", "resume_table", "serve", "settle"]
+
+
+class ResumeError(Exception):
+    """No table can be resumed (the text says why, and what there is)."""
+
+
+@dataclass
+class HostedTable:
+    """A host, its journal (None: the table cannot be resumed after a crash) and its clock."""
+
+    host: Host
+    journal: Journal | None
+    clock: Callable[[], float]
+    port: int  # the port to listen on (resumed: the one its clients know)
+    address: str  # the address to listen on
+    replayed: int = 0  # journal records replayed (a resumed table)
+    replay_s: float = 0.0
+    warning: str | None = None  # why there is no journal
+
+    @property
+    def resumed(self) -> bool:
+        return self.replayed > 0
+
+
+def new_table(
+    config: HostConfig, data: Path, *, address: str, port: int, journal: bool = True
+) -> HostedTable:
+    """A new table, journaled in ``data`` (if the journal cannot be made, the table is
+    hosted anyway, without crash recovery, and ``warning`` says why)."""
+    j: Journal | None = None
+    warning = None
+    if journal:
+        try:
+            j = Journal.create(data, config.name)
+            j.set("address", address)
+        except JournalError as e:
+            warning = f"the table cannot be resumed after a crash: {e}"
+    host = Host(config, entropy=os.urandom, now=time.monotonic(), journal=j is not None)
+    return HostedTable(host, j, time.monotonic, port, address, warning=warning)
+
+
+def resume_table(data: Path, name: str | None = None) -> HostedTable:
+    """The newest unfinished table in ``data`` (named ``name``, if given), restored."""
+    tables = unfinished(data)
+    candidates = [u for u in tables if name is None or u.name == name]
+    if not candidates:
+        where = journal_dir(data)
+        named = f' named "{name}"' if name is not None else ""
+        others = "; there are: " + ", ".join(u.describe() for u in tables) if tables else ""
+        raise ResumeError(f"no unfinished table{named} to resume in {where}{others}")
+    found = candidates[0]
+    if found.busy:
+        raise ResumeError(f"table {found.describe()} is still being hosted by another lanswitch")
+    try:
+        journal = Journal.open(found.path)
+    except JournalError as e:
+        raise ResumeError(str(e)) from None
+    try:
+        t0 = time.perf_counter()
+        records = list(journal.records())
+        host = Host.restore(records, entropy=os.urandom)
+        took = time.perf_counter() - t0
+        port, address = journal.get("port"), journal.get("address")
+    except (JournalError, ReplayError) as e:
+        journal.close()
+        raise ResumeError(f"cannot resume from {found.path}: {e}") from None
+    if host.finished:
+        journal.finish()
+        raise ResumeError(f"the match at table {found.describe()} is over: nothing to resume")
+    if not isinstance(port, int) or not isinstance(address, str):
+        journal.close()
+        raise ResumeError(f"{found.path} does not say where the table listened")
+    # The table's clock carries on from the journal's last moment: the time it was down
+    # does not count against anyone's timer.
+    offset = host.now - time.monotonic()
+
+    def clock() -> float:
+        return time.monotonic() + offset
+
+    host.drop_connections(clock())
+    return HostedTable(host, journal, clock, port, address, len(records), took)
+
+
+async def serve(table: HostedTable, identity: Identity) -> Server:
+    """Start serving ``table`` (OSError if its port cannot be had)."""
+    j = table.journal
+
+    def write(records: list[bytes]) -> None:
+        assert j is not None
+        try:
+            j.write(records)
+        except JournalError:
+            # A journal that stopped short would resume an older table than its clients
+            # saw: better none at all.
+            j.finish()
+            raise
+
+    server = Server(
+        table.host,
+        ssl_context=server_context(identity),
+        address=table.address,
+        port=table.port,
+        clock=table.clock,
+        journal=None if j is None else write,
+    )
+    await server.start()
+    if j is not None:
+        try:
+            j.set("port", server.port)
+        except JournalError as e:
+            server.journal, server.journal_error = None, e
+            table.host.journaling = False
+    return server
+
+
+def settle(table: HostedTable) -> None:
+    """After the server stopped: a finished table's journal goes (nothing to resume); an
+    unfinished one's stays for ``--resume``."""
+    j = table.journal
+    if j is None:
+        return
+    if table.host.finished:
+        j.finish()
+    else:
+        j.close()

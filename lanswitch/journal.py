@@ -1,0 +1,227 @@
+"""The host's journal on disk: one sqlite file per table, for ``--resume`` after a crash.
+
+The pure host records every call it takes (:attr:`lanswitch.host.Host.inputs`, see that
+module's docstring); the server shell hands each batch to :meth:`Journal.write` before it
+sends what the batch produced. A batch is one transaction, so after a ``kill -9`` the journal
+ends at a batch boundary: everything a client was told is in it, and nothing half-written.
+
+Durability: WAL mode with ``synchronous=NORMAL``. A committed transaction is in the WAL file
+(in the operating system's page cache at least) before the host sends anything, so a process
+that dies keeps it; a power cut may lose the last transactions but never corrupts the file
+(the sqlite documentation's guarantee for WAL + NORMAL). A table is a game among friends: a
+flush to the disk for every move would cost more than it saves.
+
+One process at a time: the host holds the file with ``locking_mode=EXCLUSIVE`` for as long as
+it runs, so a second ``--resume`` of a live table fails (:class:`JournalBusy`) instead of two
+hosts writing one journal. The operating system drops the lock when the process dies.
+
+Files live in ``DATA/tables/``, named after the table and the time it started. A table whose
+match ends (or whose host closes it) has its journal removed: there is nothing to resume.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "FORMAT",
+    "Journal",
+    "JournalBusy",
+    "JournalError",
+    "Unfinished",
+    "journal_dir",
+    "unfinished",
+]
+
+FORMAT = 1
+"""The journal's schema version (``PRAGMA user_version``)."""
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+CREATE TABLE inputs (n INTEGER PRIMARY KEY, record BLOB NOT NULL);
+"""
+
+
+class JournalError(Exception):
+    """A journal that cannot be created, read or written (the text says which and why)."""
+
+
+class JournalBusy(JournalError):  # noqa: N818  (a state, not a failure of ours)
+    """Another process holds the journal: its table is still being hosted."""
+
+
+def journal_dir(data: Path) -> Path:
+    return data / "tables"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-")[:40] or "table"
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    con = sqlite3.connect(path, isolation_level=None, timeout=0.0)
+    con.execute("PRAGMA locking_mode=EXCLUSIVE")
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("PRAGMA synchronous=NORMAL")
+    return con
+
+
+def _failed(path: Path, e: sqlite3.Error) -> JournalError:
+    if isinstance(e, sqlite3.OperationalError) and "locked" in str(e):
+        return JournalBusy(f"{path} is in use: its table is still being hosted")
+    return JournalError(f"{path}: {e}")
+
+
+class Journal:
+    """One table's journal (see the module docstring)."""
+
+    def __init__(self, path: Path, con: sqlite3.Connection) -> None:
+        self.path = path
+        self._con: sqlite3.Connection | None = con
+
+    @classmethod
+    def create(cls, data: Path, name: str) -> Journal:
+        """A new, empty journal for table ``name`` in ``data``."""
+        folder = journal_dir(data)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        path = folder / f"{_slug(name)}-{stamp}-{os.getpid()}.sqlite"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            con = _connect(path)
+            with con:
+                con.execute("BEGIN")
+                for statement in _SCHEMA.strip().split(";"):
+                    if statement.strip():
+                        con.execute(statement)
+                con.execute(f"PRAGMA user_version={FORMAT}")
+                con.execute("INSERT INTO meta VALUES ('name', ?)", (name,))
+                con.execute("INSERT INTO meta VALUES ('started', ?)", (time.time(),))
+        except OSError as e:
+            raise JournalError(f"cannot create a journal in {folder}: {e}") from None
+        except sqlite3.Error as e:
+            raise _failed(path, e) from None
+        return cls(path, con)
+
+    @classmethod
+    def open(cls, path: Path) -> Journal:
+        """The journal at ``path``, held by this process from now on."""
+        if not path.is_file():
+            raise JournalError(f"no journal at {path}")
+        try:
+            con = _connect(path)
+            version = con.execute("PRAGMA user_version").fetchone()[0]
+            if version != FORMAT:
+                con.close()
+                raise JournalError(
+                    f"{path} is a journal of format {version}; this lanswitch reads {FORMAT}"
+                )
+            con.execute("SELECT count(*) FROM meta").fetchone()
+        except sqlite3.Error as e:
+            raise _failed(path, e) from None
+        return cls(path, con)
+
+    @property
+    def con(self) -> sqlite3.Connection:
+        if self._con is None:
+            raise JournalError(f"{self.path} is closed")
+        return self._con
+
+    def write(self, records: Sequence[bytes]) -> None:
+        """Append ``records`` as one transaction (JournalError if it did not happen)."""
+        try:
+            with self.con:
+                self.con.execute("BEGIN")
+                self.con.executemany(
+                    "INSERT INTO inputs (record) VALUES (?)", ((r,) for r in records)
+                )
+        except sqlite3.Error as e:
+            raise _failed(self.path, e) from None
+
+    def records(self) -> Iterator[bytes]:
+        """Every record, in order."""
+        try:
+            rows = self.con.execute("SELECT n, record FROM inputs ORDER BY n").fetchall()
+        except sqlite3.Error as e:
+            raise _failed(self.path, e) from None
+        for _n, record in rows:
+            yield bytes(record)
+
+    def set(self, key: str, value: str | int | float | bytes | None) -> None:
+        try:
+            with self.con:
+                self.con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+        except sqlite3.Error as e:
+            raise _failed(self.path, e) from None
+
+    def get(self, key: str) -> object:
+        try:
+            row = self.con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error as e:
+            raise _failed(self.path, e) from None
+        return None if row is None else row[0]
+
+    def close(self) -> None:
+        if self._con is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._con.close()
+            self._con = None
+
+    def finish(self) -> None:
+        """The table is over: nothing to resume, the files go."""
+        self.close()
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                Path(f"{self.path}{suffix}").unlink()
+
+
+@dataclass(frozen=True, slots=True)
+class Unfinished:
+    """A journal left behind by a host that did not end its table."""
+
+    path: Path
+    name: str
+    started: float
+    busy: bool  # its host is still running
+
+    def describe(self) -> str:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.started))
+        return f'"{self.name}" (started {when}' + (", still hosted)" if self.busy else ")")
+
+
+def unfinished(data: Path) -> list[Unfinished]:
+    """The journals in ``data``, newest first (unreadable files are left out)."""
+    found: list[Unfinished] = []
+    folder = journal_dir(data)
+    if not folder.is_dir():
+        return found
+    for path in sorted(folder.glob("*.sqlite")):
+        try:
+            j = Journal.open(path)
+        except JournalBusy:
+            mtime = path.stat().st_mtime if path.exists() else 0.0
+            found.append(Unfinished(path, _name_from(path), mtime, True))
+            continue
+        except (JournalError, OSError):
+            continue
+        try:
+            name, when = j.get("name"), j.get("started")
+        except JournalError:
+            continue
+        finally:
+            j.close()
+        if isinstance(name, str) and isinstance(when, float | int):
+            found.append(Unfinished(path, name, float(when), False))
+    found.sort(key=lambda u: u.started, reverse=True)
+    return found
+
+
+def _name_from(path: Path) -> str:
+    """A busy journal cannot be read: its file name stands in for the table's name."""
+    return re.sub(r"-\d{8}-\d{6}-\d+$", "", path.stem)

@@ -1,0 +1,191 @@
+"""Crash recovery, the shell half: the sqlite journal (``lanswitch.journal``), a served table
+writing it before it answers (``lanswitch.hosting``), and ``lanswitch host --resume`` after a
+real ``kill -9`` (``benchmarks/crash.py``'s trials, a few of them here).
+
+The pure half — a journal replays into the exact state — is ``test_journal.py``.
+Everything listens on 127.0.0.1 and every wait is bounded."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lanswitch.host import Host, HostConfig
+from lanswitch.hosting import ResumeError, new_table, resume_table, serve, settle
+from lanswitch.journal import FORMAT, Journal, JournalError, unfinished
+from lanswitch.tls import Identity, load_or_create_identity
+from tests.test_journal import state
+from tests.test_server import LOOPBACK, bot_client, run, target_of
+
+
+@pytest.fixture(scope="module")
+def identity(tmp_path_factory: pytest.TempPathFactory) -> Identity:
+    return load_or_create_identity(tmp_path_factory.mktemp("host"))
+
+
+def config(**kw: object) -> HostConfig:
+    base: dict[str, object] = {"name": "Loop", "seats": 3, "bots": 1, "bot_delay": 0.0}
+    base.update(kw)
+    return HostConfig(**base)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------------------------
+# The journal file
+
+
+def test_a_journal_keeps_its_records_in_order_and_its_settings(tmp_path: Path) -> None:
+    j = Journal.create(tmp_path, "ann's table")
+    j.write([b"one", b"two"])
+    j.write([b"three"])
+    j.set("port", 4711)
+    assert list(j.records()) == [b"one", b"two", b"three"]
+    j.close()
+    again = Journal.open(j.path)
+    assert list(again.records()) == [b"one", b"two", b"three"]
+    assert again.get("port") == 4711
+    assert again.get("name") == "ann's table"
+    assert again.get("nothing") is None
+    mode = again.con.execute("PRAGMA journal_mode").fetchone()[0]
+    assert mode == "wal"
+    again.finish()
+    assert list(tmp_path.glob("tables/*")) == []
+
+
+def test_a_journal_held_by_a_running_host_cannot_be_opened_twice(tmp_path: Path) -> None:
+    j = Journal.create(tmp_path, "busy")
+    j.write([b"x"])
+    # Another process (another lanswitch) tries: the lock is the operating system's.
+    code = (
+        "import sys; from pathlib import Path; from lanswitch.journal import Journal, JournalBusy\n"
+        "try:\n    Journal.open(Path(sys.argv[1]))\nexcept JournalBusy as e:\n"
+        "    print(e); sys.exit(3)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(j.path)], capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 3, done.stderr
+    assert "still being hosted" in done.stdout
+    (found,) = unfinished(tmp_path)
+    assert found.busy
+    j.close()
+    (found,) = unfinished(tmp_path)
+    assert not found.busy
+    assert found.name == "busy"
+
+
+def test_damaged_and_foreign_journals_are_errors_that_say_so(tmp_path: Path) -> None:
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    junk = folder / "junk.sqlite"
+    junk.write_bytes(b"this is not a database, just some bytes" * 20)
+    with pytest.raises(JournalError, match=r"junk\.sqlite"):
+        Journal.open(junk)
+    newer = folder / "newer.sqlite"
+    con = sqlite3.connect(newer)
+    con.execute(f"PRAGMA user_version={FORMAT + 1}")
+    con.close()
+    with pytest.raises(JournalError, match="format"):
+        Journal.open(newer)
+    with pytest.raises(JournalError, match="no journal"):
+        Journal.open(folder / "missing.sqlite")
+    assert unfinished(tmp_path) == []  # neither is offered for --resume
+    with pytest.raises(JournalError, match="cannot create"):
+        Journal.create(junk, "a file is in the way")
+
+
+# ---------------------------------------------------------------------------------------------
+# A served table writes its journal
+
+
+def test_a_served_table_journals_everything_and_a_finished_one_leaves_nothing(
+    tmp_path: Path, identity: Identity
+) -> None:
+    seen: list[str] = []
+
+    async def main() -> None:
+        table = new_table(config(hands=2), tmp_path, address=LOOPBACK, port=0)
+        assert table.journal is not None
+        server = await serve(table, identity)
+        target = target_of(server, identity)
+        clients = [bot_client(n, target) for n in ("ann", "bob")]
+        tasks = [asyncio.create_task(c.run()) for c in clients]
+        # While the match runs, the journal always replays to the host as it is: it is
+        # written before anything is sent, so a state taken between calls matches.
+        for _ in range(2000):
+            await asyncio.sleep(0.005)
+            if table.host.finished:
+                break
+            hand = table.host.hand
+            if hand is not None and len(seen) < 3 and hand.seq > 4 * len(seen):
+                records = list(table.journal.records())
+                restored = Host.restore(records, entropy=os.urandom)
+                assert state(restored) == state(table.host)
+                seen.append(f"step {hand.seq}")
+        await asyncio.gather(*tasks)
+        await server.wait_finished()
+        await server.close()
+        settle(table)
+        for c in clients:
+            assert [r.verdict is not None and r.verdict.fair for r in c.session.history] == [
+                True,
+                True,
+            ]
+
+    run(main)
+    assert len(seen) == 3
+    assert list(tmp_path.glob("tables/*.sqlite*")) == []  # the match ended: nothing to resume
+
+
+def test_a_journal_that_fails_ends_crash_recovery_but_not_the_game(
+    tmp_path: Path, identity: Identity
+) -> None:
+    async def main() -> None:
+        table = new_table(config(hands=1), tmp_path, address=LOOPBACK, port=0)
+        server = await serve(table, identity)
+        assert table.journal is not None
+        table.journal.close()  # from now on every write fails, as on a full or lost disk
+        target = target_of(server, identity)
+        clients = [bot_client(n, target) for n in ("ann", "bob")]
+        await asyncio.gather(*(c.run() for c in clients))
+        await server.close()
+        assert isinstance(server.journal_error, JournalError)
+        assert not table.host.journaling
+        for c in clients:
+            (record,) = c.session.history
+            assert record.verdict is not None
+            assert record.verdict.fair
+
+    run(main)
+    # A journal that stopped short would resume an older table than the players saw: gone.
+    assert list(tmp_path.glob("tables/*.sqlite*")) == []
+    with pytest.raises(ResumeError, match="no unfinished table"):
+        resume_table(tmp_path)
+
+
+def test_resume_says_what_there_is_when_it_cannot(tmp_path: Path) -> None:
+    with pytest.raises(ResumeError, match="no unfinished table to resume"):
+        resume_table(tmp_path)
+    table = new_table(config(name="Kitchen"), tmp_path, address=LOOPBACK, port=0)
+    assert table.journal is not None
+    table.journal.write(table.host.inputs)
+    table.journal.set("port", 4000)
+    with pytest.raises(ResumeError, match="still being hosted"):
+        resume_table(tmp_path, "Kitchen")
+    table.journal.close()  # the host died
+    with pytest.raises(ResumeError, match=r'no unfinished table named "Attic".*"Kitchen"'):
+        resume_table(tmp_path, "Attic")
+    resumed = resume_table(tmp_path)
+    assert resumed.port == 4000
+    assert resumed.address == LOOPBACK
+    assert resumed.replayed == 1
+    assert resumed.host.config == table.host.config
+    # The clock carries on from the journal's last moment.
+    assert abs(resumed.clock() - table.host.now) < 5.0
+    assert resumed.journal is not None
+    resumed.journal.close()
