@@ -141,10 +141,32 @@ def build_parser() -> argparse.ArgumentParser:
         "engine to exactly the cards you were given and the public log everyone signed. "
         "Transcripts of the same hand are also compared with each other. Prints one verdict "
         "per file with the reason and who is to blame. Exit status: 0 all fair, 1 any unfair "
-        "or void, 2 a file unreadable or not a transcript.",
+        "or void, 2 a file unreadable or not a transcript. With --hand ID instead of files: "
+        "the transcript kept in the history for hand ID (see lanswitch history).",
     )
-    v.add_argument("files", nargs="+", metavar="FILE", help="transcript files (.json)")
+    v.add_argument("files", nargs="*", metavar="FILE", help="transcript files (.json)")
+    v.add_argument(
+        "--hand",
+        type=_hand_id,
+        metavar="ID",
+        help="check the transcript the history keeps for hand ID (an id lanswitch history shows)",
+    )
     v.add_argument("--json", action="store_true", help="print one JSON object")
+    _data_dir_option(v)
+
+    hi = sub.add_parser(
+        "history",
+        help="list the hands you played, with the verdict of each",
+        description="List the hands this computer's clients played or watched, newest first: "
+        "when, the table, the hand number, the rules, the result and the verdict of checking "
+        "the deal. The transcripts are kept too: lanswitch verify --hand ID checks one again. "
+        "The history is DATA_DIR/history.sqlite (see lanswitch paths).",
+    )
+    hi.add_argument("--json", action="store_true", help="one JSON array of hands")
+    hi.add_argument(
+        "--limit", type=_positive, default=20, metavar="N", help="the newest N hands (default 20)"
+    )
+    _data_dir_option(hi)
 
     t = sub.add_parser(
         "tables",
@@ -227,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="trust the host even though its certificate changed since last time",
     )
     j.add_argument("--headless", action="store_true", help="no terminal client: print what happens")
+    _no_history_option(j)
     _look_options(j)
 
     pl = sub.add_parser(
@@ -247,10 +270,34 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument(
         "--turn-timer", type=_duration, default=0.0, metavar="S", help="seconds a player has to act"
     )
+    _no_history_option(pl)
     _look_options(pl)
 
     sub.add_parser("paths", help="show where lanswitch keeps its files")
     return p
+
+
+def _data_dir_option(parser: argparse.ArgumentParser) -> None:
+    """``--data-dir`` after the command as well (``lanswitch history --data-dir D``). SUPPRESS:
+    when it is not given here, the one given before the command (or none) stands."""
+    parser.add_argument(
+        "--data-dir", metavar="DIR", default=argparse.SUPPRESS, help="as before the command"
+    )
+
+
+def _no_history_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-history",
+        action="store_true",
+        help="do not keep this session's hands in the history (DATA_DIR/history.sqlite)",
+    )
+
+
+def _hand_id(text: str) -> int:
+    n = _whole(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError("a hand's id is 1 or more (see lanswitch history)")
+    return n
 
 
 def _look_options(parser: argparse.ArgumentParser) -> None:
@@ -406,16 +453,24 @@ def _summary(stats: SimStats, seed: int, out: TextIO) -> None:
 
 
 def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    names: list[str] = args.files
     from .transcript import Aborts, Transcript, TranscriptError, Verdict, verify_all
 
+    # Each source is a name to show and its bytes, or why there are none: the files, or the
+    # transcript the history keeps for --hand ID (then shown as "history:ID").
+    sources: list[tuple[str, bytes | str]] = []
+    if args.hand is not None:  # main() made sure there are no files then
+        sources.append(_stored_transcript(args.hand, data_dir(args.data_dir)))
+    for name in args.files:
+        try:
+            sources.append((name, Path(name).read_bytes()))
+        except OSError as e:
+            sources.append((name, f"cannot read it: {e.strerror or e}"))
+    names = [name for name, _ in sources]
     loaded: dict[int, Transcript] = {}
     errors: dict[int, str] = {}
-    for i, name in enumerate(names):
-        try:
-            data = Path(name).read_bytes()
-        except OSError as e:
-            errors[i] = f"cannot read it: {e.strerror or e}"
+    for i, (_, data) in enumerate(sources):
+        if isinstance(data, str):
+            errors[i] = data
             continue
         try:
             loaded[i] = Transcript.from_json(data)
@@ -480,6 +535,84 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return code
 
 
+def _stored_transcript(hand: int, data: Path) -> tuple[str, bytes | str]:
+    """``history:ID`` and the transcript the history keeps for hand ``hand`` (or why there is
+    none: a hand watched has no transcript). A hand not in the history is a usage error."""
+    from .history import History, HistoryError, history_path
+
+    path = history_path(data)
+    if not path.exists():
+        raise _UsageError(f"no history at {path} yet: no hand {hand} to check")
+    try:
+        with History(path) as history:
+            row = history.get(hand)
+    except HistoryError as e:
+        raise _UsageError(str(e)) from None
+    if row is None:
+        raise _UsageError(f"no hand {hand} in the history {path}; lanswitch history lists them")
+    name = f"history:{hand}"
+    if row.transcript is None:
+        return name, "you watched this hand: there is no transcript of yours to check"
+    return name, row.transcript
+
+
+def _cmd_history(args: argparse.Namespace, out: TextIO) -> int:
+    from datetime import datetime
+
+    from .history import History, HistoryError, history_path, result_text, verdict_text
+
+    path = history_path(data_dir(args.data_dir))
+    rows = []
+    total = 0
+    if path.exists():  # reading never makes the file
+        try:
+            with History(path) as history:
+                rows, total = history.rows(args.limit), history.count()
+        except HistoryError as e:
+            raise _UsageError(str(e)) from None
+    if args.json:
+        out.write(json.dumps([r.as_json() for r in rows]) + "\n")
+        return 0
+    if not rows:
+        out.write(
+            f"No hands in the history yet ({path}). Every hand you play or watch with "
+            "lanswitch play or lanswitch join is kept there.\n"
+        )
+        return 0
+
+    def when(at: str) -> str:
+        try:
+            return datetime.fromisoformat(at).astimezone().strftime("%Y-%m-%d %H:%M")
+        except ValueError:
+            return at[:16]
+
+    table = [("id", "when", "table", "hand", "rules", "result", "verdict")]
+    table += [
+        (
+            str(r.id),
+            when(r.at),
+            r.table[:24],
+            str(r.hand_no),
+            r.rules[:16],
+            result_text(r),
+            verdict_text(r),
+        )
+        for r in rows
+    ]
+    widths = [max(len(row[c]) for row in table) for c in range(len(table[0]) - 1)]
+    right = {0, 3}  # numbers line up on the right
+    for row in table:
+        cells = [
+            cell.rjust(widths[c]) if c in right else cell.ljust(widths[c])
+            for c, cell in enumerate(row[:-1])
+        ]
+        out.write("  ".join([*cells, row[-1]]) + "\n")
+    if total > len(rows):
+        out.write(f"({len(rows)} of {total} hands; --limit N shows more)\n")
+    out.write("lanswitch verify --hand ID checks a hand's transcript again.\n")
+    return 0
+
+
 def _cmd_tables(args: argparse.Namespace, out: TextIO) -> int:
     import asyncio
 
@@ -522,6 +655,12 @@ class _UsageError(Exception):
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command == "verify" and bool(args.files) == (args.hand is not None):
+        parser.error(
+            "verify: give transcript FILEs, or --hand ID (see lanswitch history), not both"
+            if args.files
+            else "verify: give transcript FILEs to check, or --hand ID (see lanswitch history)"
+        )
     out, err = sys.stdout, sys.stderr
     try:
         if args.command == "rules":
@@ -530,6 +669,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_simulate(args, out, err)
         if args.command == "verify":
             return _cmd_verify(args, out, err)
+        if args.command == "history":
+            return _cmd_history(args, out)
         if args.command == "tables":
             return _cmd_tables(args, out)
         if args.command == "play":
@@ -548,7 +689,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 err.write(f"lanswitch: {e}\n")
                 return 1
         if args.command == "paths":
-            out.write(f"data dir: {data_dir(args.data_dir)}\n")
+            data = data_dir(args.data_dir)
+            out.write(f"data dir: {data}\nhistory:  {data / 'history.sqlite'}\n")
             return 0
         parser.print_help(out)
         return 0

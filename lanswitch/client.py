@@ -11,6 +11,11 @@
 * **Staying** (:class:`Client`): the client pings a quiet host, treats a host silent for
   ``DEAD_AFTER`` seconds as a lost link, and reconnects with exponential backoff, resuming with
   its token to the same seat and hand. It ends when the host says ``bye`` or ``error``.
+* **Remembering** (``history``): every hand the session finishes — its
+  :class:`~lanswitch.session.HandRecord` — goes to a
+  :class:`~lanswitch.history.HistoryWriter` here, the one place both the headless ``join`` and
+  the terminal client pass, so each hand is written once. A failure to write is one warning
+  in the session's news, never an error.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import ssl
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from . import protocol as p
 from .discovery import Table, TableBrowser, preferred_order
@@ -35,6 +41,9 @@ from .tls import (
     parse_fingerprint,
     peer_fingerprint,
 )
+
+if TYPE_CHECKING:
+    from .history import HistoryWriter
 
 __all__ = [
     "DEAD_AFTER",
@@ -185,6 +194,7 @@ class Client:
     ``chooser(session)`` returns the move to play when it is this seat's turn (a headless bot);
     None leaves moves to :meth:`send` (an interactive client). ``think`` seconds pass before a
     chosen move is sent. ``on_news`` sees each :class:`~lanswitch.session.News` as it comes.
+    ``history`` keeps every finished hand (None: not kept).
     """
 
     def __init__(
@@ -199,6 +209,7 @@ class Client:
         on_news: Callable[[News], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         reconnect_for: float = RECONNECT_FOR,
+        history: HistoryWriter | None = None,
     ) -> None:
         self.session = session
         self.target = target
@@ -209,9 +220,12 @@ class Client:
         self.on_news = on_news
         self.clock = clock
         self.reconnect_for = reconnect_for
+        self.history = history
+        self.peer = ""  # the address answering, HOST:PORT (for the history)
         self.reconnects = 0
         self.fingerprint: bytes | None = None
         self._news_seen = 0
+        self._hands_seen = 0  # session.history entries already handed to the history
         self._writer: asyncio.StreamWriter | None = None
         self._conn: p.Connection | None = None
         self._acting_seq = -1
@@ -284,6 +298,10 @@ class Client:
         conn = p.Connection(p.Role.CLIENT)
         self._writer, self._conn = writer, conn
         self._acting_seq = -1
+        peer = writer.get_extra_info("peername")
+        if isinstance(peer, tuple) and len(peer) >= 2:
+            host = str(peer[0])
+            self.peer = f"[{host}]:{peer[1]}" if ":" in host else f"{host}:{peer[1]}"
         writer.write(conn.send(s.hello()))
         heard = self.clock()
         nonce = 0
@@ -308,6 +326,7 @@ class Client:
                 except p.RemoteProtocolError as e:
                     for m in e.received:
                         s.receive(m)
+                    self._record_hands()
                     with contextlib.suppress(p.LocalProtocolError):
                         writer.write(conn.send(e.error_message()))
                     raise JoinError(f"the host broke the protocol: {e}") from None
@@ -322,6 +341,7 @@ class Client:
                 for r in replies:
                     if not conn.closed:
                         writer.write(conn.send(r))
+                self._record_hands()
                 self._emit_news()
                 if s.closed or s.lost_place or not data:
                     return welcomed
@@ -348,6 +368,25 @@ class Client:
             text = f"host certificate: {words} ({_PIN_WORDS[verdict]})"
         self.session.news.append(News("pin", text, fingerprint))
         self._emit_news()
+
+    def _record_hands(self) -> None:
+        """Give the history the hands finished since last time (after the replies are sent:
+        a slow disk delays no answer to the host)."""
+        s = self.session
+        done = s.history[self._hands_seen :]
+        self._hands_seen = len(s.history)
+        if self.history is None:
+            return
+        for record in done:
+            warning = self.history.record(
+                record,
+                name=s.name,
+                table=s.table,
+                host=self.peer or self.target.label,
+                client=s.public_key.hex(),
+            )
+            if warning is not None:
+                s.news.append(News("warning", warning))
 
     def _emit_news(self) -> None:
         news = self.session.news

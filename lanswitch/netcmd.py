@@ -5,7 +5,8 @@ with a :class:`~lanswitch.server.Server`, advertises it with zeroconf, and print
 ``join`` finds the table (zeroconf, or ``HOST:PORT``), pins its certificate, and plays with a
 :class:`~lanswitch.client.Client`: headless with a bot (``--bot``) or watching
 (``--spectate``). After every hand a seat writes its transcript (``--transcripts DIR``) and
-prints the verdict of checking it.
+prints the verdict of checking it; every hand, watched ones too, goes into the history in the
+data dir (:mod:`lanswitch.history`) unless ``--no-history`` says not to.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from .bots import make_bot
 from .client import Client, JoinError, Target, find_table, parse_address
 from .discovery import TableAdvertiser, list_tables
+from .history import HistoryWriter
 from .host import Host, HostConfig
 from .protocol import PROTOCOL_VERSION, Bye, Error
 from .rules import PRESETS, load_rules
@@ -184,13 +186,26 @@ async def _host(
 # join
 
 
+def history_writer(args: argparse.Namespace, data: Path) -> HistoryWriter | None:
+    """The history for ``join`` or ``play`` (None with ``--no-history``)."""
+    return None if getattr(args, "no_history", False) else HistoryWriter(data)
+
+
+def close_history(writer: HistoryWriter | None, err: TextIO) -> None:
+    """Save what is still queued; say so if hands could not be saved."""
+    if writer is not None:
+        message = writer.close()
+        if message is not None:
+            err.write(f"lanswitch: {message}\n")
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-")[:40] or "table"
 
 
 def cmd_join(args: argparse.Namespace, data: Path, out: TextIO, err: TextIO) -> int:
     if args.bot is None and not args.headless:
-        return asyncio.run(_join_terminal(args, data, out))
+        return asyncio.run(_join_terminal(args, data, out, err))
     if args.bot is None and not args.spectate:
         raise ValueError(
             "--headless needs --bot STRATEGY (a bot plays your seat) or --spectate (you watch)"
@@ -223,7 +238,7 @@ async def _target(args: argparse.Namespace) -> Target:
     raise JoinError(f"several tables answered ({names}): say which, e.g. lanswitch join NAME")
 
 
-async def _join_terminal(args: argparse.Namespace, data: Path, out: TextIO) -> int:
+async def _join_terminal(args: argparse.Namespace, data: Path, out: TextIO, err: TextIO) -> int:
     """``join`` in the terminal client: the table browser unless a table is named."""
     from .tui.browser import browse
     from .tui.run import look_of, run_client
@@ -249,14 +264,19 @@ async def _join_terminal(args: argparse.Namespace, data: Path, out: TextIO) -> i
         spectate=spectate,
         password=args.password,
     )
-    model = await run_client(
-        session,
-        target,
-        look=look,
-        pins=PinStore.in_dir(data),
-        accept_change=args.accept_new_fingerprint,
-        bell=args.bell,
-    )
+    history = history_writer(args, data)
+    try:
+        model = await run_client(
+            session,
+            target,
+            look=look,
+            pins=PinStore.in_dir(data),
+            accept_change=args.accept_new_fingerprint,
+            bell=args.bell,
+            history=history,
+        )
+    finally:
+        close_history(history, err)
     if model.failure is not None:
         raise CommandError(model.failure)
     return 0
@@ -327,6 +347,7 @@ async def _join(
         chooser=choose if strategy is not None else None,
         think=args.think,
         on_news=show,
+        history=history_writer(args, data),
     )
     try:
         await client.run()
@@ -341,6 +362,8 @@ async def _join(
         raise CommandError(f"the pin store is damaged: {e}") from None
     except JoinError as e:
         raise CommandError(str(e)) from None
+    finally:
+        close_history(client.history, err)
     reason = session.close_reason
     if isinstance(reason, Bye):
         out.write(f"the host ended the match: {reason.reason}\n")

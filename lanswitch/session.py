@@ -57,12 +57,21 @@ class News:
 @dataclass(frozen=True, slots=True)
 class HandRecord:
     """One finished hand as this client saw it: the result, and (for a seat) the transcript
-    and its verdict."""
+    and its verdict.
+
+    The rest is what a record kept after the table is gone needs (``lanswitch history``):
+    ``game_id``, the ``rules``' name, this client's ``seat`` (None: watching) and every seat's
+    name as the lobby showed it when the hand began (``over.placings`` index them).
+    """
 
     hand_no: int
     over: p.HandOver
     transcript: Transcript | None
     verdict: Verdict | None
+    game_id: bytes = b""
+    rules: str = ""
+    seat: int | None = None
+    names: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -70,6 +79,7 @@ class _HandState:
     message: p.Hand
     setup: HandSetup | None
     recorder: SeatRecorder | None
+    names: tuple[str, ...] = ()  # the seats' names when the hand began
     seeds: dict[int, bytes] = field(default_factory=dict)
     refused: set[int] = field(default_factory=set)  # rounds this seat would not take part in
     reveals: int = 0
@@ -201,7 +211,8 @@ class Session:
                 recorder = SeatRecorder(setup, m.seats.index(mine), self.key, m.keys)
             except (KeyError, ValueError) as e:
                 self._note("warning", f"the host's hand keys are not valid: {e}", m)
-        self.hand = _HandState(m, setup, recorder)
+        names = () if self.lobby is None else tuple(st.name for st in self.lobby.seats)
+        self.hand = _HandState(m, setup, recorder, names=names)
         self.seq, self.view = 0, None
         self._note("hand", f"hand {m.hand_no} begins", m)
         return []
@@ -330,7 +341,16 @@ class Session:
             h.recorder.on_heads({q: SignedHead(*v) for q, v in m.heads.items()})
             transcript = h.recorder.transcript()
             verdict = verify(transcript)
-        record = HandRecord(h.message.hand_no, h.over, transcript, verdict)
+        record = HandRecord(
+            h.message.hand_no,
+            h.over,
+            transcript,
+            verdict,
+            game_id=h.message.game_id,
+            rules="" if h.setup is None else h.setup.rules.name,
+            seat=self.seat if h.recorder is None else h.recorder.seat,
+            names=h.names,
+        )
         self.history.append(record)
         if verdict is not None:
             self._note("verdict", verdict.text(), record)

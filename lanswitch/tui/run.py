@@ -5,7 +5,8 @@
 player at it through a real client connection over loopback TLS, so the host's own player
 goes through exactly the code every other player does. The host's powers (bots, rules,
 start) are local calls on the host. ``join`` without ``--bot`` runs the same client against a
-table elsewhere.
+table elsewhere. Both keep every finished hand in the history (:mod:`lanswitch.history`,
+through the :class:`~lanswitch.client.Client`) unless ``--no-history`` is given.
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ..client import Client, JoinError, Target
 from ..discovery import TableAdvertiser
 from ..fairness import public_bytes
+from ..history import HistoryWriter
 from ..host import Host, HostConfig
-from ..netcmd import default_name
+from ..netcmd import close_history, default_name, history_writer
 from ..protocol import PROTOCOL_VERSION, Bye
 from ..rules import PRESETS, RuleSet
 from ..server import Server
@@ -74,9 +76,11 @@ async def run_client(
     bell: bool = False,
     title: str = "lanswitch",
     on_start: Callable[[TuiModel, TuiApp], None] | None = None,
+    history: HistoryWriter | None = None,
 ) -> TuiModel:
     """Run the terminal client for ``session`` at ``target`` until the player leaves or the
-    host ends the table; returns the model (for the exit status and tests)."""
+    host ends the table; returns the model (for the exit status and tests). ``history`` keeps
+    each finished hand (the caller closes it)."""
     client: Client
     model = TuiModel(session, send=lambda m: client.send(m), look=look, powers=powers, bell=bell)
     tui = TuiApp(model, title=title)
@@ -98,7 +102,9 @@ async def run_client(
             if session.timer_ms and model.screen == "table":
                 tui.app.invalidate()
 
-    client = Client(session, target, pins=pins, accept_change=accept_change, on_news=news)
+    client = Client(
+        session, target, pins=pins, accept_change=accept_change, on_news=news, history=history
+    )
     net = asyncio.create_task(client.run())
 
     def net_done(task: asyncio.Task[None]) -> None:
@@ -143,6 +149,7 @@ async def play(
     data: Path,
     rules: RuleSet,
     out: TextIO,
+    err: TextIO | None = None,
 ) -> int:
     """``lanswitch play``: host a table and sit at it."""
     config, name = play_config(args, rules)
@@ -223,6 +230,7 @@ async def play(
                     await advertiser.update(seats_free=free)
 
     keeper = asyncio.create_task(keep_advertised())
+    history = history_writer(args, data)
     try:
         model = await run_client(
             session,
@@ -232,8 +240,10 @@ async def play(
             powers=powers,
             bell=args.bell,
             title=f"lanswitch · hosting on {shown}:{server.port}",
+            history=history,
         )
     finally:
+        close_history(history, err or sys.stderr)
         keeper.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await keeper

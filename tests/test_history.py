@@ -1,0 +1,660 @@
+"""The client's history (``lanswitch.history``): real sqlite files in tmp_path, the real command
+line in process (``lanswitch history``, ``lanswitch verify --hand``), hands recorded by real
+sessions (``tests/tablenet.py``), by a headless ``join --bot`` against a real ``lanswitch
+host`` process on loopback TLS, and by the terminal client with keys through a pipe."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.input import create_pipe_input
+
+from lanswitch import history as hist
+from lanswitch.cli import main
+from lanswitch.client import Target
+from lanswitch.history import (
+    History,
+    HistoryError,
+    HistoryWriter,
+    history_path,
+    result_text,
+    row_of,
+    verdict_text,
+)
+from lanswitch.host import Host, HostConfig
+from lanswitch.server import Server
+from lanswitch.session import HandRecord, Session
+from lanswitch.tls import Identity, server_context
+from lanswitch.transcript import Transcript, verify
+from lanswitch.tui.model import TuiModel
+from lanswitch.tui.render import Look
+from lanswitch.tui.run import run_client
+from tests.tablenet import Link, TableNet
+from tests.test_cli_net import LOOPBACK, host_factory
+from tests.test_cli_net import Host as HostProcess
+from tests.test_tui import Screen, identity, key_for, until
+
+__all__ = ["host_factory", "identity"]  # fixtures, imported for pytest to find here
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# ---------------------------------------------------------------------------------------------
+# Hands played by real sessions, in one process
+
+
+def a_match(hands: int = 2, *, seed: int = 3) -> tuple[Link, Link, Link]:
+    """ann and bob play ``hands`` hands (bots choose their moves) while eve watches."""
+    net = TableNet(
+        HostConfig(name="Kitchen", seats=2, bots=0, bot_delay=0.0, hands=hands), seed=seed
+    )
+    ann, bob = net.join("ann"), net.join("bob")
+    eve = net.join("eve", spectate=True, bot=None)
+    net.run(lambda: net.host.finished)
+    for link in (ann, bob, eve):
+        assert len(link.session.history) == hands
+    return ann, bob, eve
+
+
+def record_all(writer: HistoryWriter, link: Link, host: str = "10.0.0.2:4000") -> list[str]:
+    """What the client shell does with each finished hand: the warnings it would show."""
+    s = link.session
+    warnings = []
+    for record in s.history:
+        w = writer.record(record, name=s.name, table=s.table, host=host, client=s.public_key.hex())
+        if w is not None:
+            warnings.append(w)
+    return warnings
+
+
+@pytest.fixture(scope="module")
+def match() -> tuple[Link, Link, Link]:
+    return a_match()
+
+
+def test_a_seat_keeps_each_hand_with_its_verdict_and_transcript(
+    tmp_path: Path, match: tuple[Link, Link, Link]
+) -> None:
+    ann = match[0]
+    writer = HistoryWriter(tmp_path / "data")
+    assert record_all(writer, ann) == []
+    assert writer.close() is None
+    with History(history_path(tmp_path / "data")) as h:
+        rows = h.rows()
+    assert [r.hand_no for r in rows] == [2, 1]  # newest first
+    assert [r.id for r in rows] == [2, 1]
+    for row, record in zip(reversed(rows), ann.session.history, strict=True):
+        assert row.table == "Kitchen"
+        assert row.host == "10.0.0.2:4000"
+        assert row.name == "ann"
+        assert row.seat == 0
+        assert row.rules == "switch"
+        assert row.game_id == record.game_id.hex()
+        assert len(row.game_id) == 32
+        assert row.status == "fair"
+        assert verdict_text(row) == "fair, every card legal"
+        assert record.verdict is not None
+        assert row.verdict == record.verdict.text()
+        assert set(row.placings) == {"ann", "bob"}
+        assert row.place == row.placings.index("ann") + 1
+        assert result_text(row) in ("you won", "bob won, you 2nd")
+        # The transcript is the file `lanswitch verify FILE` reads, byte for byte.
+        assert record.transcript is not None
+        assert row.transcript == record.transcript.to_json().encode("utf-8")
+        assert verify(Transcript.from_json(row.transcript)).fair
+
+
+def test_a_spectator_keeps_the_hands_it_watched_without_a_transcript(
+    tmp_path: Path, match: tuple[Link, Link, Link], capsys: pytest.CaptureFixture[str]
+) -> None:
+    eve = match[2]
+    data = tmp_path / "data"
+    assert record_all(HistoryWriter(data), eve) == []
+    with History(history_path(data)) as h:
+        rows = h.rows()
+    assert len(rows) == 2
+    for row in rows:
+        assert row.seat is None
+        assert row.place is None
+        assert row.transcript is None
+        assert row.status == "watched"
+        assert result_text(row) in ("ann won", "bob won")
+        assert "no transcript" in verdict_text(row)
+    code, out, err = run(capsys, "--data-dir", str(data), "verify", "--hand", str(rows[0].id))
+    assert code == 2
+    assert f"lanswitch: history:{rows[0].id}: you watched this hand" in err
+    assert out == ""
+
+
+def test_result_and_verdict_in_words() -> None:
+    base = hist.HandRow(
+        at="2026-12-01T05:00:00+00:00",
+        table="t",
+        host="h:1",
+        client="c",
+        game_id="00" * 16,
+        hand_no=1,
+        seat=2,
+        name="me",
+        rules="switch",
+        ending="out",
+        placings=("Alice", "Bob", "me"),
+        place=3,
+        status="unfair",
+        verdict="UNFAIR: …",
+        why="the host's signature over the cards it gave you does not verify",
+        culprits=("@dealer",),
+        transcript=None,
+    )
+    from dataclasses import replace
+
+    assert result_text(base) == "Alice won, you 3rd"
+    assert result_text(replace(base, place=1, placings=("me", "Alice"))) == "you won"
+    assert result_text(replace(base, place=None)) == "Alice won"
+    assert result_text(replace(base, ending="void", placings=())) == "void: no result"
+    assert verdict_text(base) == (
+        "UNFAIR: the host's signature over the cards it gave you does not verify (blame @dealer)"
+    )
+    assert verdict_text(replace(base, status="fair")) == "fair, every card legal"
+
+
+# ---------------------------------------------------------------------------------------------
+# The command line
+
+
+def test_history_lists_hands_newest_first_and_as_json(
+    tmp_path: Path, match: tuple[Link, Link, Link], capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    writer = HistoryWriter(data)
+    record_all(writer, match[0])
+    record_all(writer, match[1])  # another client (a second terminal) on this laptop
+    code, out, err = run(capsys, "--data-dir", str(data), "history")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].split() == ["id", "when", "table", "hand", "rules", "result", "verdict"]
+    body = lines[1:5]
+    assert [line.split()[0] for line in body] == ["4", "3", "2", "1"]
+    for line in body:
+        assert "Kitchen" in line
+        assert "switch" in line
+        assert line.endswith("fair, every card legal")
+        assert "you won" in line or "won, you 2nd" in line
+    assert "verify --hand ID" in lines[-1]
+
+    # --data-dir after the command works too.
+    assert run(capsys, "history", "--data-dir", str(data)) == (0, out, "")
+    code, out, _ = run(capsys, "--data-dir", str(data), "history", "--limit", "3")
+    assert code == 0
+    assert "(3 of 4 hands; --limit N shows more)" in out
+
+    code, out, _ = run(capsys, "--data-dir", str(data), "history", "--json", "--limit", "2")
+    assert code == 0
+    rows = json.loads(out)
+    assert [r["id"] for r in rows] == [4, 3]
+    assert rows[0]["name"] == "bob"
+    assert rows[0]["seat"] == 2
+    assert rows[0]["fair"] is True
+    assert rows[0]["status"] == "fair"
+    assert rows[0]["verdict"] == "fair, every card legal"
+    assert rows[0]["verdict_line"].startswith("FAIR: hand ")
+    assert rows[0]["transcript"] is True
+    assert rows[0]["host"] == "10.0.0.2:4000"
+    assert {"when", "table", "game_id", "hand_no", "rules", "result", "placings"} <= set(rows[0])
+
+
+def test_paths_shows_where_the_history_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "--data-dir", str(tmp_path), "paths")
+    assert code == 0
+    assert f"history:  {history_path(tmp_path)}" in out
+
+
+def test_an_empty_history_says_so_and_makes_no_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "nothing-yet"
+    code, out, err = run(capsys, "--data-dir", str(data), "history")
+    assert code == 0, err
+    assert out.startswith("No hands in the history yet (")
+    assert not data.exists()
+    code, out, _ = run(capsys, "--data-dir", str(data), "history", "--json")
+    assert (code, json.loads(out)) == (0, [])
+
+
+def test_verify_hand_checks_the_stored_transcript_like_verify_file(
+    tmp_path: Path, match: tuple[Link, Link, Link], capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    record_all(HistoryWriter(data), match[0])
+    with History(history_path(data)) as h:
+        row = h.get(1)
+    assert row is not None
+    assert row.transcript is not None
+    file = tmp_path / "hand.json"
+    file.write_bytes(row.transcript)
+    code_f, out_f, _ = run(capsys, "verify", str(file))
+    code_h, out_h, err_h = run(capsys, "--data-dir", str(data), "verify", "--hand", "1")
+    assert code_f == code_h == 0, err_h
+    assert out_h.startswith("history:1: FAIR: hand 1 of game ")
+    assert out_h.removeprefix("history:1") == out_f.removeprefix(str(file))
+    code, out, _ = run(capsys, "--data-dir", str(data), "verify", "--hand", "1", "--json")
+    got = json.loads(out)
+    assert code == got["exit"] == 0
+    assert got["files"][0]["file"] == "history:1"
+    assert got["files"][0]["status"] == "fair"
+
+
+def tamper(data: Path, hand_id: int, change: object) -> None:
+    """Change the stored transcript of hand ``hand_id`` behind lanswitch's back."""
+    with sqlite3.connect(history_path(data)) as db:
+        (blob,) = db.execute("SELECT transcript FROM hands WHERE id = ?", (hand_id,)).fetchone()
+        new = change(blob) if callable(change) else change
+        db.execute("UPDATE hands SET transcript = ? WHERE id = ?", (new, hand_id))
+    db.close()
+
+
+def swap_two_cards(blob: bytes) -> bytes:
+    obj = json.loads(blob)
+    obj["cards"][0], obj["cards"][1] = obj["cards"][1], obj["cards"][0]
+    return json.dumps(obj).encode()
+
+
+def test_a_tampered_stored_transcript_fails_verify_hand(
+    tmp_path: Path, match: tuple[Link, Link, Link], capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    record_all(HistoryWriter(data), match[0])
+    tamper(data, 2, swap_two_cards)
+    code, out, _ = run(capsys, "--data-dir", str(data), "verify", "--hand", "2")
+    assert code == 1
+    assert out.startswith("history:2: UNFAIR: hand 2 of game ")
+    assert "blame the host (@dealer)" in out
+    # What is stored is no transcript at all: unreadable, as for a file (exit 2).
+    tamper(data, 1, b"\x00 not json")
+    code, out, err = run(capsys, "--data-dir", str(data), "verify", "--hand", "1")
+    assert code == 2
+    assert "lanswitch: history:1: not JSON" in err
+    # The listing still shows what was recorded when the hand ended.
+    code, out, _ = run(capsys, "--data-dir", str(data), "history")
+    assert code == 0
+    assert out.count("fair, every card legal") == 2
+
+
+def test_verify_hand_usage_errors_exit_2(
+    tmp_path: Path, match: tuple[Link, Link, Link], capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    record_all(HistoryWriter(data), match[0])
+    code, out, err = run(capsys, "--data-dir", str(data), "verify", "--hand", "7")
+    assert code == 2
+    assert f"no hand 7 in the history {history_path(data)}; lanswitch history lists them" in err
+    assert out == ""
+    for argv, needle in (
+        (
+            ["verify", "--hand", "1", "x.json"],
+            "FILEs, or --hand ID (see lanswitch history), not both",
+        ),
+        (["verify"], "give transcript FILEs to check, or --hand ID"),
+    ):
+        with pytest.raises(SystemExit) as e:
+            main(["--data-dir", str(data), *argv])
+        assert e.value.code == 2
+        _, err = capsys.readouterr()
+        assert needle in err
+        assert err.startswith("usage: lanswitch")
+
+
+def test_verify_hand_without_a_history_or_with_a_bad_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, "--data-dir", str(tmp_path / "none"), "verify", "--hand", "1")
+    assert code == 2
+    assert "no history at" in err
+    assert not (tmp_path / "none").exists()
+    for bad in ("0", "x"):
+        with pytest.raises(SystemExit) as e:
+            main(["verify", "--hand", bad])
+        assert e.value.code == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# Failures: never a crash, never a lost hand
+
+
+def test_a_corrupt_file_is_one_warning_and_play_goes_on(
+    tmp_path: Path, match: tuple[Link, Link, Link], capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    path = history_path(data)
+    path.write_bytes(b"this is not an sqlite database, it is garbage " * 100)
+    writer = HistoryWriter(data)
+    warnings = record_all(writer, match[0])
+    assert len(warnings) == 1  # reported once, though both hands failed
+    assert warnings[0].startswith("history: 1 hand not saved yet (")
+    assert "not a readable lanswitch history" in warnings[0]
+    assert len(writer.pending) == 2  # nothing lost: queued
+    code, _, err = run(capsys, "--data-dir", str(data), "history")
+    assert code == 2
+    assert "not a readable lanswitch history" in err
+    assert str(path) in err
+    # The user moves the damaged file aside: the queued hands are written with the next one.
+    path.rename(tmp_path / "damaged.sqlite")
+    record_all(writer, match[0], host="again:1")  # the same hands again: no second rows
+    assert writer.pending == []
+    with History(path) as h:
+        assert h.count() == 2
+    assert writer.close() is None
+
+
+def test_a_data_dir_that_cannot_be_made_is_a_warning(
+    tmp_path: Path, match: tuple[Link, Link, Link]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("a file where the data dir should be")
+    writer = HistoryWriter(blocker / "data")
+    warnings = record_all(writer, match[0])
+    assert len(warnings) == 1
+    assert "cannot make the data dir" in warnings[0]
+    message = writer.close()
+    assert message is not None
+    assert "2 hands could not be saved" in message
+
+
+def test_a_newer_schema_is_a_clear_error_not_a_crash(
+    tmp_path: Path, match: tuple[Link, Link, Link], capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    record_all(HistoryWriter(data), match[0])
+    with sqlite3.connect(history_path(data)) as db:
+        db.execute("UPDATE schema_version SET version = 99")
+    db.close()
+    with pytest.raises(HistoryError, match=r"newer lanswitch .*version 99"):
+        History(history_path(data))
+    code, _, err = run(capsys, "--data-dir", str(data), "history")
+    assert code == 2
+    assert "written by a newer lanswitch" in err
+    code, _, err = run(capsys, "--data-dir", str(data), "verify", "--hand", "1")
+    assert code == 2
+    assert "written by a newer lanswitch" in err
+    warnings = record_all(HistoryWriter(data), match[1])
+    assert len(warnings) == 1
+    assert "newer lanswitch" in warnings[0]
+
+
+def test_an_older_schema_is_migrated_and_keeps_its_hands(
+    tmp_path: Path, match: tuple[Link, Link, Link], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = tmp_path / "data"
+    record_all(HistoryWriter(data), match[0])
+    # A later lanswitch adds a column: version 2 is version 1 plus one step.
+    step = ("ALTER TABLE hands ADD COLUMN note TEXT NOT NULL DEFAULT ''",)
+    monkeypatch.setattr(hist, "_MIGRATIONS", (*hist._MIGRATIONS, step))
+    monkeypatch.setattr(hist, "SCHEMA_VERSION", 2)
+    with History(history_path(data)) as h:
+        assert h.count() == 2
+    with sqlite3.connect(history_path(data)) as db:
+        assert db.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+        assert db.execute("SELECT count(note) FROM hands").fetchone() == (2,)
+    db.close()
+
+
+def test_a_lock_held_briefly_is_waited_for_and_a_long_one_loses_nothing(
+    tmp_path: Path, match: tuple[Link, Link, Link]
+) -> None:
+    data = tmp_path / "data"
+    path = history_path(data)
+    History.in_dir(data).close()
+    # Another client, in the middle of a write (the timer thread ends it).
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    ann = match[0]
+    s = ann.session
+    first, second = s.history
+
+    def keep(record: HandRecord, writer: HistoryWriter) -> str | None:
+        return writer.record(record, name=s.name, table=s.table, host="h:1", client="k")
+
+    # Held for 0.3 s: the writer's busy timeout (2 s) waits it out.
+    other.execute("BEGIN IMMEDIATE")
+    timer = threading.Timer(0.3, lambda: other.execute("COMMIT"))
+    timer.start()
+    started = time.monotonic()
+    try:
+        assert keep(first, HistoryWriter(data)) is None
+    finally:
+        timer.join(5)
+    assert time.monotonic() - started >= 0.25
+    # Held past a short timeout: one warning, the hand queued, written once the lock is gone.
+    writer = HistoryWriter(data, timeout=0.1)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        warning = keep(second, writer)
+    finally:
+        other.execute("COMMIT")
+    assert warning is not None
+    assert "database is locked" in warning
+    assert len(writer.pending) == 1
+    assert writer.close() is None  # the last try at close writes it
+    other.close()
+    with History(path) as h:
+        assert [r.hand_no for r in h.rows()] == [2, 1]
+
+
+WRITER = """
+import sys
+import time
+from pathlib import Path
+from lanswitch.history import HistoryWriter
+from tests.test_history import a_match
+
+data, who, n = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+ann = a_match(1)[0]
+record = ann.session.history[0]
+writer = HistoryWriter(data)
+Path(sys.argv[4]).write_text("ready")
+for _ in range(60_000):  # both start together: at most a minute
+    if (data / "go").exists():
+        break
+    time.sleep(0.001)
+for i in range(n):
+    # Each a different client (a new key per session), so none is a duplicate of another.
+    w = writer.record(record, name=who, table="t", host="h:1", client=f"{who}-{i}")
+    assert w is None, w
+print(writer.saved)
+"""
+
+
+def test_two_clients_write_at_once(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    n = 40
+    procs = []
+    for who in ("ann", "bob"):
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-c", WRITER, str(data), who, str(n), str(tmp_path / who)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                cwd=Path(__file__).parent.parent,
+            )
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while not all((tmp_path / w).exists() for w in ("ann", "bob")):
+            assert time.monotonic() < deadline, [p.poll() for p in procs]
+            assert all(p.poll() is None for p in procs), [p.communicate() for p in procs]
+            time.sleep(0.01)
+        data.mkdir(exist_ok=True)
+        (data / "go").write_text("")
+        outs = [p.communicate(timeout=60) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()  # our own children, by their handles
+                p.wait(10)
+    for p, (out, err) in zip(procs, outs, strict=True):
+        assert p.returncode == 0, err
+        assert out.strip() == str(n)
+    with History(history_path(data)) as h:
+        rows = h.rows()
+    assert len(rows) == 2 * n
+    assert {r.client for r in rows} == {f"{w}-{i}" for w in ("ann", "bob") for i in range(n)}
+    with sqlite3.connect(history_path(data)) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    db.close()
+
+
+def test_a_row_written_twice_is_kept_once(tmp_path: Path, match: tuple[Link, Link, Link]) -> None:
+    record = match[0].session.history[0]
+    row = row_of(record, name="ann", table="t", host="h:1", client="k", at="2026-01-01T00:00:00")
+    with History.in_dir(tmp_path) as h:
+        assert h.add([row]) == [1]
+        assert h.add([row]) == [0]
+        assert h.count() == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Recorded by the real clients
+
+
+def test_a_headless_join_records_a_match_and_verify_hand_rechecks_it(
+    tmp_path: Path,
+    host_factory: Callable[..., HostProcess],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    host = host_factory(
+        "--name", "Loop History", "--seats", "2", "--bots", "1", "--hands", "2", "--bot-delay", "0"
+    )
+    data = tmp_path / "ann-data"
+    address = f"{LOOPBACK}:{host.port}"
+    code, out, err = run(
+        capsys, "--data-dir", str(data), "join", address, "--bot", "heuristic", "--name", "ann"
+    )
+    assert code == 0, (out, err)
+    assert out.count("verified fair") == 2
+    assert host.proc.wait(30) == 0
+
+    code, out, err = run(capsys, "--data-dir", str(data), "history", "--json")
+    assert code == 0, err
+    rows = json.loads(out)
+    assert [r["hand_no"] for r in rows] == [2, 1]
+    for r in rows:
+        assert r["table"] == "Loop History"
+        assert r["host"] == address
+        assert r["name"] == "ann"
+        assert r["seat"] == 1
+        assert r["verdict"] == "fair, every card legal"
+        assert r["result"] in ("you won", "bot 1 won, you 2nd"), r["result"]
+    code, out, _ = run(capsys, "--data-dir", str(data), "history")
+    assert code == 0
+    assert out.count("fair, every card legal") == 2
+
+    ids = [str(r["id"]) for r in rows]
+    code, out, err = run(capsys, "--data-dir", str(data), "verify", "--hand", ids[-1])
+    assert code == 0, err
+    assert out.startswith(f"history:{ids[-1]}: FAIR: hand 1 of game ")
+    tamper(data, int(ids[0]), swap_two_cards)
+    code, out, _ = run(capsys, "--data-dir", str(data), "verify", "--hand", ids[0])
+    assert code == 1
+    assert "UNFAIR" in out
+    assert "@dealer" in out
+
+
+def test_join_with_no_history_keeps_nothing(
+    tmp_path: Path,
+    host_factory: Callable[..., HostProcess],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    host = host_factory("--seats", "2", "--bots", "1", "--hands", "1", "--bot-delay", "0")
+    data = tmp_path / "bob-data"
+    code, out, err = run(
+        capsys,
+        "--data-dir",
+        str(data),
+        "join",
+        f"{LOOPBACK}:{host.port}",
+        "--bot",
+        "random",
+        "--no-history",
+    )
+    assert code == 0, (out, err)
+    assert "verified fair" in out
+    assert (data / "pins.json").exists()  # the join did use this data dir
+    assert not history_path(data).exists()
+
+
+def test_the_terminal_client_records_the_hands_it_plays(identity: Identity, tmp_path: Path) -> None:
+    screen = Screen()
+    data = tmp_path / "data"
+    history = HistoryWriter(data)
+
+    async def main() -> None:
+        host = Host(
+            HostConfig(name="Keys", seats=2, bots=1, bot_delay=0.0, hands=1),
+            entropy=os.urandom,
+            now=time.monotonic(),
+        )
+        server = Server(host, ssl_context=server_context(identity), address=LOOPBACK)
+        await server.start()
+        target = Target("Keys", (LOOPBACK,), server.port, identity.fingerprint, "t")
+        session = Session("ann", key=Ed25519PrivateKey.generate(), entropy=os.urandom)
+        got: dict[str, object] = {}
+        with create_pipe_input() as keys, create_app_session(input=keys, output=screen.output):
+            task = asyncio.create_task(
+                run_client(
+                    session,
+                    target,
+                    look=Look(),
+                    pins=None,
+                    on_start=lambda m, t: got.update(model=m),
+                    history=history,
+                )
+            )
+            await until(lambda: "model" in got)
+            model = got["model"]
+            assert isinstance(model, TuiModel)
+            await until(lambda: model.screen == "lobby")
+            keys.send_text("r")
+            for _ in range(5000):
+                if session.history:
+                    break
+                key = key_for(model)
+                if key is not None and session.seq != got.get("last"):
+                    got["last"] = session.seq
+                    keys.send_text(key)
+                await asyncio.sleep(0.005)
+            await until(lambda: bool(session.history))
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        await server.close()
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+    assert history.close() is None
+    with History(history_path(data)) as h:
+        rows = h.rows()
+    assert len(rows) == 1
+    (row,) = rows
+    assert (row.table, row.name, row.seat, row.hand_no) == ("Keys", "ann", 0, 1)
+    assert row.host.startswith(f"{LOOPBACK}:")
+    assert row.status == "fair"
+    assert row.transcript is not None
+    assert verify(Transcript.from_json(row.transcript)).fair
