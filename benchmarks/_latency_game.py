@@ -53,6 +53,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from lanswitch import protocol as p
 from lanswitch.bots import Bot, make_bot
 from lanswitch.host import Host, HostConfig
+from lanswitch.journal import Journal
 from lanswitch.rules import PRESETS, RuleSet
 from lanswitch.server import Server
 from lanswitch.session import Session as ClientSession
@@ -94,8 +95,17 @@ async def start_tables(cfg: dict[str, Any]) -> _Tables:
             bot_delay=cfg["bot_delay"],
             hands=None,  # switch scores no match target: the match never ends
         )
-        host = Host(config, entropy=os.urandom, now=time.monotonic())
-        server = Server(host, ssl_context=ctx, address="127.0.0.1", port=0)
+        journal: Journal | None = None
+        if cfg.get("journal") is not None:  # crash recovery on: benchmarks/journal.py
+            journal = Journal.create(Path(cfg["journal"]), config.name)
+        host = Host(config, entropy=os.urandom, now=time.monotonic(), journal=journal is not None)
+        server = Server(
+            host,
+            ssl_context=ctx,
+            address="127.0.0.1",
+            port=0,
+            journal=None if journal is None else journal.write,
+        )
         await server.start()
         servers.append(server)
     return _Tables(servers)
@@ -301,9 +311,14 @@ def _profile_path(directory: Path | None, name: str) -> str | None:
 
 
 def game_one(
-    identity: Identity, one_s: float, profile: Path | None, gc_freeze: bool = False
+    identity: Identity,
+    one_s: float,
+    profile: Path | None,
+    gc_freeze: bool = False,
+    journal: Path | None = None,
 ) -> Session:
-    """(a): one client at a table with three host bots, unpaced sequential moves."""
+    """(a): one client at a table with three host bots, unpaced sequential moves (with
+    ``journal``, the host journals to a file in that directory, as ``lanswitch host`` does)."""
     return run_session(
         server_start=start_tables,
         server_cfg={
@@ -313,6 +328,7 @@ def game_one(
             "bot_delay": ONE_CLIENT_BOT_DELAY_S,
             "profile": _profile_path(profile, "server-one"),
             "gc_freeze": gc_freeze,
+            "journal": None if journal is None else str(journal),
         },
         client_kind="game",
         client_cfgs=lambda pid, ports: [

@@ -1,0 +1,266 @@
+"""Kill the host with ``kill -9`` at random moments and check that every match still ends well.
+
+Each trial is a real table on loopback: ``lanswitch host`` (two bot seats, ``--hands H``) and
+two headless players (``lanswitch join --bot``), each a process of its own. At a random
+moment the host is killed with SIGKILL — no goodbye, no flush, the journal as the kernel has
+it — and after a random pause ``lanswitch host --resume`` starts it again from its journal.
+The players notice the lost link, keep reconnecting with their resume tokens, and the match
+goes on. A trial passes when
+
+* the resumed host ends the match and exits 0, and both players exit 0;
+* each player has a transcript of every hand, and every transcript verifies fair
+  (``lanswitch.transcript.verify``). A hand's transcript is this player's own record of every
+  event it was shown, checked against the host's signed log head: had the resumed host lost an
+  action a player had already been shown, the two would disagree and the hand would fail —
+  so "0 actions lost" is checked for every hand, the one cut by the kill included;
+* nothing hangs: every wait is bounded.
+
+The kill moments are spread evenly at random over a calibration run's length (a match played
+without a kill, first), so they fall in the lobby, during the fair deal's rounds, mid-hand,
+between hands, and while the log heads are collected.
+
+Network safety: everything listens on 127.0.0.1 (zeroconf too, with ``--interface``). Only the
+processes this script started are ever signalled, by their own process ids.
+
+    .venv/bin/python benchmarks/crash.py            # 50 trials
+    .venv/bin/python benchmarks/crash.py --trials 5 --jobs 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lanswitch.transcript import Transcript, verify
+
+LANSWITCH = Path(sys.executable).with_name("lanswitch")
+HANDS = 3
+BOT_DELAY = 0.03
+THINK = 0.02
+MATCH_TIMEOUT = 150.0  # seconds a trial's match may take, the kill and the restart included
+LISTENING = re.compile(r"listening on 127\.0\.0\.1:(\d+)")
+
+
+@dataclass
+class Trial:
+    """One trial's outcome (``problems`` empty: it passed)."""
+
+    number: int
+    kill_at: float  # seconds after the players started
+    pause: float  # seconds between the kill and the restart
+    port: int = 0
+    killed_in: str = ""  # what the host had last said when it was killed
+    replay: str = ""  # what the resumed host said about its journal
+    seconds: float = 0.0
+    hands_verified: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+class Proc:
+    """A child process whose output lines are collected by a thread (never blocking it)."""
+
+    def __init__(self, args: Sequence[str], name: str) -> None:
+        self.name = name
+        self.lines: list[str] = []
+        self.popen = subprocess.Popen(
+            [str(LANSWITCH), *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.popen.stdout is not None
+        for line in self.popen.stdout:
+            self.lines.append(line.rstrip("\n"))
+
+    def wait_line(self, pattern: re.Pattern[str], timeout: float) -> re.Match[str] | None:
+        deadline = time.monotonic() + timeout
+        for _ in range(int(timeout / 0.02) + 1):
+            for line in list(self.lines):
+                m = pattern.search(line)
+                if m:
+                    return m
+            if self.popen.poll() is not None or time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
+        return next((m for line in self.lines if (m := pattern.search(line))), None)
+
+    def wait(self, timeout: float) -> int | None:
+        try:
+            code = self.popen.wait(timeout=max(0.0, timeout))
+        except subprocess.TimeoutExpired:
+            return None
+        self._reader.join(timeout=2.0)
+        return code
+
+    def kill(self) -> None:
+        if self.popen.poll() is None:
+            os.kill(self.popen.pid, signal.SIGKILL)  # only our own child, by its pid
+            self.popen.wait(timeout=10)
+        self._reader.join(timeout=2.0)
+
+    def tail(self, n: int = 6) -> str:
+        return " | ".join(self.lines[-n:])
+
+
+def _host_args(data: Path, name: str) -> list[str]:
+    return ["host", "--data-dir", str(data), "--name", name, "--interface", "127.0.0.1"]
+
+
+def run_trial(
+    number: int, work: Path, kill_at: float | None, pause: float, hands: int = HANDS
+) -> Trial:
+    """One match; with ``kill_at``, the host is killed that many seconds in and resumed."""
+    trial = Trial(number, kill_at or 0.0, pause)
+    base = work / f"trial{number:03d}"
+    data = base / "host"
+    name = f"crash trial {number}"
+    procs: list[Proc] = []
+    t0 = time.monotonic()
+    try:
+        host = Proc(
+            [
+                *_host_args(data, name),
+                "--seats",
+                "4",
+                "--bots",
+                "2",
+                "--hands",
+                str(hands),
+                "--bot-delay",
+                str(BOT_DELAY),
+            ],
+            "host",
+        )
+        procs.append(host)
+        m = host.wait_line(LISTENING, 30.0)
+        if m is None:
+            trial.problems.append(f"the host did not start: {host.tail()}")
+            return trial
+        trial.port = int(m.group(1))
+        players = []
+        for who in ("ann", "bob"):
+            folder = base / who
+            (folder / "transcripts").mkdir(parents=True)
+            args = [
+                "join",
+                f"127.0.0.1:{trial.port}",
+                "--bot",
+                "heuristic",
+                "--name",
+                who,
+                "--think",
+                str(THINK),
+                "--transcripts",
+                str(folder / "transcripts"),
+                "--data-dir",
+                str(folder),
+            ]
+            players.append(Proc(args, who))
+        procs += players
+        started = time.monotonic()
+        if kill_at is not None:
+            time.sleep(max(0.0, started + kill_at - time.monotonic()))
+            if host.popen.poll() is not None:
+                trial.problems.append("the match ended before the kill (calibration too short)")
+                return trial
+            trial.killed_in = host.lines[-1] if host.lines else "(nothing yet)"
+            host.kill()
+            time.sleep(pause)
+            host = Proc([*_host_args(data, name), "--resume"], "resumed host")
+            procs.append(host)
+            resumed = host.wait_line(re.compile(r"resumed .*"), 30.0)
+            if resumed is None:
+                trial.problems.append(f"the host did not resume: {host.tail()}")
+                return trial
+            trial.replay = resumed.group(0)
+        deadline = started + MATCH_TIMEOUT
+        for proc in (host, *players):
+            code = proc.wait(deadline - time.monotonic())
+            if code is None:
+                trial.problems.append(f"{proc.name} hung: {proc.tail()}")
+            elif code != 0:
+                trial.problems.append(f"{proc.name} exited {code}: {proc.tail()}")
+        for who in ("ann", "bob"):
+            files = sorted((base / who / "transcripts").glob("*.json"))
+            hands_seen = {json.loads(f.read_text())["hand_no"] for f in files}
+            if len(hands_seen) != hands:
+                trial.problems.append(f"{who} has transcripts of hands {sorted(hands_seen)}")
+            for f in files:
+                verdict = verify(Transcript.from_json(f.read_text()))
+                if verdict.fair:
+                    trial.hands_verified += 1
+                else:
+                    trial.problems.append(f"{who} {f.name}: {verdict.text()}")
+        return trial
+    finally:
+        for proc in procs:
+            proc.kill()
+        trial.seconds = time.monotonic() - t0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--trials", type=int, default=50)
+    ap.add_argument("--jobs", type=int, default=2, help="trials run at once")
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--hands", type=int, default=HANDS)
+    args = ap.parse_args(argv)
+    seed = args.seed if args.seed is not None else random.randrange(1 << 30)
+    rng = random.Random(seed)
+    t_start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="lanswitch-crash-") as tmp:
+        work = Path(tmp)
+        calibration = run_trial(0, work, None, 0.0, args.hands)
+        if calibration.problems:
+            print("calibration failed:", *calibration.problems, sep="\n  ")
+            return 1
+        length = calibration.seconds
+        print(f"seed {seed}; a match of {args.hands} hands takes {length:.1f} s without a kill")
+        plans = [
+            (k, rng.uniform(0.03, 0.9) * length, rng.choice([0.0, 0.5, 1.0, 3.0]))
+            for k in range(1, args.trials + 1)
+        ]
+        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            trials = list(
+                pool.map(lambda plan: run_trial(plan[0], work, plan[1], plan[2], args.hands), plans)
+            )
+    failed = [t for t in trials if t.problems]
+    for t in trials:
+        mark = "ok  " if not t.problems else "FAIL"
+        print(
+            f"{mark} trial {t.number:2d}: killed at {t.kill_at:5.2f} s ({t.killed_in!r}), "
+            f"down {t.pause:.1f} s; {t.replay}; {t.hands_verified} transcripts fair, "
+            f"{t.seconds:.1f} s"
+        )
+        for problem in t.problems:
+            print(f"       {problem}")
+    verified = sum(t.hands_verified for t in trials)
+    print(
+        f"\n{len(trials)} kill -9 trials in {time.monotonic() - t_start:.0f} s: "
+        f"{len(trials) - len(failed)} matches resumed and completed, {len(failed)} failed; "
+        f"{verified} transcripts verified fair (of {len(trials) * 2 * args.hands} expected); "
+        f"actions lost: {'0' if not failed else 'see the failures'}"
+    )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
