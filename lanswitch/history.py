@@ -309,26 +309,40 @@ class History:
             time.sleep(0.02)
 
     def _prepare(self) -> None:
+        """WAL mode, and the schema at this version. A file already as it should be is only
+        read: listing the history never waits for a client that is writing to it."""
+        if self._version(self._db) == SCHEMA_VERSION:
+            self._wal()
+            return
         self._wal()
-        with self._write() as db:
+        with self._write() as db:  # made or migrated: by one client, the others wait
             db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-            rows = db.execute("SELECT version FROM schema_version").fetchall()
-            if len(rows) > 1 or (rows and not isinstance(rows[0][0], int)):
-                raise HistoryError(f"{self.path}: the schema_version table is damaged")
-            version = rows[0][0] if rows else 0
-            if version > SCHEMA_VERSION:
-                raise HistoryError(
-                    f"{self.path} was written by a newer lanswitch (history schema version "
-                    f"{version}; this one knows up to {SCHEMA_VERSION}): update lanswitch, or "
-                    "use another --data-dir"
-                )
+            version = self._version(db)
             for step in _MIGRATIONS[version:]:
                 for statement in step:
                     db.execute(statement)
-            if not rows:
+            if version == 0:
+                db.execute("DELETE FROM schema_version")  # none, or a damaged zero: one row
                 db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
             elif version < SCHEMA_VERSION:
                 db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
+
+    def _version(self, db: sqlite3.Connection) -> int:
+        """The file's schema version (0: a new file); HistoryError if newer than ours."""
+        known = db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+        ).fetchone()
+        rows = db.execute("SELECT version FROM schema_version").fetchall() if known else []
+        if len(rows) > 1 or (rows and not isinstance(rows[0][0], int)):
+            raise HistoryError(f"{self.path}: the schema_version table is damaged")
+        version = int(rows[0][0]) if rows else 0
+        if version > SCHEMA_VERSION:
+            raise HistoryError(
+                f"{self.path} was written by a newer lanswitch (history schema version "
+                f"{version}; this one knows up to {SCHEMA_VERSION}): update lanswitch, or "
+                "use another --data-dir"
+            )
+        return version
 
     def add(self, rows: Sequence[HandRow]) -> list[int]:
         """Store ``rows`` in one transaction; their ids (0 for a row that was already there)."""

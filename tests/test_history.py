@@ -6,6 +6,7 @@ host`` process on loopback TLS, and by the terminal client with keys through a p
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 import sqlite3
@@ -447,6 +448,9 @@ def test_a_lock_held_briefly_is_waited_for_and_a_long_one_loses_nothing(
     other.execute("BEGIN IMMEDIATE")
     try:
         warning = keep(second, writer)
+        # Reading never waits for a writer (WAL): the history lists what is committed.
+        with History(path, timeout=0.1) as h:
+            assert [r.hand_no for r in h.rows()] == [1]
     finally:
         other.execute("COMMIT")
     assert warning is not None
@@ -658,3 +662,41 @@ def test_the_terminal_client_records_the_hands_it_plays(identity: Identity, tmp_
     assert row.status == "fair"
     assert row.transcript is not None
     assert verify(Transcript.from_json(row.transcript)).fair
+
+
+def test_play_and_the_terminal_join_give_the_client_a_history_unless_told_not_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The wiring: what ``play`` and ``join`` (terminal) pass to the client that records (the
+    client itself is run for real in the test above; here it is not run at all)."""
+    from lanswitch.tui import run as tui_run
+
+    given: list[HistoryWriter | None] = []
+
+    async def fake_run_client(session: Session, target: Target, **kw: object) -> object:
+        history = kw["history"]
+        assert history is None or isinstance(history, HistoryWriter)
+        given.append(history)
+
+        class Model:
+            failure = None
+
+        return Model()
+
+    monkeypatch.setattr(tui_run, "run_client", fake_run_client)
+    data = tmp_path / "data"
+    for extra in ([], ["--no-history"]):
+        args = ["--data-dir", str(data), "join", f"{LOOPBACK}:9", *extra]
+        assert run(capsys, *args)[0] == 0
+    assert isinstance(given[0], HistoryWriter)
+    assert given[0].data == data
+    assert given[1] is None
+    from lanswitch.cli import build_parser
+    from lanswitch.rules import PRESETS
+
+    for extra in ([], ["--no-history"]):
+        options = build_parser().parse_args(["play", "--interface", LOOPBACK, *extra])
+        assert asyncio.run(tui_run.play(options, data, PRESETS["switch"], io.StringIO())) == 0
+    assert isinstance(given[2], HistoryWriter)
+    assert given[2].data == data
+    assert given[3] is None
