@@ -32,6 +32,10 @@ lock, and each write is one short ``BEGIN IMMEDIATE`` transaction. A row is uniq
 id, hand number, this client's public key), and inserted with ``INSERT OR IGNORE``: a write
 retried after a commit whose answer was lost is not a second row.
 
+The writes run where the client runs them, on its event loop, between two messages: a hand's
+row is one short transaction (a few tens of kilobytes), and the loop waits at most
+:data:`BUSY_TIMEOUT` for another client's lock before the hand is queued for next time.
+
 The schema has a version (table ``schema_version``, one row). Opening runs every step of
 :data:`_MIGRATIONS` past the file's version, in one transaction; a file written by a newer
 lanswitch (a version above :data:`SCHEMA_VERSION`) is a :class:`HistoryError` that says so,
@@ -281,11 +285,11 @@ class History:
         db.execute("BEGIN IMMEDIATE")
         try:
             yield db
+            db.execute("COMMIT")  # a full disk may fail here: rolled back like any failure
         except BaseException:
-            with suppress(sqlite3.Error):  # a failed COMMIT or a lost connection: nothing to undo
+            with suppress(sqlite3.Error):  # a connection already gone: nothing left to undo
                 db.execute("ROLLBACK")
             raise
-        db.execute("COMMIT")
 
     def _wal(self) -> None:
         """Put the file in WAL mode (once per file: the mode is kept in the file).

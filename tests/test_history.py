@@ -605,6 +605,26 @@ def test_join_with_no_history_keeps_nothing(
     assert not history_path(data).exists()
 
 
+def test_a_join_whose_history_is_damaged_warns_once_and_plays_on(
+    tmp_path: Path,
+    host_factory: Callable[..., HostProcess],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    host = host_factory("--seats", "2", "--bots", "1", "--hands", "2", "--bot-delay", "0")
+    data = tmp_path / "data"
+    data.mkdir()
+    history_path(data).write_bytes(b"garbage, not sqlite " * 200)
+    code, out, err = run(
+        capsys, "--data-dir", str(data), "join", f"{LOOPBACK}:{host.port}", "--bot", "random"
+    )
+    assert code == 0, (out, err)
+    assert out.count("verified fair") == 2  # both hands played and checked
+    assert err.count("lanswitch: history: 1 hand not saved yet (") == 1
+    assert "not a readable lanswitch history" in err
+    assert err.count("lanswitch: history:") == 2  # and, at the end, what is still unsaved
+    assert f"lanswitch: history: 2 hands could not be saved to {history_path(data)}" in err
+
+
 def test_the_terminal_client_records_the_hands_it_plays(identity: Identity, tmp_path: Path) -> None:
     screen = Screen()
     data = tmp_path / "data"
