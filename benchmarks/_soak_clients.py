@@ -1,0 +1,552 @@
+"""The client side of ``benchmarks/soak.py``: client slots that keep joining and leaving.
+
+Each slot is a loop of *visits* to its table until the soak ends. A visit opens a pinned TLS
+connection to 127.0.0.1 (:func:`lanswitch.tls.open_pinned_connection`), says ``hello`` as a
+player (most visits) or a spectator, and runs a fresh :class:`lanswitch.session.Session` — the
+real client logic, fair deal included — over a sans-I/O :class:`lanswitch.protocol.Connection`:
+the same core :class:`lanswitch.client.Client` runs, under a leaner shell of our own. Why not
+:class:`~lanswitch.client.Client` itself: its shell reconnects by itself with backoff and hides
+a failure it retried, while this soak must decide when and how each visit ends (a ``bye``, a
+dropped socket, a drop then a resume), and must see and count every failure. The shell costs
+little beside the Session; the load generator's CPU is printed to show it is not the limit.
+
+A visit, as a person would make it:
+
+* **seated** (a free seat, or a seat given between hands to a player who waited): it says
+  ready (the Session's ``auto_ready``), and in the hand plays ``moves`` of its own turns —
+  a random legal move after a short think — then leaves: cleanly with ``bye`` (the seat is
+  kept for the hand, a stand-in plays it, and it is freed after the hand), abruptly (the
+  socket dropped mid-hand: a laptop closing), or by dropping and, after a short pause,
+  *resuming* with the token to the same seat of the same hand, playing a few more turns and
+  leaving with ``bye``. A few seated visits *stay* for the whole hand, so their Session
+  verifies the hand's transcript (the deal fair, every card legal) as every real client does.
+* **watching** (a spectator, or a player with no free seat waiting for one): it watches for a
+  few seconds (catching up on the hand in progress, then following it) and leaves, mostly
+  with ``bye``, sometimes abruptly. A waiting player seated between hands becomes a seated
+  visit.
+
+Then the slot pauses and visits again with a new name and key: the population churns.
+
+Errors are counted by kind, never retried away: a failed connect or handshake, no
+``welcome``, any ``error`` or ``reject`` from the host, a ``bye`` the slot did not cause, a
+lost connection, a protocol violation, a Session warning (a fair-deal check that failed, a gap
+in the events), a transcript that does not verify, a void hand not explained by one of our
+leavers, and a hang: every wait is bounded (a welcome, an answer to a move, a turn in a hand
+in play, the host closing after ``bye``, a stayer's verdict).
+
+A hand is void when a player who left (or dropped and did not come back in time) owed a
+fair-deal round its seed: that is the protocol working, not an error. An ``abort`` is counted
+as explained when every culprit seat was left by one of this process's slots within the
+host's grace plus a margin (the tables a process serves are its own), else as an error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import re
+import ssl
+import time
+import traceback
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection as Pipe
+from typing import Any
+
+from _latency_harness import _pipe_queue, raise_nofile, sleep_until
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from lanswitch import protocol as p
+from lanswitch.session import Session
+from lanswitch.tls import open_pinned_connection
+
+CONNECT_TIMEOUT_S = 10.0  # TCP connect + TLS handshake + the pin check
+WELCOME_TIMEOUT_S = 10.0  # hello → welcome
+MOVE_TIMEOUT_S = 10.0  # move → the view after it
+BYE_TIMEOUT_S = 10.0  # bye → the host closes the connection
+TURN_TIMEOUT_S = 45.0  # seated in a hand in play, and no turn of ours (nor any step) came
+STAYER_TIMEOUT_S = 300.0  # a stayer's whole visit, hand and verdict included
+IDLE_LEAVE_S = 20.0  # a seated player whose table starts no hand in this long goes home
+ERRORS_KEPT = 30  # the first lines of this many errors are kept (all are counted)
+READ_SIZE = 65536
+#: How ``verify`` judges a hand voided in its first round (the deal): the host signed a log
+#: holding the setup note, which it never sent (it goes with the first step).
+_VOID_FIRST_ROUND = re.compile(r"signed a log of 1 events .*\(0 events")
+RECENT_S = 10.0  # a seat left this long (plus the host's grace) before an abort explains it
+#: The reason ``verify`` gives when the host sent no log head for a seat.
+_MISSING_HEAD = re.compile(r"the host did not pass on (seat\d+)'s log head")
+
+
+@dataclass(frozen=True, slots=True)
+class Mix:
+    """The shares of each kind of visit (the rest of the players' leaves are clean)."""
+
+    spectate: float = 0.15  # visits that watch as spectators
+    abrupt: float = 0.15  # leaves that drop the socket without a word
+    resume: float = 0.15  # seated leaves that drop, then resume with the token
+    stay: float = 0.06  # seated visits that play the hand out and check its transcript
+    steady_every: int = 10  # every n-th table is steady: all its seated visits stay
+    moves: tuple[int, int] = (1, 5)  # own turns a seated visit plays
+    think_s: tuple[float, float] = (0.2, 0.8)  # before each move
+    watch_s: tuple[float, float] = (3.0, 12.0)  # a watching visit's length
+    pause_s: tuple[float, float] = (1.0, 4.0)  # between visits
+    resume_pause_s: tuple[float, float] = (0.2, 1.5)  # between the drop and the resume
+
+
+@dataclass(slots=True)
+class Tally:
+    """What one client process counted: events by kind, errors by kind, the first errors."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+    errors: Counter[str] = field(default_factory=Counter)
+    first: list[str] = field(default_factory=list)
+
+    def error(self, kind: str, text: str = "") -> None:
+        self.errors[kind] += 1
+        if len(self.first) < ERRORS_KEPT:
+            self.first.append(f"{time.monotonic():.1f} {kind}: {text}"[:500])
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"counts": dict(self.counts), "errors": dict(self.errors), "first": self.first}
+
+
+@dataclass(slots=True)
+class _Plan:
+    """How one visit goes: decided when it starts (a waiting player seated later keeps it)."""
+
+    spectate: bool
+    leave: str  # "bye" | "drop" | "resume"
+    moves: int
+    stay: bool
+    watch_s: float
+
+
+class _Leave(Exception):  # noqa: N818  (control flow: the visit ends the way ``how`` says)
+    def __init__(self, how: str) -> None:
+        super().__init__(how)
+        self.how = how
+
+
+class Slots:
+    """The client slots of one process: ``cfg["tables"]`` (global indices, ports in
+    ``cfg["ports"]``), ``cfg["per_table"]`` slots each."""
+
+    def __init__(self, cfg: dict[str, Any]) -> None:
+        self.fingerprint: bytes = cfg["identity"].fingerprint
+        self.ports: list[int] = cfg["ports"]
+        self.tables: list[int] = cfg["tables"]
+        self.per_table: int = cfg["per_table"]
+        self.seed: int = cfg["seed"]
+        self.mix: Mix = cfg["mix"]
+        self.tally = Tally()
+        self.end = 0.0
+        # (table, game id, hand number) → the seats our players left during that hand
+        self.left_in: dict[tuple[int, bytes, int], set[int]] = {}
+        # (table, seat) → when one of our players last left it
+        self.left_at: dict[tuple[int, int], float] = {}
+        self.grace_s: float = cfg["grace_s"]
+        self.aborts: set[tuple[int, bytes, int, int]] = set()  # counted once per table
+        self.verdicts: set[tuple[bytes, int, int]] = set()
+        self.active = 0
+
+    # -- the slots -----------------------------------------------------------------------------
+
+    async def run(self, t0: float, end: float, ramp_s: float) -> None:
+        """Every slot, started evenly over ``ramp_s`` from ``t0``, until ``end``."""
+        self.end = end
+        n = len(self.tables) * self.per_table
+        tasks = []
+        for i, table in enumerate(self.tables):
+            for k in range(self.per_table):
+                j = i * self.per_table + k
+                # Slots of one table start apart from each other: interleave by table.
+                order = k * len(self.tables) + i
+                start = t0 + ramp_s * order / max(1, n)
+                rng = random.Random(self.seed * 1_000_003 + table * 64 + k)
+                tasks.append(asyncio.create_task(self._slot(table, j, start, rng)))
+        done, pending = await asyncio.wait(tasks, timeout=max(1.0, end - time.monotonic()) + 60.0)
+        for task in pending:
+            self.tally.error("hang:slot", "a slot did not finish within 60 s of the end")
+            task.cancel()
+        for task in done:
+            exc = task.exception()
+            if exc is not None:
+                text = "".join(traceback.format_exception(exc))
+                self.tally.error(f"crash:{type(exc).__name__}", text)
+        await asyncio.gather(*pending, return_exceptions=True)
+
+    async def _slot(self, table: int, j: int, start: float, rng: random.Random) -> None:
+        await sleep_until(start)
+        mix = self.mix
+        # On a steady table the seated players play each hand out (people still come, watch,
+        # wait for a seat and go, and leave between hands): its hands end with no one
+        # missing, so their transcripts verify in full (elsewhere, a player who left mid-hand
+        # never signs the log, and every other seat's check stops at the missing head).
+        steady = mix.steady_every > 0 and table % mix.steady_every == 0
+        for n in range(100_000):  # bounded: a visit takes at least a connection's time
+            if time.monotonic() >= self.end:
+                return
+            spectate = rng.random() < mix.spectate
+            r = rng.random()
+            leave = "drop" if r < mix.abrupt else "resume" if r < mix.abrupt + mix.resume else "bye"
+            plan = _Plan(
+                spectate=spectate,
+                leave=leave,
+                moves=rng.randint(*mix.moves),
+                stay=not spectate and (steady or rng.random() < mix.stay),
+                watch_s=rng.uniform(*mix.watch_s),
+            )
+            session = Session(
+                f"p{table}-{j % self.per_table}-{n}",
+                key=Ed25519PrivateKey.generate(),
+                entropy=os.urandom,
+                spectate=spectate,
+                auto_ready=True,
+            )
+            how = await self._visit(table, session, plan, rng, resume=False)
+            if how == "resume":
+                await asyncio.sleep(rng.uniform(*mix.resume_pause_s))
+                again = _Plan(False, "bye", rng.randint(*mix.moves), False, plan.watch_s)
+                await self._visit(table, session, again, rng, resume=True)
+            await asyncio.sleep(rng.uniform(*mix.pause_s))
+
+    # -- one visit ---------------------------------------------------------------------------
+
+    async def _visit(
+        self, table: int, session: Session, plan: _Plan, rng: random.Random, *, resume: bool
+    ) -> str:
+        """One connection from connect to leave; how it ended (``resume``: come back)."""
+        tally = self.tally
+        try:
+            reader, writer = await open_pinned_connection(
+                "127.0.0.1", self.ports[table], self.fingerprint, timeout=CONNECT_TIMEOUT_S
+            )
+        except Exception as e:  # refused, timed out, TLS failed, wrong certificate: all errors
+            tally.error(f"connect:{type(e).__name__}", f"table {table}: {e}")
+            return "failed"
+        tally.counts["connections"] += 1
+        self.active += 1
+        try:
+            how = await self._converse(table, session, plan, rng, reader, writer, resume=resume)
+        except _Leave as leave:
+            how = leave.how
+        finally:
+            self.active -= 1
+        if how in ("drop", "resume"):
+            writer.transport.abort()  # no bye, no TLS close: the link is simply gone
+        else:
+            writer.close()
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(2.0):
+                await writer.wait_closed()
+        return how
+
+    async def _converse(
+        self,
+        table: int,
+        session: Session,
+        plan: _Plan,
+        rng: random.Random,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        *,
+        resume: bool,
+    ) -> str:
+        tally = self.tally
+        conn = p.Connection(p.Role.CLIENT)
+        writer.write(conn.send(session.hello()))
+        began = time.monotonic()
+        welcomed = False
+        was_seated = session.seat
+        watch_until = began + plan.watch_s
+        moves_left = plan.moves
+        pending: tuple[int, float] | None = None  # (seq of the move sent, when)
+        act_at: float | None = None
+        progress = began  # the last step of a hand in play we saw while seated
+        idle_since: float | None = None  # seated and no hand in play since
+        seated = False  # seated at some time in this visit
+        welcomed_unseated = False  # a player who found no free seat (and waited)
+        for _ in range(10**6):  # bounded: each turn reads or times out within a second
+            now = time.monotonic()
+            # -- is it time to leave (or has something hung)? --------------------------------
+            if not welcomed:
+                if now - began > WELCOME_TIMEOUT_S:
+                    tally.error("hang:welcome", f"table {table}")
+                    return "failed"
+            else:
+                how = self._leave_now(session, plan, moves_left, pending, watch_until, now)
+                if pending is not None and now - pending[1] > MOVE_TIMEOUT_S:
+                    tally.error("hang:move", f"table {table}: move at seq {pending[0]}")
+                    return "failed"
+                in_hand = self._in_hand(session)
+                if session.seat is not None and in_hand and now - progress > TURN_TIMEOUT_S:
+                    tally.error("hang:turn", f"table {table}: no step for {TURN_TIMEOUT_S:.0f} s")
+                    return "failed"
+                if plan.stay and now - began > STAYER_TIMEOUT_S:
+                    tally.error("hang:verdict", f"table {table}: no verdict in a stayer's time")
+                    return "failed"
+                if session.seat is not None and not in_hand and not (plan.stay and session.hand):
+                    idle_since = now if idle_since is None else idle_since
+                    if now - idle_since > IDLE_LEAVE_S:
+                        tally.counts["idle_leaves"] += 1
+                        how = how or "bye"
+                else:
+                    idle_since = None
+                if how is not None:
+                    return await self._leave(table, session, conn, reader, writer, how)
+                if act_at is not None and now >= act_at:
+                    act_at = None
+                    view = session.view
+                    if pending is None and session.my_turn() and view is not None:
+                        message = session.move(rng.choice(view.legal))
+                        writer.write(conn.send(message))
+                        pending = (message.seq, now)
+                        moves_left -= 1
+                        tally.counts["moves_sent"] += 1
+            # -- read what the host sent, until the next thing we have to do -----------------
+            wake = now + 1.0
+            if act_at is not None:
+                wake = min(wake, act_at)
+            try:
+                async with asyncio.timeout(max(0.0, wake - now)):
+                    data = await reader.read(READ_SIZE)
+            except TimeoutError:
+                continue
+            except (ConnectionError, OSError, ssl.SSLError) as e:
+                tally.error("lost", f"table {table}: {type(e).__name__}: {e}")
+                return "failed"
+            if not data:
+                tally.error("lost", f"table {table}: the host closed the connection")
+                return "failed"
+            try:
+                messages = conn.receive_data(data)
+            except p.RemoteProtocolError as e:
+                tally.error(f"protocol:{e.code.value}", f"table {table}: {e}")
+                return "failed"
+            replies: list[p.Message] = []
+            for m in messages:
+                if isinstance(m, p.Welcome):
+                    welcomed = True
+                    if resume:
+                        tally.counts["resumes"] += 1
+                        if m.seat != was_seated:
+                            tally.error("resume:seat", f"table {table}: {was_seated} → {m.seat}")
+                    else:
+                        tally.counts["joins"] += 1
+                        tally.counts["joins_spectating" if plan.spectate else "joins_player"] += 1
+                elif isinstance(m, p.Reject):
+                    kind = f"reject:{m.code.value}"
+                    h = session.hand
+                    if resume and h is not None and h.over is not None and "not open" in m.text:
+                        # Our Session answered the replayed announce of a hand already over.
+                        kind += ":resumed_after_hand_over"
+                    tally.error(kind, f"table {table}: {m.text}")
+                    if pending is not None and m.seq == pending[0]:
+                        pending = None
+                elif isinstance(m, p.Error):
+                    tally.error(f"error:{m.code.value}", f"table {table}: {m.text}")
+                elif isinstance(m, p.Bye):
+                    tally.error("bye_from_host", f"table {table}: {m.reason}")
+                elif isinstance(m, p.Abort):
+                    self._abort(table, session, m)
+                elif isinstance(m, p.SeatView):
+                    progress = time.monotonic()
+                    if pending is not None and m.seq >= pending[0] + 1:
+                        pending = None
+                        tally.counts["moves_answered"] += 1
+                elif isinstance(m, p.Events | p.Announce):
+                    progress = time.monotonic()
+                replies += session.receive(m)
+            self._news(table, session)
+            if session.seat is not None and not seated:
+                seated = True
+                tally.counts["seated_visits"] += 1
+                if welcomed_unseated:
+                    tally.counts["seated_after_waiting"] += 1
+            elif welcomed and not seated and not plan.spectate:
+                welcomed_unseated = True
+            if replies and not conn.closed:
+                writer.write(conn.send_all(replies))
+            if session.closed:
+                return "failed"  # the host ended it: counted above as an error or a bye
+            if session.lost_place:
+                tally.error("lost_place", f"table {table}: a gap in the events")
+                return "failed"
+            if (
+                act_at is None
+                and pending is None
+                and session.my_turn()
+                and (moves_left > 0 or plan.stay)
+            ):
+                act_at = time.monotonic() + rng.uniform(*self.mix.think_s)
+        tally.error("hang:visit", f"table {table}: a visit ran out of turns")
+        return "failed"
+
+    def _in_hand(self, session: Session) -> bool:
+        h = session.hand
+        return h is not None and h.over is None and session.view is not None
+
+    def _leave_now(
+        self,
+        session: Session,
+        plan: _Plan,
+        moves_left: int,
+        pending: tuple[int, float] | None,
+        watch_until: float,
+        now: float,
+    ) -> str | None:
+        """How to leave now (None: stay)."""
+        if now >= self.end:
+            return "bye"  # the soak is over: everyone goes home cleanly
+        if pending is not None:
+            return None  # a move is on its way: see its answer first
+        if session.seat is None:  # watching (a spectator, or a player waiting for a seat)
+            if now < watch_until:
+                return None
+            return "drop" if plan.leave == "drop" else "bye"
+        if plan.stay:
+            return "bye" if session.history else None  # the hand's verdict is in
+        if moves_left > 0:
+            return None
+        if plan.leave == "resume" and not self._in_hand(session):
+            return "bye"  # a resume is for a hand in progress: between hands, just leave
+        return plan.leave
+
+    async def _leave(
+        self,
+        table: int,
+        session: Session,
+        conn: p.Connection,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        how: str,
+    ) -> str:
+        """Leave ``how``: ``bye`` (and the host must close the connection), or a drop."""
+        tally = self.tally
+        h = session.hand
+        if session.seat is not None:
+            # A seat left while its hand had begun (or was about to: the hand may be dealt
+            # while our bye is on its way) owes that hand's rounds and log head.
+            self.left_at[(table, session.seat)] = time.monotonic()
+            if h is not None and h.over is None:
+                key = (table, h.message.game_id, h.message.hand_no)
+                self.left_in.setdefault(key, set()).add(session.seat)
+                tally.counts["left_mid_hand"] += 1
+        if how != "bye":
+            tally.counts["drops" if how == "drop" else "drops_to_resume"] += 1
+            raise _Leave(how)
+        tally.counts["leaves"] += 1
+        writer.write(conn.send(p.Bye(reason="soak: leaving")))
+        try:
+            async with asyncio.timeout(BYE_TIMEOUT_S):
+                for _ in range(100_000):
+                    data = await reader.read(READ_SIZE)
+                    if not data:
+                        break
+        except TimeoutError:
+            tally.error("hang:bye", f"table {table}: the host kept the connection open")
+        except (ConnectionError, OSError, ssl.SSLError):
+            pass  # closed without a TLS goodbye: closed all the same
+        return "bye"
+
+    # -- what the Session noticed ------------------------------------------------------------
+
+    def _leavers(self, table: int, game_id: bytes, hand_no: int, pids: Iterable[str]) -> bool:
+        """Whether every one of ``pids`` is a seat one of our players left in that hand."""
+        left = self.left_in.get((table, game_id, hand_no), set())
+        now = time.monotonic()
+
+        def gone(q: str) -> bool:
+            if not (q.startswith("seat") and q[4:].isdigit()):
+                return False  # the host (@dealer) never leaves its own table
+            seat = int(q[4:])
+            # In that hand; or just before its deal (our bye crossed the host's ``hand``).
+            recent = now - self.left_at.get((table, seat), -1e9) <= self.grace_s + RECENT_S
+            return seat in left or recent
+
+        return all(gone(q) for q in pids)
+
+    def _abort(self, table: int, session: Session, m: p.Abort) -> None:
+        h = session.hand
+        if h is None:
+            self.tally.error("abort:no_hand", f"table {table}: round {m.round}")
+            return
+        gid, hno = h.message.game_id, h.message.hand_no
+        key = (table, gid, hno, m.round)
+        if key in self.aborts:
+            return
+        self.aborts.add(key)
+        if self._leavers(table, gid, hno, m.culprits):
+            self.tally.counts["void_hands_leaver"] += 1
+        else:
+            self.tally.error(
+                "abort:unexplained", f"table {table}: round {m.round} {m.fault} {m.culprits}"
+            )
+
+    def _news(self, table: int, session: Session) -> None:
+        """Errors among the Session's news; verdicts counted; news and history kept short."""
+        for item in session.news:
+            if item.kind == "warning" and not isinstance(item.data, p.Abort):
+                self.tally.error("warning", f"table {table}: {item.text}")
+        session.news.clear()
+        for record in session.history:
+            v = record.verdict
+            if v is None:
+                continue
+            key = (v.game_id, v.hand_no, v.seat)
+            if key in self.verdicts:
+                continue
+            self.verdicts.add(key)
+            missing = _MISSING_HEAD.fullmatch(v.reason)
+            if v.status == "fair":
+                self.tally.counts["verified_fair"] += 1
+            elif v.status == "void":
+                self.tally.counts["verified_void"] += 1
+            elif (
+                v.status == "unfair"
+                and missing is not None
+                and self._leavers(table, v.game_id, v.hand_no, [missing[1]])
+            ):
+                # SPEC (log heads): "A head that is missing makes every other seat's
+                # verification fail" — a player who left mid-hand never signs its head.
+                self.tally.counts["verified_unfair_leaver_head"] += 1
+            else:
+                kind = f"verdict:{v.status}:{v.check}"
+                if _VOID_FIRST_ROUND.search(v.reason):
+                    kind += ":void_in_first_round"
+                self.tally.error(kind, f"table {table}: {v.text()}")
+
+
+async def _main(pipe: Pipe, cfg: dict[str, Any]) -> None:
+    queue = _pipe_queue(pipe)
+    slots = Slots(cfg)
+    pipe.send(("ready", os.getpid()))
+    msg = await queue.get()
+    if msg[0] != "start":
+        pipe.send(("done", slots.tally.as_dict()))
+        return
+    _, t0, end, ramp_s = msg
+
+    async def progress() -> None:
+        for _ in range(10**6):
+            await asyncio.sleep(cfg["progress_s"])
+            pipe.send(("progress", {**slots.tally.as_dict(), "active": slots.active}))
+
+    reporting = asyncio.create_task(progress())
+    try:
+        await slots.run(t0, end, ramp_s)
+    finally:
+        reporting.cancel()
+    pipe.send(("done", slots.tally.as_dict()))
+
+
+def client_process(pipe: Pipe, cfg: dict[str, Any]) -> None:
+    """Entry point of a client process (spawned: no event loop or socket is inherited)."""
+    raise_nofile(cfg["nofile"])
+    try:
+        asyncio.run(_main(pipe, cfg))
+    except Exception as e:
+        pipe.send(("failed", f"client: {type(e).__name__}: {e}", traceback.format_exc()))

@@ -1,0 +1,182 @@
+"""The host process of ``benchmarks/soak.py``: many real tables, each a :class:`Server` on its own
+port of 127.0.0.1 with real TLS, all on one event loop, and what the parent asks of it.
+
+Besides serving, the process answers the parent's ``stats`` requests with what the hosts hold
+(open connections, lobby entries, resume keys, away seats, the hosts' log lines, hands played)
+and, on request, the number of objects the garbage collector tracks — so a growth of the
+resident memory the parent samples from ``/proc`` can be laid at a structure's door.
+
+Every failure of the host that would otherwise scroll past on stderr is counted: the server
+shell logs a host exception (``log.exception``) and a dropped slow reader (``log.warning``);
+an exception no one awaited lands in the event loop's exception handler. Both are caught here
+(a logging handler on the root logger, a loop exception handler) and shipped to the parent
+with their first lines, so "0 host exceptions" is a counted figure, not a silence.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import gc
+import logging
+import os
+import re
+import sys
+import time
+import traceback
+from multiprocessing.connection import Connection as Pipe
+from typing import Any
+
+from _latency_harness import _pipe_queue, raise_nofile
+
+from lanswitch.host import Host, HostConfig
+from lanswitch.rules import PRESETS
+from lanswitch.server import Server
+from lanswitch.tls import Identity, server_context
+
+#: First lines of at most this many host failures are shipped to the parent (all are counted).
+KEEP_FAILURES = 20
+
+
+class _Failures(logging.Handler):
+    """Counts every WARNING and above any logger emits in the host process."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+        self.kinds: dict[str, int] = {}
+        self.first: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        # One kind per logged message shape: its text before the first colon, numbers as N.
+        shape = re.sub(r"\d+", "N", record.getMessage().split(":")[0])[:60]
+        self.add(f"log:{record.levelname.lower()}:{record.name}:{shape}", self.format(record))
+
+    def add(self, kind: str, text: str) -> None:
+        self.count += 1
+        self.kinds[kind] = self.kinds.get(kind, 0) + 1
+        if len(self.first) < KEEP_FAILURES:
+            self.first.append(f"{kind}: {text}"[:2000])
+
+
+def host_config(i: int, cfg: dict[str, Any]) -> HostConfig:
+    """Table ``i``: ``switch``, ``cfg["seats"]`` seats of which ``cfg["bots"]`` are host bots.
+
+    The timeouts a table waits on an absent player are shortened from the defaults (30 s) to
+    ``cfg["grace_s"]``: in this soak players leave mid-hand all the time, and each default
+    wait would stall its table for 30 s (a stand-in's first turn, a fair-deal round missing a
+    leaver's seed, the log heads of a hand a leaver will never sign). The paths are the same
+    ones; only the clock runs faster.
+    """
+    grace = cfg["grace_s"]
+    return HostConfig(
+        name=f"soak{i}",
+        rules=PRESETS["switch"],
+        seats=cfg["seats"],
+        bots=cfg["bots"],
+        bot_strategy="heuristic",
+        bot_delay=cfg["bot_delay_s"],
+        hands=None,  # switch has no match target: the tables play on for the whole soak
+        away_grace=grace,
+        round_timeout=grace,
+        heads_timeout=grace,
+    )
+
+
+def _stats(servers: list[Server], failures: _Failures, objects: bool) -> dict[str, Any]:
+    hosts = [s.host for s in servers]
+    out: dict[str, Any] = {
+        "t": time.monotonic(),
+        "connections_total": sum(s.connections_total for s in servers),
+        "conns": sum(len(h.conns) for h in hosts),
+        "server_conns": sum(len(s._conns) for s in servers),
+        "clients": sum(len(h.table.clients) for h in hosts),
+        "keys": sum(len(h.keys) for h in hosts),
+        "away": sum(len(h.away) for h in hosts),
+        "in_hand": sum(1 for h in hosts if h.hand is not None),
+        "hands": sum(len(h.match.results) for h in hosts),
+        "log_lines": sum(len(h.log) for h in hosts),
+        "log_bytes": sum(sys.getsizeof(line) for h in hosts for line in h.log),
+        "tasks": len(asyncio.all_tasks()),
+        # Live blocks of Python's small-object allocator: unlike RSS, it falls when objects
+        # are freed (RSS keeps the arenas and the C heap the process once grew to).
+        "allocated_blocks": sys.getallocatedblocks(),
+        "failures": failures.count,
+        "failure_kinds": dict(failures.kinds),
+        "failure_first": list(failures.first),
+        "finished_tables": sum(1 for h in hosts if h.finished),
+    }
+    if objects:
+        started = time.perf_counter()
+        out["gc_objects"] = len(gc.get_objects())
+        out["gc_objects_ms"] = (time.perf_counter() - started) * 1000
+    return out
+
+
+def _trim() -> bool:
+    """Collect, then hand the C heap's free memory back to the system (glibc
+    ``malloc_trim``): what RSS is left is memory still in use (or pinned by fragmentation),
+    not memory merely kept for reuse. False where there is no glibc."""
+    gc.collect()
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return False
+    libc.malloc_trim(0)
+    return True
+
+
+def host_process(pipe: Pipe, cfg: dict[str, Any]) -> None:
+    """Entry point: start the tables, say ``ready`` with the ports, answer ``stats`` until
+    ``stop``, then close every table and send the last stats."""
+    raise_nofile(cfg["nofile"])
+    failures = _Failures()
+    failures.setFormatter(logging.Formatter("%(message)s"))
+    logging.getLogger().addHandler(failures)
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+
+        def on_loop_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+            exc = context.get("exception")
+            text = str(context.get("message", ""))
+            if exc is not None:
+                text += "\n" + "".join(traceback.format_exception(exc))
+            failures.add("loop_exception", text)
+
+        loop.set_exception_handler(on_loop_error)
+        queue = _pipe_queue(pipe)
+        identity: Identity = cfg["identity"]
+        ctx = server_context(identity)
+        servers: list[Server] = []
+        try:
+            for i in range(cfg["tables"]):
+                host = Host(host_config(i, cfg), entropy=os.urandom, now=time.monotonic())
+                server = Server(host, ssl_context=ctx, address="127.0.0.1", port=0)
+                await server.start()
+                servers.append(server)
+        except Exception as e:
+            pipe.send(("failed", f"host: {type(e).__name__}: {e}", traceback.format_exc()))
+            return
+        gc.collect()
+        pipe.send(("ready", os.getpid(), [s.port for s in servers]))
+        for _ in range(10**7):  # bounded: the parent sends a stats request every few seconds
+            msg = await queue.get()
+            if msg[0] == "stats":
+                pipe.send(("stats", _stats(servers, failures, objects=msg[1])))
+            elif msg[0] == "trim":
+                pipe.send(("trimmed", _trim()))
+            else:
+                break
+        for s in servers:  # a table that stopped serving by itself is a failure of the host
+            task = s._task
+            if task is not None and task.done():
+                exc = None if task.cancelled() else task.exception()
+                failures.add("server_stopped", f"table {s.host.config.name}: {exc!r}")
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(20.0):
+                await asyncio.gather(*(s.close() for s in servers), return_exceptions=True)
+        pipe.send(("closed", _stats(servers, failures, objects=False)))
+
+    asyncio.run(main())

@@ -1,0 +1,84 @@
+"""A short join/leave soak (``benchmarks/soak.py`` runs the 5-minute, 1,000-client one): 40
+client slots on 10 tables keep joining, playing, leaving cleanly or abruptly and resuming for
+12 s against a host process with real TLS on loopback. Every error the script counts (client
+side, host log, host loop, hangs) must be 0, and the population must really have churned.
+
+The script runs as a subprocess through its command line, as a person would run it; it prints
+its report as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Errors the soak finds in the host and client code, reported to their owners and not yet
+#: fixed; each is a reproducible bug, not noise (see the report of the soak, issue #6):
+#: - the server logs ERROR "not sent to N: cannot send …: the connection is closed" when a
+#:   client's request that makes the host broadcast arrives in the same read as its ``bye``;
+#: - a hand voided in its first fair-deal round is judged UNFAIR (blaming the host) by the
+#:   other seats' transcript check, instead of VOID.
+#: - a client that resumes after ``hand_over`` (before ``log_heads``) answers the replayed
+#:   ``announce`` of the hand's last round with a commit and a reveal, which the host refuses
+#:   (``reject`` ``fair_deal`` "round N is not open").
+#: Once fixed, empty this: the test then demands 0 errors of every kind.
+KNOWN_HOST_BUGS = (
+    "host:log:error:lanswitch.server:not sent to N",
+    "verdict:unfair:log-heads:void_in_first_round",
+    "reject:fair_deal:resumed_after_hand_over",
+)
+
+
+def run_soak(*args: str, timeout: float = 120.0) -> dict[str, Any]:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "soak.py"), "--json", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        check=False,
+    )
+    assert proc.stdout.strip(), f"no report (exit {proc.returncode}):\n{proc.stderr[-3000:]}"
+    report: dict[str, Any] = json.loads(proc.stdout)
+    report["exit_code"] = proc.returncode
+    return report
+
+
+def test_a_short_soak_churns_with_no_errors() -> None:
+    rep = run_soak("--quick", "--duration", "12")
+    counts = rep["counts"]
+    clients = rep["sizes"]["clients"]
+    # The population really churned: more joins than slots, every way of leaving, resumes.
+    assert counts["joins"] > clients, counts
+    assert counts.get("leaves", 0) > 0, counts
+    assert counts.get("drops", 0) > 0, counts
+    assert counts.get("resumes", 0) > 0, counts
+    assert counts.get("moves_answered", 0) > 0, counts
+    assert counts.get("seated_visits", 0) > 0, counts
+    # Every wait was bounded and the hosts let go of everyone after the clients left.
+    after = rep["host_after"]
+    assert (after["conns"], after["clients"], after["keys"], after["away"]) == (0, 0, 0, 0)
+    # 0 errors: every kind the script counts, printed with the first lines if any.
+    unknown = {k: v for k, v in rep["errors"].items() if not k.startswith(KNOWN_HOST_BUGS)}
+    assert unknown == {}, "\n".join(rep["first_errors"])
+    if rep["error_total"]:
+        pytest.xfail(f"known host bugs, reported and not yet fixed: {rep['errors']}")
+    assert rep["passed"]
+    assert rep["exit_code"] == 0
+
+
+def test_the_soak_can_fail() -> None:
+    """A soak whose clients cannot all get in (40 slots at one table, past the host's 32
+    connections) must count the refusals as errors and fail."""
+    rep = run_soak("--quick", "--duration", "2", "--clients", "40", "--tables", "1")
+    assert rep["errors"].get("error:table_full", 0) > 0, rep["errors"]
+    assert rep["error_total"] > 0
+    assert not rep["passed"]
+    assert rep["exit_code"] == 1
