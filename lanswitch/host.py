@@ -297,7 +297,7 @@ class _Hand:
     bot_keys: dict[int, Ed25519PrivateKey]
     bots: dict[int, Bot]
     steps: list[tuple[tuple[Event, ...], tuple[bytes, ...]]] = field(default_factory=list)
-    announces: list[p.Announce] = field(default_factory=list)
+    announces: list[tuple[int, p.Announce]] = field(default_factory=list)  # (seq then, it)
     dealer_seeds: dict[int, dict[str, bytes]] = field(default_factory=dict)
     round_open: bool = False  # a round is announced and not yet dealt from
     stage2: bool = False  # the open round's commitments were broadcast
@@ -891,11 +891,19 @@ class Host:
         assert h is not None
         seat = self._seat_of(cid)
         self._send(cid, self._hand_message())
-        for a in h.announces:
-            self._send(cid, a)
-        for seq, (events, log) in enumerate(h.steps, 1):
-            shown = tuple(redact(e, seat) for e in events)
-            self._send(cid, p.Events(seq=seq, events=shown, log=log))
+        # Announces and steps in the order they were first sent: a round's context binds the
+        # log up to it, so a client that rebuilds the hand from nothing (a restarted process)
+        # must have the steps before a round to check that round's context.
+        announces = iter(h.announces)
+        pending = next(announces, None)
+        for seq in range(h.seq + 1):
+            while pending is not None and pending[0] <= seq:
+                self._send(cid, pending[1])
+                pending = next(announces, None)
+            if seq < h.seq:
+                events, log = h.steps[seq]
+                shown = tuple(redact(e, seat) for e in events)
+                self._send(cid, p.Events(seq=seq + 1, events=shown, log=log))
         self._send(cid, self._view(h, seat))
         if h.over:
             self._send(cid, h.over_messages.get(seat) or h.over_messages[None])
@@ -1057,7 +1065,7 @@ class Host:
         yield DEALER, self.key
 
     def _announce(self, h: _Hand, message: p.Announce) -> None:
-        h.announces.append(message)
+        h.announces.append((h.seq, message))
         self._broadcast(message)
 
     def _void(self, h: _Hand, blame: Blame) -> None:
@@ -1101,12 +1109,20 @@ class Host:
                 self._reject_fair(cid, str(e))
 
     def _open_round(self, cid: int, r: int) -> tuple[_Hand | None, str, Round | None]:
+        """The hand and round ``r`` of it, for ``cid``'s seat. A past round is returned too
+        (its state is not COMMIT or REVEAL, so the callers take nothing from it): a client
+        catching up sends again what it sent then, and the same message again is no news."""
         h = self.hand
         seat = self._seat_of(cid)
-        if h is None or h.over or seat is None or r != len(h.fair.rounds) - 1:
+        if h is None or seat is None or not 0 <= r < len(h.fair.rounds):
             self._reject_fair(cid, f"round {r} is not open")
             return None, "", None
-        return h, h.pids[seat], h.fair.rounds[r][1]
+        rnd = h.fair.rounds[r][1]
+        past = h.over or r != len(h.fair.rounds) - 1
+        if past and rnd.state in (RoundState.COMMIT, RoundState.REVEAL):  # pragma: no cover
+            self._reject_fair(cid, f"round {r} is not open")  # cannot be: it was dealt from
+            return None, "", None
+        return h, h.pids[seat], rnd
 
     def _reject_fair(self, cid: int, text: str) -> None:
         self._send(cid, p.Reject(code=p.ErrorCode.FAIR_DEAL, text=text[:500]))

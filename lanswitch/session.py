@@ -100,11 +100,18 @@ class Session:
         spectate: bool = False,
         password: str | None = None,
         auto_ready: bool = False,
+        seed_for: Callable[[bytes], bytes] | None = None,
     ) -> None:
+        """``seed_for`` (a round's context → this seat's 32-byte seed) replaces fresh random
+        seeds with ones the client can make again after a restart of its process. Only the
+        host's own player may use it (``lanswitch play --resume``): a seed that can be made
+        again is one a host that replays a round's context could know in advance — which
+        matters for every seat but the host's own, since the host knows that one anyway."""
         self.name = name
         self.key = key
         self.public_key = public_bytes(key)
         self.entropy = entropy
+        self.seed_for = seed_for
         self.spectate = spectate
         self.password = password
         self.auto_ready = auto_ready
@@ -241,7 +248,8 @@ class Session:
         if not m.commitments:  # step 1: commit (again, after a resume: the same seed)
             seed = h.seeds.get(r)
             if seed is None:
-                seed = h.seeds[r] = self.entropy(32)
+                fresh = self.entropy(32) if self.seed_for is None else self.seed_for(m.ctx)
+                seed = h.seeds[r] = fresh
             c, sig = rec.commit(r, seed)
             return [p.Commit(round=r, commitment=c, signature=sig)]
         # Step 3: every commitment is fixed. Reveal only if ours is there unchanged. (Fewer

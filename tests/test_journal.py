@@ -5,13 +5,19 @@ transcript still verifying. The sqlite journal and ``--resume`` are in ``test_cr
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import os
+
 import msgpack
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from lanswitch import protocol as p
 from lanswitch.fairness import public_bytes
 from lanswitch.host import Host, HostConfig, ReplayError
 from lanswitch.rules import PRESETS
+from lanswitch.session import Session
 from tests.tablenet import TableNet
 
 
@@ -174,3 +180,44 @@ def test_a_host_without_a_journal_keeps_no_records() -> None:
     net.run(lambda: net.host.finished)
     assert net.host.inputs == []
     assert not net.host._entropy.drawn
+
+
+def test_a_restarted_player_process_with_its_key_and_seeds_takes_its_seat_back() -> None:
+    """``lanswitch play --resume``: the host's own player comes back as a new process (a new
+    Session) with the key and the seed secret the journal kept; in a hand whose rounds it had
+    answered before, it sends the same commitments and seeds again, which are no news."""
+    raw = bytes(range(32))
+
+    def owner() -> Session:
+        key = Ed25519PrivateKey.from_private_bytes(raw)
+        return Session(
+            "ann",
+            key=key,
+            entropy=os.urandom,
+            auto_ready=True,
+            seed_for=lambda ctx: hmac.new(raw, ctx, hashlib.sha256).digest(),
+        )
+
+    net = TableNet(config(hands=2), seed=8, journal=True)
+    ann = net._open(owner())
+    ann.chooser = net.bot("heuristic")
+    bob = net.join("bob")
+    net.run(lambda: ann.session.seq > 30)
+    token = ann.session.token
+    records = list(net.host.inputs)
+    net.host = Host.restore(records, entropy=net.rng.randbytes)
+    net.host.drop_connections(net.now)
+    for link in (ann, bob):
+        link.alive = False
+    net.links.clear()
+    bob = net.resume(bob)
+    fresh = owner()
+    fresh.token = token  # what the journal tells the restarted play process
+    ann = net._open(fresh)
+    ann.chooser = net.bot("heuristic")
+    net.run(lambda: net.host.finished)
+    assert not [m for m in ann.received if isinstance(m, p.Reject)]
+    assert [r.hand_no for r in fresh.history] == [1, 2]
+    for r in [*fresh.history, *bob.session.history]:
+        assert r.verdict is not None
+        assert r.verdict.fair, r.verdict.text()
