@@ -217,6 +217,14 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print a log instead of seating you in the terminal client (today the only mode)",
     )
+    h.add_argument(
+        "--resume",
+        action="store_true",
+        help="carry on the table a crashed host left (the newest, or the one --name names): "
+        "same settings, same port, the hand where it stopped; its players come back by "
+        "themselves",
+    )
+    _data_dir_option(h)
 
     j = sub.add_parser(
         "join",
@@ -249,6 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="trust the host even though its certificate changed since last time",
     )
     j.add_argument("--headless", action="store_true", help="no terminal client: print what happens")
+    _data_dir_option(j)
     _no_history_option(j)
     _look_options(j)
 
@@ -270,8 +279,14 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument(
         "--turn-timer", type=_duration, default=0.0, metavar="S", help="seconds a player has to act"
     )
+    pl.add_argument(
+        "--resume",
+        action="store_true",
+        help="carry on the table a crashed lanswitch play left, with you back in your seat",
+    )
     _no_history_option(pl)
     _look_options(pl)
+    _data_dir_option(pl)
 
     sub.add_parser("paths", help="show where lanswitch keeps its files")
     return p
@@ -652,6 +667,20 @@ class _UsageError(Exception):
     pass
 
 
+_TABLE_SETTINGS = (
+    "rules",
+    "seats",
+    "bots",
+    "hands",
+    "password",
+    "turn_timer",
+    "bot_delay",
+    "port",
+)
+"""The options that set a table up (``--resume`` takes them from the journal instead; the
+port too, since it is where the table's players are trying to come back)."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -661,6 +690,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.files
             else "verify: give transcript FILEs to check, or --hand ID (see lanswitch history)"
         )
+    if getattr(args, "resume", False):
+        # A resumed table keeps the settings it was started with (they are in its journal).
+        defaults = vars(parser.parse_args([args.command]))
+        settings = _TABLE_SETTINGS + (("name",) if args.command == "play" else ())
+        given = [k for k in settings if getattr(args, k, None) != defaults.get(k)]
+        if given:
+            names = ", ".join("--" + k.replace("_", "-") for k in given)
+            parser.error(f"{args.command} --resume keeps the table's own settings; drop {names}")
     out, err = sys.stdout, sys.stderr
     try:
         if args.command == "rules":

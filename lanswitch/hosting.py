@@ -40,6 +40,9 @@ class HostedTable:
     address: str  # the address to listen on
     replayed: int = 0  # journal records replayed (a resumed table)
     replay_s: float = 0.0
+    log_from: int = 0  # the host's log lines from here on are this process's to show
+    dropped: int = 0  # connections the crashed host had open (their players come back)
+    stopped_at: str = ""  # where the journal left the table, in words
     warning: str | None = None  # why there is no journal
 
     @property
@@ -61,6 +64,14 @@ def new_table(
         except JournalError as e:
             warning = f"the table cannot be resumed after a crash: {e}"
     host = Host(config, entropy=os.urandom, now=time.monotonic(), journal=j is not None)
+    if j is not None:
+        try:
+            j.write(host.inputs)  # the table's settings, before anything else happens
+            host.inputs.clear()
+        except JournalError as e:
+            j.finish()
+            j, host.journaling = None, False
+            warning = f"the table cannot be resumed after a crash: {e}"
     return HostedTable(host, j, time.monotonic, port, address, warning=warning)
 
 
@@ -83,18 +94,19 @@ def resume_table(data: Path, name: str | None = None) -> HostedTable:
     try:
         t0 = time.perf_counter()
         records = list(journal.records())
+        port, address = journal.get("port"), journal.get("address")
+        if not records or not isinstance(port, int) or not isinstance(address, str):
+            # It stopped before it listened: no one ever saw this table.
+            journal.finish()
+            raise ResumeError(f"table {found.describe()} never opened: nothing to resume")
         host = Host.restore(records, entropy=os.urandom)
         took = time.perf_counter() - t0
-        port, address = journal.get("port"), journal.get("address")
     except (JournalError, ReplayError) as e:
         journal.close()
         raise ResumeError(f"cannot resume from {found.path}: {e}") from None
     if host.finished:
         journal.finish()
         raise ResumeError(f"the match at table {found.describe()} is over: nothing to resume")
-    if not isinstance(port, int) or not isinstance(address, str):
-        journal.close()
-        raise ResumeError(f"{found.path} does not say where the table listened")
     # The table's clock carries on from the journal's last moment: the time it was down
     # does not count against anyone's timer.
     offset = host.now - time.monotonic()
@@ -102,8 +114,16 @@ def resume_table(data: Path, name: str | None = None) -> HostedTable:
     def clock() -> float:
         return time.monotonic() + offset
 
+    if host.hand is not None:
+        stopped = f"hand {host.hand.game.hand_no}, step {host.hand.seq}"
+    else:
+        n = len(host.match.results)
+        stopped = f"between hands, {n} played" if n else "in the lobby"
+    log_from, dropped = len(host.log), len(host.conns)
     host.drop_connections(clock())
-    return HostedTable(host, journal, clock, port, address, len(records), took)
+    return HostedTable(
+        host, journal, clock, port, address, len(records), took, log_from, dropped, stopped
+    )
 
 
 async def serve(table: HostedTable, identity: Identity) -> Server:

@@ -19,7 +19,6 @@ import os
 import random
 import re
 import signal
-import time
 from pathlib import Path
 from typing import TextIO
 
@@ -29,10 +28,10 @@ from .bots import make_bot
 from .client import Client, JoinError, Target, find_table, parse_address
 from .discovery import TableAdvertiser, list_tables
 from .history import HistoryWriter
-from .host import Host, HostConfig
+from .host import HostConfig
+from .hosting import HostedTable, ResumeError, new_table, resume_table, serve, settle
 from .protocol import PROTOCOL_VERSION, Bye, Error
 from .rules import PRESETS, load_rules
-from .server import Server
 from .session import HandRecord, News, Session
 from .tls import (
     FingerprintMismatch,
@@ -42,7 +41,6 @@ from .tls import (
     PinStore,
     PinStoreError,
     load_or_create_identity,
-    server_context,
 )
 
 __all__ = ["CommandError", "cmd_host", "cmd_join"]
@@ -78,6 +76,15 @@ def _rules_name(spec: str) -> str:
 
 
 def cmd_host(args: argparse.Namespace, data: Path, out: TextIO, err: TextIO) -> int:
+    if args.resume:
+        try:
+            identity = load_or_create_identity(data)
+            table = resume_table(data, args.name)
+        except (IdentityError, ResumeError) as e:
+            raise CommandError(str(e)) from None
+        if args.interface:
+            table.address = args.interface
+        return asyncio.run(_host(table, identity, args, out, err))
     rules = load_rules(args.rules)  # RulesError → exit 2 in cli.main
     seats = args.seats
     if args.bots > seats:
@@ -97,21 +104,37 @@ def cmd_host(args: argparse.Namespace, data: Path, out: TextIO, err: TextIO) -> 
         identity = load_or_create_identity(data)
     except IdentityError as e:
         raise CommandError(str(e)) from None
-    return asyncio.run(_host(config, identity, args, out, err))
+    table = new_table(config, data, address=args.interface or "0.0.0.0", port=args.port)
+    return asyncio.run(_host(table, identity, args, out, err))
+
+
+def resumed_line(table: HostedTable) -> str:
+    """What a resumed host says about where its table stopped."""
+    return (
+        f"resumed from its journal ({_count(table.replayed, 'record')} replayed in "
+        f"{table.replay_s * 1000:.0f} ms): {table.stopped_at}; "
+        f"{_count(table.dropped, 'connection')} to come back"
+    )
 
 
 async def _host(
-    config: HostConfig, identity: Identity, args: argparse.Namespace, out: TextIO, err: TextIO
+    table: HostedTable, identity: Identity, args: argparse.Namespace, out: TextIO, err: TextIO
 ) -> int:
     fp_hex, fp_words = identity.hex, identity.words
-    host = Host(config, entropy=os.urandom, now=time.monotonic())
-    address = args.interface or "0.0.0.0"
-    server = Server(host, ssl_context=server_context(identity), address=address, port=args.port)
+    host, config = table.host, table.host.config
+    address = table.address
+    if table.warning:
+        err.write(f"lanswitch: {table.warning}\n")
     try:
-        await server.start()
+        server = await serve(table, identity)
     except OSError as e:
-        raise CommandError(f"cannot listen on {address}:{args.port}: {e.strerror or e}") from None
-    interfaces = [args.interface] if args.interface else None
+        if table.journal is not None:  # a resumed table's stays for another try
+            (table.journal.close if table.resumed else table.journal.finish)()
+        text = f"cannot listen on {address}:{table.port}: {e.strerror or e}"
+        if table.resumed:
+            text += " (its players are trying to come back on that port: free it, then resume)"
+        raise CommandError(text) from None
+    interfaces = None if address == "0.0.0.0" else [address]
     advertiser = TableAdvertiser(
         name=config.name,
         port=server.port,
@@ -129,7 +152,7 @@ async def _host(
         advertised = False
         err.write(f"lanswitch: the table is not advertised on the LAN ({e}); join by address\n")
     name = advertiser.name if advertised else config.name
-    shown = args.interface or ", ".join(advertiser.addresses) or address
+    shown = (address if interfaces else "") or ", ".join(advertiser.addresses) or address
     first, *others = shown.split(", ")
     out.write(f'table "{name}" listening on {first}:{server.port}')
     out.write(f" (also on {', '.join(others)})\n" if others else "\n")
@@ -140,6 +163,8 @@ async def _host(
         + (", password set" if config.password else "")
         + "\n"
     )
+    if table.resumed:
+        out.write(resumed_line(table) + "\n")
     out.flush()
 
     loop = asyncio.get_running_loop()
@@ -147,7 +172,8 @@ async def _host(
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
-    shown_log = 0
+    shown_log = table.log_from  # a resumed host's earlier lines were said by the old one
+    journal_said = False
     free = host.free_seats()
     waiter = asyncio.create_task(server.wait_finished())
     try:
@@ -160,6 +186,12 @@ async def _host(
             for line in host.log[shown_log:]:
                 out.write(line + "\n")
             shown_log = len(host.log)
+            if server.journal_error is not None and not journal_said:
+                journal_said = True
+                err.write(
+                    f"lanswitch: the journal failed ({server.journal_error}); the table plays "
+                    "on, but cannot be resumed after a crash\n"
+                )
             out.flush()
             if advertised and host.free_seats() != free:
                 free = host.free_seats()
@@ -172,6 +204,7 @@ async def _host(
             with contextlib.suppress(Exception):
                 await advertiser.close()
         await server.close()
+        settle(table)
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)

@@ -8,11 +8,13 @@ Everything listens on 127.0.0.1 and every wait is bounded."""
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import os
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -189,3 +191,41 @@ def test_resume_says_what_there_is_when_it_cannot(tmp_path: Path) -> None:
     assert abs(resumed.clock() - table.host.now) < 5.0
     assert resumed.journal is not None
     resumed.journal.close()
+
+
+def test_a_table_that_never_listened_is_not_offered_for_resume(tmp_path: Path) -> None:
+    table = new_table(config(name="Cellar"), tmp_path, address=LOOPBACK, port=0)
+    assert table.journal is not None
+    table.journal.close()  # killed before it had a port: no player ever saw it
+    with pytest.raises(ResumeError, match="never opened"):
+        resume_table(tmp_path)
+    assert unfinished(tmp_path) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# kill -9: real processes (benchmarks/crash.py runs 50 of these)
+
+
+def load_crash() -> ModuleType:
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location(
+        "lanswitch_crash", root / "benchmarks" / "crash.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["lanswitch_crash"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(("kill_at", "pause"), [(0.4, 0.0), (2.0, 1.0)])
+def test_a_host_killed_with_sigkill_resumes_and_its_match_completes_fair(
+    tmp_path: Path, kill_at: float, pause: float
+) -> None:
+    crash = load_crash()
+    trial = crash.attempt(1, kill_at, pause, tmp_path, hands=2)
+    assert not trial.late, "every kill came after the match ended"
+    assert trial.problems == []
+    assert trial.replay.startswith("resumed from its journal")
+    assert trial.hands_verified == 4  # two players, two hands each, every one fair

@@ -34,14 +34,16 @@ def play(args: argparse.Namespace, data: Path, out: TextIO, err: TextIO) -> int:
         sys.stdout.write(f"{_ENTER}\x1b[1m{SPLASH}\x1b[0m")
         sys.stdout.flush()
     try:
+        from ..hosting import ResumeError
+        from ..journal import JournalError
         from ..rules import load_rules
         from ..tls import IdentityError
         from .run import play as run_play
 
         rules = load_rules(args.rules)  # RulesError: the splash goes, the error is printed
         try:
-            return asyncio.run(run_play(args, data, rules, out))
-        except IdentityError as e:
+            return asyncio.run(run_play(args, data, rules, out, err))
+        except (IdentityError, ResumeError, JournalError) as e:
             failure = str(e)
         except OSError as e:  # the port is taken, the address is not ours
             failure = f"cannot host the table: {e.strerror or e}"

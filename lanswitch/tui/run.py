@@ -14,9 +14,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import hashlib
+import hmac
 import os
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
@@ -25,13 +26,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ..client import Client, JoinError, Target
 from ..discovery import TableAdvertiser
-from ..fairness import public_bytes
 from ..history import HistoryWriter
-from ..host import Host, HostConfig
+from ..host import HostConfig
+from ..hosting import HostedTable, new_table, resume_table, serve, settle
 from ..netcmd import close_history, default_name, history_writer
 from ..protocol import PROTOCOL_VERSION, Bye
 from ..rules import PRESETS, RuleSet
-from ..server import Server
 from ..session import Session
 from ..table import Refused
 from ..tls import (
@@ -39,7 +39,6 @@ from ..tls import (
     PinChanged,
     PinStore,
     load_or_create_identity,
-    server_context,
 )
 from .app import TuiApp, colour_wanted
 from .model import HostPowers, TuiModel
@@ -151,15 +150,32 @@ async def play(
     out: TextIO,
     err: TextIO | None = None,
 ) -> int:
-    """``lanswitch play``: host a table and sit at it."""
-    config, name = play_config(args, rules)
+    """``lanswitch play``: host a table and sit at it (``--resume``: the table a crashed
+    ``play`` left, with the player back in the seat)."""
     identity = load_or_create_identity(data)
-    host = Host(config, entropy=os.urandom, now=time.monotonic())
-    key = Ed25519PrivateKey.generate()
-    host.owner_key = public_bytes(key)
-    address = args.interface or "0.0.0.0"
-    server = Server(host, ssl_context=server_context(identity), address=address, port=args.port)
-    await server.start()
+    if args.resume:
+        table, session = _resumed_seat(data, args.table)
+    else:
+        config, name = play_config(args, rules)
+        address = args.interface or "0.0.0.0"
+        table = new_table(config, data, address=address, port=args.port)
+        # The player's session key is kept in the journal, so that after a crash the
+        # resumed table knows its own player again (by the key its resume token was given to).
+        raw = os.urandom(32)
+        if table.journal is not None:
+            table.journal.set(_OWNER, raw)
+        session = _owner_session(name, raw)
+        table.host.owner_key = session.public_key
+    if args.interface:
+        table.address = args.interface
+    host = table.host
+    config = host.config
+    try:
+        server = await serve(table, identity)
+    except OSError:
+        if table.journal is not None:  # a resumed table's stays for another try
+            (table.journal.close if table.resumed else table.journal.finish)()
+        raise
     advertiser = TableAdvertiser(
         name=config.name,
         port=server.port,
@@ -168,10 +184,9 @@ async def play(
         seats_free=host.free_seats(),
         fingerprint=identity.hex,
         version=PROTOCOL_VERSION,
-        interfaces=[args.interface] if args.interface else None,
+        interfaces=None if table.address == "0.0.0.0" else [table.address],
     )
     advertised = False
-    session = Session(name, key=key, entropy=os.urandom)
     order = list(PRESETS)
 
     def act(call: object) -> str | None:
@@ -207,8 +222,9 @@ async def play(
         return "starting: every seat is filled"
 
     powers = HostPowers(add_bot, remove_bot, next_rules, start)
-    here = args.interface or "127.0.0.1"  # our own client connects over loopback
-    shown = args.interface or next(iter(advertiser.addresses), here)  # where friends join
+    bound = "" if table.address == "0.0.0.0" else table.address
+    here = bound or "127.0.0.1"  # our own client connects over loopback
+    shown = bound or next(iter(advertiser.addresses), here)  # where friends join
     target = Target(config.name, (here,), server.port, identity.fingerprint, "self")
     free = host.free_seats()
 
@@ -250,6 +266,45 @@ async def play(
         with contextlib.suppress(Exception):  # safe if it never started: nothing to undo
             await advertiser.close()
         await server.close()
+        settle(table)
     del model
     out.write(f"table {config.name!r} closed\n")
     return 0
+
+
+_OWNER = "owner_seed"
+"""The journal's key for the playing host's session key (32 bytes: an Ed25519 seed)."""
+
+
+def _resumed_seat(data: Path, name: str | None) -> tuple[HostedTable, Session]:
+    """The table a crashed ``play`` left, and a session that resumes its player's seat."""
+    table = resume_table(data, name)
+    host = table.host
+    assert table.journal is not None
+    raw = table.journal.get(_OWNER)
+    token = next((t for t, k in host.keys.items() if k == host.owner_key), None)
+    entry = next((c for c in host.table.clients.values() if c.token == token), None)
+    if not isinstance(raw, bytes) or len(raw) != 32 or entry is None:
+        # Hosted by lanswitch host, or its player had left: they sit down as someone new.
+        raw = os.urandom(32)
+        table.journal.set(_OWNER, raw)
+        session = _owner_session(default_name(), raw)
+        host.owner_key = session.public_key
+        return table, session
+    session = _owner_session(entry.name, raw)
+    session.token = entry.token.encode("ascii")
+    return table, session
+
+
+def _owner_session(name: str, raw: bytes) -> Session:
+    """The host's own player, made from the 32 bytes the journal keeps: the session key, and
+    the fair deal's seeds, derived per round from them — so a ``play`` restarted after a crash
+    commits and reveals in a round it had joined before exactly what it did then. (Only the
+    host's own seat may do this: see ``Session``'s ``seed_for``.)"""
+    key = Ed25519PrivateKey.from_private_bytes(raw)
+    seeds = hashlib.sha256(b"lanswitch owner seeds\0" + raw).digest()
+
+    def seed_for(ctx: bytes) -> bytes:
+        return hmac.new(seeds, ctx, hashlib.sha256).digest()
+
+    return Session(name, key=key, entropy=os.urandom, seed_for=seed_for)
