@@ -25,6 +25,7 @@ import re
 import sys
 import time
 import traceback
+import tracemalloc
 from multiprocessing.connection import Connection as Pipe
 from typing import Any
 
@@ -127,6 +128,21 @@ def _trim() -> bool:
     return True
 
 
+def _diff(baseline: tracemalloc.Snapshot, top: int = 15) -> list[str]:
+    """What the host holds now that it did not at the baseline, by line of source, largest
+    first (after a collection, so only what is still referenced)."""
+    gc.collect()
+    stats = tracemalloc.take_snapshot().compare_to(baseline, "lineno")
+    total = sum(s.size_diff for s in stats)
+    lines = [
+        f"total {total / 1024 / 1024:+.2f} MiB in {sum(s.count_diff for s in stats):+,} blocks"
+    ]
+    for s in stats[:top]:
+        where = f"{s.traceback[0].filename}:{s.traceback[0].lineno}"
+        lines.append(f"{s.size_diff / 1024:+10.1f} KiB {s.count_diff:+8,} blocks  {where}")
+    return lines
+
+
 def host_process(pipe: Pipe, cfg: dict[str, Any]) -> None:
     """Entry point: start the tables, say ``ready`` with the ports, answer ``stats`` until
     ``stop``, then close every table and send the last stats."""
@@ -160,6 +176,7 @@ def host_process(pipe: Pipe, cfg: dict[str, Any]) -> None:
             pipe.send(("failed", f"host: {type(e).__name__}: {e}", traceback.format_exc()))
             return
         gc.collect()
+        baseline: tracemalloc.Snapshot | None = None
         pipe.send(("ready", os.getpid(), [s.port for s in servers]))
         for _ in range(10**7):  # bounded: the parent sends a stats request every few seconds
             msg = await queue.get()
@@ -167,6 +184,12 @@ def host_process(pipe: Pipe, cfg: dict[str, Any]) -> None:
                 pipe.send(("stats", _stats(servers, failures, objects=msg[1])))
             elif msg[0] == "trim":
                 pipe.send(("trimmed", _trim()))
+            elif msg[0] == "baseline":  # --tracemalloc: trace from now on (idle, tables made)
+                tracemalloc.start(1)
+                baseline = tracemalloc.take_snapshot()
+                pipe.send(("baseline", True))
+            elif msg[0] == "diff" and baseline is not None:
+                pipe.send(("diff", _diff(baseline)))
             else:
                 break
         for s in servers:  # a table that stopped serving by itself is a failure of the host

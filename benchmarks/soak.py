@@ -100,6 +100,7 @@ class Sizes:
     bot_delay_s: float = 0.6
     grace_s: float = 5.0
     settle_max_s: float = 240.0  # for the hosts to let go of everyone after the clients left
+    tracemalloc: bool = False  # trace the host's allocations from idle on (slows it)
     mix: Mix = field(default_factory=Mix)
 
     @property
@@ -219,6 +220,9 @@ def _run(sizes: Sizes, seed: int, say: Any, tmp: Path) -> dict[str, Any]:
         idle = proc_memory(host_pid)
         h_parent.send(("stats", True))
         report["host_idle"] = _recv(h_parent, 30.0, "host process", host)[1]
+        if sizes.tracemalloc:
+            h_parent.send(("baseline",))
+            _recv(h_parent, 60.0, "host process", host)
         say(
             f"soak: {sizes.tables} tables on 127.0.0.1 in host process {host_pid}, idle RSS "
             f"{idle.get('rss_kib', 0) / MIB:.1f} MiB; starting {sizes.clients} client slots in "
@@ -284,6 +288,9 @@ def _run(sizes: Sizes, seed: int, say: Any, tmp: Path) -> dict[str, Any]:
         after = proc_memory(host_pid)
         h_parent.send(("stats", True))
         after_stats = _recv(h_parent, 30.0, "host process", host)[1]
+        if sizes.tracemalloc:
+            h_parent.send(("diff",))
+            report["tracemalloc_after"] = _recv(h_parent, 120.0, "host process", host)[1]
         h_parent.send(("trim",))
         if _recv(h_parent, 30.0, "host process", host)[1]:
             report["memory_trimmed"] = proc_memory(host_pid)
@@ -593,6 +600,10 @@ def print_report(rep: dict[str, Any]) -> None:
     objs = [(s["t_rel"], s["gc_objects"]) for s in rep.get("stats", []) if "gc_objects" in s]
     if objs:
         print("  gc-tracked objects in the host:", ", ".join(f"{t:.0f}s {n:,}" for t, n in objs))
+    if rep.get("tracemalloc_after"):
+        print("what the host holds once the clients left that it did not at idle (tracemalloc):")
+        for line in rep["tracemalloc_after"]:
+            print(f"  {line}")
     cpu = rep.get("cpu")
     if cpu:
         print(
@@ -632,6 +643,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
     ap.add_argument("--save", type=Path, help="also write the report as JSON to this file")
+    ap.add_argument(
+        "--tracemalloc",
+        action="store_true",
+        help="trace the host's allocations from idle on and print, once the clients have left, "
+        "what it still holds by source line (a diagnosis: slows the host)",
+    )
     args = ap.parse_args(argv)
     sizes = QUICK if args.quick else Sizes()
     if args.duration is not None:
@@ -641,6 +658,8 @@ def main(argv: list[str] | None = None) -> int:
         sizes = replace(sizes, clients=args.clients)
     if args.tables is not None:
         sizes = replace(sizes, tables=args.tables)
+    if args.tracemalloc:
+        sizes = replace(sizes, tracemalloc=True)
     if args.client_procs is not None:
         sizes = replace(sizes, client_procs=args.client_procs)
     if sizes.clients < sizes.tables:
