@@ -242,7 +242,9 @@ class Server:
             encoded: dict[int, bytes] = {}  # id(message) → frame, while ``out`` holds them
             for cid, messages in batches.items():
                 conn = self._conns.get(cid)
-                if conn is None:
+                if conn is None or conn[1].closed:
+                    # Gone, or said bye in the same read as a request whose answers the host
+                    # addressed to it as well: there is no one to tell.
                     continue
                 frames = []
                 for message in messages:

@@ -6,6 +6,7 @@ Every test binds 127.0.0.1 only and is bounded in time (``asyncio.timeout``).
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import random
 import ssl
@@ -374,3 +375,47 @@ def test_moves_refused_as_too_fast_are_sent_again(
             assert record.verdict.fair
 
     run(main, limit=120)
+
+
+def test_a_request_and_a_bye_in_one_read_is_served_without_complaint(
+    identity: Identity, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A client sends a chat line and its ``bye`` in one write: the host broadcasts the line
+    (to the leaver too) and then sees it go. The others get the line; the server writes
+    nothing to a connection that has said bye, and logs no error for it."""
+
+    async def main() -> None:
+        server = Server(make_host(), ssl_context=server_context(identity), address=LOOPBACK)
+        await server.start()
+        try:
+            target = target_of(server, identity)
+            links = []
+            for name in ("ann", "bob"):
+                reader, writer = await open_table(target, pins=None)
+                conn = p.Connection(p.Role.CLIENT)
+                s = Session(name, key=Ed25519PrivateKey.generate(), entropy=os.urandom)
+                writer.write(conn.send(s.hello()))
+                async with asyncio.timeout(10):
+                    while not any(
+                        isinstance(m, p.Welcome)
+                        for m in conn.receive_data(await reader.read(65536))
+                    ):
+                        pass
+                links.append((reader, writer, conn))
+            _, writer, conn = links[0]
+            writer.write(conn.send(p.Chat(text="bye all")) + conn.send(p.Bye(reason="gone")))
+            reader, _, bob = links[1]
+            heard: list[p.Message] = []
+            async with asyncio.timeout(10):
+                while not any(isinstance(m, p.Chat) for m in heard):
+                    heard += bob.receive_data(await reader.read(65536))
+            (chat,) = [m for m in heard if isinstance(m, p.Chat)]
+            assert chat.text == "bye all"
+            for _, w, _ in links:
+                w.close()
+        finally:
+            await server.close()
+
+    with caplog.at_level(logging.WARNING, logger="lanswitch.server"):
+        run(main)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
