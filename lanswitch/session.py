@@ -348,7 +348,10 @@ class Session:
         if h.recorder is not None:
             h.recorder.on_heads({q: SignedHead(*v) for q, v in m.heads.items()})
             transcript = h.recorder.transcript()
-            verdict = verify(transcript)
+            try:
+                verdict = verify(transcript)
+            except TranscriptError as e:  # cannot be for a transcript we wrote: say so, go on
+                self._note("warning", f"hand {h.message.hand_no}: the transcript is broken: {e}")
         record = HandRecord(
             h.message.hand_no,
             h.over,

@@ -619,7 +619,10 @@ class SeatRecorder:
         return SignedHead(count, head, sig)
 
     def on_heads(self, heads: Mapping[str, SignedHead]) -> None:
+        """The heads the host passed on. This seat's own is the one it signs itself: the host
+        may not have it (it came too late, or never reached the host) or pass on another."""
         self.heads = dict(heads)
+        self.heads[self.id] = self.sign_head()
 
     def transcript(self) -> Transcript:
         rounds = tuple(
@@ -1242,9 +1245,16 @@ class _Verifier:
     def check_heads(self) -> None:
         t, ctx0 = self.t, self.setup.ctx0
         count, final = len(self.log), self.heads[-1]
+        # In a void hand, a seat the host blames for the void (one that did not commit or
+        # reveal: most often one whose link died) may well be gone before it could sign the
+        # log. Its head cannot be asked for; the void's blame is then the host's word, which
+        # the verdict says. The hand has no result that a different log could have changed.
+        excused = set(t.void.culprits) - {DEALER} if t.void is not None else set()
         for p in (DEALER, *(p for p in self.setup.seats if p != t.id)):
             who = "the host" if p == DEALER else p
             h = t.log_heads.get(p)
+            if h is None and p in excused:
+                continue
             if h is None:
                 what = "did not sign the log" if p == DEALER else f"did not pass on {p}'s log head"
                 raise _Unfair("log-heads", f"the host {what}")

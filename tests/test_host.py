@@ -321,6 +321,36 @@ def test_a_seat_that_never_reveals_voids_the_hand_and_is_blamed() -> None:
     assert "seat1" in record.verdict.culprits
 
 
+def test_a_void_hand_whose_culprit_never_signs_the_log_is_void_for_the_others() -> None:
+    """The culprit of a void (here: it never commits) is often a player whose link died, so
+    its log head never comes either; the other seats' verdict stays VOID, blaming it."""
+    net = TableNet(config(hands=1, round_timeout=5.0, heads_timeout=5.0), seed=3)
+    a, b = net.join("ann"), net.join("bob")
+    b.withhold = (p.Commit, p.LogHead)
+    net.run(lambda: over(net))
+    (record,) = a.session.history
+    assert record.verdict is not None
+    assert record.verdict.status == "void", record.verdict.text()
+    assert record.verdict.culprits == ("seat1",)
+
+
+def test_a_seat_whose_log_head_never_reached_the_host_still_checks_its_hand() -> None:
+    """The host's ``log_heads`` lacks this seat's own head (it was lost): the seat's own
+    transcript holds the head it signed itself, and its check runs (it used to raise)."""
+    net = TableNet(config(hands=1, heads_timeout=5.0), seed=4)
+    a, b = net.join("ann"), net.join("bob")
+    b.withhold = (p.LogHead,)
+    net.run(lambda: over(net))
+    (mine,) = b.session.history
+    assert mine.verdict is not None
+    assert mine.verdict.fair, mine.verdict.text()
+    # The others cannot tell a head that never came from one the host withheld (SPEC).
+    (theirs,) = a.session.history
+    assert theirs.verdict is not None
+    assert theirs.verdict.status == "unfair"
+    assert "seat1's log head" in theirs.verdict.reason
+
+
 def test_the_hand_waits_for_every_seated_player_to_be_ready() -> None:
     net = TableNet(config(hands=1))
     a = net.join("ann", auto_ready=False)
