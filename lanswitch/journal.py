@@ -15,8 +15,9 @@ One process at a time: the host holds the file with ``locking_mode=EXCLUSIVE`` f
 it runs, so a second ``--resume`` of a live table fails (:class:`JournalBusy`) instead of two
 hosts writing one journal. The operating system drops the lock when the process dies.
 
-Files live in ``DATA/tables/``, named after the table and the time it started. A table whose
-match ends (or whose host closes it) has its journal removed: there is nothing to resume.
+Files live in ``DATA/tables/``, named after the table and the time it started, readable by
+their owner only. A table whose match ends (or whose host closes it) has its journal removed:
+there is nothing to resume.
 """
 
 from __future__ import annotations
@@ -94,6 +95,9 @@ class Journal:
         path = folder / f"{_slug(name)}-{stamp}-{os.getpid()}.sqlite"
         try:
             folder.mkdir(parents=True, exist_ok=True)
+            # The journal holds the table's secrets (the host's signing key, its seeds): the
+            # owner's only, like the host's TLS key. SQLite gives its WAL the same mode.
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
             con = _connect(path)
             with con:
                 con.execute("BEGIN")

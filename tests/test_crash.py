@@ -55,6 +55,8 @@ def test_a_journal_keeps_its_records_in_order_and_its_settings(tmp_path: Path) -
     assert again.get("nothing") is None
     mode = again.con.execute("PRAGMA journal_mode").fetchone()[0]
     assert mode == "wal"
+    for f in tmp_path.glob("tables/*"):  # the table's secrets are in it: the owner's only
+        assert f.stat().st_mode & 0o777 == 0o600, f
     again.finish()
     assert list(tmp_path.glob("tables/*")) == []
 
