@@ -68,7 +68,10 @@ WELCOME_TIMEOUT_S = 10.0  # hello → welcome
 MOVE_TIMEOUT_S = 10.0  # move → the view after it
 BYE_TIMEOUT_S = 10.0  # bye → the host closes the connection
 TURN_TIMEOUT_S = 45.0  # seated in a hand in play, and no turn of ours (nor any step) came
-STAYER_TIMEOUT_S = 300.0  # a stayer's whole visit, hand and verdict included
+#: A stayer's hand, from its deal to its verdict. Generous: a hand of switch has a long tail
+#: (this soak saw one of 8 reshuffles, over 5 minutes at the bots' 0.6 s a move); a stalled
+#: hand is caught sooner by ``TURN_TIMEOUT_S``.
+STAYER_TIMEOUT_S = 900.0
 IDLE_LEAVE_S = 20.0  # a seated player whose table starts no hand in this long goes home
 ERRORS_KEPT = 30  # the first lines of this many errors are kept (all are counted)
 READ_SIZE = 65536
@@ -235,6 +238,7 @@ class Slots:
             how = leave.how
         finally:
             self.active -= 1
+            self._left(table, session)
         if how in ("drop", "resume"):
             writer.transport.abort()  # no bye, no TLS close: the link is simply gone
         else:
@@ -268,6 +272,7 @@ class Slots:
         progress = began  # the last step of a hand in play we saw while seated
         idle_since: float | None = None  # seated and no hand in play since
         seated = False  # seated at some time in this visit
+        hand_began: float | None = None  # when the hand this visit plays in began
         welcomed_unseated = False  # a player who found no free seat (and waited)
         for _ in range(10**6):  # bounded: each turn reads or times out within a second
             now = time.monotonic()
@@ -285,7 +290,7 @@ class Slots:
                 if session.seat is not None and in_hand and now - progress > TURN_TIMEOUT_S:
                     tally.error("hang:turn", f"table {table}: no step for {TURN_TIMEOUT_S:.0f} s")
                     return "failed"
-                if plan.stay and now - began > STAYER_TIMEOUT_S:
+                if plan.stay and hand_began is not None and now - hand_began > STAYER_TIMEOUT_S:
                     tally.error("hang:verdict", f"table {table}: no verdict in a stayer's time")
                     return "failed"
                 if session.seat is not None and not in_hand and not (plan.stay and session.hand):
@@ -361,6 +366,8 @@ class Slots:
                     progress = time.monotonic()
                 replies += session.receive(m)
             self._news(table, session)
+            if hand_began is None and session.seat is not None and self._in_hand(session):
+                hand_began = time.monotonic()
             if session.seat is not None and not seated:
                 seated = True
                 tally.counts["seated_visits"] += 1
@@ -415,6 +422,19 @@ class Slots:
             return "bye"  # a resume is for a hand in progress: between hands, just leave
         return plan.leave
 
+    def _left(self, table: int, session: Session) -> None:
+        """The visit is over, whichever way: a seat left while its hand had begun (or was
+        about to: the hand may be dealt while our bye is on its way) owes that hand's rounds
+        and log head; a void or a missing head naming it is then explained."""
+        h = session.hand
+        if session.seat is None:
+            return
+        self.left_at[(table, session.seat)] = time.monotonic()
+        if h is not None and h.over is None:
+            key = (table, h.message.game_id, h.message.hand_no)
+            self.left_in.setdefault(key, set()).add(session.seat)
+            self.tally.counts["left_mid_hand"] += 1
+
     async def _leave(
         self,
         table: int,
@@ -426,15 +446,6 @@ class Slots:
     ) -> str:
         """Leave ``how``: ``bye`` (and the host must close the connection), or a drop."""
         tally = self.tally
-        h = session.hand
-        if session.seat is not None:
-            # A seat left while its hand had begun (or was about to: the hand may be dealt
-            # while our bye is on its way) owes that hand's rounds and log head.
-            self.left_at[(table, session.seat)] = time.monotonic()
-            if h is not None and h.over is None:
-                key = (table, h.message.game_id, h.message.hand_no)
-                self.left_in.setdefault(key, set()).add(session.seat)
-                tally.counts["left_mid_hand"] += 1
         if how != "bye":
             tally.counts["drops" if how == "drop" else "drops_to_resume"] += 1
             raise _Leave(how)
