@@ -93,6 +93,9 @@ connection is closed with ``error`` ``rate_limited``."""
 CHAT_BURST = 5
 CHAT_WINDOW = 5.0
 """At most ``CHAT_BURST`` chat lines per client per ``CHAT_WINDOW`` seconds."""
+LOG_KEEP = 1000
+"""The host keeps its latest ``LOG_KEEP``..``2 × LOG_KEEP`` log lines (a table that runs for
+days would otherwise keep every join and leave)."""
 _ADVANCE_BOUND = 100_000
 """Engine steps one call may run (bots with no delay play whole hands in one call)."""
 
@@ -356,7 +359,8 @@ class Host:
         self.away: dict[int, float] = {}  # seat → since when its player is away
         self.outbox: list[tuple[int, p.Message]] = []
         self.closing: list[int] = []
-        self.log: list[str] = []  # what happened, for a headless host to print
+        self.log: list[str] = []  # what happened, for a headless host to print (the latest)
+        self.log_start = 0  # how many earlier lines were let go (a long session's memory)
         self.match = self._new_match()
         self.hand: _Hand | None = None
         self.finished = False  # the match is over and every client was told
@@ -385,6 +389,17 @@ class Host:
     def set_owner(self, key: bytes | None) -> None:
         self._owner_key = key
         self._broadcast_lobby()
+
+    def log_since(self, n: int) -> tuple[list[str], int]:
+        """The log lines from line ``n`` on (counted over the whole session) and the count
+        after them: a shell prints ``lines`` and asks again from ``count``."""
+        return self.log[max(0, n - self.log_start) :], self.log_start + len(self.log)
+
+    def _say(self, line: str) -> None:
+        self.log.append(line)
+        if len(self.log) > 2 * LOG_KEEP:  # keep the latest; a shell has printed the rest
+            del self.log[:LOG_KEEP]
+            self.log_start += LOG_KEEP
 
     # -- the journal ---------------------------------------------------------------------------
 
@@ -629,7 +644,7 @@ class Host:
                 return
             if entry.seat is not None:
                 self.away.pop(entry.seat, None)
-            self.log.append(f"{entry.name} is back")
+            self._say(f"{entry.name} is back")
         else:
             for k in range(1, 10):
                 name = hello.name if k == 1 else f"{hello.name[:21]} {k}"
@@ -651,7 +666,7 @@ class Host:
                 self._close(cid, p.Error(code=p.ErrorCode.BAD_MESSAGE, text="name taken"))
                 return
             self.keys[entry.token] = hello.key
-            self.log.append(f"{entry.name} joined" + (" to watch" if hello.spectate else ""))
+            self._say(f"{entry.name} joined" + (" to watch" if hello.spectate else ""))
         if entry is None:  # pragma: no cover - every path above sets it or returns
             return
         conn.key, conn.welcomed = hello.key, True
@@ -695,7 +710,7 @@ class Host:
             return
         conn.chat_times.append(self._now)
         line = self.table.chat(str(cid), m.text, self._now)
-        self.log.append(f"<{line.name}> {line.text}")
+        self._say(f"<{line.name}> {line.text}")
         self._broadcast(p.Chat(text=line.text, sender=line.name[:32]))
 
     def _lobby(self) -> p.LobbyState:
@@ -772,14 +787,14 @@ class Host:
         if entry.seat is None or (left and not self.table.in_play):
             self.table.leave(str(cid))
             self.keys.pop(entry.token, None)
-            self.log.append(f"{entry.name} left")
+            self._say(f"{entry.name} left")
         else:
             self.table.disconnect(str(cid), self._now)
             if self.finished:
                 return
             # Gone for good mid-hand: a stand-in plays at once; the seat is freed after it.
             self.away[entry.seat] = self._now - (self.config.away_grace if left else 0.0)
-            self.log.append(f"{entry.name} " + ("left" if left else "is away"))
+            self._say(f"{entry.name} " + ("left" if left else "is away"))
         self._broadcast_lobby()
 
     def _seat_client(self, seat: int) -> str | None:
@@ -819,7 +834,7 @@ class Host:
                 if entry is not None:
                     self.table.leave(entry.id)
                     self.keys.pop(entry.token, None)
-                    self.log.append(f"{entry.name} gave up the seat")
+                    self._say(f"{entry.name} gave up the seat")
                 self._broadcast_lobby()
                 return True
         return False
@@ -832,7 +847,7 @@ class Host:
             if not entry.spectator and entry.seat is None and entry.connected:
                 free = next(s.index for s in self.table.seats if s.kind == "empty")
                 self.table.sit(entry.id, free)
-                self.log.append(f"{entry.name} takes seat {free + 1}")
+                self._say(f"{entry.name} takes seat {free + 1}")
                 self._broadcast_lobby()
                 return True
         return False
@@ -867,7 +882,7 @@ class Host:
                 keys[pids[s.index]] = self.keys[entry.token]
         fair = FairHost(game, game_id=self.game_id, seats=pids, key=self.key, public_keys=keys)
         self.hand = _Hand(fair, game, pids, bot_keys, bots, turn_since=self._now)
-        self.log.append(f"hand {game.hand_no} started, {self.table.seats[game.dealer].name} deals")
+        self._say(f"hand {game.hand_no} started, {self.table.seats[game.dealer].name} deals")
         self._broadcast_lobby()
         self._broadcast(self._hand_message())
 
@@ -1069,6 +1084,11 @@ class Host:
         self._broadcast(message)
 
     def _void(self, h: _Hand, blame: Blame) -> None:
+        if not h.steps:
+            # Void before the first step: the public log (which the host signs) already holds
+            # the setup note, sent with the first step. Send it now, in a step of its own, or
+            # the seats' logs would be one event short of the host's signed head.
+            self._step(h, [], [])
         r = len(h.fair.rounds) - 1
         cards, rnd = h.fair.rounds[r]
         if not h.stage2:  # failed while committing: show the commitments that did come
@@ -1076,7 +1096,7 @@ class Host:
             partial = {q: (c, sigs[q]) for q, c in rnd.commitments.items()}
             self._announce(h, p.Announce(round=r, ctx=rnd.ctx, cards=cards, commitments=partial))
         record = h.fair.fail_round(blame)
-        self.log.append(f"hand {h.game.hand_no} is void: {blame}")
+        self._say(f"hand {h.game.hand_no} is void: {blame}")
         self._broadcast(
             p.Abort(round=record.round, fault=record.fault.name.lower(), culprits=record.culprits)
         )
@@ -1193,7 +1213,7 @@ class Host:
             h.heads[pid] = SignedHead(signed.count, signed.head, sig)
         h.heads_deadline = self._now + self.config.heads_timeout
         names = [self.table.seats[s].name for s in result.placings]
-        self.log.append(
+        self._say(
             f"hand {game.hand_no} over ({result.reason})" + (f": {names[0]} wins" if names else "")
         )
 
@@ -1229,7 +1249,7 @@ class Host:
         self._broadcast_lobby()
         if self.match.over:
             n = len(self.match.results)
-            self.log.append(f"match over after {n} hand{'s' if n != 1 else ''}: {self.standings()}")
+            self._say(f"match over after {n} hand{'s' if n != 1 else ''}: {self.standings()}")
             if self.config.hands is not None:
                 self.finished = True
                 for cid in list(self.conns):

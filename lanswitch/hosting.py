@@ -119,7 +119,7 @@ def resume_table(data: Path, name: str | None = None) -> HostedTable:
     else:
         n = len(host.match.results)
         stopped = f"between hands, {n} played" if n else "in the lobby"
-    log_from, dropped = len(host.log), len(host.conns)
+    log_from, dropped = host.log_since(0)[1], len(host.conns)
     host.drop_connections(clock())
     return HostedTable(
         host, journal, clock, port, address, len(records), took, log_from, dropped, stopped

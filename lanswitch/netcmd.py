@@ -183,9 +183,9 @@ async def _host(
                 {waiter, stopper}, timeout=0.25, return_when=asyncio.FIRST_COMPLETED
             )
             stopper.cancel()
-            for line in host.log[shown_log:]:
+            lines, shown_log = host.log_since(shown_log)
+            for line in lines:
                 out.write(line + "\n")
-            shown_log = len(host.log)
             if server.journal_error is not None and not journal_said:
                 journal_said = True
                 err.write(
@@ -208,7 +208,7 @@ async def _host(
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
-    for line in host.log[shown_log:]:
+    for line in host.log_since(shown_log)[0]:
         out.write(line + "\n")
     if stop.is_set() and not host.match.over:
         out.write("table closed\n")

@@ -11,7 +11,7 @@ import pytest
 
 from lanswitch import protocol as p
 from lanswitch.game import DRAW
-from lanswitch.host import DROP_AFTER, MAX_CLIENTS, PING_AFTER, HostConfig
+from lanswitch.host import DROP_AFTER, LOG_KEEP, MAX_CLIENTS, PING_AFTER, HostConfig
 from lanswitch.rules import PRESETS
 from lanswitch.session import Session
 from tests.tablenet import Link, TableNet
@@ -349,6 +349,37 @@ def test_a_seat_whose_log_head_never_reached_the_host_still_checks_its_hand() ->
     assert theirs.verdict is not None
     assert theirs.verdict.status == "unfair"
     assert "seat1's log head" in theirs.verdict.reason
+
+
+def test_a_hand_void_in_its_first_round_is_void_for_the_others() -> None:
+    """Void before any step was sent: the setup note the host signed still reaches every
+    seat (it used to travel only with the first step, so the seats' logs were one short)."""
+    net = TableNet(config(seats=3, bots=1, round_timeout=5.0, heads_timeout=5.0), seed=3)
+    a = net.join("ann")
+    b = net.join("bob", auto_ready=False)
+    b.withhold = (p.Commit,)
+    net.send(b, p.Ready(ready=True))
+    net.run(lambda: bool(a.session.history), steps=2000)
+    assert of(a, p.Abort)[0].round == 0
+    record = a.session.history[0]
+    assert record.verdict is not None
+    assert record.verdict.status == "void", record.verdict.text()
+    assert record.verdict.culprits == ("seat1",)
+
+
+def test_a_long_sessions_log_keeps_the_latest_lines_and_loses_none_a_shell_reads() -> None:
+    net = TableNet(config(seats=3, bots=2, hands=None), seed=6)
+    printed: list[str] = []
+    shown = 0
+    for k in range(1500):  # 3,000 lines: joined, left
+        link = net.join(f"p{k}", spectate=True)
+        net.send(link, p.Bye(reason="bye"))
+        lines, shown = net.host.log_since(shown)
+        printed += lines
+    assert len(net.host.log) <= 2 * LOG_KEEP
+    assert len(printed) == shown == net.host.log_start + len(net.host.log)
+    assert printed[:2] == ["p0 joined to watch", "p0 left"]
+    assert printed[-1] == "p1499 left"
 
 
 def test_the_hand_waits_for_every_seated_player_to_be_ready() -> None:

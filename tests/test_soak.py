@@ -15,18 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
-
-#: Errors the soak finds in the host and client code, reported to their owners and not yet
-#: fixed; each is a reproducible bug, not noise (see the report of the soak, issue #6):
-#: - a hand voided in its first fair-deal round (a seated player leaves as the deal starts)
-#:   is judged UNFAIR, blaming the host, by the other seats' transcript check, instead of
-#:   VOID: "the host signed a log of 1 events …, not the one it sent you (0 events …)" (the
-#:   setup note goes out with the first step, which a hand void in round 0 never has).
-#: Once fixed, empty this: the test then demands 0 errors of every kind.
-KNOWN_HOST_BUGS: tuple[str, ...] = ("verdict:unfair:log-heads:void_in_first_round",)
 
 
 def run_soak(*args: str, timeout: float = 120.0) -> dict[str, Any]:
@@ -59,10 +48,8 @@ def test_a_short_soak_churns_with_no_errors() -> None:
     after = rep["host_after"]
     assert (after["conns"], after["clients"], after["keys"], after["away"]) == (0, 0, 0, 0)
     # 0 errors: every kind the script counts, printed with the first lines if any.
-    unknown = {k: v for k, v in rep["errors"].items() if not k.startswith(KNOWN_HOST_BUGS)}
-    assert unknown == {}, "\n".join(rep["first_errors"])
-    if rep["error_total"]:
-        pytest.xfail(f"known host bugs, reported and not yet fixed: {rep['errors']}")
+    assert rep["errors"] == {}, "\n".join(rep["first_errors"])
+    assert rep["error_total"] == 0
     assert rep["passed"]
     assert rep["exit_code"] == 0
 
