@@ -450,7 +450,8 @@ class Slots:
             tally.counts["drops" if how == "drop" else "drops_to_resume"] += 1
             raise _Leave(how)
         tally.counts["leaves"] += 1
-        writer.write(conn.send(p.Bye(reason="soak: leaving")))
+        # As the terminal client leaves: its head of the hand so far, then bye.
+        writer.write(b"".join(conn.send(m) for m in session.leave("soak: leaving")))
         try:
             async with asyncio.timeout(BYE_TIMEOUT_S):
                 for _ in range(100_000):

@@ -56,11 +56,14 @@ from .bots import BOTS, Bot, make_bot
 from .fairness import (
     DEALER,
     Blame,
+    Log,
     LogEvent,
     Round,
     RoundState,
     commitment,
     encode_event,
+    log_start,
+    log_step,
     public_bytes,
     sign_commitment,
     sign_log_head,
@@ -357,6 +360,7 @@ class Host:
         self.conns: dict[int, _Conn] = {}
         self.keys: dict[str, bytes] = {}  # resume token → the session key it was issued with
         self.away: dict[int, float] = {}  # seat → since when its player is away
+        self.quit: set[int] = set()  # seats whose players said bye during this hand
         self.outbox: list[tuple[int, p.Message]] = []
         self.closing: list[int] = []
         self.log: list[str] = []  # what happened, for a headless host to print (the latest)
@@ -644,6 +648,7 @@ class Host:
                 return
             if entry.seat is not None:
                 self.away.pop(entry.seat, None)
+                self.quit.discard(entry.seat)
             self._say(f"{entry.name} is back")
         else:
             for k in range(1, 10):
@@ -794,6 +799,8 @@ class Host:
                 return
             # Gone for good mid-hand: a stand-in plays at once; the seat is freed after it.
             self.away[entry.seat] = self._now - (self.config.away_grace if left else 0.0)
+            if left:
+                self.quit.add(entry.seat)
             self._say(f"{entry.name} " + ("left" if left else "is away"))
         self._broadcast_lobby()
 
@@ -880,6 +887,7 @@ class Host:
             else:
                 entry = self.table.clients[s.client or ""]
                 keys[pids[s.index]] = self.keys[entry.token]
+        self.quit.clear()
         fair = FairHost(game, game_id=self.game_id, seats=pids, key=self.key, public_keys=keys)
         self.hand = _Hand(fair, game, pids, bot_keys, bots, turn_since=self._now)
         self._say(f"hand {game.hand_no} started, {self.table.seats[game.dealer].name} deals")
@@ -1068,7 +1076,11 @@ class Host:
         if rnd.state == RoundState.FAILED and rnd.blame is not None:
             self._void(h, rnd.blame)
             return True
-        if self._now >= h.round_deadline:
+        waiting = rnd.waiting_for()
+        if self._now >= h.round_deadline or (
+            waiting and all(q in h.pids and h.pids.index(q) in self.quit for q in waiting)
+        ):
+            # The wait is over — or it waits only for players who said bye: no use waiting.
             self._void(h, rnd.abandon())
             return True
         return False
@@ -1218,25 +1230,48 @@ class Host:
         )
 
     def _log_head(self, cid: int, m: p.LogHead) -> None:
+        """A seat's signed head: after the hand, of the whole log; during it, of the log so far
+        — a player who leaves mid-hand signs what it saw, and the others' checks accept that
+        prefix of their log from it (SPEC § Fair deal on the wire). A newer head replaces an
+        older one; a head that is not of the log this host sent is refused, so no client can
+        make the others' checks blame the host."""
         h = self.hand
         seat = self._seat_of(cid)
-        if h is None or not h.over or seat is None or h.heads_message is not None:
+        if h is None or seat is None or h.heads_message is not None:
             self._reject_fair(cid, "no log head is wanted now")
             return
         pid = h.pids[seat]
-        key = h.fair.public_keys[pid]
-        if h.heads.get(pid) == SignedHead(m.count, m.head, m.signature):
+        signed = SignedHead(m.count, m.head, m.signature)
+        old = h.heads.get(pid)
+        if old == signed:
             return  # sent again after a resume
-        if pid in h.heads or not verify_log_head(
-            key, h.fair.setup.ctx0, pid, m.count, m.head, m.signature
+        log = h.fair.log
+        if (
+            m.count > log.count
+            or (old is not None and old.count >= m.count)
+            or not verify_log_head(
+                h.fair.public_keys[pid], h.fair.setup.ctx0, pid, m.count, m.head, m.signature
+            )
+            or _head_at(log, m.count) != m.head
         ):
-            self._reject_fair(cid, "that log head is not signed with your key, or came twice")
+            self._reject_fair(
+                cid, "that log head is not of the log you were sent, or not signed with your key"
+            )
             return
-        h.heads[pid] = SignedHead(m.count, m.head, m.signature)
+        h.heads[pid] = signed
 
     def _maybe_finish(self, h: _Hand) -> bool:
         if h.heads_message is None:
-            if len(h.heads) < len(h.pids) + 1 and self._now < h.heads_deadline:
+            # Every seat's head of the whole log is in — or, from a player who is gone, the
+            # head it signed as it left — or the wait is over.
+            full = h.fair.log.count
+            waiting = [
+                q
+                for q in h.pids
+                if (hd := h.heads.get(q)) is None
+                or (hd.count < full and self._cid_of_seat(h.pids.index(q)) is not None)
+            ]
+            if waiting and self._now < h.heads_deadline:
                 return False
             h.heads_message = p.LogHeads(
                 heads={q: (s.count, s.head, s.signature) for q, s in h.heads.items()}
@@ -1255,6 +1290,14 @@ class Host:
                 for cid in list(self.conns):
                     self._close(cid, p.Bye(reason=f"match over: {self.standings()}"[:500]))
         return True
+
+
+def _head_at(log: Log, count: int) -> bytes:
+    """The head of ``log``'s first ``count`` events."""
+    head = log_start(log.ctx0)
+    for event in log.events[:count]:
+        head = log_step(head, event)
+    return head
 
 
 def _unpack(raw: object, n: int) -> tuple[str, list[Any], bool, bytes]:

@@ -132,6 +132,19 @@ class Session:
 
     # -- what the shell sends ------------------------------------------------------------------
 
+    def leave(self, reason: str = "left the table") -> list[p.Message]:
+        """What to send to leave the table for good: ``bye`` — after, in a hand this seat has
+        not yet signed, its signed head of the log so far, so the seats that play on can
+        check their hand without this one's head at the end (SPEC § Fair deal on the wire)."""
+        out: list[p.Message] = []
+        h = self.hand
+        if h is not None and h.recorder is not None and not h.head_sent and not h.done:
+            h.head_sent = True
+            signed = h.recorder.sign_head()
+            out.append(p.LogHead(count=signed.count, head=signed.head, signature=signed.signature))
+        out.append(p.Bye(reason=reason[:500]))
+        return out
+
     def hello(self) -> p.Hello:
         """The first message of a connection (with the resume token, once there is one)."""
         self.lost_place = False

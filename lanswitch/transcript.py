@@ -1262,6 +1262,8 @@ class _Verifier:
                 raise _Unfair(
                     "log-heads", f"the host passed on a log head without {who}'s valid signature"
                 )
+            if p != DEALER and h.count < count and self.heads[h.count] == h.head:
+                continue  # p left the hand after h.count events: it saw this log that far
             if (h.count, h.head) != (count, final):
                 theirs = f"{h.count} events ending {h.head.hex()[:12]}"
                 yours = f"{count} events ending {final.hex()[:12]}"

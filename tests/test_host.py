@@ -10,6 +10,7 @@ from typing import TypeVar
 import pytest
 
 from lanswitch import protocol as p
+from lanswitch.fairness import sign_log_head
 from lanswitch.game import DRAW
 from lanswitch.host import DROP_AFTER, LOG_KEEP, MAX_CLIENTS, PING_AFTER, HostConfig
 from lanswitch.rules import PRESETS
@@ -380,6 +381,60 @@ def test_a_long_sessions_log_keeps_the_latest_lines_and_loses_none_a_shell_reads
     assert len(printed) == shown == net.host.log_start + len(net.host.log)
     assert printed[:2] == ["p0 joined to watch", "p0 left"]
     assert printed[-1] == "p1499 left"
+
+
+@pytest.mark.parametrize("seed", [4, 9])
+def test_a_player_who_leaves_mid_hand_signs_what_it_saw_and_the_others_verify_fair(
+    seed: int,
+) -> None:
+    """Bob says bye mid-hand after signing the log he saw: the others' checks take that head,
+    and nobody waits for one that cannot come. In seed 9's hand the stock runs out later and
+    the reshuffle round needs bob's seed: the hand is void at once, blaming him (no 30 s
+    wait for a player who said bye), and VOID — not UNFAIR — for ann."""
+    net = TableNet(config(hands=1, heads_timeout=30.0), seed=seed)
+    a, b = net.join("ann"), net.join("bob")
+    net.run(lambda: b.session.seq > 10)
+    leaving = b.session.leave()
+    assert [type(m) for m in leaving] == [p.LogHead, p.Bye]
+    for m in leaving:
+        net.send(b, m)
+    b.alive = False  # bob's program has gone
+    net.links.pop(b.cid)
+    start = net.now
+    net.run(lambda: over(net))
+    assert net.now - start < 30.0  # nobody waited for a head that could not come
+    (record,) = a.session.history
+    assert record.verdict is not None
+    if seed == 9:
+        assert record.verdict.status == "void", record.verdict.text()
+        assert record.verdict.culprits == ("seat1",)
+        return
+    assert record.verdict.fair, record.verdict.text()
+    assert record.transcript is not None
+    full = len(record.transcript.log)
+    assert of(a, p.LogHeads)[-1].heads["seat1"][0] < full  # bob's head: what he saw, no more
+
+
+def test_a_log_head_that_is_not_of_the_hosts_log_is_refused() -> None:
+    """A client cannot make the others' checks blame the host by signing a log it was not
+    sent: the host compares every head with its own log."""
+    net = TableNet(config(hands=1), seed=10)
+    a, b = net.join("ann"), net.join("bob")
+    net.run(lambda: b.session.seq > 5)
+    rec = b.session.hand.recorder if b.session.hand else None
+    assert rec is not None
+    signed = rec.sign_head()
+    bogus = bytes(32)
+    sig = sign_log_head(b.session.key, rec.setup.ctx0, rec.id, signed.count, bogus)
+    net.send(b, p.LogHead(count=signed.count, head=bogus, signature=sig))
+    assert of(b, p.Reject)[-1].code is p.ErrorCode.FAIR_DEAL
+    net.send(b, p.LogHead(count=signed.count + 99, head=signed.head, signature=signed.signature))
+    assert len(of(b, p.Reject)) == 2
+    net.run(lambda: over(net))
+    for link in (a, b):
+        (record,) = link.session.history
+        assert record.verdict is not None
+        assert record.verdict.fair, record.verdict.text()
 
 
 def test_the_hand_waits_for_every_seated_player_to_be_ready() -> None:

@@ -399,8 +399,29 @@ def test_different_logs_to_different_players_are_caught(
             else:
                 heads[ids[1]] = b.log_heads[ids[1]]
             ts[i] = dataclasses.replace(ts[i], log_heads=heads)
-    verdicts = caught(ts, check="log-heads")
     reason = "did not pass on seat-2's log head" if withheld else "showed seat-2 a different log"
+    if alteration == "one event more":
+        # Seat-1's log is a prefix of seat-2's, so to seat-2 seat-1's head reads as that of a
+        # player who left the hand there (SPEC § Signatures). The extra event can only be a
+        # note after the hand's end (both logs replay as whole hands), and the others still
+        # catch it by the heads; side by side, the transcripts show seat-2 it too.
+        verdicts = caught(ts, must=[i for i in range(players) if i != 1], check="log-heads")
+        assert reason in verdicts[0].reason
+        assert verdicts[1].status == "unfair"
+        assert verdicts[1].check == "compare", verdicts[1].text()
+        return
+    if alteration == "one event less" and not withheld:
+        # The mirror case: seat-2's head is of a prefix of the others' log, which reads to
+        # them as a player who left there; seat-2, shown less, catches it by the heads, and
+        # the transcripts side by side show the others.
+        verdicts = caught(ts, must=[1], check="log-heads")
+        assert "showed seat-1 a different log" in verdicts[1].reason
+        for i in range(players):
+            if i != 1:
+                assert verdicts[i].status == "unfair"
+                assert verdicts[i].check == "compare", verdicts[i].text()
+        return
+    verdicts = caught(ts, check="log-heads")
     assert reason in verdicts[0].reason
     assert "showed seat-1 a different log" in verdicts[1].reason
 

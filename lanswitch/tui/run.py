@@ -30,7 +30,7 @@ from ..history import HistoryWriter
 from ..host import HostConfig
 from ..hosting import HostedTable, new_table, resume_table, serve, settle
 from ..netcmd import close_history, default_name, history_writer
-from ..protocol import PROTOCOL_VERSION, Bye
+from ..protocol import PROTOCOL_VERSION
 from ..rules import PRESETS, RuleSet
 from ..session import Session
 from ..table import Refused
@@ -121,7 +121,8 @@ async def run_client(
         ticker.cancel()
         if not net.done():
             if not session.closed:
-                client.send(Bye(reason="left the table"))
+                for message in session.leave():
+                    client.send(message)
             net.cancel()
         with contextlib.suppress(asyncio.CancelledError, JoinError, OSError):
             await net
