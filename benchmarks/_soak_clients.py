@@ -51,7 +51,7 @@ import ssl
 import time
 import traceback
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection as Pipe
 from typing import Any
@@ -148,6 +148,7 @@ class Slots:
         self.end = 0.0
         # (table, game id, hand number) → the seats our players left during that hand
         self.left_in: dict[tuple[int, bytes, int], set[int]] = {}
+        self.left_waiting: dict[tuple[int, str], float] = {}  # (table, name) → when it left
         # (table, seat) → when one of our players last left it
         self.left_at: dict[tuple[int, int], float] = {}
         self.grace_s: float = cfg["grace_s"]
@@ -428,6 +429,11 @@ class Slots:
         and log head; a void or a missing head naming it is then explained."""
         h = session.hand
         if session.seat is None:
+            if not session.spectate:
+                # A waiting player: the host may have seated it and dealt (the lobby saying
+                # so still on its way) as it left; the seat it did not know it had owes the
+                # hand's first round. The others know it by its name on that seat.
+                self.left_waiting[(table, session.name)] = time.monotonic()
             return
         self.left_at[(table, session.seat)] = time.monotonic()
         if h is not None and h.over is None:
@@ -466,8 +472,16 @@ class Slots:
 
     # -- what the Session noticed ------------------------------------------------------------
 
-    def _leavers(self, table: int, game_id: bytes, hand_no: int, pids: Iterable[str]) -> bool:
-        """Whether every one of ``pids`` is a seat one of our players left in that hand."""
+    def _leavers(
+        self,
+        table: int,
+        game_id: bytes,
+        hand_no: int,
+        pids: Iterable[str],
+        names: Sequence[str] = (),
+    ) -> bool:
+        """Whether every one of ``pids`` is a seat one of our players left in that hand
+        (``names``: the seats' names at the hand's start, as the observer saw them)."""
         left = self.left_in.get((table, game_id, hand_no), set())
         now = time.monotonic()
 
@@ -476,8 +490,11 @@ class Slots:
                 return False  # the host (@dealer) never leaves its own table
             seat = int(q[4:])
             # In that hand; or just before its deal (our bye crossed the host's ``hand``).
-            recent = now - self.left_at.get((table, seat), -1e9) <= self.grace_s + RECENT_S
-            return seat in left or recent
+            window = self.grace_s + RECENT_S
+            recent = now - self.left_at.get((table, seat), -1e9) <= window
+            name = names[seat] if seat < len(names) else ""
+            waiting = now - self.left_waiting.get((table, name), -1e9) <= window
+            return seat in left or recent or waiting
 
         return all(gone(q) for q in pids)
 
@@ -491,7 +508,7 @@ class Slots:
         if key in self.aborts:
             return
         self.aborts.add(key)
-        if self._leavers(table, gid, hno, m.culprits):
+        if self._leavers(table, gid, hno, m.culprits, h.names):
             self.tally.counts["void_hands_leaver"] += 1
         else:
             self.tally.error(

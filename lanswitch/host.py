@@ -96,7 +96,7 @@ connection is closed with ``error`` ``rate_limited``."""
 CHAT_BURST = 5
 CHAT_WINDOW = 5.0
 """At most ``CHAT_BURST`` chat lines per client per ``CHAT_WINDOW`` seconds."""
-LOG_KEEP = 1000
+LOG_KEEP = 200
 """The host keeps its latest ``LOG_KEEP``..``2 × LOG_KEEP`` log lines (a table that runs for
 days would otherwise keep every join and leave)."""
 _ADVANCE_BOUND = 100_000
@@ -311,6 +311,7 @@ class _Hand:
     turn_since: float = 0.0  # when the seat to act was given the turn
     over: bool = False
     over_messages: dict[int | None, p.HandOver] = field(default_factory=dict)
+    abort: p.Abort | None = None  # the hand was void
     reveals: list[p.Reveals] = field(default_factory=list)
     heads: dict[str, SignedHead] = field(default_factory=dict)
     heads_deadline: float = 0.0
@@ -928,6 +929,8 @@ class Host:
                 shown = tuple(redact(e, seat) for e in events)
                 self._send(cid, p.Events(seq=seq + 1, events=shown, log=log))
         self._send(cid, self._view(h, seat))
+        if h.abort is not None:
+            self._send(cid, h.abort)
         if h.over:
             self._send(cid, h.over_messages.get(seat) or h.over_messages[None])
             for r in h.reveals:
@@ -1109,9 +1112,10 @@ class Host:
             self._announce(h, p.Announce(round=r, ctx=rnd.ctx, cards=cards, commitments=partial))
         record = h.fair.fail_round(blame)
         self._say(f"hand {h.game.hand_no} is void: {blame}")
-        self._broadcast(
-            p.Abort(round=record.round, fault=record.fault.name.lower(), culprits=record.culprits)
+        h.abort = p.Abort(
+            round=record.round, fault=record.fault.name.lower(), culprits=record.culprits
         )
+        self._broadcast(h.abort)
 
     def _commit(self, cid: int, m: p.Commit) -> None:
         h, pid, rnd = self._open_round(cid, m.round)

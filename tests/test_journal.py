@@ -221,3 +221,40 @@ def test_a_restarted_player_process_with_its_key_and_seeds_takes_its_seat_back()
     for r in [*fresh.history, *bob.session.history]:
         assert r.verdict is not None
         assert r.verdict.fair, r.verdict.text()
+
+
+def test_a_client_that_comes_back_after_a_void_hears_of_the_abort() -> None:
+    """Catching up a void hand includes its ``abort``: a player whose process restarted
+    between the abort and the log heads still has a transcript that says why the hand ended
+    (without it, its check found a log that stops short: UNFAIR)."""
+    raw = bytes(range(1, 33))
+
+    def owner() -> Session:
+        key = Ed25519PrivateKey.from_private_bytes(raw)
+        return Session(
+            "ann",
+            key=key,
+            entropy=os.urandom,
+            auto_ready=True,
+            seed_for=lambda ctx: hmac.new(raw, ctx, hashlib.sha256).digest(),
+        )
+
+    net = TableNet(config(seats=3, bots=1, round_timeout=5.0, heads_timeout=30.0), seed=12)
+    ann = net._open(owner())
+    ann.withhold = (p.LogHead,)  # the process dies before it signs
+    bob = net.join("bob", auto_ready=False)
+    bob.withhold = (p.Commit,)
+    net.send(bob, p.Ready(ready=True))
+    net.run(lambda: any(isinstance(m, p.Abort) for m in ann.received))
+    token = ann.session.token
+    ann.alive = False
+    net.links.pop(ann.cid)
+    net.host.disconnected(ann.cid, net.now)
+    fresh = owner()
+    fresh.token = token
+    ann = net._open(fresh)
+    net.run(lambda: bool(fresh.history))
+    (record,) = fresh.history
+    assert record.verdict is not None
+    assert record.verdict.status == "void", record.verdict.text()
+    assert record.verdict.culprits == ("seat1",)
