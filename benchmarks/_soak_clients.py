@@ -438,8 +438,9 @@ class Slots:
         self.left_at[(table, session.seat)] = time.monotonic()
         if h is not None and h.over is None:
             key = (table, h.message.game_id, h.message.hand_no)
+            if session.seat not in self.left_in.get(key, ()):
+                self.tally.counts["left_mid_hand"] += 1
             self.left_in.setdefault(key, set()).add(session.seat)
-            self.tally.counts["left_mid_hand"] += 1
 
     async def _leave(
         self,
@@ -456,6 +457,10 @@ class Slots:
             tally.counts["drops" if how == "drop" else "drops_to_resume"] += 1
             raise _Leave(how)
         tally.counts["leaves"] += 1
+        # Marked as gone before the bye is written: a host whose round waits only for players
+        # who said bye voids the hand at once, and the others may hear of it before this
+        # visit's end is noted.
+        self._left(table, session)
         # As the terminal client leaves: its head of the hand so far, then bye.
         writer.write(b"".join(conn.send(m) for m in session.leave("soak: leaving")))
         try:

@@ -32,6 +32,7 @@ from typing import Any
 from _latency_harness import _pipe_queue, raise_nofile
 
 from lanswitch.host import Host, HostConfig
+from lanswitch.hosting import steady_memory
 from lanswitch.rules import PRESETS
 from lanswitch.server import Server
 from lanswitch.tls import Identity, server_context
@@ -166,6 +167,7 @@ def host_process(pipe: Pipe, cfg: dict[str, Any]) -> None:
         identity: Identity = cfg["identity"]
         ctx = server_context(identity)
         servers: list[Server] = []
+        steady_memory()  # as lanswitch host and play set the allocator up (hosting.serve)
         try:
             for i in range(cfg["tables"]):
                 host = Host(host_config(i, cfg), entropy=os.urandom, now=time.monotonic())
