@@ -16,8 +16,10 @@ goes on. A trial passes when
 * nothing hangs: every wait is bounded.
 
 The kill moments are spread evenly at random over a calibration run's length (a match played
-without a kill, first), so they fall in the lobby, during the fair deal's rounds, mid-hand,
-between hands, and while the log heads are collected.
+without a kill, first), counted from the moment both players have sat down, so they fall in
+the lobby, during the fair deal's rounds, mid-hand, between hands, and while the log heads are
+collected. (A host killed before anyone reached it has no one to bring back: `join` stops
+after three refused first attempts, by design.)
 
 Network safety: everything listens on 127.0.0.1 (zeroconf too, with ``--interface``). Only the
 processes this script started are ever signalled, by their own process ids.
@@ -52,6 +54,7 @@ BOT_DELAY = 0.03
 THINK = 0.02
 MATCH_TIMEOUT = 150.0  # seconds a trial's match may take, the kill and the restart included
 LISTENING = re.compile(r"listening on 127\.0\.0\.1:(\d+)")
+JOINED = re.compile(r"joined seat")
 LATE = re.compile(r"is over: nothing to resume|no unfinished table")
 
 
@@ -66,7 +69,8 @@ class Trial:
     late: bool = False  # the kill came after the match had ended: the trial is run again
     attempts: int = 1
     replay: str = ""  # what the resumed host said about its journal
-    seconds: float = 0.0
+    seconds: float = 0.0  # the whole trial
+    seconds_to_sit: float = 0.0  # from the host's start until both players sat
     hands_verified: int = 0
     problems: list[str] = field(default_factory=list)
 
@@ -177,7 +181,15 @@ def run_trial(
             ]
             players.append(Proc(args, who))
         procs += players
+        # The clock starts once both players sit: a host killed before anyone reached it has
+        # no one to bring back (a player whose very first connection is refused stops at
+        # once and is started again by hand, as `join` documents).
+        for player in players:
+            if player.wait_line(JOINED, 30.0) is None:
+                trial.problems.append(f"{player.name} did not join: {player.tail()}")
+                return trial
         started = time.monotonic()
+        trial.seconds_to_sit = started - t0
         if kill_at is not None:
             time.sleep(max(0.0, started + kill_at - time.monotonic()))
             if host.popen.poll() is not None:
@@ -248,7 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if calibration.problems:
             print("calibration failed:", *calibration.problems, sep="\n  ")
             return 1
-        length = calibration.seconds
+        length = calibration.seconds - calibration.seconds_to_sit
         print(f"seed {seed}; a match of {args.hands} hands takes {length:.1f} s without a kill")
         plans = [
             (k, rng.uniform(0.03, 0.9) * length, rng.choice([0.0, 0.5, 1.0, 3.0]))
