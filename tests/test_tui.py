@@ -247,6 +247,9 @@ def test_the_suit_picker_and_multi_card_selection() -> None:
     assert seen_choice
     assert link.session.view is not None
     assert link.session.view.named_suit == 2 or link.session.view.turn != link.session.seat
+    model.update()
+    said = ["".join(text for _, text in line) for line in model.log]
+    assert "ann names ♥" in said, said[-5:]  # the suit, said once ("names name ♥" before)
 
 
 def test_selected_cards_are_laid_in_order() -> None:

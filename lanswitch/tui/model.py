@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from .. import protocol as p
 from ..game import CALL_LAST, CALL_TWO, DRAW, PASS, SUIT_BASE, Phase
 from ..session import HandRecord, News, Session
-from .render import Look, StyledText, card_style, card_text, move_text
+from .render import Look, StyledText, card_style, card_text, move_text, suit_text
 
 __all__ = ["HostPowers", "TuiModel", "special_moves", "verdict_line"]
 
@@ -153,7 +153,7 @@ class TuiModel:
                 elif kind == "cancel":
                     self._line(("", f"{who} cancels the pick-up"))
                 elif kind == "suit":
-                    self._line(("", f"{who} names {move_text(SUIT_BASE + value, look)}"))
+                    self._line(("", f"{who} names {suit_text(value, look)}"))
                 elif kind == "reverse":
                     self._line(("", "direction reversed"))
                 elif kind == "miss":
