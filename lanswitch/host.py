@@ -96,9 +96,10 @@ connection is closed with ``error`` ``rate_limited``."""
 CHAT_BURST = 5
 CHAT_WINDOW = 5.0
 """At most ``CHAT_BURST`` chat lines per client per ``CHAT_WINDOW`` seconds."""
-LOG_KEEP = 200
-"""The host keeps its latest ``LOG_KEEP``..``2 × LOG_KEEP`` log lines (a table that runs for
-days would otherwise keep every join and leave)."""
+LOG_KEEP = 50
+"""The host keeps its latest ``LOG_KEEP``..``2 × LOG_KEEP`` log lines: a shell prints them as
+they come (``log_since``), and a table that runs for days would otherwise keep every join and
+leave."""
 _ADVANCE_BOUND = 100_000
 """Engine steps one call may run (bots with no delay play whole hands in one call)."""
 
