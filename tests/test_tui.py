@@ -248,7 +248,7 @@ def test_the_suit_picker_and_multi_card_selection() -> None:
     assert link.session.view is not None
     assert link.session.view.named_suit == 2 or link.session.view.turn != link.session.seat
     model.update()
-    said = ["".join(text for _, text in line) for line in model.log]
+    said = ["".join(fragment[1] for fragment in line) for line in model.log]
     assert "ann names ♥" in said, said[-5:]  # the suit, said once ("names name ♥" before)
 
 
