@@ -159,7 +159,8 @@ def steady_memory() -> None:
 
 
 async def serve(table: HostedTable, identity: Identity) -> Server:
-    """Start serving ``table`` (OSError if its port cannot be had)."""
+    """Start serving ``table`` (OSError if its port cannot be had: then a new table's journal
+    is removed, and a resumed table's is left for another try)."""
     steady_memory()
     j = table.journal
 
@@ -181,7 +182,12 @@ async def serve(table: HostedTable, identity: Identity) -> Server:
         clock=table.clock,
         journal=None if j is None else write,
     )
-    await server.start()
+    try:
+        await server.start()
+    except OSError:
+        if j is not None:  # a new table never opened; a resumed one's stays for another try
+            (j.close if table.resumed else j.finish)()
+        raise
     if j is not None:
         try:
             j.set("port", server.port)

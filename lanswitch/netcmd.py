@@ -128,8 +128,6 @@ async def _host(
     try:
         server = await serve(table, identity)
     except OSError as e:
-        if table.journal is not None:  # a resumed table's stays for another try
-            (table.journal.close if table.resumed else table.journal.finish)()
         text = f"cannot listen on {address}:{table.port}: {e.strerror or e}"
         if table.resumed:
             text += " (its players are trying to come back on that port: free it, then resume)"

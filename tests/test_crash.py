@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from types import ModuleType
 import pytest
 
 from lanswitch.host import Host, HostConfig
-from lanswitch.hosting import ResumeError, new_table, resume_table, serve, settle
+from lanswitch.hosting import HostedTable, ResumeError, new_table, resume_table, serve, settle
 from lanswitch.journal import FORMAT, Journal, JournalError, unfinished
 from lanswitch.tls import Identity, load_or_create_identity
 from tests.test_journal import state
@@ -231,3 +232,27 @@ def test_a_host_killed_with_sigkill_resumes_and_its_match_completes_fair(
     assert trial.problems == []
     assert trial.replay.startswith("resumed from its journal")
     assert trial.hands_verified == 4  # two players, two hands each, every one fair
+
+
+def test_a_table_that_cannot_listen_leaves_no_journal_unless_it_was_resumed(
+    tmp_path: Path, identity: Identity
+) -> None:
+    with socket.socket() as taken:
+        taken.bind((LOOPBACK, 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+
+        async def fail(table: HostedTable) -> None:
+            with pytest.raises(OSError, match="in use"):
+                await serve(table, identity)
+
+        asyncio.run(fail(new_table(config(), tmp_path, address=LOOPBACK, port=port)))
+        assert unfinished(tmp_path) == []  # it never opened: nothing to resume
+        table = new_table(config(name="Porch"), tmp_path, address=LOOPBACK, port=port)
+        assert table.journal is not None
+        table.journal.set("port", port)
+        table.journal.close()  # a host that listened on it once, then died
+        resumed = resume_table(tmp_path)
+        asyncio.run(fail(resumed))
+        (kept,) = unfinished(tmp_path)
+        assert kept.name == "Porch"  # kept for another try once the port is free

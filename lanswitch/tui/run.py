@@ -171,12 +171,7 @@ async def play(
         table.address = args.interface
     host = table.host
     config = host.config
-    try:
-        server = await serve(table, identity)
-    except OSError:
-        if table.journal is not None:  # a resumed table's stays for another try
-            (table.journal.close if table.resumed else table.journal.finish)()
-        raise
+    server = await serve(table, identity)  # OSError: the port is taken (tui.play says so)
     advertiser = TableAdvertiser(
         name=config.name,
         port=server.port,
