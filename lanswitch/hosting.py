@@ -12,6 +12,8 @@ with their resume tokens as after any lost link (``lanswitch.client`` keeps tryi
 from __future__ import annotations
 
 import ctypes
+import hashlib
+import hmac
 import os
 import sys
 import time
@@ -19,15 +21,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from .host import Host, HostConfig, ReplayError
 from .journal import Journal, JournalError, journal_dir, unfinished
 from .server import Server
+from .session import Session
 from .tls import Identity, server_context
 
 __all__ = [
     "HostedTable",
     "ResumeError",
     "new_table",
+    "owner_session",
     "resume_table",
     "serve",
     "settle",
@@ -134,6 +140,20 @@ def resume_table(data: Path, name: str | None = None) -> HostedTable:
     return HostedTable(
         host, journal, clock, port, address, len(records), took, log_from, dropped, stopped
     )
+
+
+def owner_session(name: str, raw: bytes) -> Session:
+    """The host's own player, made from the 32 bytes the journal keeps: the session key, and
+    the fair deal's seeds, derived per round from them — so a ``play`` restarted after a crash
+    commits and reveals in a round it had joined before exactly what it did then. (Only the
+    host's own seat may do this: see ``Session``'s ``seed_for``.)"""
+    key = Ed25519PrivateKey.from_private_bytes(raw)
+    seeds = hashlib.sha256(b"lanswitch owner seeds\0" + raw).digest()
+
+    def seed_for(ctx: bytes) -> bytes:
+        return hmac.new(seeds, ctx, hashlib.sha256).digest()
+
+    return Session(name, key=key, entropy=os.urandom, seed_for=seed_for)
 
 
 def steady_memory() -> None:

@@ -5,17 +5,13 @@ transcript still verifying. The sqlite journal and ``--resume`` are in ``test_cr
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import os
-
 import msgpack
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from lanswitch import protocol as p
 from lanswitch.fairness import public_bytes
 from lanswitch.host import Host, HostConfig, ReplayError
+from lanswitch.hosting import owner_session
 from lanswitch.rules import PRESETS
 from lanswitch.session import Session
 from tests.tablenet import TableNet
@@ -188,18 +184,8 @@ def test_a_restarted_player_process_with_its_key_and_seeds_takes_its_seat_back()
     answered before, it sends the same commitments and seeds again, which are no news."""
     raw = bytes(range(32))
 
-    def owner() -> Session:
-        key = Ed25519PrivateKey.from_private_bytes(raw)
-        return Session(
-            "ann",
-            key=key,
-            entropy=os.urandom,
-            auto_ready=True,
-            seed_for=lambda ctx: hmac.new(raw, ctx, hashlib.sha256).digest(),
-        )
-
     net = TableNet(config(hands=2), seed=8, journal=True)
-    ann = net._open(owner())
+    ann = net._open(owner(raw))
     ann.chooser = net.bot("heuristic")
     bob = net.join("bob")
     net.run(lambda: ann.session.seq > 30)
@@ -211,7 +197,7 @@ def test_a_restarted_player_process_with_its_key_and_seeds_takes_its_seat_back()
         link.alive = False
     net.links.clear()
     bob = net.resume(bob)
-    fresh = owner()
+    fresh = owner(raw)
     fresh.token = token  # what the journal tells the restarted play process
     ann = net._open(fresh)
     ann.chooser = net.bot("heuristic")
@@ -229,18 +215,8 @@ def test_a_client_that_comes_back_after_a_void_hears_of_the_abort() -> None:
     (without it, its check found a log that stops short: UNFAIR)."""
     raw = bytes(range(1, 33))
 
-    def owner() -> Session:
-        key = Ed25519PrivateKey.from_private_bytes(raw)
-        return Session(
-            "ann",
-            key=key,
-            entropy=os.urandom,
-            auto_ready=True,
-            seed_for=lambda ctx: hmac.new(raw, ctx, hashlib.sha256).digest(),
-        )
-
     net = TableNet(config(seats=3, bots=1, round_timeout=5.0, heads_timeout=30.0), seed=12)
-    ann = net._open(owner())
+    ann = net._open(owner(raw))
     ann.withhold = (p.LogHead,)  # the process dies before it signs
     bob = net.join("bob", auto_ready=False)
     bob.withhold = (p.Commit,)
@@ -250,7 +226,7 @@ def test_a_client_that_comes_back_after_a_void_hears_of_the_abort() -> None:
     ann.alive = False
     net.links.pop(ann.cid)
     net.host.disconnected(ann.cid, net.now)
-    fresh = owner()
+    fresh = owner(raw)
     fresh.token = token
     ann = net._open(fresh)
     net.run(lambda: bool(fresh.history))
@@ -258,3 +234,11 @@ def test_a_client_that_comes_back_after_a_void_hears_of_the_abort() -> None:
     assert record.verdict is not None
     assert record.verdict.status == "void", record.verdict.text()
     assert record.verdict.culprits == ("seat1",)
+
+
+def owner(raw: bytes) -> Session:
+    """The host's own player as ``lanswitch play`` makes it from the journal's 32 bytes (a
+    restarted process makes the same one), ready by itself as a test player is."""
+    session = owner_session("ann", raw)
+    session.auto_ready = True
+    return session

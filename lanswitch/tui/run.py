@@ -14,21 +14,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import hashlib
-import hmac
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
 from ..client import Client, JoinError, Target
 from ..discovery import TableAdvertiser
 from ..history import HistoryWriter
 from ..host import HostConfig
-from ..hosting import HostedTable, new_table, resume_table, serve, settle
+from ..hosting import HostedTable, new_table, owner_session, resume_table, serve, settle
 from ..netcmd import close_history, default_name, history_writer
 from ..protocol import PROTOCOL_VERSION
 from ..rules import PRESETS, RuleSet
@@ -165,7 +161,7 @@ async def play(
         raw = os.urandom(32)
         if table.journal is not None:
             table.journal.set(_OWNER, raw)
-        session = _owner_session(name, raw)
+        session = owner_session(name, raw)
         table.host.owner_key = session.public_key
     if args.interface:
         table.address = args.interface
@@ -284,23 +280,9 @@ def _resumed_seat(data: Path, name: str | None) -> tuple[HostedTable, Session]:
         # Hosted by lanswitch host, or its player had left: they sit down as someone new.
         raw = os.urandom(32)
         table.journal.set(_OWNER, raw)
-        session = _owner_session(default_name(), raw)
+        session = owner_session(default_name(), raw)
         host.owner_key = session.public_key
         return table, session
-    session = _owner_session(entry.name, raw)
+    session = owner_session(entry.name, raw)
     session.token = entry.token.encode("ascii")
     return table, session
-
-
-def _owner_session(name: str, raw: bytes) -> Session:
-    """The host's own player, made from the 32 bytes the journal keeps: the session key, and
-    the fair deal's seeds, derived per round from them — so a ``play`` restarted after a crash
-    commits and reveals in a round it had joined before exactly what it did then. (Only the
-    host's own seat may do this: see ``Session``'s ``seed_for``.)"""
-    key = Ed25519PrivateKey.from_private_bytes(raw)
-    seeds = hashlib.sha256(b"lanswitch owner seeds\0" + raw).digest()
-
-    def seed_for(ctx: bytes) -> bytes:
-        return hmac.new(seeds, ctx, hashlib.sha256).digest()
-
-    return Session(name, key=key, entropy=os.urandom, seed_for=seed_for)
