@@ -8,14 +8,12 @@ Everything listens on 127.0.0.1 and every wait is bounded."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import os
 import socket
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -23,6 +21,7 @@ from lanswitch.host import Host, HostConfig
 from lanswitch.hosting import HostedTable, ResumeError, new_table, resume_table, serve, settle
 from lanswitch.journal import FORMAT, Journal, JournalError, unfinished
 from lanswitch.tls import Identity, load_or_create_identity
+from tests.scripts import load_script
 from tests.test_journal import state
 from tests.test_server import LOOPBACK, bot_client, run, target_of
 
@@ -209,24 +208,11 @@ def test_a_table_that_never_listened_is_not_offered_for_resume(tmp_path: Path) -
 # kill -9: real processes (benchmarks/crash.py runs 50 of these)
 
 
-def load_crash() -> ModuleType:
-    root = Path(__file__).resolve().parent.parent
-    spec = importlib.util.spec_from_file_location(
-        "lanswitch_crash", root / "benchmarks" / "crash.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["lanswitch_crash"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize(("kill_at", "pause"), [(0.4, 0.0), (2.0, 1.0)])
 def test_a_host_killed_with_sigkill_resumes_and_its_match_completes_fair(
     tmp_path: Path, kill_at: float, pause: float
 ) -> None:
-    crash = load_crash()
+    crash = load_script("benchmarks/crash.py", "lanswitch_crash")
     trial = crash.attempt(1, kill_at, pause, tmp_path, hands=2)
     assert not trial.late, "every kill came after the match ended"
     assert trial.problems == []

@@ -2,30 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
 
 from lanswitch.rules import OPTIONS, POWER_KEYS, PRESETS
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES_MD = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
 
 
-def _generator() -> object:
-    spec = importlib.util.spec_from_file_location("gen", ROOT / "docs" / "gen_rules_tables.py")
-    assert spec is not None
-    assert spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["gen"] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_generated_tables_are_current() -> None:
-    gen = _generator()
-    assert gen.current(RULES_MD) == RULES_MD, "run: python docs/gen_rules_tables.py --write"  # type: ignore[attr-defined]
+    gen = load_script("docs/gen_rules_tables.py", "gen")
+    assert gen.current(RULES_MD) == RULES_MD, "run: python docs/gen_rules_tables.py --write"
 
 
 def test_every_option_is_explained() -> None:

@@ -4,14 +4,11 @@ rejection bound and uniformity, the log, signatures."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import math
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -29,6 +26,7 @@ from lanswitch.fairness import (
     RoundState,
     UsageError,
 )
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS_PATH = ROOT / "protocol" / "vectors" / "fair-deal.json"
@@ -68,19 +66,8 @@ def key_of(i: int) -> Ed25519PrivateKey:
 # Known-answer vectors
 
 
-def _generator() -> ModuleType:
-    path = ROOT / "protocol" / "vectors" / "gen_fair_deal.py"
-    spec = importlib.util.spec_from_file_location("gen_fair_deal", path)
-    assert spec is not None
-    assert spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["gen_fair_deal"] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_vectors_file_is_current() -> None:
-    gen = _generator()
+    gen = load_script("protocol/vectors/gen_fair_deal.py", "gen_fair_deal")
     assert gen.render() == VECTORS_PATH.read_text(encoding="utf-8"), (
         "run: python protocol/vectors/gen_fair_deal.py --write"
     )

@@ -5,26 +5,15 @@ The host must not crash or hang, and the game must finish with every hand verifi
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
+
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def load_fuzz() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("lanswitch_fuzz", ROOT / "benchmarks" / "fuzz.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["lanswitch_fuzz"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_a_short_fuzz_soak_leaves_the_host_and_its_game_standing() -> None:
-    fuzz = load_fuzz()
+    fuzz = load_script("benchmarks/fuzz.py", "lanswitch_fuzz")
     result = asyncio.run(asyncio.wait_for(fuzz.soak(6000, 6, seed=11, tls_share=0.85), 240))
     assert result.frames >= 6000
     assert result.plaintext_frames > 0

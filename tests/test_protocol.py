@@ -4,13 +4,10 @@ closing, round trips, and fuzzing that may only ever raise RemoteProtocolError."
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
 import random
 import re
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any, TypeVar
 
 import msgpack
@@ -47,6 +44,7 @@ from lanswitch.transcript import (
     move_event,
     verify,
 )
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 FRAMES_PATH = ROOT / "protocol" / "vectors" / "frames.json"
@@ -54,18 +52,7 @@ V = json.loads(FRAMES_PATH.read_text(encoding="utf-8"))
 SPEC = (ROOT / "protocol" / "SPEC.md").read_text(encoding="utf-8")
 
 
-def _generator() -> ModuleType:
-    path = ROOT / "protocol" / "vectors" / "gen_frames.py"
-    spec = importlib.util.spec_from_file_location("gen_frames", path)
-    assert spec is not None
-    assert spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["gen_frames"] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-GEN = _generator()
+GEN = load_script("protocol/vectors/gen_frames.py", "gen_frames")
 M = TypeVar("M", bound=p.Message)
 SAMPLES: dict[str, p.Message] = dict(GEN.SAMPLES)
 KEY = bytes(32)

@@ -519,14 +519,14 @@ def test_a_changed_own_log_is_caught_before_any_verdict() -> None:
 
 
 def test_the_vector_hand_transcript_verifies_and_matches_its_summary() -> None:
-    from tests.test_fairness import ROOT, V, _generator
+    from tests.scripts import load_script
+    from tests.test_fairness import ROOT, V
 
     v = V["hand"]
     path = ROOT / "protocol" / "vectors" / v["file"]
     text = path.read_text(encoding="utf-8")
-    assert _generator().render_hand() == text, (
-        "run: python protocol/vectors/gen_fair_deal.py --write"
-    )
+    gen = load_script("protocol/vectors/gen_fair_deal.py", "gen_fair_deal")
+    assert gen.render_hand() == text, "run: python protocol/vectors/gen_fair_deal.py --write"
     t = Transcript.from_json(text)
     verdict = verify(t)
     assert verdict.fair, verdict.text()
