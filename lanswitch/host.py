@@ -1081,9 +1081,8 @@ class Host:
             self._void(h, rnd.blame)
             return True
         waiting = rnd.waiting_for()
-        if self._now >= h.round_deadline or (
-            waiting and all(q in h.pids and h.pids.index(q) in self.quit for q in waiting)
-        ):
+        quitters = {h.pids[seat] for seat in self.quit}
+        if self._now >= h.round_deadline or (waiting and set(waiting) <= quitters):
             # The wait is over — or it waits only for players who said bye: no use waiting.
             self._void(h, rnd.abandon())
             return True
@@ -1272,9 +1271,9 @@ class Host:
             full = h.fair.log.count
             waiting = [
                 q
-                for q in h.pids
+                for seat, q in enumerate(h.pids)
                 if (hd := h.heads.get(q)) is None
-                or (hd.count < full and self._cid_of_seat(h.pids.index(q)) is not None)
+                or (hd.count < full and self._cid_of_seat(seat) is not None)
             ]
             if waiting and self._now < h.heads_deadline:
                 return False
