@@ -105,6 +105,9 @@ _NAME_CARD: Final = 4
 _AFTER_DRAW: Final = 5
 _RESHUFFLE: Final = 6
 _OVER: Final = 7
+#: ``Phase`` members by value: a tuple index, where calling the enum is a slow lookup (the
+#: host makes a view per seat per step).
+_PHASES: Final = tuple(sorted(Phase))
 
 
 class Reason(enum.Enum):
@@ -391,12 +394,13 @@ or -1. Kinds: deal, starter, play, draw (one per card), pickup (the amount now p
 take (a seat takes the pending pick-up: the amount), cancel, return, skip, miss, reverse,
 again, suit, mimic, call, penalty, blunder, pass, finish, reshuffle, forgiven, turn, over."""
 
-_PRIVATE_KINDS: Final = frozenset({"deal", "draw"})
+PRIVATE_KINDS: Final = frozenset({"deal", "draw"})
+"""The event kinds whose value is a card only their own seat may see."""
 
 
 def redact(event: Event, viewer: int | None) -> Event:
     """The event as ``viewer`` may see it: other seats' dealt and drawn cards become -1."""
-    if event[0] in _PRIVATE_KINDS and event[1] != viewer:
+    if event[0] in PRIVATE_KINDS and event[1] != viewer:
         return (event[0], event[1], -1)
     return event
 
@@ -1474,7 +1478,7 @@ class Game:
             free=self.free,
             direction=self.direction,
             turn=self.turn,
-            phase=Phase(self.phase),
+            phase=_PHASES[self.phase],
             pending_kind=pk,
             pending_amount=self.pend_amount,
             pending_target=self.pend_target,

@@ -70,7 +70,7 @@ from .fairness import (
     sign_reveal,
     verify_log_head,
 )
-from .game import DRAW, PASS, Event, Game, IllegalMove, Match, redact
+from .game import DRAW, PASS, PRIVATE_KINDS, Event, Game, IllegalMove, Match, redact
 from .rules import PRESETS, RulesError, RuleSet, dump_toml, rules_from_mapping
 from .table import Client, Refusal, Refused, Table
 from .transcript import FairHost, SignedHead
@@ -965,6 +965,7 @@ class Host:
         public = p.Events(seq=seq, events=tuple(redact(e, None) for e in events), log=log)
         if self._quiet:
             return
+        private = any(e[0] in PRIVATE_KINDS for e in events)  # else all see the same events
         order = list(self.conns.values())
         if first is not None and first in self.conns:  # the mover hears first: its round trip
             order.insert(0, order.pop(order.index(self.conns[first])))
@@ -977,8 +978,11 @@ class Host:
             if pair is None:
                 # One events message for every viewer who sees the step as a spectator does
                 # (all of them, unless cards were dealt or drawn): the server encodes it once.
-                mine = tuple(redact(e, seat) for e in events)
-                ev = public if mine == public.events else p.Events(seq=seq, events=mine, log=log)
+                ev = public
+                if private and seat is not None:
+                    mine = tuple(redact(e, seat) for e in events)
+                    if mine != public.events:
+                        ev = p.Events(seq=seq, events=mine, log=log)
                 view = p.SeatView.from_view(h.game.view(seat), seq, timer)
                 pair = shown[seat] = (ev, view)
             self.outbox.append((cid, pair[0]))

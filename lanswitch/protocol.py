@@ -35,7 +35,7 @@ import re
 import reprlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, TypeVar
 
 import msgpack
 
@@ -95,6 +95,8 @@ MAX_FRAME: Final = 64 * 1024
 HEADER: Final = 4
 
 # msgpack limits: nothing in a frame may claim more than the frame could hold.
+_T = TypeVar("_T")
+
 _UNPACK_LIMITS: Final = {
     "max_str_len": MAX_FRAME,
     "max_bin_len": MAX_FRAME,
@@ -351,7 +353,7 @@ class Struct(_Check):
     def check(self, v: object, path: str) -> Any:
         if type(v) is not dict:
             raise _bad(path, "a map", v)
-        return self.cls(**_check_fields(self.cls, v, path, ()))
+        return _check_fields(self.cls, v, path, ())
 
 
 # Shared field types and bounds
@@ -413,19 +415,33 @@ def _needs_wire(spec: _Check) -> bool:
     return False
 
 
-_WIRE_PLANS: dict[type[Any], tuple[tuple[str, bool], ...]] = {}
+_WIRERS: dict[type[Any], Callable[[Any], dict[str, object]]] = {}
 
 
-def _wire_plan(cls: type[Any]) -> tuple[tuple[str, bool], ...]:
-    plan = _WIRE_PLANS.get(cls)
-    if plan is None:
-        plan = _WIRE_PLANS[cls] = tuple((n, _needs_wire(spec)) for n, spec in _schema(cls))
-    return plan
+def _wirer(cls: type[Any]) -> Callable[[Any], dict[str, object]]:
+    """A function giving a message's wire map: ``type`` first, then every field in declared
+    order, converted where msgpack cannot pack it as it is (:func:`_needs_wire`).
+
+    Generated once per class, like the checkers: a host encodes a view and events per seat
+    per step, and reading two dozen fields by name in a loop was most of that cost.
+    """
+    wirer = _WIRERS.get(cls)
+    if wirer is None:
+        items = [f"'type': {cls.TYPE!r}"]
+        for name, spec in _schema(cls):
+            value = f"m.{name}"
+            items.append(
+                f"{name!r}: _to_wire({value})" if _needs_wire(spec) else f"{name!r}: {value}"
+            )
+        env: dict[str, Any] = {"_to_wire": _to_wire}
+        exec(f"def wire(m):\n    return {{{', '.join(items)}}}", env)
+        wirer = _WIRERS[cls] = env["wire"]
+    return wirer
 
 
-def _check_fields(
-    cls: type[Any], obj: dict[Any, Any], where: str, skip: tuple[str, ...]
-) -> dict[str, Any]:
+def _check_fields(cls: type[_T], obj: dict[Any, Any], where: str, skip: tuple[str, ...]) -> _T:
+    """The ``cls`` a decoded map holds (every field present, each of its wire type, nothing
+    else but the names in ``skip``); RemoteProtocolError naming the first fault if not."""
     fields, names = _plan(cls, where)
     if len(obj) != len(fields) + len(skip) or not names.issubset(obj.keys()):
         extra = sorted(_REPR.repr(k) for k in obj if k not in names and k not in skip)
@@ -437,21 +453,52 @@ def _check_fields(
     checker = _CHECKERS.get((cls, where))
     if checker is None:
         checker = _CHECKERS[cls, where] = _compile_checker(cls, where)
-    return checker(obj)
+    return checker(obj)  # type: ignore[no-any-return]
 
 
-_CHECKERS: dict[tuple[type[Any], str], Callable[[dict[Any, Any]], dict[str, Any]]] = {}
+_CHECKERS: dict[tuple[type[Any], str], Callable[[dict[Any, Any]], Any]] = {}
 
 
-def _compile_checker(cls: type[Any], where: str) -> Callable[[dict[Any, Any]], dict[str, Any]]:
-    """A function checking every field of ``cls`` in a map whose keys are already right.
+def _builder_lines(
+    cls: type[Any], values: list[str], indent: str = "    ", *, init: bool = False
+) -> list[str]:
+    """Source lines that make a ``cls`` from the expressions ``values`` (one per field, in
+    order) and return it.
+
+    The messages are frozen, slotted dataclasses whose ``__init__`` only stores each field
+    (``object.__setattr__``, as frozen dataclasses do): the generated code stores them the
+    same way, without building a keyword dict for ``__init__`` to take apart again. A class
+    with a ``__post_init__`` (or any class, with ``init``) gets its ``__init__`` called with
+    each field by name instead.
+    """
+    names = [f.name for f in dataclasses.fields(cls)]
+    if init or hasattr(cls, "__post_init__"):
+        args = ", ".join(f"{n}={v}" for n, v in zip(names, values, strict=True))
+        return [f"{indent}return cls({args})"]
+    lines = [f"{indent}m = _new(cls)"]
+    lines += [f"{indent}_set(m, {n!r}, {v})" for n, v in zip(names, values, strict=True)]
+    return [*lines, f"{indent}return m"]
+
+
+_BUILD_ENV: Final[dict[str, Any]] = {"_new": object.__new__, "_set": object.__setattr__}
+
+
+def _compile_checker(cls: type[Any], where: str) -> Callable[[dict[Any, Any]], Any]:
+    """A function checking every field of ``cls`` in a map whose keys are already right,
+    and returning the ``cls`` it holds.
 
     Checking a ``view`` field by field through the ``_Check`` objects costs a method call per
     field, and the host sends a view per seat per step: the scalar checks are generated
     inline here instead (as attrs and pydantic generate their ``__init__``), with the same
     rules and the same error texts. Compound fields still call their ``_Check``.
     """
-    env: dict[str, Any] = {"_bad": _bad, "_INT_ONLY": _INT_ONLY, "_BOOL_ONLY": _BOOL_ONLY}
+    env: dict[str, Any] = {
+        "_bad": _bad,
+        "_INT_ONLY": _INT_ONLY,
+        "_BOOL_ONLY": _BOOL_ONLY,
+        "cls": cls,
+        **_BUILD_ENV,
+    }
     lines = ["def check(obj):"]
     for i, (name, spec) in enumerate(_schema(cls)):
         path = f"{where}.{name}"
@@ -505,9 +552,7 @@ def _compile_checker(cls: type[Any], where: str) -> Callable[[dict[Any, Any]], d
         else:
             env[f"c{i}"] = spec.check
             lines.append(f"    v{i} = c{i}(v{i}, p{i})")
-    names = [n for n, _ in _schema(cls)]
-    body = ", ".join(f"{n!r}: v{i}" for i, n in enumerate(names))
-    lines.append(f"    return {{{body}}}")
+    lines += _builder_lines(cls, [f"v{i}" for i in range(len(_schema(cls)))])
     exec("\n".join(lines), env)
     return env["check"]  # type: ignore[no-any-return]
 
@@ -705,15 +750,39 @@ class SeatView(Message):
     @classmethod
     def from_view(cls, view: View, seq: int, timer_ms: int = 0) -> SeatView:
         """The message for an engine :class:`~lanswitch.game.View`."""
-        fields = {name: getattr(view, name) for name in _VIEW_FIELDS}
-        fields["phase"] = int(view.phase)
-        return cls(seq=seq, timer_ms=timer_ms, **fields)
+        return _FROM_VIEW(view, seq, timer_ms)  # type: ignore[no-any-return]
 
     def to_view(self) -> View:
         """The engine :class:`~lanswitch.game.View` this message carries."""
-        fields = {name: getattr(self, name) for name in _VIEW_FIELDS}
-        fields["phase"] = Phase(self.phase)
-        return View(**fields)
+        return _TO_VIEW(self)  # type: ignore[no-any-return]
+
+
+def _view_converters() -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """``SeatView.from_view`` and ``to_view``, generated: a host makes a view per seat per
+    step and a client reads each, so copying two dozen fields by name in a loop showed up."""
+
+    def value(name: str, source: str) -> str:
+        if name == "phase":
+            return f"int({source}.phase)" if source == "view" else f"Phase({source}.phase)"
+        return f"{source}.{name}"
+
+    env: dict[str, Any] = {"Phase": Phase, **_BUILD_ENV}
+    names = [f.name for f in dataclasses.fields(SeatView)]
+    given = {"seq": "seq", "timer_ms": "timer_ms"}
+    from_values = [given.get(n) or value(n, "view") for n in names]
+    from_lines = [
+        "def from_view(view, seq, timer_ms):",
+        "    cls = SeatView",
+        *_builder_lines(SeatView, from_values),
+    ]
+    to_values = [value(n, "m") for n in _VIEW_FIELDS]
+    to_lines = ["def to_view(m):", "    cls = View", *_builder_lines(View, to_values, init=True)]
+    env.update(SeatView=SeatView, View=View)
+    exec("\n".join(from_lines + to_lines), env)
+    return env["from_view"], env["to_view"]
+
+
+_FROM_VIEW, _TO_VIEW = _view_converters()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -909,7 +978,7 @@ def _version_check(obj: dict[Any, Any], t: str) -> None:
         )
 
 
-def _checked(obj: object) -> tuple[type[Message], dict[str, Any]]:
+def _checked(obj: object) -> Message:
     if type(obj) is not dict:
         raise _bad("message", "a map", obj)
     t = obj.get("type")
@@ -920,13 +989,12 @@ def _checked(obj: object) -> tuple[type[Message], dict[str, Any]]:
         raise RemoteProtocolError(f"unknown message type {_REPR.repr(t)}")
     if cls is Hello or cls is Welcome:
         _version_check(obj, t)
-    return cls, _check_fields(cls, obj, t, ("type",))
+    return _check_fields(cls, obj, t, ("type",))
 
 
 def decode_message(obj: object) -> Message:
     """The message a decoded msgpack value holds; RemoteProtocolError if it holds none."""
-    cls, fields = _checked(obj)
-    return cls(**fields)
+    return _checked(obj)
 
 
 def decode_frame_payload(payload: bytes) -> Message:
@@ -949,10 +1017,7 @@ def encode_message(message: Message, *, check: bool = True) -> bytes:
     if MESSAGES.get(getattr(cls, "TYPE", "")) is not cls:
         raise LocalProtocolError(f"not a protocol message: {_REPR.repr(message)}")
     t = message.TYPE
-    wire: dict[str, object] = {"type": t}
-    for name, convert in _wire_plan(cls):
-        v = getattr(message, name)
-        wire[name] = _to_wire(v) if convert else v
+    wire = _wirer(cls)(message)
     if check:
         try:
             _checked(wire)
