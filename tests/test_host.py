@@ -15,6 +15,7 @@ from lanswitch.game import DRAW
 from lanswitch.host import DROP_AFTER, LOG_KEEP, MAX_CLIENTS, PING_AFTER, HostConfig
 from lanswitch.rules import PRESETS
 from lanswitch.session import Session
+from lanswitch.transcript import verify
 from tests.tablenet import Link, TableNet
 
 M = TypeVar("M", bound=p.Message)
@@ -57,6 +58,19 @@ def test_a_match_over_the_wire_verifies_fair_for_every_seat(preset: str) -> None
         assert rb.transcript is not None
         assert ra.transcript.log == rb.transcript.log
         assert ra.transcript.seat != rb.transcript.seat
+
+
+def test_a_client_may_leave_the_hands_check_to_its_shell() -> None:
+    net = TableNet(config(seats=3, bots=1), seed=7)
+    checked, unchecked = net.join("ann"), net.join("bob")
+    unchecked.session.verify_hands = False
+    net.run(lambda: over(net))
+    assert [r.verdict is not None for r in checked.session.history] == [True, True]
+    for r in unchecked.session.history:
+        assert r.verdict is None
+        assert r.transcript is not None
+        assert verify(r.transcript).fair  # what the shell (a load generator) checks itself
+    assert not any(n.kind == "verdict" for n in unchecked.session.news)
 
 
 def test_events_are_numbered_and_each_view_follows_its_events() -> None:
