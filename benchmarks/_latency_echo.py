@@ -10,6 +10,13 @@ no fair deal. lanswitch's figures are read as ratios to these.
 The client side (:class:`EchoDriver`) loads it exactly as ``_latency_game.GameDriver`` loads a
 lanswitch host: tables of clients, one acting client per table at a time (the turn passes round
 the table after each round trip), each act waiting for the table's next slot.
+
+With ``fanout`` (the *fan-out echo*), each client first names its table, and every answer goes
+to all four connections of the table, the mover's first; every client reads and unpacks every
+frame it gets. That is the least I/O any host of a card game must do per action (each player
+must hear of each move: one frame in, four out, four clients reading), with nothing else: the
+floor under lanswitch's figures, where the plain echo (one frame in, one out) is the anchor
+the issue's targets name.
 """
 
 from __future__ import annotations
@@ -77,9 +84,13 @@ async def start_echo(cfg: dict[str, Any]) -> _EchoServer:
     ctx = server_context(identity)
     holder: list[_EchoServer] = []
 
+    fanout: bool = cfg.get("fanout", False)
+    tables: dict[int, list[asyncio.StreamWriter]] = {}
+
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         holder[0].writers.add(writer)
         buf = bytearray()
+        mates = [writer]
         try:
             while True:
                 data = await reader.read(65536)
@@ -93,11 +104,20 @@ async def start_echo(cfg: dict[str, Any]) -> _EchoServer:
                         break
                     request = msgpack.unpackb(bytes(buf[4 : 4 + n]), raw=False)
                     del buf[: 4 + n]
+                    if fanout and "table" in request:  # the client names its table once
+                        mates = tables.setdefault(request["table"], [])
+                        mates.append(writer)
+                        continue
                     answer = dict(VIEW_TEMPLATE)
                     answer["seq"] = request["seq"] + 1
                     payload = msgpack.packb(answer, use_bin_type=True)
                     out.append(len(payload).to_bytes(4, "big") + payload)
-                writer.write(b"".join(out))
+                if out:
+                    frames = b"".join(out)
+                    writer.write(frames)  # the mover first, then the rest of its table
+                    for w in mates:
+                        if w is not writer:
+                            w.write(frames)
         except (ConnectionError, ssl.SSLError, OSError):
             pass
         finally:
@@ -122,6 +142,9 @@ class EchoDriver:
         self.timeout_s: float = cfg.get("timeout_s", 5.0)
         self.conns: list[list[tuple[asyncio.StreamReader, asyncio.StreamWriter]]] = []
         self.connected = 0
+        self.fanout: bool = cfg.get("fanout", False)
+        self.readers: list[asyncio.Task[None]] = []
+        self.waiting: dict[asyncio.StreamReader, tuple[int, asyncio.Future[Any]]] = {}
 
     async def setup(self) -> None:
         async def connect() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -135,6 +158,28 @@ class EchoDriver:
         self.conns = [
             streams[i * self.per_table : (i + 1) * self.per_table] for i in range(len(self.tables))
         ]
+        if self.fanout:
+            for table, conns in zip(self.tables, self.conns, strict=True):
+                for reader, writer in conns:
+                    payload = msgpack.packb({"table": table}, use_bin_type=True)
+                    writer.write(len(payload).to_bytes(4, "big") + payload)
+                    self.readers.append(asyncio.create_task(self._listen(reader)))
+
+    async def _listen(self, reader: asyncio.StreamReader) -> None:
+        """Fan-out: one connection's reader, as a client's own would be: every frame is read
+        and unpacked; an answer the acting client awaits completes its round trip."""
+        while True:
+            try:
+                header = await reader.readexactly(4)
+                body = await reader.readexactly(int.from_bytes(header, "big"))
+            except (ConnectionError, ssl.SSLError, OSError, asyncio.IncompleteReadError):
+                return
+            answer = msgpack.unpackb(body, raw=False)
+            waiting = self.waiting.get(reader)
+            if waiting is not None and answer.get("seq") == waiting[0]:
+                del self.waiting[reader]
+                if not waiting[1].done():
+                    waiting[1].set_result(answer)
 
     async def run(self, schedule: Schedule, recorder: Recorder) -> None:
         pairs = zip(self.tables, self.conns, strict=True)
@@ -167,9 +212,14 @@ class EchoDriver:
             token = recorder.sent(t_send)
             try:
                 async with asyncio.timeout(self.timeout_s):
-                    header = await reader.readexactly(4)
-                    body = await reader.readexactly(int.from_bytes(header, "big"))
-                answer = msgpack.unpackb(body, raw=False)
+                    if self.fanout:
+                        waiter = asyncio.get_running_loop().create_future()
+                        self.waiting[reader] = (seq + 1, waiter)
+                        answer = await waiter
+                    else:
+                        header = await reader.readexactly(4)
+                        body = await reader.readexactly(int.from_bytes(header, "big"))
+                        answer = msgpack.unpackb(body, raw=False)
                 t_reply = time.monotonic()
             except TimeoutError:
                 recorder.error("timeout", time.monotonic())
@@ -184,6 +234,8 @@ class EchoDriver:
             seq += 1
 
     async def close(self) -> None:
+        for task in self.readers:
+            task.cancel()
         writers = [w for conns in self.conns for _, w in conns]
         for w in writers:
             w.close()

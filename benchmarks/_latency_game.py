@@ -9,6 +9,17 @@ issue asks about (a LAN party's host would carry one). Each client is a
 part in every fair-deal round (commit, reveal, signed log heads, the transcript check), and
 when its turn comes plays a random legal move (``make_bot("random", …)``).
 
+Each client's check of each finished hand (its transcript, :func:`lanswitch.transcript.verify`:
+about 7 ms here, most of it Ed25519 signature checks) runs in a worker thread of its client
+process, not on the clients' event loop: a real client checks on its own machine, but here a
+thousand share one loop, where a table's four checks at the end of a hand would stall every
+other client for ~30 ms. (A thread, not a process: the client processes are daemons, which
+may have no children. The interpreter's switch interval is cut to 1 ms, so the thread holds
+the loop up for at most about that long at a time.) A verdict that is not fair counts as an
+error (``verdict:…``); the hands checked fair are counted. The client processes also move what
+their setup made out of the garbage collector's reach (``gc.freeze``): a thousand clients'
+objects in one heap would make full collections that no real client's small heap has.
+
 What is timed: a ``move`` from just before it is written to just after the client's own next
 ``view`` (the first one whose ``seq`` is the move's ``seq + 1``) has been decoded — the same
 edges as the echo's request and answer. A ``reject``, a lost connection or an ``error`` is
@@ -28,11 +39,13 @@ once, and the mover's answer may be read last).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import os
 import pstats
 import random
 import ssl
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -58,10 +71,14 @@ from lanswitch.rules import PRESETS, RuleSet
 from lanswitch.server import Server
 from lanswitch.session import Session as ClientSession
 from lanswitch.tls import Identity, open_pinned_connection, server_context
+from lanswitch.transcript import Transcript, verify
 
 #: (a)'s host bots wait this long before acting: longer than a round trip, so the measured
 #: client's move is the only thing the host is doing while it is timed.
 ONE_CLIENT_BOT_DELAY_S = 0.002
+#: The client processes' interpreter switch interval (default 5 ms): the longest the checker
+#: thread holds the event loop up at a time.
+CHECKER_SWITCH_S = 0.001
 #: A move not answered in this long is given up (an error) so the table can go on.
 MOVE_TIMEOUT_S = 5.0
 
@@ -154,6 +171,9 @@ class GameDriver:
         self.recorder: Recorder | None = None
         self.schedule: asyncio.Future[Schedule] | None = None
         self.setup_errors: dict[str, int] = {}
+        self.checker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="checker")
+        sys.setswitchinterval(CHECKER_SWITCH_S)
+        self.checks: set[asyncio.Future[str]] = set()
         seed = cfg.get("seed", 1)
         for t in self.tables:
             for k in range(self.per_table):
@@ -162,6 +182,7 @@ class GameDriver:
                     key=Ed25519PrivateKey.generate(),
                     entropy=os.urandom,
                     auto_ready=True,
+                    verify_hands=False,  # checked in self.checker instead (module docstring)
                 )
                 rng = random.Random(seed * 1_000_003 + t.index * 8 + k)
                 c = _Client(t, session, p.Connection(p.Role.CLIENT), rng, first_at_table=k == 0)
@@ -194,6 +215,7 @@ class GameDriver:
             await asyncio.sleep(min(0.05, max(0.0, schedule.stop_at - time.monotonic())))
 
     async def close(self) -> None:
+        self.checker.shutdown(wait=False, cancel_futures=True)
         tasks = self.tasks + [c.actor for c in self.clients if c.actor is not None]
         for task in tasks:
             task.cancel()
@@ -246,6 +268,9 @@ class GameDriver:
                     self.recorder.count("hands", t_reply)
                 replies.extend(session.receive(m))
             session.news.clear()  # the load generator keeps no screen: bounded memory
+            for record in session.history:
+                if record.transcript is not None:
+                    self._check(record.transcript)
             session.history.clear()
             if replies and not conn.closed:
                 writer.write(conn.send_all(replies))
@@ -262,6 +287,23 @@ class GameDriver:
                 c.pending = None
             if c.pending is None and c.actor is None and not c.finished and session.my_turn():
                 c.actor = asyncio.create_task(self._act(c))
+
+    def _check(self, transcript: Transcript) -> None:
+        """Check a finished hand in the worker; an unfair verdict is an error."""
+        future = asyncio.get_running_loop().run_in_executor(self.checker, _verdict, transcript)
+        self.checks.add(future)
+
+        def done(f: asyncio.Future[str]) -> None:
+            self.checks.discard(f)
+            if f.cancelled():
+                return
+            status = "check-failed" if f.exception() is not None else f.result()
+            if status != "fair":
+                self._error(f"verdict:{status}")
+            elif self.recorder is not None:
+                self.recorder.count("checked", time.monotonic())
+
+        future.add_done_callback(done)
 
     async def _act(self, c: _Client) -> None:
         """Wait for the table's next slot, then play a random legal move.
@@ -300,6 +342,11 @@ class GameDriver:
         c.pending = (token, message.seq, t_send)
 
 
+def _verdict(transcript: Transcript) -> str:
+    """In the checker thread: the hand's verdict, ``fair``, ``unfair`` or ``void``."""
+    return verify(transcript).status
+
+
 # --- the phases ---------------------------------------------------------------------------------
 
 
@@ -316,9 +363,12 @@ def game_one(
     profile: Path | None,
     gc_freeze: bool = False,
     journal: Path | None = None,
+    period_s: float = 0.0,
 ) -> Session:
-    """(a): one client at a table with three host bots, unpaced sequential moves (with
-    ``journal``, the host journals to a file in that directory, as ``lanswitch host`` does)."""
+    """(a): one client at a table with three host bots, sequential moves: each as soon as it
+    is the client's turn, or with ``period_s`` at the first slot of the period after that
+    (with ``journal``, the host journals to a file in that directory, as ``lanswitch host``
+    does)."""
     return run_session(
         server_start=start_tables,
         server_cfg={
@@ -335,7 +385,7 @@ def game_one(
             {"identity": identity, "ports": ports, "tables": [0], "per_table": 1}
         ],
         n_tables=1,
-        steps=[Step(0.0, one_s, min(0.5, one_s / 4))],
+        steps=[Step(period_s, one_s, min(0.5, one_s / 4))],
         keep_going=lambda k, r: True,
         setup_timeout_s=30.0,
     )
@@ -375,8 +425,9 @@ def game_load(
                 "tables": tables,
                 "per_table": per_table,
                 "nofile": nofile,
+                "profile": _profile_path(profile, f"clients-{profile_name}-{k}"),
             }
-            for tables in client_tables
+            for k, tables in enumerate(client_tables)
         ],
         n_tables=n_tables,
         steps=steps,

@@ -1,0 +1,61 @@
+"""``benchmarks/latency.py --quick`` runs whole: every phase connects, times round trips and
+counts no error, and the lanswitch clients check every hand that ends fair.
+
+The figures of a quick run say nothing (seconds of load on a shared machine); this only keeps
+the benchmark working, so that the issue's figures can be measured again at any time. Traffic
+stays on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from typing import Any
+
+from tests.scripts import ROOT
+
+
+def test_the_quick_latency_benchmark_runs_every_phase_without_an_error() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "latency.py"), "--quick", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report: dict[str, Any] = json.loads(proc.stdout)
+    sessions = report["sessions"]
+    expected = {"echo_one#1", "ours_one#1", "echo_b2b", "echo_load", "fan_load", "ours_load"}
+    expected |= {"echo_ramp", "fan_ramp", "ours_ramp"}
+    assert set(sessions) == expected
+    clients = report["sizes"]["clients"]
+    for name, session in sessions.items():
+        assert session["failure"] is None, (name, session["failure"])
+        one = name.endswith("#1") or name == "echo_b2b"
+        assert session["connected"] == (1 if one else clients), name
+        assert not session["outside_errors"], (name, session["outside_errors"])
+        assert session["steps"], name
+        for step in session["steps"]:
+            assert step["errors"] == 0, (name, step["error_kinds"])
+            assert step["round_trips"] > 0, name
+            assert math.isfinite(step["p99_ms"]), name
+    # Hands end during the run, and every one a client checked was fair (an unfair verdict
+    # would be an error above): the checks, moved off the clients' loop, still happen.
+    checked = sum(
+        step["checked_per_s"]
+        for name in ("ours_one#1", "ours_ramp")
+        for step in sessions[name]["steps"]
+    )
+    assert checked > 0
+    a = report["a_one_client"]
+    assert a["ours_p50_ms"] is not None
+    assert a["echo_back_to_back_p50_ms"] is not None
+    b = report["b_paced_load"]
+    for key in ("ours_p99_ms", "echo_p99_ms", "fanout_p99_ms"):
+        assert b[key] is not None, key
+        assert b[key] > 0, key
+    assert isinstance(b["fanout_meets_target"], bool)
+    assert report["c_highest_rate"]["fanout_per_s"] is not None
