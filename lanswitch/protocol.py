@@ -94,9 +94,9 @@ MAX_FRAME: Final = 64 * 1024
 
 HEADER: Final = 4
 
-# msgpack limits: nothing in a frame may claim more than the frame could hold.
 _T = TypeVar("_T")
 
+# msgpack limits: nothing in a frame may claim more than the frame could hold.
 _UNPACK_LIMITS: Final = {
     "max_str_len": MAX_FRAME,
     "max_bin_len": MAX_FRAME,
@@ -459,11 +459,9 @@ def _check_fields(cls: type[_T], obj: dict[Any, Any], where: str, skip: tuple[st
 _CHECKERS: dict[tuple[type[Any], str], Callable[[dict[Any, Any]], Any]] = {}
 
 
-def _builder_lines(
-    cls: type[Any], values: list[str], indent: str = "    ", *, init: bool = False
-) -> list[str]:
-    """Source lines that make a ``cls`` from the expressions ``values`` (one per field, in
-    order) and return it.
+def _builder_lines(cls: type[Any], values: list[str], *, init: bool = False) -> list[str]:
+    """Source lines (of a function body) that make a ``cls`` from the expressions ``values``
+    (one per field, in order) and return it.
 
     The messages are frozen, slotted dataclasses whose ``__init__`` only stores each field
     (``object.__setattr__``, as frozen dataclasses do): the generated code stores them the
@@ -474,10 +472,10 @@ def _builder_lines(
     names = [f.name for f in dataclasses.fields(cls)]
     if init or hasattr(cls, "__post_init__"):
         args = ", ".join(f"{n}={v}" for n, v in zip(names, values, strict=True))
-        return [f"{indent}return cls({args})"]
-    lines = [f"{indent}m = _new(cls)"]
-    lines += [f"{indent}_set(m, {n!r}, {v})" for n, v in zip(names, values, strict=True)]
-    return [*lines, f"{indent}return m"]
+        return [f"    return cls({args})"]
+    lines = ["    m = _new(cls)"]
+    lines += [f"    _set(m, {n!r}, {v})" for n, v in zip(names, values, strict=True)]
+    return [*lines, "    return m"]
 
 
 _BUILD_ENV: Final[dict[str, Any]] = {"_new": object.__new__, "_set": object.__setattr__}

@@ -111,7 +111,7 @@ class Session:
 
         ``verify_hands=False`` leaves each finished hand's check to the shell: the record
         holds the transcript and no verdict (a load generator running a thousand clients in
-        one process checks them in another, so no client's check stalls the rest)."""
+        one process checks them off its event loop, so no client's check stalls the rest)."""
         self.name = name
         self.key = key
         self.public_key = public_bytes(key)
