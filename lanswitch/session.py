@@ -127,7 +127,8 @@ class Session:
         self.lobby: p.LobbyState | None = None
         self.hand: _HandState | None = None
         self.seq = 0
-        self.view: View | None = None
+        self._latest: View | None = None
+        self._latest_msg: p.SeatView | None = None  # the latest view, until asked for as a View
         self.timer_ms = 0
         self.history: list[HandRecord] = []
         self.news: list[News] = []
@@ -173,9 +174,23 @@ class Session:
         h = self.hand
         return None if h is None or h.setup is None else h.setup.rules
 
+    @property
+    def view(self) -> View | None:
+        """The latest view of the hand (None before the first of a hand).
+
+        Made from its message when first asked for: a client that is not to act (or a load
+        generator's thousand) need not convert every view it is sent."""
+        if self._latest is None and self._latest_msg is not None:
+            self._latest = self._latest_msg.to_view()
+        return self._latest
+
+    @view.setter
+    def view(self, value: View | None) -> None:
+        self._latest, self._latest_msg = value, None
+
     def my_turn(self) -> bool:
         """This seat is to act on the latest view."""
-        v = self.view
+        v = self._latest_msg if self._latest_msg is not None else self._latest
         h = self.hand
         return (
             v is not None
@@ -312,7 +327,7 @@ class Session:
     def _view(self, m: p.SeatView) -> list[p.Message]:
         if self.hand is None or m.seq != self.seq:
             return []
-        self.view = m.to_view()
+        self._latest, self._latest_msg = None, m
         self.timer_ms = m.timer_ms
         return []
 
