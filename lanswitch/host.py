@@ -1301,7 +1301,10 @@ class Host:
 
 
 def _head_at(log: Log, count: int) -> bytes:
-    """The head of ``log``'s first ``count`` events."""
+    """The head of ``log``'s first ``count`` events (the chain is walked again only for a
+    prefix: at a hand's end every seat signs the whole log, whose head the log keeps)."""
+    if count == log.count:
+        return log.head
     head = log_start(log.ctx0)
     for event in log.events[:count]:
         head = log_step(head, event)
