@@ -335,9 +335,12 @@ class Client:
                     welcomed = welcomed or isinstance(m, p.Welcome)
                     replies += s.receive(m)
                     if isinstance(m, p.Reject) and m.code is p.ErrorCode.RATE_LIMITED:
-                        # Refused for speed, not for what it was: slow down, then try again.
+                        # Refused for speed, not for what it was: slow down, then try again
+                        # (a move when it is next chosen, a ready when the session says so).
                         self._acting_seq = -1
                         self._slow_until = self.clock() + RETRY_AFTER
+                        loop = asyncio.get_running_loop()
+                        loop.call_later(RETRY_AFTER, self._retry)
                 for r in replies:
                     if not conn.closed:
                         writer.write(conn.send(r))
@@ -405,6 +408,10 @@ class Client:
             self._act_handle = asyncio.get_running_loop().call_later(delay, self._act, s.seq)
         else:
             self._act(s.seq)
+
+    def _retry(self) -> None:
+        for message in self.session.retry():
+            self.send(message)
 
     def _act(self, seq: int) -> None:
         s = self.session

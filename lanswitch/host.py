@@ -495,8 +495,9 @@ class Host:
             self._close(cid, p.Error(code=p.ErrorCode.RATE_LIMITED, text=text))
             return
         if limited and conn.requests > RATE_LIMIT:
-            if conn.requests == RATE_LIMIT + 1 or isinstance(message, p.Move):
-                # Said once a second, and for every move dropped, which its client must resend.
+            if conn.requests == RATE_LIMIT + 1 or isinstance(message, p.Move | p.Ready):
+                # Said once a second, and for every move or ready dropped, which its client
+                # must send again (a ready lost unsaid would hold the next hand up for ever).
                 text = f"more than {RATE_LIMIT} requests a second: slow down"
                 seq = message.seq if isinstance(message, p.Move) else 0
                 self._send(cid, p.Reject(code=p.ErrorCode.RATE_LIMITED, text=text, seq=seq))

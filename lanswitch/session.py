@@ -226,7 +226,17 @@ class Session:
         self.lobby = m
         self.seat = next((i for i, s in enumerate(m.seats) if s.key == self.public_key), None)
         self._note("lobby", f"{sum(1 for s in m.seats if s.name)}/{len(m.seats)} seated", m)
-        if not self.auto_ready or self.seat is None or m.playing or m.seats[self.seat].ready:
+        return self._auto_ready()
+
+    def _auto_ready(self) -> list[p.Message]:
+        m = self.lobby
+        if (
+            m is None
+            or not self.auto_ready
+            or self.seat is None
+            or m.playing
+            or m.seats[self.seat].ready
+        ):
             self._ready_sent = False  # said once per time the seat is shown not ready
             return []
         if self._ready_sent:
@@ -407,7 +417,15 @@ class Session:
 
     def _reject(self, m: p.Reject) -> list[p.Message]:
         self._note("reject", f"{m.code.value}: {m.text}", m)
+        if m.code is p.ErrorCode.RATE_LIMITED:
+            self._ready_sent = False  # a ready said may be the one refused: see retry()
         return []
+
+    def retry(self) -> list[p.Message]:
+        """What to say again a moment after a ``rate_limited`` refusal (the shell waits, then
+        sends these): the automatic ready, if the lobby still shows this seat not ready. A
+        move is the shell's own to send again."""
+        return self._auto_ready()
 
     def _ping(self, m: p.Ping) -> list[p.Message]:
         return [p.Pong(nonce=m.nonce)]

@@ -230,6 +230,38 @@ def test_chat_is_passed_on_with_the_senders_name_and_a_flood_is_refused() -> Non
     assert of(b, p.Chat)[-1].text == "again"
 
 
+def test_a_ready_refused_as_too_fast_is_said_again_after_the_refusal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A ready the rate limit drops is refused every time (as a move is), and a session that
+    said it by itself says it again when its shell retries: else the next hand would wait for
+    this seat for ever."""
+    import lanswitch.host
+
+    monkeypatch.setattr(lanswitch.host, "RATE_LIMIT", 2)
+    net = TableNet(config(seats=2, bots=0))
+    net.join("ann", auto_ready=False)
+    bob = net.join("bob", auto_ready=False)
+    seat = bob.session.seat
+    assert seat is not None
+    for text in ("one", "two", "three"):  # bob's window is spent
+        net.send(bob, p.Chat(text=text), at_once=True)
+    refused = len(of(bob, p.Reject))
+    bob.session.auto_ready = True
+    for _ in range(2):  # said by the session and by hand: both refused, both told
+        net.send(bob, p.Ready(ready=True), at_once=True)
+    rejects = of(bob, p.Reject)[refused:]
+    assert [r.code for r in rejects] == [p.ErrorCode.RATE_LIMITED] * 2
+    assert bob.session.lobby is not None
+    assert not bob.session.lobby.seats[seat].ready
+    net.now += 1.0  # the shell waits out the limit, then asks what to say again
+    again = bob.session.retry()
+    assert again == [p.Ready(ready=True)]
+    net.send(bob, again[0])
+    assert bob.session.lobby.seats[seat].ready
+    assert bob.session.retry() == []  # said, and shown: nothing more to say
+
+
 def test_the_host_can_kick_a_player() -> None:
     net = TableNet(config(hands=None, seats=3, bots=0))
     a = net.join("ann", auto_ready=False)
