@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import os
 import sqlite3
 import subprocess
 import sys
@@ -18,9 +17,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from prompt_toolkit.application import create_app_session
-from prompt_toolkit.input import create_pipe_input
 
 from lanswitch import history as hist
 from lanswitch.cli import main
@@ -34,18 +30,14 @@ from lanswitch.history import (
     row_of,
     verdict_text,
 )
-from lanswitch.host import Host, HostConfig
-from lanswitch.server import Server
+from lanswitch.host import HostConfig
 from lanswitch.session import HandRecord, Session
-from lanswitch.tls import Identity, server_context
+from lanswitch.tls import Identity
 from lanswitch.transcript import Transcript, verify
-from lanswitch.tui.model import TuiModel
-from lanswitch.tui.render import Look
-from lanswitch.tui.run import run_client
 from tests.tablenet import Link, TableNet
 from tests.test_cli_net import LOOPBACK, host_factory
 from tests.test_cli_net import Host as HostProcess
-from tests.test_tui import Screen, identity, key_for, until
+from tests.test_tui import Screen, identity, terminal, until
 
 __all__ = ["host_factory", "identity"]  # fixtures, imported for pytest to find here
 
@@ -631,45 +623,11 @@ def test_the_terminal_client_records_the_hands_it_plays(identity: Identity, tmp_
     history = HistoryWriter(data)
 
     async def main() -> None:
-        host = Host(
-            HostConfig(name="Keys", seats=2, bots=1, bot_delay=0.0, hands=1),
-            entropy=os.urandom,
-            now=time.monotonic(),
-        )
-        server = Server(host, ssl_context=server_context(identity), address=LOOPBACK)
-        await server.start()
-        target = Target("Keys", (LOOPBACK,), server.port, identity.fingerprint, "t")
-        session = Session("ann", key=Ed25519PrivateKey.generate(), entropy=os.urandom)
-        got: dict[str, object] = {}
-        with create_pipe_input() as keys, create_app_session(input=keys, output=screen.output):
-            task = asyncio.create_task(
-                run_client(
-                    session,
-                    target,
-                    look=Look(),
-                    pins=None,
-                    on_start=lambda m, t: got.update(model=m),
-                    history=history,
-                )
-            )
-            await until(lambda: "model" in got)
-            model = got["model"]
-            assert isinstance(model, TuiModel)
-            await until(lambda: model.screen == "lobby")
-            keys.send_text("r")
-            for _ in range(5000):
-                if session.history:
-                    break
-                key = key_for(model)
-                if key is not None and session.seq != got.get("last"):
-                    got["last"] = session.seq
-                    keys.send_text(key)
-                await asyncio.sleep(0.005)
-            await until(lambda: bool(session.history))
-            task.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await task
-        await server.close()
+        config = HostConfig(name="Keys", seats=2, bots=1, bot_delay=0.0, hands=1)
+        async with terminal(identity, config, screen, history=history) as t:
+            t.keys.send_text("r")
+            await t.play_by_keys(lambda: bool(t.session.history))
+            await until(lambda: bool(t.session.history))
 
     asyncio.run(asyncio.wait_for(main(), 60))
     assert history.close() is None

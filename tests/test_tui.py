@@ -4,17 +4,20 @@ buffer for what is drawn (colours included), and a real host on loopback TLS beh
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import os
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.data_structures import Size
-from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 from lanswitch import protocol as p
@@ -60,6 +63,76 @@ async def until(check: Callable[[], bool], seconds: float = 20.0) -> None:
         await asyncio.sleep(0.01)
 
 
+@dataclass
+class Terminal:
+    """The terminal client (``run_client``) at a real host on loopback TLS, keys through a pipe."""
+
+    host: Host
+    session: Session
+    model: TuiModel
+    keys: PipeInput
+    task: asyncio.Task[Any]
+
+    async def play_by_keys(self, done: Callable[[], bool]) -> int:
+        """Press the key that moves the game on at each of our turns until ``done()``; the
+        number of keys pressed (bounded: 5,000 looks, 5 ms apart)."""
+        pressed, last = 0, -1
+        for _ in range(5000):
+            if done():
+                break
+            key = key_for(self.model)
+            if key is not None and self.session.seq != last:
+                last = self.session.seq
+                self.keys.send_text(key)
+                pressed += 1
+            await asyncio.sleep(0.005)
+        return pressed
+
+
+@contextlib.asynccontextmanager
+async def terminal(
+    identity: Identity,
+    config: HostConfig,
+    screen: Screen,
+    *,
+    now: float | None = None,
+    **run: Any,
+) -> AsyncIterator[Terminal]:
+    """A host for ``config`` served on loopback, and ann's terminal client at it, drawing on
+    ``screen``, once it shows the lobby. On leaving: a client still running is cancelled (one
+    that failed raises here), then the server is closed."""
+    host = Host(config, entropy=os.urandom, now=time.monotonic() if now is None else now)
+    server = Server(host, ssl_context=server_context(identity), address=LOOPBACK)
+    await server.start()
+    try:
+        target = Target(config.name, (LOOPBACK,), server.port, identity.fingerprint, "t")
+        session = Session("ann", key=Ed25519PrivateKey.generate(), entropy=os.urandom)
+        got: dict[str, TuiModel] = {}
+        with create_pipe_input() as keys, create_app_session(input=keys, output=screen.output):
+            task = asyncio.create_task(
+                run_client(
+                    session,
+                    target,
+                    look=Look(),
+                    pins=None,
+                    on_start=lambda m, t: got.update(m=m),
+                    **run,
+                )
+            )
+            try:
+                await until(lambda: "m" in got and got["m"].screen == "lobby")
+                yield Terminal(host, session, got["m"], keys, task)
+            finally:
+                if task.done():
+                    task.result()  # ended by itself: it must have ended well
+                else:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
+    finally:
+        await server.close()
+
+
 def key_for(model: TuiModel) -> str | None:
     """The key a player presses to move the game on (None: not our turn)."""
     s = model.session
@@ -82,51 +155,16 @@ def test_a_whole_hand_played_by_keys(identity: Identity) -> None:
     screen = Screen()
 
     async def main() -> None:
-        host = Host(
-            HostConfig(name="Keys", seats=3, bots=2, bot_delay=0.0, hands=1),
-            entropy=os.urandom,
-            now=time.monotonic(),
-        )
-        server = Server(host, ssl_context=server_context(identity), address=LOOPBACK)
-        await server.start()
-        target = Target("Keys", (LOOPBACK,), server.port, identity.fingerprint, "t")
-        session = Session("ann", key=Ed25519PrivateKey.generate(), entropy=os.urandom)
-        got: dict[str, object] = {}
-        with create_pipe_input() as keys, create_app_session(input=keys, output=screen.output):
-            task = asyncio.create_task(
-                run_client(
-                    session,
-                    target,
-                    look=Look(),
-                    pins=None,
-                    on_start=lambda m, t: got.update(model=m),
-                )
-            )
-            await until(lambda: "model" in got)
-            model = got["model"]
-            assert isinstance(model, TuiModel)
-            await until(lambda: model.screen == "lobby")
-            keys.send_text("r")
-            pressed = 0
-            for _ in range(5000):
-                if model.screen in ("over", "closed"):
-                    break
-                key = key_for(model)
-                if key is not None and model.session.seq != got.get("last"):
-                    got["last"] = model.session.seq
-                    keys.send_text(key)
-                    pressed += 1
-                await asyncio.sleep(0.005)
-            await until(lambda: bool(session.history))
+        config = HostConfig(name="Keys", seats=3, bots=2, bot_delay=0.0, hands=1)
+        async with terminal(identity, config, screen) as t:
+            t.keys.send_text("r")
+            pressed = await t.play_by_keys(lambda: t.model.screen in ("over", "closed"))
+            await until(lambda: bool(t.session.history))
             await asyncio.sleep(0.1)  # a frame after the verdict
             assert pressed > 0
-            record = session.history[0]
+            record = t.session.history[0]
             assert record.verdict is not None
             assert record.verdict.fair
-            task.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await task
-        await server.close()
 
     asyncio.run(asyncio.wait_for(main(), 60))
     drawn = screen.text()
@@ -361,20 +399,8 @@ def test_the_leave_confirmation(identity: Identity, tmp_path: Path) -> None:
     screen = Screen()
 
     async def main() -> None:
-        host = Host(HostConfig(name="Q", seats=2, bots=1), entropy=os.urandom, now=0.0)
-        server = Server(host, ssl_context=server_context(identity), address=LOOPBACK)
-        await server.start()
-        target = Target("Q", (LOOPBACK,), server.port, identity.fingerprint, "q")
-        session = Session("ann", key=Ed25519PrivateKey.generate(), entropy=os.urandom)
-        got: dict[str, TuiModel] = {}
-        with create_pipe_input() as keys, create_app_session(input=keys, output=screen.output):
-            task = asyncio.create_task(
-                run_client(
-                    session, target, look=Look(), pins=None, on_start=lambda m, t: got.update(m=m)
-                )
-            )
-            await until(lambda: "m" in got and got["m"].screen == "lobby")
-            model = got["m"]
+        async with terminal(identity, HostConfig(name="Q", seats=2, bots=1), screen, now=0.0) as t:
+            model, keys = t.model, t.keys
             keys.send_text("q")
             await until(lambda: model.overlay == "quit")
             keys.send_text("n")
@@ -386,10 +412,9 @@ def test_the_leave_confirmation(identity: Identity, tmp_path: Path) -> None:
             keys.send_text("q")
             await until(lambda: model.overlay == "quit")
             keys.send_text("y")
-            await asyncio.wait_for(task, 10)
+            await asyncio.wait_for(t.task, 10)
             assert model.quit
-        await until(lambda: not host.conns)  # the host heard the player leave
-        await server.close()
+            await until(lambda: not t.host.conns)  # the host heard the player leave
 
     asyncio.run(asyncio.wait_for(main(), 60))
     assert "Leave the table?" in screen.text()
@@ -486,33 +511,13 @@ def test_chat_and_the_verdict_overlay_by_keys(identity: Identity) -> None:
     screen = Screen()
 
     async def main() -> None:
-        host = Host(
-            HostConfig(name="C", seats=2, bots=1, bot_delay=0.0, hands=None),
-            entropy=os.urandom,
-            now=time.monotonic(),
-        )
-        server = Server(host, ssl_context=server_context(identity), address=LOOPBACK)
-        await server.start()
-        target = Target("C", (LOOPBACK,), server.port, identity.fingerprint, "c")
-        session = Session("ann", key=Ed25519PrivateKey.generate(), entropy=os.urandom)
-        got: dict[str, TuiModel] = {}
-        with create_pipe_input() as keys, create_app_session(input=keys, output=screen.output):
-            task = asyncio.create_task(
-                run_client(
-                    session, target, look=Look(), pins=None, on_start=lambda m, t: got.update(m=m)
-                )
-            )
-            await until(lambda: "m" in got and got["m"].screen == "lobby")
-            model = got["m"]
-            keys.send_text("c")
-            await until(lambda: model.overlay == "chat")
-            keys.send_text("hello table\r")
-            await until(lambda: any("hello table" in n.text for n in session.news))
-            assert model.overlay is None
-            task.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await task
-        await server.close()
+        config = HostConfig(name="C", seats=2, bots=1, bot_delay=0.0, hands=None)
+        async with terminal(identity, config, screen) as t:
+            t.keys.send_text("c")
+            await until(lambda: t.model.overlay == "chat")
+            t.keys.send_text("hello table\r")
+            await until(lambda: any("hello table" in n.text for n in t.session.news))
+            assert t.model.overlay is None
 
     asyncio.run(asyncio.wait_for(main(), 30))
     assert "hello table" in screen.text()
