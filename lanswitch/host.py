@@ -961,12 +961,13 @@ class Host:
         h.steps.append((tuple(events), log))
         seq = h.seq
         h.turn_since = self._now
+        if self._quiet:  # replaying a journal: nothing is sent
+            return
         timer = self._timer_ms(h)
         shown: dict[int | None, tuple[p.Events, p.SeatView]] = {}
-        public = p.Events(seq=seq, events=tuple(redact(e, None) for e in events), log=log)
-        if self._quiet:
-            return
         private = any(e[0] in PRIVATE_KINDS for e in events)  # else all see the same events
+        shared = tuple(redact(e, None) for e in events) if private else tuple(events)
+        public = p.Events(seq=seq, events=shared, log=log)
         order = list(self.conns.values())
         if first is not None and first in self.conns:  # the mover hears first: its round trip
             order.insert(0, order.pop(order.index(self.conns[first])))
