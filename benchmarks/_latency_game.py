@@ -173,7 +173,6 @@ class GameDriver:
         self.setup_errors: dict[str, int] = {}
         self.checker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="checker")
         sys.setswitchinterval(CHECKER_SWITCH_S)
-        self.checks: set[asyncio.Future[str]] = set()
         seed = cfg.get("seed", 1)
         for t in self.tables:
             for k in range(self.per_table):
@@ -291,10 +290,8 @@ class GameDriver:
     def _check(self, transcript: Transcript) -> None:
         """Check a finished hand in the worker; an unfair verdict is an error."""
         future = asyncio.get_running_loop().run_in_executor(self.checker, _verdict, transcript)
-        self.checks.add(future)
 
         def done(f: asyncio.Future[str]) -> None:
-            self.checks.discard(f)
             if f.cancelled():
                 return
             status = "check-failed" if f.exception() is not None else f.result()
@@ -471,7 +468,7 @@ def _area(key: _Key) -> str | None:
 
 
 def profile_areas(path: Path) -> list[tuple[str, float]]:
-    """Own time per area of the profiled server, busiest first (idle included)."""
+    """Own time per area of a profiled process, busiest first (idle included)."""
     stats = pstats.Stats(str(path))
     raw: dict[_Key, tuple[int, int, float, float, dict[_Key, tuple[Any, ...]]]]
     raw = stats.stats  # type: ignore[attr-defined]
@@ -496,14 +493,17 @@ def profile_areas(path: Path) -> list[tuple[str, float]]:
 
 
 def print_profile(directory: Path, top: int = 25) -> None:
-    """Where the lanswitch server process's time went, from the cProfile stats."""
-    for name in ("server-one", "server-load", "server-ramp"):
-        path = directory / f"{name}.prof"
+    """Where the lanswitch server process's time went, and then each client process's (the
+    load generator, which must not be the bottleneck), from the cProfile stats."""
+    servers = [directory / f"{name}.prof" for name in ("server-one", "server-load", "server-ramp")]
+    for path in [*servers, *sorted(directory.glob("clients-*.prof"))]:
         if not path.exists():
             continue
+        name = path.stem
+        who = "client" if name.startswith("clients-") else "server"
         areas = profile_areas(path)
         busy = sum(t for a, t in areas if not a.startswith("idle"))
-        print(f"\n--- cProfile of the lanswitch server process ({name}): own time by area ---")
+        print(f"\n--- cProfile of the lanswitch {who} process ({name}): own time by area ---")
         for area, t in areas:
             share = "" if area.startswith("idle") else f" {t / busy:6.1%} of busy"
             print(f"  {t:8.3f} s{share}  {area}")

@@ -50,9 +50,10 @@ blocked loop delays every round trip through it), ``srvGC`` / ``cliGC`` (the lon
 of the cyclic garbage collector in the window, ms), ``others`` (cores busy with processes not
 ours — other work on a shared machine, the noise). So a figure limited by the load generator
 or by the neighbours rather than the host can be told apart. ``--profile DIR`` runs the
-lanswitch server process under cProfile during the load (not the setup) and prints its own
-time by area (protocol, TLS, asyncio, host logic, syscalls) and the top functions; profiling
-slows the server, so its latency figures are not the ones to quote.
+lanswitch server process under cProfile during the load (not the setup), and the load's client
+processes whole, and prints each one's own time by area (protocol, TLS, asyncio, host logic,
+syscalls) and the top functions; profiling slows them, so its latency figures are not the
+ones to quote.
 
 Caveat: all 250 tables deal their first hand during the setup, at about the same moment, and
 a random bot's hand of switch lasts ~160 moves, so the ends of the first hands (the fair
@@ -352,7 +353,10 @@ def main(argv: list[str] | None = None) -> int:
         "--profile",
         type=Path,
         default=None,
-        help="run the lanswitch server under cProfile (slower!); stats files go in this directory",
+        help=(
+            "run the lanswitch server and the load's client processes under cProfile "
+            "(slower!); stats files go in this directory"
+        ),
     )
     ap.add_argument(
         "--server-gc-freeze",
