@@ -544,9 +544,9 @@ def print_report(rep: dict[str, Any]) -> None:
         f"play: {c.get('moves_sent', 0):,} moves sent by clients, "
         f"{c.get('moves_answered', 0):,} answered; {hf.get('hands', 0):,} hands completed "
         f"at the host; transcripts verified by clients: {c.get('verified_fair', 0):,} fair, "
-        f"{c.get('verified_void', 0):,} void, {c.get('verified_unfair_leaver_head', 0):,} "
-        f"'unfair: the host did not pass on seatN's log head' where seatN's player left "
-        f"mid-hand (as SPEC says a missing head does; not counted as an error); "
+        f"{c.get('verified_void', 0):,} void (any UNFAIR verdict is an error); "
+        f"{c.get('verified_fair_partial', 0):,} of the fair ones with a player who left "
+        f"mid-hand, by bye or by vanishing, and confirmed the log only that far; "
         f"{c.get('void_hands_leaver', 0):,} hands void because a player left owing a "
         f"fair-deal round (the protocol's answer, not an error)"
     )

@@ -84,7 +84,8 @@ class _HandState:
     refused: set[int] = field(default_factory=set)  # rounds this seat would not take part in
     reveals: int = 0
     over: p.HandOver | None = None
-    head_sent: bool = False
+    head_sent: bool = False  # the head of the whole log, after the hand
+    head_count: int = -1  # the length of the log of the last head this seat sent
     done: bool = False
 
 
@@ -147,8 +148,7 @@ class Session:
         h = self.hand
         if h is not None and h.recorder is not None and not h.head_sent and not h.done:
             h.head_sent = True
-            signed = h.recorder.sign_head()
-            out.append(p.LogHead(count=signed.count, head=signed.head, signature=signed.signature))
+            out += _head_so_far(h)
         out.append(p.Bye(reason=reason[:500]))
         return out
 
@@ -219,7 +219,8 @@ class Session:
         where = f"seat {m.seat + 1}" if m.seat is not None else "watching"  # people count from 1
         self._note("welcome", ("resumed " if resumed else "joined ") + f"{where} at {m.table}", m)
         if self.hand is not None:
-            self.hand.head_sent = False  # the host may not have got it: it ignores a repeat
+            # The host may not have got the last head: it ignores one it already has.
+            self.hand.head_sent, self.hand.head_count = False, -1
         return []
 
     def _lobby(self, m: p.LobbyState) -> list[p.Message]:
@@ -309,7 +310,11 @@ class Session:
             return []
         rec.on_commitments(r, *_split(m.commitments))
         seed = h.seeds[r]
-        return [p.Reveal(round=r, seed=seed, signature=rec.reveal(r, seed))]
+        # With each seed, this seat's head of the log so far: if its program then vanishes
+        # mid-hand (a crash, a dead link, no bye), the host still has a head from it, and the
+        # seats that play on check their hand against that prefix (SPEC § log_head) rather
+        # than finding its head missing, which would make their checks blame the host.
+        return [p.Reveal(round=r, seed=seed, signature=rec.reveal(r, seed)), *_head_so_far(h)]
 
     def _events(self, m: p.Events) -> list[p.Message]:
         h = self.hand
@@ -379,8 +384,7 @@ class Session:
         if rec is None or h.over is None or h.head_sent or h.reveals < len(rec.rounds):
             return []
         h.head_sent = True
-        signed = rec.sign_head()
-        return [p.LogHead(count=signed.count, head=signed.head, signature=signed.signature)]
+        return _head_so_far(h)
 
     def _log_heads(self, m: p.LogHeads) -> list[p.Message]:
         h = self.hand
@@ -439,6 +443,16 @@ class Session:
 
     def _ignore(self, m: p.Message) -> list[p.Message]:
         return []
+
+
+def _head_so_far(h: _HandState) -> list[p.Message]:
+    """This seat's signed head of the log it holds, if it has not sent one as long before."""
+    rec = h.recorder
+    if rec is None or rec.log.count <= h.head_count:
+        return []
+    signed = rec.sign_head()
+    h.head_count = signed.count
+    return [p.LogHead(count=signed.count, head=signed.head, signature=signed.signature)]
 
 
 def _split(pairs: Mapping[str, tuple[bytes, bytes]]) -> tuple[dict[str, bytes], dict[str, bytes]]:

@@ -1133,6 +1133,7 @@ class Verdict:
     check: str = ""
     proven: bool = True
     outcome: str = ""
+    partial: tuple[tuple[str, int], ...] = ()
 
     @property
     def fair(self) -> bool:
@@ -1148,8 +1149,14 @@ class Verdict:
             return (
                 f"FAIR: {hand}: {self.events} log events and {self.rounds} "
                 f"round{'s' if self.rounds != 1 else ''} checked; {self.outcome}"
+                + "".join(f"; {self.left_early(p, n)}" for p, n in self.partial)
             )
         return f"{self.status.upper()}: {hand}: blame {_whos(self.culprits)}: {self.reason}"
+
+    def left_early(self, pid: str, count: int) -> str:
+        """The caveat for a seat whose signed head is of a prefix of the log: it confirmed
+        the log only that far (a player who left, or whose program vanished, mid-hand)."""
+        return f"{pid} signed the log only to event {count} of {self.events}: it left mid-hand"
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -1168,6 +1175,7 @@ class Verdict:
             "events": self.events,
             "rounds": self.rounds,
             "outcome": self.outcome,
+            "partial": dict(self.partial),
         }
 
 
@@ -1211,6 +1219,7 @@ class _Verifier:
         self.i = 0  # the next log event to read
         self.own = 0  # how many of the seat's own cards are checked
         self.used = 0  # rounds used
+        self.partial: list[tuple[str, int]] = []  # seats whose head is of a prefix, its length
         self.by_round: dict[int, list[RoundRecord]] = {}
         for rec in t.rounds:
             self.by_round.setdefault(rec.round, []).append(rec)
@@ -1263,7 +1272,8 @@ class _Verifier:
                     "log-heads", f"the host passed on a log head without {who}'s valid signature"
                 )
             if p != DEALER and h.count < count and self.heads[h.count] == h.head:
-                continue  # p left the hand after h.count events: it saw this log that far
+                self.partial.append((p, h.count))  # p left after h.count events: it saw that far
+                continue
             if (h.count, h.head) != (count, final):
                 theirs = f"{h.count} events ending {h.head.hex()[:12]}"
                 yours = f"{count} events ending {final.hex()[:12]}"
@@ -1678,7 +1688,8 @@ def verify(t: Transcript) -> Verdict:
     result = game.result
     assert result is not None
     winner = t.setup.seats[result.placings[0]]
-    return _verdict(t, "fair", "", rounds=v.used, outcome=f"{winner} won ({result.reason})")
+    outcome = f"{winner} won ({result.reason})"
+    return _verdict(t, "fair", "", rounds=v.used, outcome=outcome, partial=tuple(v.partial))
 
 
 def verify_all(transcripts: Sequence[Transcript]) -> list[Verdict]:

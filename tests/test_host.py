@@ -16,6 +16,7 @@ from lanswitch.host import DROP_AFTER, LOG_KEEP, MAX_CLIENTS, PING_AFTER, HostCo
 from lanswitch.rules import PRESETS
 from lanswitch.session import Session
 from lanswitch.transcript import verify
+from lanswitch.tui.model import verdict_line
 from tests.tablenet import Link, TableNet
 
 M = TypeVar("M", bound=p.Message)
@@ -381,21 +382,35 @@ def test_a_void_hand_whose_culprit_never_signs_the_log_is_void_for_the_others() 
     assert record.verdict.culprits == ("seat1",)
 
 
-def test_a_seat_whose_log_head_never_reached_the_host_still_checks_its_hand() -> None:
-    """The host's ``log_heads`` lacks this seat's own head (it was lost): the seat's own
-    transcript holds the head it signed itself, and its check runs (it used to raise)."""
+@pytest.mark.parametrize("lost", ["final", "every"])
+def test_a_seat_whose_log_head_never_reached_the_host_still_checks_its_hand(lost: str) -> None:
+    """The host's ``log_heads`` lacks this seat's final head (it was lost): the seat's own
+    transcript holds the head it signed itself, and its check runs (it used to raise). The
+    others check against the head it signed with its seed, and say how far it goes; with no
+    head of it at all, they cannot tell one that never came from one the host withheld."""
     net = TableNet(config(hands=1, heads_timeout=5.0), seed=4)
-    a, b = net.join("ann"), net.join("bob")
+    a = net.join("ann")
+    b = net.join("bob", auto_ready=False)
+    if lost == "every":
+        b.withhold = (p.LogHead,)
+    net.send(b, p.Ready(ready=True))
+    net.run(lambda: b.session.seq > 0)
     b.withhold = (p.LogHead,)
     net.run(lambda: over(net))
     (mine,) = b.session.history
     assert mine.verdict is not None
     assert mine.verdict.fair, mine.verdict.text()
-    # The others cannot tell a head that never came from one the host withheld (SPEC).
+    assert mine.verdict.partial == ()  # its own head is the whole log, whatever the host has
     (theirs,) = a.session.history
     assert theirs.verdict is not None
-    assert theirs.verdict.status == "unfair"
-    assert "seat1's log head" in theirs.verdict.reason
+    if lost == "every":
+        assert theirs.verdict.status == "unfair"
+        assert "seat1's log head" in theirs.verdict.reason
+        return
+    assert theirs.verdict.fair, theirs.verdict.text()
+    ((who, count),) = theirs.verdict.partial
+    assert who == "seat1"
+    assert 0 <= count < theirs.verdict.events
 
 
 def test_a_hand_void_in_its_first_round_is_void_for_the_others() -> None:
@@ -459,6 +474,35 @@ def test_a_player_who_leaves_mid_hand_signs_what_it_saw_and_the_others_verify_fa
     assert record.transcript is not None
     full = len(record.transcript.log)
     assert of(a, p.LogHeads)[-1].heads["seat1"][0] < full  # bob's head: what he saw, no more
+
+
+@pytest.mark.parametrize("seed", [4, 5, 11])
+def test_a_player_whose_program_vanishes_mid_hand_leaves_the_others_a_fair_verdict(
+    seed: int,
+) -> None:
+    """Bob's program dies mid-hand: no bye, no head of the log. The head he signed with his
+    last seed is all the host has of him; the others' checks take that prefix of their log
+    and say so, instead of blaming the host for a head that never came. (A hand whose stock
+    later runs out needs bob's seed for the reshuffle: void, blaming him, never UNFAIR.)"""
+    net = TableNet(config(hands=1, heads_timeout=30.0, away_grace=2.0), seed=seed)
+    a, b = net.join("ann"), net.join("bob")
+    net.run(lambda: b.session.seq > 10)
+    net.drop(b)  # bob's laptop dies for good
+    net.run(lambda: over(net))
+    (record,) = a.session.history
+    assert record.verdict is not None
+    assert record.transcript is not None
+    if record.verdict.status == "void":
+        assert record.verdict.culprits == ("seat1",), record.verdict.text()
+        return
+    assert record.verdict.fair, record.verdict.text()
+    full = len(record.transcript.log)
+    count = of(a, p.LogHeads)[-1].heads["seat1"][0]
+    assert count < full
+    assert record.verdict.partial == (("seat1", count),)
+    assert f"seat1 signed the log only to event {count} of {full}" in record.verdict.text()
+    assert record.verdict.as_json()["partial"] == {"seat1": count}
+    assert f"to event {count} of {full}: it left mid-hand" in verdict_line(record)
 
 
 def test_a_log_head_that_is_not_of_the_hosts_log_is_refused() -> None:

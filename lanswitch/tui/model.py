@@ -309,7 +309,8 @@ def verdict_line(record: HandRecord) -> str:
     if v is None:
         return f"hand {record.hand_no}: no transcript (watching)"
     if v.fair:
-        return f"hand {record.hand_no}: deal verified: fair, every card legal"
+        caveats = "".join(f"; {v.left_early(pid, n)}" for pid, n in v.partial)
+        return f"hand {record.hand_no}: deal verified: fair, every card legal{caveats}"
     who = ", ".join(v.culprits) or "nobody"
     return f"hand {record.hand_no}: {v.status.upper()}: {v.reason} (blame {who})"
 
