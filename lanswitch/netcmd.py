@@ -32,7 +32,7 @@ from .host import HostConfig
 from .hosting import HostedTable, ResumeError, new_table, resume_table, serve, settle
 from .protocol import PROTOCOL_VERSION, Bye, Error
 from .rules import PRESETS, load_rules
-from .session import HandRecord, News, Session
+from .session import HandRecord, News, Session, named
 from .tls import (
     FingerprintMismatch,
     Identity,
@@ -354,7 +354,8 @@ async def _join(
             label = "fair" if verdict.fair else verdict.status.upper()
             if not verdict.fair and verdict.status != "void":
                 unfair.append(record)
-            detail = verdict.text().split(": ", 2)[-1]  # after "FAIR: hand …, RULES: "
+            # After "FAIR: hand …, RULES: ", with the players' names for the seats' ids.
+            detail = named(verdict.text().split(": ", 2)[-1], record.names)
             where = ""
             if transcripts is not None:
                 path = transcripts / (

@@ -16,9 +16,10 @@ a log to show in order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -37,7 +38,7 @@ from .transcript import (
     verify,
 )
 
-__all__ = ["HandRecord", "News", "Session"]
+__all__ = ["HandRecord", "News", "Session", "named"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +73,23 @@ class HandRecord:
     rules: str = ""
     seat: int | None = None
     names: tuple[str, ...] = ()
+
+
+_PID: Final = re.compile(r"@dealer|\bseat(\d+)\b")
+
+
+def named(text: str, names: Sequence[str]) -> str:
+    """``text`` (a verdict's words) with the fair deal's ids as a player reads them: ``seatN``
+    as the name of the player in seat N (counted from 0, as the ids are) when the hand began,
+    ``@dealer`` as "the host"."""
+
+    def name(m: re.Match[str]) -> str:
+        if m[1] is None:
+            return "the host"
+        i = int(m[1])
+        return names[i] if i < len(names) and names[i] else m[0]
+
+    return _PID.sub(name, text)
 
 
 @dataclass(slots=True)

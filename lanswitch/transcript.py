@@ -1156,7 +1156,7 @@ class Verdict:
     def left_early(self, pid: str, count: int) -> str:
         """The caveat for a seat whose signed head is of a prefix of the log: it confirmed
         the log only that far (a player who left, or whose program vanished, mid-hand)."""
-        return f"{pid} signed the log only to event {count} of {self.events}: it left mid-hand"
+        return f"{pid} signed the log only to event {count} of {self.events} (left mid-hand)"
 
     def as_json(self) -> dict[str, Any]:
         return {

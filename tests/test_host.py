@@ -14,7 +14,7 @@ from lanswitch.fairness import sign_log_head
 from lanswitch.game import DRAW
 from lanswitch.host import DROP_AFTER, LOG_KEEP, MAX_CLIENTS, PING_AFTER, HostConfig
 from lanswitch.rules import PRESETS
-from lanswitch.session import Session
+from lanswitch.session import Session, named
 from lanswitch.transcript import verify
 from lanswitch.tui.model import verdict_line
 from tests.tablenet import Link, TableNet
@@ -494,6 +494,9 @@ def test_a_player_whose_program_vanishes_mid_hand_leaves_the_others_a_fair_verdi
     assert record.transcript is not None
     if record.verdict.status == "void":
         assert record.verdict.culprits == ("seat1",), record.verdict.text()
+        assert "seat1 did not commit" in record.verdict.reason
+        assert "bob did not commit, says the host" in verdict_line(record)
+        assert verdict_line(record).endswith("(blame bob)")
         return
     assert record.verdict.fair, record.verdict.text()
     full = len(record.transcript.log)
@@ -502,7 +505,18 @@ def test_a_player_whose_program_vanishes_mid_hand_leaves_the_others_a_fair_verdi
     assert record.verdict.partial == (("seat1", count),)
     assert f"seat1 signed the log only to event {count} of {full}" in record.verdict.text()
     assert record.verdict.as_json()["partial"] == {"seat1": count}
-    assert f"to event {count} of {full}: it left mid-hand" in verdict_line(record)
+    # On screen, the players' names: bob sat in seat 1 (counted from 0, as the ids are).
+    assert f"bob signed the log only to event {count} of {full} (left mid-hand)" in verdict_line(
+        record
+    )
+
+
+def test_a_verdict_on_screen_names_the_players_not_the_fair_deals_ids() -> None:
+    names = ("ann", "bob", "")
+    assert named("blame @dealer, seat1, seat2 and seat7", names) == (
+        "blame the host, bob, seat2 and seat7"  # seat2's name unknown, seat7 past the table
+    )
+    assert named("seat10 and myseat1", ["x"] * 11) == "x and myseat1"
 
 
 def test_a_log_head_that_is_not_of_the_hosts_log_is_refused() -> None:

@@ -31,6 +31,7 @@ from prompt_toolkit.widgets import Frame
 
 from ..game import Phase
 from ..rules import PRESETS
+from ..session import named
 from .model import TuiModel, special_moves, verdict_line
 from .render import (
     PHASE_HINTS,
@@ -435,9 +436,10 @@ class TuiApp:
 
     def _details(self) -> StyledText:
         s = self.model.session
-        if not s.history or s.history[-1].verdict is None:
+        record = s.history[-1] if s.history else None
+        if record is None or record.verdict is None:
             return [("", "No verdict: you watched this hand.")]
-        return [("", s.history[-1].verdict.text())]
+        return [("", named(record.verdict.text(), record.names))]
 
     def _help(self) -> StyledText:
         lines = [f"  {k.hint}" for k in KEYS if k.hint]

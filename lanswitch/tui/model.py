@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from .. import protocol as p
 from ..game import CALL_LAST, CALL_TWO, DRAW, PASS, SUIT_BASE, Phase
-from ..session import HandRecord, News, Session
+from ..session import HandRecord, News, Session, named
 from .render import Look, StyledText, card_style, card_text, move_text, suit_text
 
 __all__ = ["HostPowers", "TuiModel", "special_moves", "verdict_line"]
@@ -305,14 +305,17 @@ class TuiModel:
 
 
 def verdict_line(record: HandRecord) -> str:
+    """The verdict under a hand's result: a few words, with the players' names."""
     v = record.verdict
     if v is None:
         return f"hand {record.hand_no}: no transcript (watching)"
     if v.fair:
         caveats = "".join(f"; {v.left_early(pid, n)}" for pid, n in v.partial)
-        return f"hand {record.hand_no}: deal verified: fair, every card legal{caveats}"
-    who = ", ".join(v.culprits) or "nobody"
-    return f"hand {record.hand_no}: {v.status.upper()}: {v.reason} (blame {who})"
+        line = f"hand {record.hand_no}: deal verified: fair, every card legal{caveats}"
+    else:
+        who = ", ".join(v.culprits) or "nobody"
+        line = f"hand {record.hand_no}: {v.status.upper()}: {v.reason} (blame {who})"
+    return named(line, record.names)
 
 
 def special_moves(legal: tuple[int, ...]) -> list[int]:
