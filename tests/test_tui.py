@@ -208,6 +208,32 @@ def test_the_lobby_shows_seats_and_ready_starts_the_hand() -> None:
     assert "hand:" in table
 
 
+def test_a_player_who_vanished_mid_hand_keeps_a_name_in_the_result_and_the_verdict() -> None:
+    """Bob's program dies mid-hand and the host frees his seat: the result still names him,
+    and the verdict's caveat about him gets a line of its own (the body does not wrap)."""
+    config = HostConfig(name="T", seats=4, bots=2, bot_delay=0.0, hands=None, away_grace=2.0)
+    net = TableNet(config, seed=4)
+    a, b = net.join("ann", auto_ready=False), net.join("bob")
+    model = TuiModel(a.session, send=lambda m: net.send(a, m))
+    app = TuiApp(model)
+    net.send(a, p.Ready(ready=True))
+    net.run(lambda: b.session.seq > 10)
+    net.drop(b)
+    net.run(lambda: bool(a.session.history))
+    net.tick(net.now + 10.0)  # between hands, the host frees the seat of a player who is gone
+    model.update()
+    app.refresh()
+    assert model.screen == "over"
+    assert "bob" not in model.names()  # his seat was freed: the lobby no longer has him
+    body = text(app._body())
+    result, verdict = body.split("deal verified")
+    assert "bob" in result
+    lines = verdict.splitlines()
+    assert lines[0] == ": fair, every card legal;"
+    assert lines[1].startswith("    bob signed the log only to event ")
+    assert lines[1].endswith("(left mid-hand)")
+
+
 def test_keys_and_hints_come_from_one_table() -> None:
     net = TableNet(HostConfig(name="T", seats=2, bots=1, bot_delay=0.0, hands=1))
     model, app = tui_at(net)

@@ -413,7 +413,12 @@ class TuiApp:
         assert h is not None
         assert h.over is not None
         over = h.over
-        names = self.model.names()
+        # The names the seats had when the hand began: a player who has gone since is still
+        # named in the hand's result.
+        names = [
+            h.names[i] if i < len(h.names) and h.names[i] else name
+            for i, name in enumerate(self.model.names())
+        ]
         out: StyledText = [
             ("class:title", f"\n  Hand {h.message.hand_no} is over ({over.reason})\n\n")
         ]
@@ -430,7 +435,10 @@ class TuiApp:
             out.append(("class:dim", "checking the deal…" if s.seat is not None else ""))
         else:
             fair = record.verdict is not None and record.verdict.fair
-            out.append(("class:good" if fair else "class:bad", verdict_line(record)))
+            style = "class:good" if fair else "class:bad"
+            # A line a clause: the body does not wrap, and a caveat must not be cut off.
+            for k, clause in enumerate(verdict_line(record).split("; ")):
+                out.append((style, clause if k == 0 else f";\n    {clause}"))
         out.append(("", "\n\n  Enter: ready for the next hand · v: the verdict in full\n"))
         return out
 
