@@ -234,6 +234,29 @@ def test_a_player_who_vanished_mid_hand_keeps_a_name_in_the_result_and_the_verdi
     assert lines[1].endswith("(left mid-hand)")
 
 
+def test_the_log_says_who_takes_a_seat_goes_away_comes_back_and_leaves() -> None:
+    net = TableNet(HostConfig(name="T", seats=3, bots=1, bot_delay=0.0, hands=None))
+    model, _ = tui_at(net)
+    seen = 0
+
+    def said() -> list[str]:
+        nonlocal seen
+        model.update()
+        lines = [text(line) for line in model.log[seen:]]
+        seen = len(model.log)
+        return [line for line in lines if "bob" in line]
+
+    b = net.join("bob", auto_ready=False)
+    assert said() == ["bob takes seat 2"]
+    net.drop(b)
+    assert said() == ["bob is away"]
+    b = net.resume(b)
+    assert said() == ["bob is back"]
+    net.send(b, p.Bye(reason="bye"))
+    assert said() == ["bob left"]
+    assert "ann" not in " ".join(text(line) for line in model.log)  # not about oneself
+
+
 def test_keys_and_hints_come_from_one_table() -> None:
     net = TableNet(HostConfig(name="T", seats=2, bots=1, bot_delay=0.0, hands=1))
     model, app = tui_at(net)

@@ -10,7 +10,7 @@ it directly, without a terminal.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .. import protocol as p
@@ -64,6 +64,7 @@ class TuiModel:
         self._turn_seq = -1
         self._timer_seen: tuple[int, int] = (-1, 0)  # (seq, timer_ms) of the view last read
         self.timer_since = 0.0  # when that view's timer_ms was read (time.monotonic)
+        self._seats: tuple[p.LobbySeat, ...] | None = None  # the lobby last seen
 
     # -- what to show ----------------------------------------------------------------------
 
@@ -166,6 +167,11 @@ class TuiModel:
                     self._line(("class:good", f"{who} goes out"))
                 elif kind == "reshuffle":
                     self._line(("class:dim", f"the discard pile is reshuffled ({value} cards)"))
+        elif news.kind == "lobby" and isinstance(news.data, p.LobbyState):
+            seats, self._seats = self._seats, news.data.seats
+            if seats is not None:
+                for line in _comings_and_goings(seats, news.data.seats, self.session.public_key):
+                    self._line(("class:dim", line))
         elif news.kind == "verdict" and isinstance(news.data, HandRecord):
             v = news.data.verdict
             if v is not None:
@@ -302,6 +308,29 @@ class TuiModel:
         self.status = result or ""
         if name == "start":
             self.toggle_ready(True)
+
+
+def _comings_and_goings(
+    before: Sequence[p.LobbySeat], after: Sequence[p.LobbySeat], me: bytes
+) -> list[str]:
+    """What the other players did between two lobby states, a line each: took a seat, went
+    away (their connection dropped), came back, left. Bots coming and going are the host's
+    business, and shown in the seat list."""
+    lines = []
+    for i, (old, new) in enumerate(zip(before, after, strict=False)):
+        if new.key == me and new.key:
+            continue
+        was = bool(old.name) and not old.bot
+        now = bool(new.name) and not new.bot
+        if was and (not now or old.key != new.key):
+            lines.append(f"{old.name} left")
+        if now and (not was or old.key != new.key):
+            lines.append(f"{new.name} takes seat {i + 1}")
+        elif now and old.connected and not new.connected:
+            lines.append(f"{new.name} is away")
+        elif now and not old.connected and new.connected:
+            lines.append(f"{new.name} is back")
+    return lines
 
 
 def verdict_line(record: HandRecord) -> str:
