@@ -73,6 +73,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import statistics
 import sys
 import tempfile
@@ -485,11 +486,19 @@ def build_report(sizes: Sizes, procs: int, sessions: dict[str, Session | None]) 
     ramp = sizes.ramp_steps_list()
 
     def cpu(r: StepResult | None) -> dict[str, float | None]:
-        if r is None:
+        """CPU shares of a core, and CPU time per action answered (the clients' counted as
+        ``procs`` times the busiest process's: exact for one), and the cores that would take
+        at the offered rate — on a machine of 2, shared by the server and the clients."""
+        if r is None or r.server_cpu is None or not r.achieved_per_s:
             return {"server": None, "client": None}
+        per_server = r.server_cpu / r.achieved_per_s
+        per_client = r.client_cpu * procs / r.achieved_per_s
         return {
-            "server": round(r.server_cpu, 3) if r.server_cpu is not None else None,
+            "server": round(r.server_cpu, 3),
             "client": round(r.client_cpu, 3),
+            "server_ms_per_action": round(1000 * per_server, 3),
+            "clients_ms_per_action": round(1000 * per_client, 3),
+            "cores_at_offered_rate": round((per_server + per_client) * r.offered_per_s, 2),
         }
 
     return {
@@ -677,6 +686,15 @@ def print_report(rep: dict[str, Any]) -> None:
             f"the fan-out's), {b['fanout_achieved_per_s']}/s, errors {b['fanout_errors']}, "
             f"server CPU {fc['server'] or 0:.0%}, clients CPU {fc['client'] or 0:.0%}"
         )
+        if fc.get("cores_at_offered_rate") is not None and oc.get("cores_at_offered_rate"):
+            print(
+                f"    CPU per action answered, server + clients: lanswitch "
+                f"{oc['server_ms_per_action']:.3f} + {oc['clients_ms_per_action']:.3f} ms, "
+                f"fan-out echo {fc['server_ms_per_action']:.3f} + "
+                f"{fc['clients_ms_per_action']:.3f} ms; at {b['offered_per_s']:.0f}/s that is "
+                f"{oc['cores_at_offered_rate']:.2f} and {fc['cores_at_offered_rate']:.2f} cores "
+                f"of this machine's {os.cpu_count()}"
+            )
         floor = "meets" if b["fanout_meets_target"] else "does NOT meet"
         print(
             f"    the fan-out echo (no game, no checks: only the I/O every host that tells all "

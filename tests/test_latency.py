@@ -58,4 +58,8 @@ def test_the_quick_latency_benchmark_runs_every_phase_without_an_error() -> None
         assert b[key] is not None, key
         assert b[key] > 0, key
     assert isinstance(b["fanout_meets_target"], bool)
+    for who in ("ours_cpu", "fanout_cpu"):  # the CPU an action costs, server and clients
+        assert b[who]["server_ms_per_action"] > 0, who
+        assert b[who]["clients_ms_per_action"] > 0, who
+        assert b[who]["cores_at_offered_rate"] > 0, who
     assert report["c_highest_rate"]["fanout_per_s"] is not None
