@@ -102,7 +102,6 @@ class _HandState:
     refused: set[int] = field(default_factory=set)  # rounds this seat would not take part in
     reveals: int = 0
     over: p.HandOver | None = None
-    head_sent: bool = False  # the head of the whole log, after the hand
     head_count: int = -1  # the length of the log of the last head this seat sent
     done: bool = False
 
@@ -164,8 +163,7 @@ class Session:
         check their hand without this one's head at the end (SPEC § Fair deal on the wire)."""
         out: list[p.Message] = []
         h = self.hand
-        if h is not None and h.recorder is not None and not h.head_sent and not h.done:
-            h.head_sent = True
+        if h is not None and not h.done:
             out += _head_so_far(h)
         out.append(p.Bye(reason=reason[:500]))
         return out
@@ -238,7 +236,7 @@ class Session:
         self._note("welcome", ("resumed " if resumed else "joined ") + f"{where} at {m.table}", m)
         if self.hand is not None:
             # The host may not have got the last head: it ignores one it already has.
-            self.hand.head_sent, self.hand.head_count = False, -1
+            self.hand.head_count = -1
         return []
 
     def _lobby(self, m: p.LobbyState) -> list[p.Message]:
@@ -399,10 +397,9 @@ class Session:
 
     def _maybe_head(self, h: _HandState) -> list[p.Message]:
         rec = h.recorder
-        if rec is None or h.over is None or h.head_sent or h.reveals < len(rec.rounds):
+        if rec is None or h.over is None or h.reveals < len(rec.rounds):
             return []
-        h.head_sent = True
-        return _head_so_far(h)
+        return _head_so_far(h)  # of the whole log, once: it grows no more
 
     def _log_heads(self, m: p.LogHeads) -> list[p.Message]:
         h = self.hand
@@ -464,7 +461,8 @@ class Session:
 
 
 def _head_so_far(h: _HandState) -> list[p.Message]:
-    """This seat's signed head of the log it holds, if it has not sent one as long before."""
+    """This seat's signed head of the log it holds, unless it sent one of a log as long
+    (since it last said hello: the host may have lost it, and ignores one it already has)."""
     rec = h.recorder
     if rec is None or rec.log.count <= h.head_count:
         return []

@@ -1149,14 +1149,17 @@ class Verdict:
             return (
                 f"FAIR: {hand}: {self.events} log events and {self.rounds} "
                 f"round{'s' if self.rounds != 1 else ''} checked; {self.outcome}"
-                + "".join(f"; {self.left_early(p, n)}" for p, n in self.partial)
+                + "".join(f"; {c}" for c in self.caveats())
             )
         return f"{self.status.upper()}: {hand}: blame {_whos(self.culprits)}: {self.reason}"
 
-    def left_early(self, pid: str, count: int) -> str:
-        """The caveat for a seat whose signed head is of a prefix of the log: it confirmed
+    def caveats(self) -> list[str]:
+        """One line for each seat whose signed head is of a prefix of the log: it confirmed
         the log only that far (a player who left, or whose program vanished, mid-hand)."""
-        return f"{pid} signed the log only to event {count} of {self.events} (left mid-hand)"
+        return [
+            f"{pid} signed the log only to event {n} of {self.events} (left mid-hand)"
+            for pid, n in self.partial
+        ]
 
     def as_json(self) -> dict[str, Any]:
         return {

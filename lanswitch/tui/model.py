@@ -339,7 +339,7 @@ def verdict_line(record: HandRecord) -> str:
     if v is None:
         return f"hand {record.hand_no}: no transcript (watching)"
     if v.fair:
-        caveats = "".join(f"; {v.left_early(pid, n)}" for pid, n in v.partial)
+        caveats = "".join(f"; {c}" for c in v.caveats())
         line = f"hand {record.hand_no}: deal verified: fair, every card legal{caveats}"
     else:
         who = ", ".join(v.culprits) or "nobody"
