@@ -71,7 +71,7 @@ from lanswitch.rules import PRESETS, RuleSet
 from lanswitch.server import Server
 from lanswitch.session import Session as ClientSession
 from lanswitch.tls import Identity, open_pinned_connection, server_context
-from lanswitch.transcript import Transcript, verify
+from lanswitch.fairdeal import Transcript, verify
 
 #: (a)'s host bots wait this long before acting: longer than a round trip, so the measured
 #: client's move is the only thing the host is doing while it is timed.

@@ -46,7 +46,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lanswitch.transcript import Transcript, verify
+from lanswitch.fairdeal import Transcript, verify
 
 LANSWITCH = Path(sys.executable).with_name("lanswitch")
 HANDS = 3

@@ -468,7 +468,8 @@ def _summary(stats: SimStats, seed: int, out: TextIO) -> None:
 
 
 def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .transcript import Aborts, Transcript, TranscriptError, Verdict, verify_all
+    from .fairdeal import Transcript, TranscriptError, Verdict, VoidTally, verify_all
+    from .fairdeal.tally import VoidEntry
 
     # Each source is a name to show and its bytes, or why there are none: the files, or the
     # transcript the history keeps for --hand ID (then shown as "history:ID").
@@ -492,18 +493,16 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         except TranscriptError as e:
             errors[i] = str(e)
     verdicts: dict[int, Verdict] = dict(zip(loaded, verify_all(list(loaded.values())), strict=True))
-    counts = {"fair": 0, "unfair": 0, "void": 0, "error": len(errors)}
+    counts = {"fair": 0, "unconfirmed": 0, "unfair": 0, "void": 0, "error": len(errors)}
     for v in verdicts.values():
         counts[v.status] += 1
-    aborts = Aborts()
-    seen: set[tuple[bytes, int]] = set()
+    aborts = VoidTally()
     hands: dict[bytes, set[int]] = {}
-    for t in loaded.values():
-        key = (t.setup.game_id, t.setup.hand_no)
+    for i, t in loaded.items():
         hands.setdefault(t.setup.game_id, set()).add(t.setup.hand_no)
-        if t.void is not None and key not in seen:
-            aborts.record(t.setup.hand_no, t.void)
-        seen.add(key)
+        v = verdicts[i]
+        if v.status == "void":  # one entry per hand, however many of its transcripts
+            aborts.record(VoidEntry(t.setup.hand_no, v.culprits, v.proven))
     gaps = {gid: sorted(set(range(min(ns), max(ns) + 1)) - ns) for gid, ns in hands.items()}
     gaps = {gid: ns for gid, ns in gaps.items() if ns}
     code = 2 if errors else 1 if counts["fair"] < len(verdicts) else 0
@@ -517,13 +516,8 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         summary = {
             **counts,
             "aborted_hands": [
-                {
-                    "hand_no": n,
-                    "round": v.round,
-                    "fault": v.fault.name.lower(),
-                    "culprits": list(v.culprits),
-                }
-                for n, v in aborts.hands
+                {"hand_no": e.hand_no, "culprits": list(e.culprits), "proven": e.proven}
+                for e in aborts.entries
             ],
             "missing_hands": {gid.hex(): ns for gid, ns in gaps.items()},
         }
@@ -535,7 +529,7 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         else:
             out.write(f"{name}: {verdicts[i].text()}\n")
     if len(names) > 1:
-        parts = [f"{counts[k]} {k}" for k in ("fair", "unfair", "void") if counts[k]]
+        parts = [f"{counts[k]} {k}" for k in ("fair", "unconfirmed", "unfair", "void") if counts[k]]
         if errors:
             parts.append(f"{len(errors)} unreadable")
         out.write(f"{len(names)} files: {', '.join(parts)}\n")

@@ -438,7 +438,7 @@ class View:
 class HandResult:
     """How a hand ended. ``placings`` lists every seat dealt in, best first."""
 
-    reason: str  # "finished" | "one_left" | "blocked" | "limit" | "void"
+    reason: str  # "finished" | "one_left" | "blocked" | "limit" | "void" | "forfeit"
     placings: tuple[int, ...]  # empty for a void hand
     scores: tuple[int, ...]  # points this hand earned, per seat (see scoring.mode)
     hand_points: tuple[int, ...]  # value of the cards left in each hand
@@ -1340,11 +1340,15 @@ class Game:
         pts = self.rules.scoring.card_points
         return sum(pts[13] if c >= JOKER_BASE else pts[c % 13] for c in _bits(self.hands[seat]))
 
-    def _end_hand(self, reason: str) -> None:
-        rest = [s for s in self.dealt_in if s not in self.finished]
+    def _end_hand(self, reason: str, forfeit: Sequence[int] = ()) -> None:
+        """Score the hand as it stands: the seats that went out first, in order, then the rest
+        by fewest cards, fewest points and seat order from the dealer — and the seats that
+        ``forfeit`` (a void hand's culprits) last of all, at least as badly as the worst."""
+        rest = [s for s in self.dealt_in if s not in self.finished and s not in forfeit]
         order = self._seats_from(self.dealer)
         rest.sort(key=lambda s: (self.counts[s], self.hand_points(s), order.index(s)))
-        placings = tuple(self.finished) + tuple(rest)
+        firsts = tuple(s for s in self.finished if s not in forfeit)
+        placings = firsts + tuple(rest) + tuple(forfeit)
         points = tuple(
             self.hand_points(s) if s in self.dealt_in else 0 for s in range(self.players)
         )
@@ -1355,21 +1359,34 @@ class Game:
             scores[winner] = sum(points[s] for s in self.dealt_in if s != winner)
         elif mode == "penalty":
             scores = list(points)
+            worst = max(points)
+            for s in forfeit:
+                scores[s] = worst
         self.result = HandResult(reason, placings, tuple(scores), points, self.actions)
         self.phase = _OVER
         self._legal = []
         self.events.append(("over", placings[0], len(placings)))
 
-    def void(self) -> HandResult:
-        """End the hand with no result: the fair deal aborted it.
+    def void(self, forfeit: Iterable[int] = ()) -> HandResult:
+        """End the hand with no result of its own: the fair deal aborted it.
 
         A commit-reveal round failed (a seed did not open its commitment, or a participant did
-        not commit or reveal in time), so the cards cannot be dealt fairly. ``result.reason`` is
-        ``"void"``, with no placings and no scores; :meth:`Match.record` adds nothing for it,
-        and the next hand takes a new hand number (see ``lanswitch.transcript``).
+        not commit or reveal in time), so the cards cannot be dealt fairly. With no ``forfeit``
+        (the host's own abort, or a void before the deal) ``result.reason`` is ``"void"``, with
+        no placings and no scores, and :meth:`Match.record` adds nothing for it. The seats in
+        ``forfeit`` — players blamed for the void once the cards were dealt — lose the hand:
+        ``"forfeit"``, scored as it stands with them placed last (``_end_hand``), so a player
+        who withholds its seed to stop a hand it is losing gains nothing by it. Either way the
+        next hand takes a new hand number (``lanswitch.fairdeal``).
         """
         if self.phase == _OVER:
             raise ValueError("the hand is already over")
+        losers = tuple(sorted(set(forfeit) & set(self.dealt_in)))
+        if losers and len(losers) < len(self.dealt_in):
+            self._end_hand("forfeit", losers)
+            assert self.result is not None
+            self.events.pop()  # the result is the fair deal's, not an event of play
+            return self.result
         zeros = (0,) * self.players
         self.result = HandResult("void", (), zeros, zeros, self.actions)
         self.phase = _OVER
@@ -1590,17 +1607,25 @@ class Match:
         self.wins = [0] * players
         self.out: set[int] = set()
         self.results: list[HandResult] = []
+        self.voids = 0  # void hands, forfeited ones included
         self.winner: int | None = None
         self.over = False
 
-    def new_hand(self) -> Game:
-        """The next hand, dealt by the current dealer, without the players who are out."""
+    def new_hand(self, absent: Iterable[int] = ()) -> Game:
+        """The next hand, dealt by the current dealer, without the players who are out of the
+        match nor the seats in ``absent`` (empty seats: they sit this hand out). The deal moves
+        on past an absent dealer."""
         if self.over:
             raise ValueError("the match is over")
+        out = self.out | set(absent)
+        if self.players - len(out) < MIN_PLAYERS:
+            raise ValueError("a hand needs at least two players")
+        if self.dealer in out:
+            self.dealer = self._next_in(
+                self.dealer, [s for s in range(self.players) if s not in out]
+            )
         self.hand_no += 1
-        return Game(
-            self.rules, self.players, dealer=self.dealer, out=self.out, hand_no=self.hand_no
-        )
+        return Game(self.rules, self.players, dealer=self.dealer, out=out, hand_no=self.hand_no)
 
     def record(self, game: Game) -> None:
         """Add a finished hand's scores, rotate the deal, and decide whether the match ends."""
@@ -1611,6 +1636,8 @@ class Match:
             raise ValueError(f"hand {game.hand_no} is not the match's current hand")
         self.results.append(result)
         scoring = self.rules.scoring
+        if result.reason in ("void", "forfeit"):
+            self.voids += 1
         if result.reason != "void":
             for seat in game.dealt_in:
                 self.totals[seat] += result.scores[seat]
@@ -1641,7 +1668,9 @@ class Match:
                 self._end(in_match[0])
             else:  # everyone crossed the line in the same hand: the lowest total wins
                 self._end(min(range(self.players), key=lambda s: self.totals[s]))
-        elif self.max_hands is not None and len(self.results) >= self.max_hands:
+        elif (
+            self.max_hands is not None and len(self.results) - self.voids >= self.max_hands
+        ) or self.voids >= scoring.void_limit:
             if scoring.mode == "penalty":
                 self._end(min(in_match or range(self.players), key=lambda s: self.totals[s]))
             elif scoring.mode == "winner_collects":

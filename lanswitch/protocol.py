@@ -86,7 +86,7 @@ __all__ = [
     "encode_message",
 ]
 
-PROTOCOL_VERSION: Final = 1
+PROTOCOL_VERSION: Final = 2
 """The version ``hello`` and ``welcome`` carry; peers of different versions do not talk."""
 
 MAX_FRAME: Final = 64 * 1024
@@ -697,7 +697,9 @@ class LobbyState(Message):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Hand(Message):
-    """Host → every client: a hand begins. Everything ``ctx_0`` and the setup note need."""
+    """Host → every client: a hand begins. Everything ``ctx_0`` and the setup note need.
+    ``keys``: the public key of every person's seat and of ``@dealer``; a seat without one is
+    the host's (a bot). ``turn_timer_ms``: the time a seat has to act (0: no timer)."""
 
     TYPE: ClassVar[str] = "hand"
     game_id: bytes = _wire(Bytes(16, 16))
@@ -707,6 +709,7 @@ class Hand(Message):
     out: tuple[int, ...] = _wire(Array(SEAT, 0, MAX_SEATS), default=())
     rules: str = _wire(Str(1, 32 * 1024))
     keys: Mapping[str, bytes] = _wire(Map(ANY_PID, KEY, MAX_SEATS + 1))
+    turn_timer_ms: int = _wire(U32, default=0)
 
 
 _VIEW_FIELDS: Final = tuple(f.name for f in dataclasses.fields(View))
@@ -799,11 +802,13 @@ class Events(Message):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Move(Message):
-    """Client → host: the seat's move (an engine move code), answering view ``seq``."""
+    """Client → host: the seat's move (an engine move code), answering view ``seq``, with the
+    seat's signature of it over the log as the seat holds it (§ Moves)."""
 
     TYPE: ClassVar[str] = "move"
     seq: int = _wire(U32)
     move: int = _wire(U32)
+    signature: bytes = _wire(SIG, default=b"")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -838,18 +843,23 @@ class HandOver(Message):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Announce(Message):
-    """Host → every client: round ``round`` over ``cards`` (ascending). With no commitments:
-    step 1, commit now. With every participant's ``(commitment, signature)``: step 3, the
-    commitments are fixed, send your seed. ``ctx``: the round's context as the host computed
-    it; each client computes its own and refuses the round if they differ."""
+    """Host → every client: round ``round`` over ``cards`` (ascending) among the people in
+    ``seats`` (and ``@dealer``). ``fixed`` false — stage 1: ``commitments`` holds the host's
+    own, commit now; true — stage 3: every participant's ``(commitment, signature)``, send
+    your seed. ``ctx``: the round's context as the host computed it (each client computes its
+    own and refuses the round if they differ); ``signature``: the host's over the announcement.
+    """
 
     TYPE: ClassVar[str] = "announce"
     round: int = _wire(U32)
+    fixed: bool = _wire(Bool(), default=False)
     ctx: bytes = _wire(HASH)
     cards: tuple[int, ...] = _wire(CARDS)
+    seats: tuple[int, ...] = _wire(Array(SEAT, 0, MAX_SEATS), default=())
     commitments: Mapping[str, tuple[bytes, bytes]] = _wire(
         Map(ANY_PID, Tuple((SIG, SIG)), MAX_SEATS + 1), default_factory=dict
     )
+    signature: bytes = _wire(SIG, default=b"")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -884,17 +894,23 @@ class Reveals(Message):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Abort(Message):
-    """Host → every client: round ``round`` failed; the hand is void (§ Transcript, abort)."""
+    """Host → every client: round ``round`` failed; the hand is void (§ Transcript, abort).
+    ``commitments``: those the host had; ``signature``: the host's over the abort."""
 
     TYPE: ClassVar[str] = "abort"
     round: int = _wire(U32)
     fault: str = _wire(Str(1, 32, r"bad_reveal|missing_reveal|missing_commitment"))
     culprits: tuple[str, ...] = _wire(Array(ANY_PID, 1, MAX_SEATS + 1))
+    commitments: Mapping[str, tuple[bytes, bytes]] = _wire(
+        Map(ANY_PID, Tuple((SIG, SIG)), MAX_SEATS + 1), default_factory=dict
+    )
+    signature: bytes = _wire(SIG, default=b"")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LogHead(Message):
-    """Client → host, after ``hand_over``: this seat's signed head of the log it holds."""
+    """Client → host: this seat's signed head of the log it holds — after ``hand_over``, of
+    the whole log; just before a ``bye`` mid-hand, of the log so far (its goodbye)."""
 
     TYPE: ClassVar[str] = "log_head"
     count: int = _wire(U32)

@@ -224,6 +224,24 @@ OPTIONS: Final[tuple[Option, ...]] = (
         hi=1_000_000,
     ),
     Option("scoring", "card_points", "points", "points per rank (A 2 … K) and for a joker"),
+    Option(
+        "scoring",
+        "void_warning",
+        "int",
+        "void hands in a match that the host caused or blamed on a player, on its word alone, "
+        "before every player is warned (and a headless player leaves): aborting is the host's "
+        "one lever over the deal",
+        lo=1,
+        hi=1000,
+    ),
+    Option(
+        "scoring",
+        "void_limit",
+        "int",
+        "void hands after which a match ends (void hands do not count as hands played)",
+        lo=1,
+        hi=1000,
+    ),
 )
 
 POWER_KEYS: Final[dict[str, str]] = {
@@ -300,6 +318,8 @@ class Scoring:
     mode: str = "none"
     target: int = 0
     card_points: tuple[int, ...] = _FACE_POINTS  # A..K then joker
+    void_warning: int = 2
+    void_limit: int = 6
 
 
 @dataclass(frozen=True, slots=True)

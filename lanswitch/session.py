@@ -1,14 +1,18 @@
 """A client's mirror of the table, sans I/O: the host's messages in, the replies out.
 
 :class:`Session` keeps what one client knows — its seat, the lobby, the hand's setup, its
-latest view and the events since — and does the client's part of the fair deal by itself: it
-computes every round's context and checks the host's, commits to a fresh seed, reveals it
-only after every commitment is fixed and its own is unchanged, signs the head of the log it
-was sent, and when the hand's last message arrives writes its transcript and verifies it
-(:func:`lanswitch.transcript.verify`). Randomness (its seeds) comes from the ``entropy``
-callable the shell passes. A shell (``lanswitch.client``, a test, a benchmark) feeds it every
-message with :meth:`Session.receive` and sends back what that returns; :meth:`Session.move`
-makes a move message for the view on screen.
+latest view and the events since — and does the client's part of the fair deal by itself,
+through a :class:`~lanswitch.fairdeal.SeatRecorder`: it checks every announcement and every
+step as it arrives (a forged or forked move, a changed commitment, a round that leaves it out
+show at once, as ``warning`` news), commits to a fresh seed and reveals it once, signs its
+moves over the log it holds and the log's head at the end, disputes what it saw itself (the
+host moving for it on a timeout that had not run out, or calling it away while its link was
+up), and when the hand's last message arrives writes its transcript and verifies it
+(:func:`lanswitch.fairdeal.verify`). It counts the match's void hands by culprit and warns
+past the rules' ``void_warning``. Randomness (its seeds) comes from the ``entropy`` callable
+the shell passes, time (for the turn timer) from ``clock``. A shell (``lanswitch.client``, a
+test, a benchmark) feeds it every message with :meth:`Session.receive` and sends back what
+that returns; :meth:`Session.move` makes a move message for the view on screen.
 
 What happens is also appended to :attr:`Session.news` as :class:`News` items, for a screen or
 a log to show in order.
@@ -17,26 +21,39 @@ a log to show in order.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from . import protocol as p
-from .fairness import Fault, decode_event, public_bytes
-from .game import Event, View
-from .rules import RuleSet
-from .transcript import (
+from .fairdeal import (
+    BY_SEAT,
+    BY_TIMEOUT,
+    DEALER,
+    Announcement,
+    Away,
+    Commit,
+    Fault,
     HandSetup,
+    LogEvent,
+    Move,
     SeatRecorder,
+    SetupError,
     SignedHead,
     Transcript,
     TranscriptError,
     Verdict,
     VoidRecord,
+    VoidTally,
+    decode_event,
     verify,
 )
+from .fairdeal.primitives import mask_of, public_bytes
+from .fairdeal.tally import VoidEntry
+from .game import Event, View
+from .rules import RuleSet
 
 __all__ = ["HandRecord", "News", "Session", "named"]
 
@@ -46,8 +63,9 @@ class News:
     """Something that happened, for the screen: ``kind`` and a short English ``text``.
 
     Kinds: ``welcome``, ``lobby``, ``hand``, ``events``, ``reject``, ``chat``, ``over``,
-    ``verdict``, ``warning``, ``closed`` (and ``pin`` from the client shell: the certificate
-    trusted). ``data`` holds the message or record behind it.
+    ``verdict``, ``voids`` (the match's void hands, counted), ``warning``, ``closed`` (and
+    ``pin`` from the client shell: the certificate trusted). ``data`` holds the message or
+    record behind it.
     """
 
     kind: str
@@ -92,18 +110,21 @@ def named(text: str, names: Sequence[str]) -> str:
     return _PID.sub(name, text)
 
 
+TIMER_SLACK: Final = 2.0
+"""Seconds a turn timer may seem to run short on this client (the view took that long to
+arrive, the clocks tick apart) before a host's timeout move for this seat is disputed."""
+
+
 @dataclass(slots=True)
 class _HandState:
     message: p.Hand
     setup: HandSetup | None
     recorder: SeatRecorder | None
     names: tuple[str, ...] = ()  # the seats' names when the hand began
-    seeds: dict[int, bytes] = field(default_factory=dict)
-    refused: set[int] = field(default_factory=set)  # rounds this seat would not take part in
-    reveals: int = 0
     over: p.HandOver | None = None
-    head_count: int = -1  # the length of the log of the last head this seat sent
     done: bool = False
+    steps_epoch: int = -1  # the connection the latest step came on (see Session.epoch)
+    turn_began: float | None = None  # when this seat's turn began, by ``clock``
 
 
 class Session:
@@ -120,6 +141,7 @@ class Session:
         auto_ready: bool = False,
         seed_for: Callable[[bytes], bytes] | None = None,
         verify_hands: bool = True,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         """``seed_for`` (a round's context → this seat's 32-byte seed) replaces fresh random
         seeds with ones the client can make again after a restart of its process. Only the
@@ -129,13 +151,17 @@ class Session:
 
         ``verify_hands=False`` leaves each finished hand's check to the shell: the record
         holds the transcript and no verdict (a load generator running a thousand clients in
-        one process checks them off its event loop, so no client's check stalls the rest)."""
+        one process checks them off its event loop, so no client's check stalls the rest).
+
+        ``clock`` (seconds, any origin) lets the session judge the host's timeout moves for
+        its seat; without one it takes them on the host's word."""
         self.name = name
         self.key = key
         self.public_key = public_bytes(key)
         self.entropy = entropy
         self.seed_for = seed_for
         self.verify_hands = verify_hands
+        self.clock = clock
         self.spectate = spectate
         self.password = password
         self.auto_ready = auto_ready
@@ -154,17 +180,25 @@ class Session:
         self.close_reason: p.Bye | p.Error | None = None
         self.lost_place = False  # a gap in the events: close the connection and resume
         self._ready_sent = False  # auto_ready said ready and the lobby has not shown it yet
+        self.epoch = 0  # connections so far: each welcome begins one
+        self.seen_hands: set[tuple[bytes, int]] = set()
+        self.voids = VoidTally()
+        self._voids_game = b""  # the game the tally counts (a new game is a new match)
+        self.distrust: str | None = None
+        """Set once the match's void hands caused or claimed by the host reach the rules'
+        ``void_warning``: why this player should leave (a headless client does)."""
 
     # -- what the shell sends ------------------------------------------------------------------
 
     def leave(self, reason: str = "left the table") -> list[p.Message]:
         """What to send to leave the table for good: ``bye`` — after, in a hand this seat has
-        not yet signed, its signed head of the log so far, so the seats that play on can
-        check their hand without this one's head at the end (SPEC § Fair deal on the wire)."""
+        not yet signed, its signed head of the log so far: its goodbye, which the log keeps
+        (SPEC § Going away)."""
         out: list[p.Message] = []
         h = self.hand
-        if h is not None and not h.done:
-            out += _head_so_far(h)
+        if h is not None and not h.done and h.recorder is not None:
+            signed = h.recorder.sign_head()
+            out.append(p.LogHead(count=signed.count, head=signed.head, signature=signed.signature))
         out.append(p.Bye(reason=reason[:500]))
         return out
 
@@ -181,8 +215,12 @@ class Session:
         )
 
     def move(self, move: int) -> p.Move:
-        """The message playing ``move`` on the view on screen."""
-        return p.Move(seq=self.seq, move=move)
+        """The message playing ``move`` on the view on screen, signed over the log this seat
+        holds (the host refuses it if its own log differs)."""
+        h = self.hand
+        rec = None if h is None else h.recorder
+        signature = b"" if rec is None else rec.sign_move(move)
+        return p.Move(seq=self.seq, move=move, signature=signature)
 
     @property
     def rules(self) -> RuleSet | None:
@@ -229,14 +267,22 @@ class Session:
     def _note(self, kind: str, text: str, data: object = None) -> None:
         self.news.append(News(kind, text, data))
 
+    def _problems(self, found: list[str]) -> None:
+        for text in found:
+            self._note("warning", f"the fair deal: {named(text, self._names())}")
+
+    def _names(self) -> tuple[str, ...]:
+        h = self.hand
+        if h is not None and h.names:
+            return h.names
+        return () if self.lobby is None else tuple(st.name for st in self.lobby.seats)
+
     def _welcome(self, m: p.Welcome) -> list[p.Message]:
         resumed = self.token is not None
         self.token, self.table, self.seat = m.token, m.table, m.seat
+        self.epoch += 1
         where = f"seat {m.seat + 1}" if m.seat is not None else "watching"  # people count from 1
         self._note("welcome", ("resumed " if resumed else "joined ") + f"{where} at {m.table}", m)
-        if self.hand is not None:
-            # The host may not have got the last head: it ignores one it already has.
-            self.hand.head_count = -1
         return []
 
     def _lobby(self, m: p.LobbyState) -> list[p.Message]:
@@ -263,25 +309,43 @@ class Session:
 
     def _hand(self, m: p.Hand) -> list[p.Message]:
         h = self.hand
-        if h is not None and (h.message.game_id, h.message.hand_no) == (m.game_id, m.hand_no):
+        this = (m.game_id, m.hand_no)
+        if h is not None and (h.message.game_id, h.message.hand_no) == this:
             return []  # resuming the hand we are in: keep what we have
         setup: HandSetup | None = None
         recorder: SeatRecorder | None = None
-        try:
-            setup = HandSetup.from_toml(
-                m.game_id, m.hand_no, m.rules, m.seats, dealer=m.dealer, out=m.out
-            )
-        except (TranscriptError, ValueError) as e:
-            self._note("warning", f"the host's hand setup is not valid: {e}", m)
+        if this in self.seen_hands:
+            # A hand number is dealt once: a second deal under it would be a redeal.
+            self._note("warning", f"the host deals hand {m.hand_no} again: not taking part", m)
+        else:
+            self.seen_hands.add(this)
+            try:
+                setup = HandSetup.from_toml(
+                    m.game_id,
+                    m.hand_no,
+                    m.rules,
+                    m.seats,
+                    m.keys,
+                    dealer=m.dealer,
+                    out=m.out,
+                    turn_timer_ms=m.turn_timer_ms,
+                )
+            except SetupError as e:
+                self._note("warning", f"the host's hand setup is not valid: {e}", m)
         mine = next((q for q, k in m.keys.items() if k == self.public_key), None)
         if setup is not None and mine is not None and mine in m.seats:
             try:
-                recorder = SeatRecorder(setup, m.seats.index(mine), self.key, m.keys)
-            except (KeyError, ValueError) as e:
+                recorder = SeatRecorder(setup, m.seats.index(mine), self.key)
+            except ValueError as e:
                 self._note("warning", f"the host's hand keys are not valid: {e}", m)
         names = () if self.lobby is None else tuple(st.name for st in self.lobby.seats)
         self.hand = _HandState(m, setup, recorder, names=names)
         self.seq, self.view = 0, None
+        if m.game_id != self._voids_game:
+            self._voids_game = m.game_id
+            warning = 2 if setup is None else setup.rules.scoring.void_warning
+            self.voids = VoidTally(warning)
+            self.distrust = None
         self._note("hand", f"hand {m.hand_no} begins", m)
         return []
 
@@ -290,47 +354,22 @@ class Session:
         rec = None if h is None else h.recorder
         if h is None or rec is None:
             return []
+        ann = Announcement(
+            m.round, m.fixed, m.ctx, m.cards, mask_of(m.seats), m.commitments, m.signature
+        )
         r = m.round
-        known = [x for x in rec.rounds if x.round == r]
-        if not known:
-            if r != len(rec.rounds):
-                self._note("warning", f"the host announced round {r} out of order", m)
-                h.refused.add(r)
-                return []
-            rec.on_round(r, m.cards)
-            ctx = rec.rounds[-1].ctx
-            if m.ctx != ctx or tuple(m.cards) != tuple(sorted(m.cards)):
-                self._note("warning", f"round {r}: the host's context is not ours; not taking part")
-                h.refused.add(r)
-        if r in h.refused:
+
+        def fresh() -> bytes:
+            return self.entropy(32) if self.seed_for is None else self.seed_for(m.ctx)
+
+        before = len(rec.problems)
+        reply = rec.on_announcement(ann, fresh)
+        self._problems(rec.problems[before:])
+        if reply is None:
             return []
-        if known and r != rec.rounds[-1].round:
-            return []  # a past round replayed by a resume: it was dealt from long ago
-        if not m.commitments:  # step 1: commit (again, after a resume: the same seed)
-            seed = h.seeds.get(r)
-            if seed is None:
-                fresh = self.entropy(32) if self.seed_for is None else self.seed_for(m.ctx)
-                seed = h.seeds[r] = fresh
-            c, sig = rec.commit(r, seed)
-            return [p.Commit(round=r, commitment=c, signature=sig)]
-        # Step 3: every commitment is fixed. Reveal only if ours is there unchanged. (Fewer
-        # than every participant's: the round failed, and an abort follows.)
-        if set(m.commitments) != set(rec.setup.participants):
-            rec.on_commitments(r, *_split(m.commitments))
-            return []
-        mine = m.commitments.get(rec.id)
-        own = next(x for x in rec.rounds if x.round == r)
-        if own.own_commitment is None or mine is None or mine[0] != own.own_commitment:
-            self._note("warning", f"round {r}: the host changed or dropped our commitment")
-            h.refused.add(r)
-            return []
-        rec.on_commitments(r, *_split(m.commitments))
-        seed = h.seeds[r]
-        # With each seed, this seat's head of the log so far: if its program then vanishes
-        # mid-hand (a crash, a dead link, no bye), the host still has a head from it, and the
-        # seats that play on check their hand against that prefix (SPEC § log_head) rather
-        # than finding its head missing, which would make their checks blame the host.
-        return [p.Reveal(round=r, seed=seed, signature=rec.reveal(r, seed)), *_head_so_far(h)]
+        if isinstance(reply, Commit):
+            return [p.Commit(round=r, commitment=reply.commitment, signature=reply.signature)]
+        return [p.Reveal(round=r, seed=reply.seed, signature=reply.signature)]
 
     def _events(self, m: p.Events) -> list[p.Message]:
         h = self.hand
@@ -345,19 +384,52 @@ class Session:
         rec = h.recorder
         if rec is not None:
             try:
-                rec.on_events([decode_event(b) for b in m.log])
+                logged = [decode_event(b) for b in m.log]
             except ValueError as e:
+                logged = []
                 self._note("warning", f"step {m.seq}: a log event is not valid: {e}", m)
-            rec.on_cards(
-                v for k, s, v in m.events if s == rec.seat and (k == "deal" or k == "draw")
-            )
+            live = h.steps_epoch == self.epoch  # no new connection since the step before
+            self._own_checks(h, rec, logged, live)
+            mine = [v for k, s, v in m.events if s == rec.seat and (k == "deal" or k == "draw")]
+            self._problems(rec.on_step(logged, mine))
+        h.steps_epoch = self.epoch
         events: tuple[Event, ...] = m.events
         self._note("events", f"step {m.seq}", events)
         return []
 
+    def _own_checks(
+        self, h: _HandState, rec: SeatRecorder, logged: Sequence[LogEvent], live: bool
+    ) -> None:
+        """What only this seat can tell about a step: the host made a move for it on a turn
+        timer that had not run out, or logged it away while its connection never broke. Each
+        is a dispute, kept in its transcript."""
+        for ev in logged:
+            if isinstance(ev, Away) and ev.seat == rec.seat and live:
+                rec.dispute(
+                    "the host says you went away, but your connection to it was up all along"
+                )
+            elif isinstance(ev, Move) and ev.seat == rec.seat and ev.by == BY_TIMEOUT:
+                began, clock = h.turn_began, self.clock
+                timer = rec.setup.turn_timer_ms / 1000
+                if live and began is not None and clock is not None:
+                    waited = clock() - began
+                    if waited + TIMER_SLACK < timer:
+                        rec.dispute(
+                            f"the host moved for you on a timeout after {waited:.1f} s of your "
+                            f"{timer:.0f} s turn"
+                        )
+            elif isinstance(ev, Move) and ev.seat == rec.seat and ev.by == BY_SEAT:
+                h.turn_began = None
+
     def _view(self, m: p.SeatView) -> list[p.Message]:
-        if self.hand is None or m.seq != self.seq:
+        h = self.hand
+        if h is None or m.seq != self.seq:
             return []
+        mine = m.seat is not None and m.turn == m.seat and bool(m.legal)
+        if mine and h.turn_began is None and self.clock is not None:
+            h.turn_began = self.clock()
+        elif not mine:
+            h.turn_began = None
         self._latest, self._latest_msg = None, m
         self.timer_ms = m.timer_ms
         return []
@@ -380,26 +452,43 @@ class Session:
             fault = Fault[m.fault.upper()]
         except KeyError:
             return []
+        record = VoidRecord(m.round, fault, tuple(m.culprits), m.commitments, m.signature)
         if h.recorder is not None:
-            h.recorder.on_abort(VoidRecord(m.round, fault, tuple(m.culprits)))
-        self._note("warning", f"round {m.round} failed ({m.fault}): the hand is void", m)
+            before = len(h.recorder.problems)
+            h.recorder.on_void(record)
+            self._problems(h.recorder.problems[before:])
+        # Counted now, on what the abort says; the verdict after the hand settles the blame.
+        proven = DEALER in record.culprits and len(record.culprits) == 1
+        self._count_void(VoidEntry(h.message.hand_no, record.culprits, proven, fault))
+        who = named(", ".join(record.culprits), self._names())
+        self._note("warning", f"round {m.round} failed ({who} {fault.value}): the hand is void", m)
         return []
+
+    def _count_void(self, entry: VoidEntry) -> None:
+        self.voids.record(entry)
+        self._note("voids", named(self.voids.describe(), self._names()), self.voids)
+        text = self.voids.warning_text()
+        if text is not None and self.distrust is None:
+            self.distrust = named(text, self._names())
+            self._note("warning", self.distrust)
 
     def _reveals(self, m: p.Reveals) -> list[p.Message]:
         h = self.hand
         if h is None or h.recorder is None:
             return []
-        rec = h.recorder
-        if any(x.round == m.round for x in rec.rounds):
-            rec.on_reveals(m.round, *_split(m.seeds))
-            h.reveals = max(h.reveals, m.round + 1)
+        h.recorder.on_reveals(m.round, m.seeds)
         return self._maybe_head(h)
 
     def _maybe_head(self, h: _HandState) -> list[p.Message]:
+        """This seat's head of the whole log, once the hand is over and every round's seeds
+        are in (and again after a resume: the host ignores one it has)."""
         rec = h.recorder
-        if rec is None or h.over is None or h.reveals < len(rec.rounds):
+        if rec is None or h.over is None or h.done:
             return []
-        return _head_so_far(h)  # of the whole log, once: it grows no more
+        if any(r.revealed is not None and not r.seeds for r in rec.rounds):
+            return []
+        signed = rec.sign_head()
+        return [p.LogHead(count=signed.count, head=signed.head, signature=signed.signature)]
 
     def _log_heads(self, m: p.LogHeads) -> list[p.Message]:
         h = self.hand
@@ -410,11 +499,13 @@ class Session:
         verdict: Verdict | None = None
         if h.recorder is not None:
             h.recorder.on_heads({q: SignedHead(*v) for q, v in m.heads.items()})
-            transcript = h.recorder.transcript()
+            transcript = h.recorder.transcript(h.names)
             try:
                 verdict = verify(transcript) if self.verify_hands else None
             except TranscriptError as e:  # cannot be for a transcript we wrote: say so, go on
                 self._note("warning", f"hand {h.message.hand_no}: the transcript is broken: {e}")
+        if verdict is not None and verdict.status == "void":
+            self._count_void(VoidEntry(h.message.hand_no, verdict.culprits, verdict.proven, None))
         record = HandRecord(
             h.message.hand_no,
             h.over,
@@ -458,22 +549,6 @@ class Session:
 
     def _ignore(self, m: p.Message) -> list[p.Message]:
         return []
-
-
-def _head_so_far(h: _HandState) -> list[p.Message]:
-    """This seat's signed head of the log it holds, unless it sent one of a log as long
-    (since it last said hello: the host may have lost it, and ignores one it already has)."""
-    rec = h.recorder
-    if rec is None or rec.log.count <= h.head_count:
-        return []
-    signed = rec.sign_head()
-    h.head_count = signed.count
-    return [p.LogHead(count=signed.count, head=signed.head, signature=signed.signature)]
-
-
-def _split(pairs: Mapping[str, tuple[bytes, bytes]]) -> tuple[dict[str, bytes], dict[str, bytes]]:
-    """``{pid: (value, signature)}`` as two maps, values and signatures."""
-    return {q: v for q, (v, _) in pairs.items()}, {q: s for q, (_, s) in pairs.items()}
 
 
 _HANDLERS: dict[type[p.Message], Callable[[Session, Any], list[p.Message]]] = {

@@ -6,7 +6,7 @@ deck source of every simulated hand) and the clock. The engine and the bots stay
 With ``transcripts`` (``simulate --transcripts DIR``) the hands are dealt by the fair deal
 instead: every participant's seed comes from ``secrets``, every seat (and the host) gets a
 fresh Ed25519 key per run, and each seat's transcript of each hand is written to ``DIR`` —
-the whole path of :mod:`lanswitch.transcript`, offline. The seeded RNG then only drives the
+the whole path of :mod:`lanswitch.fairdeal`, offline. The seeded RNG then only drives the
 bots. Without it nothing changes: the fast seeded shuffle stays the deck source.
 """
 
@@ -23,10 +23,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .bots import Bot, RandomBot, make_bot
 from .cards import MAX_CARD, format_card, format_cards
-from .fairness import DEALER, GAME_ID_BYTES, SEED_BYTES, participants
+from .fairdeal import DEALER, Dealer, VoidTally, play_fair_hand, public_keys_of
+from .fairdeal.primitives import GAME_ID_BYTES, SEED_BYTES
+from .fairdeal.tally import VoidEntry
 from .game import Event, Game, HandResult
 from .rules import RuleSet
-from .transcript import Aborts, FairHost, play_fair_hand, public_keys_of
 
 __all__ = [
     "FairDeal",
@@ -60,7 +61,7 @@ class SimStats:
     transcripts: int = 0
     transcript_dir: str = ""
     rounds: int = 0
-    aborts: Aborts | None = None
+    aborts: VoidTally | None = None
 
     def as_json(self) -> dict[str, object]:
         per_bot: dict[str, dict[str, float]] = {}
@@ -180,22 +181,23 @@ class FairDeal:
     def __init__(self, players: int, directory: Path) -> None:
         self.directory = directory
         self.ids = [f"seat-{i + 1}" for i in range(players)]
-        self.keys = {p: Ed25519PrivateKey.generate() for p in participants(self.ids)}
+        # Every seat is a person's, with a key of its own, so each writes its transcript.
+        self.keys = {p: Ed25519PrivateKey.generate() for p in [*self.ids, DEALER]}
         self.public_keys = public_keys_of(self.keys)
         self.game_id = secrets.token_bytes(GAME_ID_BYTES)
-        self.aborts = Aborts()
+        self.aborts = VoidTally()
         self.written = 0
         self.rounds = 0
 
     def play(
         self, game: Game, bots: Sequence[Bot], rng: random.Random, on_move: HandLog | None
     ) -> HandResult:
-        host = FairHost(
+        dealer = Dealer(
             game,
             game_id=self.game_id,
             seats=self.ids,
             key=self.keys[DEALER],
-            public_keys=self.public_keys,
+            keys=self.public_keys,
         )
 
         def choose(g: Game) -> int:
@@ -205,10 +207,10 @@ class FairDeal:
             return bot.choose_legal(g.legal_moves(), rng)
 
         hand = play_fair_hand(
-            host,
+            dealer,
             choose,
             seeds=lambda pid, round_no: secrets.token_bytes(SEED_BYTES),
-            keys=self.keys,
+            keys={p: k for p, k in self.keys.items() if p != DEALER},
             on_step=on_move,
         )
         for t in hand.transcripts:
@@ -217,7 +219,9 @@ class FairDeal:
             self.written += 1
         self.rounds += hand.rounds
         if hand.void is not None:
-            self.aborts.record(game.hand_no, hand.void)
+            v = hand.void
+            proven = v.culprits == (DEALER,)  # the host's own abort; else on its word
+            self.aborts.record(VoidEntry(game.hand_no, v.culprits, proven, v.fault))
         return hand.result
 
 

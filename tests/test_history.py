@@ -33,7 +33,7 @@ from lanswitch.history import (
 from lanswitch.host import HostConfig
 from lanswitch.session import HandRecord, Session
 from lanswitch.tls import Identity
-from lanswitch.transcript import Transcript, verify
+from lanswitch.fairdeal import Transcript, verify
 from tests.tablenet import Link, TableNet
 from tests.test_cli_net import LOOPBACK, host_factory
 from tests.test_cli_net import Host as HostProcess

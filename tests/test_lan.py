@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from lanswitch.transcript import Transcript
+from lanswitch.fairdeal import Transcript
 from tests.netns import Lan, NodeProcess, lan_or_skip
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,0 +1,188 @@
+"""What every participant agrees to before a hand: :class:`HandSetup`.
+
+The setup fixes the hand's context ``ctx_0`` — game, hand number, deck, seats, and every
+participant's public key, an empty one for a seat the host runs — and the first event of its
+log, the ``setup`` note, which binds what ``ctx_0`` does not: the rules, the dealer, the seats
+sitting the hand out and the turn timer (``protocol/SPEC.md``, "A hand's log").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Final
+
+from ..game import Game
+from ..rules import MAX_PLAYERS, MIN_PLAYERS, RulesError, RuleSet, dump_toml, rules_from_mapping
+from .log import Note
+from .primitives import DEALER, UsageError, check_id, hand_context, u8, u32
+
+__all__ = ["HandSetup", "SetupError"]
+
+_MAX_TIMER_MS: Final = (1 << 32) - 1
+
+
+class SetupError(ValueError):
+    """A setup that cannot be: bad rules text, seats, keys. Says which."""
+
+
+@lru_cache(maxsize=32)
+def _parse_rules(text: str) -> RuleSet:
+    try:
+        return rules_from_mapping(tomllib.loads(text), source="the hand's rules")
+    except tomllib.TOMLDecodeError as e:
+        raise SetupError(f"rules: not valid TOML: {e}") from None
+    except RulesError as e:
+        raise SetupError(f"rules: {e}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class HandSetup:
+    """A hand's setup. Build one with :meth:`create` (from a rule set) or :meth:`from_toml`
+    (from the rules text a ``hand`` message or a transcript carries).
+
+    ``keys`` maps every participant with a key of its own — the seats of people, and
+    ``@dealer`` — to its 32-byte Ed25519 public key; a seat without one is run by the host (a
+    bot), and everything it does is the host's. ``turn_timer_ms`` is the time a seat has to act
+    (0: no timer): only at a table with a timer may the host move for a player who is present.
+    """
+
+    game_id: bytes
+    hand_no: int
+    rules: RuleSet
+    rules_toml: str
+    seats: tuple[str, ...]
+    keys: Mapping[str, bytes]
+    dealer: int = 0
+    out: tuple[int, ...] = ()
+    turn_timer_ms: int = 0
+    decks: int = field(init=False)
+    jokers: int = field(init=False)
+    ctx0: bytes = field(init=False)
+    note: Note = field(init=False)
+    humans: frozenset[int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        n = len(self.seats)
+        for p in self.seats:
+            check_id(p)
+        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+            raise UsageError(f"a hand has {MIN_PLAYERS}..{MAX_PLAYERS} seats, not {n}")
+        if len(set(self.seats)) != n:
+            raise UsageError(f"seat ids must be distinct: {list(self.seats)}")
+        unknown = set(self.keys) - {*self.seats, DEALER}
+        if unknown:
+            raise UsageError(f"keys for ids that are no participants: {sorted(unknown)}")
+        if DEALER not in self.keys:
+            raise UsageError("@dealer has no key")
+        if not 0 <= self.dealer < n:
+            raise UsageError(f"the dealer must be a seat 0..{n - 1}, not {self.dealer}")
+        out = tuple(self.out)
+        if any(not 0 <= s < n for s in out) or list(out) != sorted(set(out)):
+            raise UsageError(f"seats out must be distinct seats 0..{n - 1}, ascending: {out}")
+        if self.dealer in out:
+            raise UsageError(f"the dealer (seat {self.dealer}) is sitting this hand out")
+        if n - len(out) < MIN_PLAYERS:
+            raise UsageError("a hand needs at least two players")
+        if not 0 <= self.turn_timer_ms <= _MAX_TIMER_MS:
+            raise UsageError(
+                f"the turn timer must be a u32 of milliseconds, not {self.turn_timer_ms}"
+            )
+        decks = self.rules.decks_for(n - len(out))
+        jokers = self.rules.deal.jokers
+        keys = dict(self.keys)
+        ctx0 = hand_context(self.game_id, self.hand_no, decks, jokers, self.seats, keys)
+        digest = hashlib.sha256(self.rules_toml.encode("utf-8")).digest()
+        note = Note(
+            "setup",
+            digest + u8(self.dealer) + u8(len(out)) + bytes(out) + u32(self.turn_timer_ms),
+        )
+        humans = frozenset(s for s, p in enumerate(self.seats) if p in keys)
+        for name, value in (
+            ("keys", keys),
+            ("out", out),
+            ("decks", decks),
+            ("jokers", jokers),
+            ("ctx0", ctx0),
+            ("note", note),
+            ("humans", humans),
+        ):
+            object.__setattr__(self, name, value)
+
+    @classmethod
+    def create(
+        cls,
+        game_id: bytes,
+        hand_no: int,
+        rules: RuleSet,
+        seats: Sequence[str],
+        keys: Mapping[str, bytes],
+        *,
+        dealer: int = 0,
+        out: Iterable[int] = (),
+        turn_timer_ms: int = 0,
+    ) -> HandSetup:
+        """A setup for ``rules``, written out as ``dump_toml(rules)``."""
+        return cls(
+            game_id,
+            hand_no,
+            rules,
+            dump_toml(rules),
+            tuple(seats),
+            dict(keys),
+            dealer,
+            tuple(sorted(out)),
+            turn_timer_ms,
+        )
+
+    @classmethod
+    def from_toml(
+        cls,
+        game_id: bytes,
+        hand_no: int,
+        rules_toml: str,
+        seats: Sequence[str],
+        keys: Mapping[str, bytes],
+        *,
+        dealer: int = 0,
+        out: Iterable[int] = (),
+        turn_timer_ms: int = 0,
+    ) -> HandSetup:
+        """A setup whose rules are parsed from ``rules_toml`` (SetupError if they are bad)."""
+        rules = _parse_rules(rules_toml)
+        try:
+            return cls(
+                game_id,
+                hand_no,
+                rules,
+                rules_toml,
+                tuple(seats),
+                dict(keys),
+                dealer,
+                tuple(out),
+                turn_timer_ms,
+            )
+        except UsageError as e:
+            raise SetupError(str(e)) from None
+
+    @property
+    def players(self) -> int:
+        return len(self.seats)
+
+    @property
+    def participants(self) -> tuple[str, ...]:
+        """Everyone who may take part in a round: the people's seats, then ``@dealer``."""
+        return (*(p for s, p in enumerate(self.seats) if s in self.humans), DEALER)
+
+    def host_runs(self, seat: int) -> bool:
+        """Whether ``seat`` is the host's (a bot: no key of its own)."""
+        return seat not in self.humans
+
+    def new_game(self) -> Game:
+        """A fresh engine for this hand, waiting for the deal."""
+        return Game(
+            self.rules, self.players, dealer=self.dealer, out=self.out, hand_no=self.hand_no
+        )

@@ -1,0 +1,105 @@
+"""Void hands, counted per culprit where every player sees them, with a warning threshold.
+
+Aborting is the host's one lever over the deal: it reveals last, so it alone can see the
+order a round would give and refuse it — by withholding its own seed (a void blamed on the
+host, proven), or by saying a player's seed never came (a void blamed on that player, on the
+host's word alone, which nobody can prove or disprove). One void is bad luck; several in a
+match are a host choosing its deals. :class:`VoidTally` counts them during play, and past
+the rules' ``scoring.void_warning`` every client warns (and a headless one leaves).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from .primitives import DEALER, Fault
+
+__all__ = ["VoidEntry", "VoidTally"]
+
+
+@dataclass(frozen=True, slots=True)
+class VoidEntry:
+    """One void hand: who was blamed, and whether signatures prove it (else: the host's word)."""
+
+    hand_no: int
+    culprits: tuple[str, ...]
+    proven: bool
+    fault: Fault | None = None
+
+    @property
+    def hosts(self) -> bool:
+        """Caused or claimed by the host: its own abort, or blame resting on its word alone."""
+        return DEALER in self.culprits or not self.proven
+
+
+def _who(pid: str) -> str:
+    return "the host" if pid == DEALER else pid
+
+
+class VoidTally:
+    """The void hands of one match (see the module docstring). ``warning``: how many caused or
+    claimed by the host make every player warned."""
+
+    def __init__(self, warning: int = 2) -> None:
+        self.warning = warning
+        self.entries: list[VoidEntry] = []
+
+    def record(self, entry: VoidEntry) -> None:
+        """Count a void hand; a later entry for the same hand (the verdict, after the abort)
+        replaces the earlier one."""
+        self.entries = [e for e in self.entries if e.hand_no != entry.hand_no]
+        self.entries.append(entry)
+
+    @property
+    def count(self) -> int:
+        return len(self.entries)
+
+    @property
+    def by_host(self) -> int:
+        """Void hands the host caused or claimed."""
+        return sum(e.hosts for e in self.entries)
+
+    @property
+    def warned(self) -> bool:
+        return self.by_host >= self.warning
+
+    def by_culprit(self) -> dict[str, tuple[int, int]]:
+        """culprit → (voids proven against it, voids blamed on it on the host's word)."""
+        out: dict[str, tuple[int, int]] = {}
+        for e in self.entries:
+            for p in e.culprits:
+                proven, said = out.get(p, (0, 0))
+                out[p] = (proven + e.proven, said + (not e.proven))
+        return out
+
+    def describe(self, name: Callable[[str], str] = _who) -> str:
+        """``void hands: 3 — the host 1, bob 2 on the host's word`` (or ``no void hands``)."""
+        if not self.entries:
+            return "no void hands"
+        parts = []
+        for pid, (proven, said) in self.by_culprit().items():
+            bits = []
+            if proven:
+                bits.append(f"{proven}")
+            if said:
+                bits.append(f"{said} on the host's word")
+            parts.append(f"{name(pid)} " + " + ".join(bits))
+        return f"void hands: {self.count} — " + ", ".join(parts)
+
+    def warning_text(self, name: Callable[[str], str] = _who) -> str | None:
+        """What every player is told once the threshold is reached, else None."""
+        if not self.warned:
+            return None
+        return (
+            f"{self.by_host} void hands in this match were caused or claimed by the host "
+            f"(the table warns at {self.warning}): a host that voids hands until it likes the "
+            f"deal is using its one lever over it. {self.describe(name)}. Think about leaving."
+        )
+
+    @classmethod
+    def of(cls, entries: Iterable[VoidEntry], warning: int = 2) -> VoidTally:
+        tally = cls(warning)
+        for e in entries:
+            tally.record(e)
+        return tally

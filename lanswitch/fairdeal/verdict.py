@@ -1,0 +1,157 @@
+"""A hand's verdict, in words a player can show someone else: :class:`Verdict`.
+
+Verdicts, from worst:
+
+* **unfair** — the host broke the protocol (or a player did, and the host passed it on).
+  ``proven`` when the transcript's signatures show it to anyone (``lanswitch verify``);
+  otherwise it rests on this seat's own record (a dispute, a signature the host passed on
+  that does not verify).
+* **void** — a round failed: the hand has no result of its own, ``culprits`` are to blame,
+  ``proven`` by their own signatures (a bad seed, the host's own abort) or on the host's word
+  (a message that never came); players blamed once the cards were dealt ``forfeit`` it.
+* **unconfirmed** — everything checks, but a person who was there to the end did not confirm
+  the log (no head, or a head of only its start): nobody is blamed, the verdict says whose
+  confirmation is missing and from which event. Comparing transcripts settles it.
+* **fair** — every check passed and everyone present confirmed the log; a person who went away
+  mid-hand (said goodbye, or lost its link, as the host says) is named with how far it
+  confirmed the log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .primitives import DEALER
+
+__all__ = ["Absence", "Status", "Verdict"]
+
+Status = Literal["fair", "unconfirmed", "unfair", "void"]
+
+
+@dataclass(frozen=True, slots=True)
+class Absence:
+    """A person who went away mid-hand: from log event ``since``, ``how`` (``left``: it said
+    goodbye, signing the log so far; ``lost``: its link was lost, as the host says), having
+    confirmed the log up to event ``confirmed``."""
+
+    pid: str
+    since: int
+    how: str
+    confirmed: int
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What :func:`verify` found, in words a player can show someone else (module docstring).
+
+    ``culprits`` are ids (``@dealer`` is the host); ``names`` maps ids to what people call them.
+    ``unconfirmed``: ``(id, event)`` — that person confirmed the log only up to that event.
+    """
+
+    status: Status
+    reason: str
+    game_id: bytes
+    hand_no: int
+    seat: int
+    id: str
+    rules: str
+    players: int
+    events: int
+    rounds: int
+    culprits: tuple[str, ...] = ()
+    check: str = ""
+    proven: bool = True
+    outcome: str = ""
+    away: tuple[Absence, ...] = ()
+    unconfirmed: tuple[tuple[str, int], ...] = ()
+    forfeit: tuple[str, ...] = ()
+    names: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def fair(self) -> bool:
+        return self.status == "fair"
+
+    def name(self, pid: str) -> str:
+        if pid == DEALER:
+            return "the host"
+        return self.names.get(pid) or pid
+
+    def _names(self, pids: Iterable[str]) -> str:
+        return ", ".join(self.name(p) for p in pids) or "nobody"
+
+    def caveats(self) -> list[str]:
+        """One line per person who went away mid-hand, and per person whose confirmation of
+        the log is missing."""
+        out = []
+        for a in self.away:
+            how = "left" if a.how == "left" else "lost the link, says the host,"
+            out.append(
+                f"{self.name(a.pid)} {how} at event {a.since} (confirmed the log to event "
+                f"{a.confirmed}; the host played the seat after)"
+            )
+        out += [
+            f"{self.name(p)} confirmed the log only to event {n} of {self.events}"
+            for p, n in self.unconfirmed
+        ]
+        return out
+
+    def text(self) -> str:
+        """One plain line: the verdict, who is to blame, why (clauses joined by "; ")."""
+        hand = (
+            f"hand {self.hand_no} of game {self.game_id.hex()[:8]}, "
+            f"kept by {self.name(self.id)}, {self.rules}"
+        )
+        if self.status == "fair":
+            checked = (
+                f"{self.events} log events and {self.rounds} "
+                f"round{'s' if self.rounds != 1 else ''} checked"
+            )
+            return "; ".join([f"FAIR: {hand}: {checked}", self.outcome, *self.caveats()])
+        if self.status == "unconfirmed":
+            return "; ".join(
+                [
+                    f"UNCONFIRMED: {hand}: the deal and every move check out, but not everyone "
+                    "confirmed the log (nobody is blamed: compare transcripts to settle it)",
+                    self.outcome,
+                    *self.caveats(),
+                ]
+            )
+        if self.status == "void":
+            how = "proven by signatures" if self.proven else "on the host's word"
+            parts = [f"VOID: {hand}: blame {self._names(self.culprits)} ({how}): {self.reason}"]
+            if self.forfeit:
+                parts.append(
+                    f"{self._names(self.forfeit)} "
+                    f"forfeit{'s' if len(self.forfeit) == 1 else ''} the hand"
+                )
+            return "; ".join([*parts, *self.caveats()])
+        how = "proven by signatures" if self.proven else "on your client's own record"
+        return f"UNFAIR: {hand}: blame {self._names(self.culprits)} ({how}): {self.reason}"
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "fair": self.fair,
+            "culprits": list(self.culprits),
+            "reason": self.reason,
+            "check": self.check,
+            "proven": self.proven,
+            "game_id": self.game_id.hex(),
+            "hand_no": self.hand_no,
+            "seat": self.seat,
+            "id": self.id,
+            "rules": self.rules,
+            "players": self.players,
+            "events": self.events,
+            "rounds": self.rounds,
+            "outcome": self.outcome,
+            "away": [
+                {"id": a.pid, "since": a.since, "how": a.how, "confirmed": a.confirmed}
+                for a in self.away
+            ],
+            "unconfirmed": dict(self.unconfirmed),
+            "forfeit": list(self.forfeit),
+            "names": dict(self.names),
+        }

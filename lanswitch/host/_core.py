@@ -1,0 +1,638 @@
+"""The host's table outside its hands: connections, the handshake, the lobby, the match
+between hands, the journal, and the calls a shell makes (see the package docstring)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Self
+
+import msgpack
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from .. import protocol as p
+from ..bots import BOTS
+from ..game import Match
+from ..rules import RuleSet
+from ..table import Client, Refusal, Refused, Table
+from ._config import (
+    CHAT_BURST,
+    CHAT_WINDOW,
+    DROP_AFTER,
+    HANDSHAKE_TIMEOUT,
+    HOST_ID,
+    LIMITED,
+    LOG_KEEP,
+    MAX_CLIENTS,
+    PING_AFTER,
+    RATE_LIMIT,
+    REFUSAL_CODES,
+    Conn,
+    EntropyRng,
+    HostConfig,
+)
+from ._journal import (
+    Entropy,
+    ReplayError,
+    Tape,
+    config_from_record,
+    config_record,
+    journaled,
+    replay_call,
+    to_record,
+    unpack_record,
+)
+
+if TYPE_CHECKING:
+    from ._play import _Hand
+
+__all__ = ["HostBase"]
+
+
+class HostBase:
+    """A table's connections, lobby, journal and match — everything but the hands, which
+    :class:`lanswitch.host.Host` adds (the hooks at the end of this class)."""
+
+    def __init__(
+        self,
+        config: HostConfig,
+        *,
+        entropy: Callable[[int], bytes],
+        now: float,
+        journal: bool = False,
+    ) -> None:
+        self.inputs: list[bytes] = []  # journal records not yet taken by the shell
+        self.journaling = False
+        self._depth = 0
+        self._quiet = False  # replaying: nothing is sent
+        self._entropy = Entropy(entropy)
+        self._entropy.keep = journal
+        entropy = self.entropy = self._entropy
+        self.config = config
+        self.rules = config.rules
+        self.rules_name = config.rules_name or config.rules.name
+        self.table = Table(
+            name=config.name,
+            rules=config.rules,
+            host=HOST_ID,
+            host_name=config.name,
+            token_source=lambda: entropy(24).hex(),
+            seats_total=config.seats,
+            password=config.password,
+            bots=tuple(BOTS),
+        )
+        self.key = Ed25519PrivateKey.from_private_bytes(entropy(32))
+        self._rng = EntropyRng(entropy)
+        for seat in range(config.seats - config.bots, config.seats):
+            self.add_bot(seat, config.bot_strategy)
+        self.conns: dict[int, Conn] = {}
+        self.keys: dict[str, bytes] = {}  # resume token → the session key it was issued with
+        self.away: dict[int, float] = {}  # seat → since when its player is away
+        self.quit: set[int] = set()  # seats whose players said bye during this hand
+        self.outbox: list[tuple[int, p.Message]] = []
+        self.closing: list[int] = []
+        self.log: list[str] = []  # what happened, for a headless host to print (the latest)
+        self.log_start = 0  # how many earlier lines were let go (a long session's memory)
+        self.match = self._new_match()
+        self.hand: _Hand | None = None
+        self.finished = False  # the match is over and every client was told
+        self._owner_key: bytes | None = None  # the host's own player (lobby.host)
+        self.last_cid = 0  # the highest connection id seen (a resumed server numbers on)
+        self._now = now
+        if journal:
+            self.journaling = True
+            self._record("init", [config_record(config), now], False)
+
+    @property
+    def now(self) -> float:
+        """The time of the latest call (a resumed shell's clock carries on from it)."""
+        return self._now
+
+    @property
+    def owner_key(self) -> bytes | None:
+        """The session key of the host's own player, who sits at this table's terminal."""
+        return self._owner_key
+
+    @owner_key.setter
+    def owner_key(self, key: bytes | None) -> None:
+        self.set_owner(key)
+
+    @journaled
+    def set_owner(self, key: bytes | None) -> None:
+        self._owner_key = key
+        self._broadcast_lobby()
+
+    def log_since(self, n: int) -> tuple[list[str], int]:
+        """The log lines from line ``n`` on (counted over the whole session) and the count
+        after them: a shell prints ``lines`` and asks again from ``count``."""
+        return self.log[max(0, n - self.log_start) :], self.log_start + len(self.log)
+
+    def _say(self, line: str) -> None:
+        self.log.append(line)
+        if len(self.log) > 2 * LOG_KEEP:  # keep the latest; a shell has printed the rest
+            del self.log[:LOG_KEEP]
+            self.log_start += LOG_KEEP
+
+    # -- the journal ---------------------------------------------------------------------------
+
+    def _record(self, name: str, values: list[object], raised: bool) -> None:
+        drawn = bytes(self._entropy.drawn)
+        self._entropy.drawn.clear()
+        record = [name, [to_record(v) for v in values], raised, drawn]
+        self.inputs.append(msgpack.packb(record, use_bin_type=True))
+
+    @classmethod
+    def restore(cls, records: Iterable[bytes], *, entropy: Callable[[int], bytes]) -> Self:
+        """A host in the state the journal ``records`` leave it in, journaling on from there.
+
+        The connections open when the journal ends are still open in it: the shell tells it
+        they are gone (:meth:`drop_connections`). ReplayError if the journal does not replay.
+        """
+        it = iter(records)
+        name, values, _, drawn = unpack_record(next(it, None), 1)
+        if name != "init" or len(values) != 2 or not isinstance(values[1], float | int):
+            raise ReplayError("the journal does not begin with the table's settings")
+        tape = Tape(drawn)
+        host = cls(config_from_record(values[0]), entropy=tape, now=values[1])
+        if tape.at != len(tape.data):
+            raise ReplayError("the table's settings do not replay as they ran")
+        host._quiet = True
+        for n, raw in enumerate(it, 2):
+            name, values, raised, drawn = unpack_record(raw, n)
+            tape = Tape(drawn)
+            host._entropy.source = tape
+            call = replay_call(host, name, values, n)
+            try:
+                call()
+                failed = False
+            except ReplayError:
+                raise
+            except Exception:  # the live host raised here too (the shell went on): the same
+                failed = True
+            if failed != raised or tape.at != len(tape.data):
+                raise ReplayError(f"record {n} ({name}) does not replay as it ran")
+        host._entropy.source = entropy
+        host._entropy.keep = True
+        host._quiet = False
+        host.outbox.clear()
+        host.closing.clear()
+        host.journaling = True
+        return host
+
+    def drop_connections(self, now: float) -> None:
+        """Every connection is gone (the shell restarted): their players are away."""
+        for cid in list(self.conns):
+            self.disconnected(cid, now)
+
+    # -- the shell's calls ---------------------------------------------------------------------
+
+    @journaled
+    def connect(self, cid: int, now: float) -> None:
+        """A connection opened (TLS done); its ``hello`` comes next."""
+        self._now = now
+        self.last_cid = max(self.last_cid, cid)
+        if self.finished:
+            self._close(cid, p.Bye(reason="the match is over"))
+            return
+        self.conns[cid] = Conn(cid, now, opened=now)
+        if len(self.conns) > MAX_CLIENTS:
+            self._close(cid, p.Error(code=p.ErrorCode.TABLE_FULL, text="this table is full"))
+
+    @journaled
+    def receive(self, cid: int, message: p.Message, now: float) -> None:
+        """A message from connection ``cid``, already checked by its Connection."""
+        self._now = now
+        conn = self.conns.get(cid)
+        if conn is None:
+            return
+        conn.heard, conn.pinged = now, False
+        if now - conn.window >= 1.0:
+            conn.window, conn.count, conn.requests = now, 0, 0
+        conn.count += 1
+        # Requests a person makes (moves, chat, seats, pings) are limited: beyond RATE_LIMIT a
+        # second they are refused, beyond three times that the connection is closed. The fair
+        # deal's answers and pongs are never dropped (a client that was only fast would break
+        # the deal; extra ones are refused cheaply by the round), but a flood of anything past
+        # ten times the limit closes the connection too.
+        limited = isinstance(message, LIMITED)
+        conn.requests += limited
+        if conn.count > 10 * RATE_LIMIT or conn.requests > 3 * RATE_LIMIT:
+            text = f"more than {3 * RATE_LIMIT} requests in a second"
+            self._close(cid, p.Error(code=p.ErrorCode.RATE_LIMITED, text=text))
+            return
+        if limited and conn.requests > RATE_LIMIT:
+            if conn.requests == RATE_LIMIT + 1 or isinstance(message, p.Move | p.Ready):
+                # Said once a second, and for every move or ready dropped, which its client
+                # must send again (a ready lost unsaid would hold the next hand up for ever).
+                text = f"more than {RATE_LIMIT} requests a second: slow down"
+                seq = message.seq if isinstance(message, p.Move) else 0
+                self._send(cid, p.Reject(code=p.ErrorCode.RATE_LIMITED, text=text, seq=seq))
+            return
+        if isinstance(message, p.Hello):
+            self._hello(conn, message)
+        elif isinstance(message, p.Bye | p.Error):
+            self._gone(cid, left=isinstance(message, p.Bye))
+        elif isinstance(message, p.Ping):
+            self._send(cid, p.Pong(nonce=message.nonce))
+        elif isinstance(message, p.Pong):
+            pass
+        else:
+            handler = _HANDLERS.get(type(message))
+            if handler is None:  # a host-only message the Connection let through: a bug there
+                self._close(cid, p.Error(code=p.ErrorCode.UNEXPECTED, text=message.TYPE))
+                return
+            try:
+                getattr(self, handler)(cid, message)
+            except Refused as e:
+                code = REFUSAL_CODES.get(e.refusal, p.ErrorCode.NOT_NOW)
+                self._send(cid, p.Reject(code=code, text=e.refusal.value))
+        # The host's own moves (bots, stand-ins, the timer) wait for the next tick, so what
+        # this message caused goes out first; with no bot delay that tick is due at once.
+        self._advance(moves=False)
+
+    @journaled
+    def disconnected(self, cid: int, now: float) -> None:
+        """The connection ended (stream closed, reset, or the shell dropped it)."""
+        self._now = now
+        self._gone(cid, left=False)
+        self._advance(moves=False)
+
+    @journaled
+    def tick(self, now: float) -> None:
+        """Time passed: liveness, timers, bots."""
+        self._now = now
+        # Each test is written as ``now >= start + delay``, the very sum next_deadline()
+        # returns, so a tick at that deadline always acts (``now - start >= delay`` can miss
+        # it by a rounding error, and the shell would wake again and again at the same time).
+        for conn in list(self.conns.values()):
+            slow_hello = not conn.welcomed and now >= conn.opened + HANDSHAKE_TIMEOUT
+            if now >= conn.heard + DROP_AFTER or slow_hello:
+                self._close(conn.cid, None)
+            elif now >= conn.heard + PING_AFTER and conn.welcomed and not conn.pinged:
+                conn.pinged = True
+                self._send(conn.cid, p.Ping(nonce=int(now * 1000) & 0xFFFFFFFF))
+        self._advance()
+
+    def next_deadline(self) -> float | None:
+        """When :meth:`tick` should next run (None: only when a message comes)."""
+        times = [c.heard + (DROP_AFTER if c.pinged else PING_AFTER) for c in self.conns.values()]
+        times += [c.opened + HANDSHAKE_TIMEOUT for c in self.conns.values() if not c.welcomed]
+        if self.hand is None:
+            times += [since + self.config.seat_limit for since in self.away.values()]
+        else:
+            due = self._hand_deadline()
+            if due is not None:
+                times.append(due)
+        return min(times) if times else None
+
+    @journaled
+    def shutdown(self, now: float, reason: str = "the host closed the table") -> None:
+        """End the table: everyone is told (``bye`` after the match, else ``error`` shutdown)."""
+        self._now = now
+        self.finished = True
+        for cid in list(self.conns):
+            if self.match.over and self.hand is None:
+                self._close(cid, p.Bye(reason=reason))
+            else:
+                self._close(cid, p.Error(code=p.ErrorCode.SHUTDOWN, text=reason))
+
+    # -- the host's own powers (local calls: the host's terminal or command line) -----------
+
+    @journaled
+    def add_bot(self, seat: int, strategy: str = "heuristic") -> None:
+        self.table.add_bot(HOST_ID, seat, strategy)
+        if hasattr(self, "conns"):
+            self._broadcast_lobby()
+
+    @journaled
+    def remove_bot(self, seat: int) -> None:
+        self.table.remove_bot(HOST_ID, seat)
+        self._broadcast_lobby()
+
+    @journaled
+    def set_rules(self, rules: RuleSet, name: str = "") -> None:
+        self.table.set_rules(HOST_ID, rules)
+        self.rules, self.rules_name = rules, name or rules.name
+        self.match = self._new_match()
+        self._broadcast_lobby()
+
+    @journaled
+    def kick(self, seat: int) -> None:
+        entry = self._seat_client(seat)
+        if entry is None:
+            raise Refused(Refusal.NO_SUCH_CLIENT)
+        cid = int(entry)
+        self.table.kick(HOST_ID, entry)
+        if cid in self.conns:
+            self._close(cid, p.Error(code=p.ErrorCode.KICKED, text="the host removed you"))
+        self._broadcast_lobby()
+
+    def free_seats(self) -> int:
+        return self.table.free_seats()
+
+    def standings(self) -> str:
+        """The match so far in words: who leads (or won), and everyone's score or wins."""
+        m = self.match
+        by_wins = self.rules.scoring.mode == "none"
+        seats = [s for s in self.table.seats if s.kind != "empty"]
+        figures = ", ".join(
+            f"{s.name} {m.wins[s.index] if by_wins else m.totals[s.index]}" for s in seats
+        )
+        unit = "hands won" if by_wins else "points"
+        if m.winner is not None:
+            return f"{self.table.seats[m.winner].name} wins ({unit}: {figures})"
+        return f"{unit}: {figures}"
+
+    # -- handshake and lobby ---------------------------------------------------------------
+
+    def _hello(self, conn: Conn, hello: p.Hello) -> None:
+        cid = conn.cid
+        if hello.version != p.PROTOCOL_VERSION:
+            text = f"this host speaks protocol {p.PROTOCOL_VERSION}, you sent {hello.version}"
+            self._close(cid, p.Error(code=p.ErrorCode.VERSION_MISMATCH, text=text))
+            return
+        entry: Client | None = None
+        if hello.token is not None:
+            token = hello.token.decode("ascii", "replace")
+            if self.keys.get(token) != hello.key:
+                self._close(cid, p.Error(code=p.ErrorCode.BAD_TOKEN, text=Refusal.BAD_TOKEN.value))
+                return
+            old = next((c for c in self.table.clients.values() if c.token == token), None)
+            if old is not None and old.id != str(cid) and int(old.id) in self.conns:
+                # The same player on a new connection: the old one is a dead link.
+                self._close(int(old.id), None)
+            try:
+                entry = self.table.join(str(cid), hello.name, self._now, resume=token)
+            except Refused as e:
+                self._close(cid, p.Error(code=p.ErrorCode.BAD_TOKEN, text=e.refusal.value))
+                return
+            if entry.seat is not None:
+                self.away.pop(entry.seat, None)
+                self.quit.discard(entry.seat)
+            self._say(f"{entry.name} is back")
+        else:
+            for k in range(1, 10):
+                name = hello.name if k == 1 else f"{hello.name[:21]} {k}"
+                try:
+                    entry = self.table.join(
+                        str(cid),
+                        name,
+                        self._now,
+                        password=hello.password,
+                        spectate=hello.spectate,
+                    )
+                    break
+                except Refused as e:
+                    if e.refusal is not Refusal.NAME_TAKEN:
+                        code = REFUSAL_CODES.get(e.refusal, p.ErrorCode.BAD_MESSAGE)
+                        self._close(cid, p.Error(code=code, text=e.refusal.value))
+                        return
+            if entry is None:
+                self._close(cid, p.Error(code=p.ErrorCode.BAD_MESSAGE, text="name taken"))
+                return
+            self.keys[entry.token] = hello.key
+            self._say(f"{entry.name} joined" + (" to watch" if hello.spectate else ""))
+        if entry is None:  # pragma: no cover - every path above sets it or returns
+            return
+        conn.key, conn.welcomed = hello.key, True
+        self._send(
+            cid,
+            p.Welcome(
+                version=p.PROTOCOL_VERSION,
+                table=self.config.name[:32],
+                seat=entry.seat,
+                token=entry.token.encode("ascii"),
+            ),
+        )
+        self._broadcast_lobby()
+        if self.hand is not None and not self._quiet:
+            self._catch_up(cid)
+
+    def _sit(self, cid: int, m: p.Sit) -> None:
+        seat = m.seat
+        if seat is None:
+            if self.table.in_play:
+                raise Refused(Refusal.IN_PLAY)
+            seat = next((s.index for s in self.table.seats if s.kind == "empty"), None)
+            if seat is None:
+                raise Refused(Refusal.TABLE_FULL)
+        self.table.sit(str(cid), seat)
+        self._broadcast_lobby()
+
+    def _stand(self, cid: int, m: p.Stand) -> None:
+        self.table.stand(str(cid))
+        self._broadcast_lobby()
+
+    def _ready(self, cid: int, m: p.Ready) -> None:
+        self.table.set_ready(str(cid), m.ready)
+        self._broadcast_lobby()
+
+    def _chat(self, cid: int, m: p.Chat) -> None:
+        conn = self.conns[cid]
+        conn.chat_times = [t for t in conn.chat_times if self._now - t < CHAT_WINDOW]
+        if len(conn.chat_times) >= CHAT_BURST:
+            self._send(cid, p.Reject(code=p.ErrorCode.RATE_LIMITED, text="slow down"))
+            return
+        conn.chat_times.append(self._now)
+        line = self.table.chat(str(cid), m.text, self._now)
+        self._say(f"<{line.name}> {line.text}")
+        self._broadcast(p.Chat(text=line.text, sender=line.name[:32]))
+
+    def _lobby(self) -> p.LobbyState:
+        seats = []
+        owner = None
+        for s in self.table.seats:
+            key = b""  # a bot has no key of its own: what it does is the host's
+            if s.kind == "human" and s.client is not None:
+                entry = self.table.clients.get(s.client)
+                if entry is not None:
+                    key = self.keys.get(entry.token, b"")
+            if key and key == self.owner_key:
+                owner = s.index
+            connected = s.kind == "bot" or (s.kind == "human" and s.index not in self.away)
+            seats.append(
+                p.LobbySeat(
+                    name=s.name[:32],
+                    id=f"seat{s.index}" if s.kind != "empty" else "",
+                    bot=s.kind == "bot",
+                    ready=s.ready,
+                    connected=connected and s.kind != "empty",
+                    key=key,
+                )
+            )
+        results = self.match.results
+        return p.LobbyState(
+            table=self.config.name[:32],
+            rules=self.rules_name[:64],
+            host=owner,
+            seats=tuple(seats),
+            spectators=sum(1 for c in self.table.clients.values() if c.spectator),
+            playing=self.table.in_play,
+            hands=len(results),
+            scores=tuple(self.match.totals) if results else (),
+            turn_timer=round(self.config.turn_timer),
+        )
+
+    def _broadcast_lobby(self) -> None:
+        if self.conns and not self._quiet:
+            self._broadcast(self._lobby())
+
+    # -- connections -----------------------------------------------------------------------
+
+    def _send(self, cid: int, message: p.Message) -> None:
+        if not self._quiet:
+            self.outbox.append((cid, message))
+
+    def _broadcast(self, message: p.Message) -> None:
+        if self._quiet:
+            return
+        for cid, conn in self.conns.items():
+            if conn.welcomed:
+                self.outbox.append((cid, message))
+
+    def _close(self, cid: int, last: p.Error | p.Bye | None) -> None:
+        """Close ``cid`` after ``last`` (None: silently — a dead link, which may resume)."""
+        if cid in self.conns:
+            if last is not None:
+                self._send(cid, last)
+            self.closing.append(cid)
+            self._gone(cid, left=False)
+
+    def _gone(self, cid: int, *, left: bool) -> None:
+        """Connection ``cid`` is gone: its player keeps the seat (``left``: unless between
+        hands, when a player who said ``bye`` gives the seat up)."""
+        conn = self.conns.pop(cid, None)
+        if conn is None:
+            return
+        entry = self.table.clients.get(str(cid))
+        if entry is None:
+            return
+        if entry.seat is None or (left and not self.table.in_play):
+            self.table.leave(str(cid))
+            self.keys.pop(entry.token, None)
+            self._say(f"{entry.name} left")
+        else:
+            self.table.disconnect(str(cid), self._now)
+            if self.finished:
+                return
+            # Gone for good mid-hand: the host plays the seat at once, and frees it after the
+            # hand. Lost: the player is waited for (away_grace mid-hand, seat_limit in all).
+            gone = max(self.config.away_grace, self.config.seat_limit) if left else 0.0
+            self.away[entry.seat] = self._now - gone
+            if left:
+                self.quit.add(entry.seat)
+            self._say(f"{entry.name} " + ("left" if left else "is away"))
+        self._broadcast_lobby()
+
+    def _seat_client(self, seat: int) -> str | None:
+        if not 0 <= seat < len(self.table.seats):
+            return None
+        return self.table.seats[seat].client
+
+    def _seat_of(self, cid: int) -> int | None:
+        """The seat ``cid`` plays in the current hand (None: it only watches)."""
+        entry = self.table.clients.get(str(cid))
+        if entry is None or self.hand is None:
+            return None
+        return entry.seat
+
+    def _cid_of_seat(self, seat: int) -> int | None:
+        client = self._seat_client(seat)
+        if client is None:
+            return None
+        cid = int(client)
+        return cid if cid in self.conns else None
+
+    # -- the match and its hands -------------------------------------------------------------
+
+    def _new_match(self, first_dealer: int = 0) -> Match:
+        self.game_id = self.entropy(16)
+        return Match(
+            self.rules, self.config.seats, first_dealer=first_dealer, max_hands=self.config.hands
+        )
+
+    def _free_away_seats(self) -> bool:
+        """Between hands, a player away longer than ``seat_limit`` (or who said goodbye
+        mid-hand) gives the seat up; where the table was set up with bots, a bot takes it."""
+        for seat, since in list(self.away.items()):
+            if self._now >= since + self.config.seat_limit:
+                del self.away[seat]
+                client = self._seat_client(seat)
+                entry = self.table.clients.get(client or "")
+                if entry is not None:
+                    self.table.leave(entry.id)
+                    self.keys.pop(entry.token, None)
+                    self._say(f"{entry.name} gave up the seat")
+                if self.config.bots and self.table.seats[seat].kind == "empty":
+                    self.add_bot(seat, self.config.bot_strategy)
+                self._broadcast_lobby()
+                return True
+        return False
+
+    def _seat_waiting(self) -> bool:
+        """Between hands, a player who joined without a seat takes a free one."""
+        if self.table.in_play or self.table.free_seats() == 0:
+            return False
+        for entry in self.table.clients.values():
+            if not entry.spectator and entry.seat is None and entry.connected:
+                free = next(s.index for s in self.table.seats if s.kind == "empty")
+                self.table.sit(entry.id, free)
+                self._say(f"{entry.name} takes seat {free + 1}")
+                self._broadcast_lobby()
+                return True
+        return False
+
+    def _can_start(self) -> bool:
+        """A hand starts when every seat is filled — or, once the match has begun, when at
+        least two are (a seat given up mid-match sits the hands out until someone takes it) —,
+        at least one by a person, and every seated person is ready and there."""
+        seats = self.table.seats
+        humans = [s for s in seats if s.kind == "human"]
+        filled = sum(s.kind != "empty" for s in seats)
+        return (
+            not self.table.in_play
+            and not self.finished
+            and (filled == len(seats) or (bool(self.match.results) and filled >= 2))
+            and bool(humans)
+            and all(s.ready and s.index not in self.away for s in humans)
+        )
+
+    def _between_hands(self) -> bool:
+        """One change the lobby makes between hands (a seat given up or taken, a hand
+        started); False when there is none."""
+        if self._free_away_seats() or self._seat_waiting():
+            return True
+        if self._can_start():
+            self._start_hand()
+            return True
+        return False
+
+    # -- the hooks :class:`lanswitch.host.Host` fills in ---------------------------------------
+
+    def _advance(self, *, moves: bool = True) -> None:
+        """Run the table forward as far as it can go without waiting."""
+        raise NotImplementedError
+
+    def _start_hand(self) -> None:
+        raise NotImplementedError
+
+    def _catch_up(self, cid: int) -> None:
+        """Bring a client that (re)joined during a hand up to date."""
+        raise NotImplementedError
+
+    def _hand_deadline(self) -> float | None:
+        """When the hand in progress next needs a tick."""
+        raise NotImplementedError
+
+
+_HANDLERS: dict[type[p.Message], str] = {
+    p.Sit: "_sit",
+    p.Stand: "_stand",
+    p.Ready: "_ready",
+    p.Chat: "_chat",
+    p.Move: "_move",
+    p.Commit: "_commit",
+    p.Reveal: "_reveal",
+    p.LogHead: "_log_head",
+}
+"""The method of :class:`lanswitch.host.Host` that takes each message a client may send (a
+``hello``, ``bye``, ``error``, ``ping`` and ``pong`` are the connection's own)."""

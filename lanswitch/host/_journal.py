@@ -1,0 +1,186 @@
+"""Crash recovery: the host's calls as journal records, and replaying them.
+
+The host is a deterministic function of its calls, their times and the bytes it drew from
+``entropy``; with ``journal=True`` every call the shell makes (and every local power) is one
+msgpack record — its name, its arguments (a message as its payload, a rule set as TOML),
+whether it raised, and the randomness it drew — and :meth:`Host.restore` plays them back.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import tomllib
+from collections.abc import Callable
+from dataclasses import fields
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
+
+import msgpack
+
+from .. import protocol as p
+from ..rules import RulesError, RuleSet, dump_toml, rules_from_mapping
+from ._config import HostConfig
+
+if TYPE_CHECKING:
+    from ._core import HostBase as Host
+
+__all__ = ["ReplayError"]
+
+
+class ReplayError(ValueError):
+    """A journal that cannot be replayed: a record that does not decode, randomness that runs
+    out, or a call whose outcome differs from the one recorded (the code changed under it)."""
+
+
+class Entropy:
+    """The shell's randomness as the host draws it. While the host journals, every draw is
+    kept until the call that drew it is recorded; a replay swaps in a :class:`Tape`."""
+
+    __slots__ = ("drawn", "keep", "source")
+
+    def __init__(self, source: Callable[[int], bytes]) -> None:
+        self.source = source
+        self.keep = False
+        self.drawn = bytearray()
+
+    def __call__(self, n: int) -> bytes:
+        data = self.source(n)
+        if len(data) != n:
+            raise ReplayError(f"asked for {n} random bytes, got {len(data)}")
+        if self.keep:
+            self.drawn += data
+        return data
+
+
+class Tape:
+    """Randomness played back from one journal record."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data, self.at = data, 0
+
+    def __call__(self, n: int) -> bytes:
+        if self.at + n > len(self.data):
+            raise ReplayError("the call drew more randomness than the journal recorded")
+        self.at += n
+        return self.data[self.at - n : self.at]
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def journaled(
+    method: Callable[Concatenate[Host, _P], _R],
+) -> Callable[Concatenate[Host, _P], _R]:
+    """Record each outermost call of ``method`` to :attr:`Host.inputs` (see the module
+    docstring); a call made by another recorded call is part of that one."""
+    signature = inspect.signature(method)
+    name = method.__name__
+
+    def call(self: Host, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        if not self.journaling or self._depth:
+            return method(self, *args, **kwargs)
+        self._depth += 1
+        raised = True
+        try:
+            result = method(self, *args, **kwargs)
+            raised = False
+            return result
+        finally:
+            self._depth -= 1
+            bound = signature.bind(self, *args, **kwargs)
+            bound.apply_defaults()
+            values = list(bound.arguments.values())[1:]
+            self._record(name, values, raised)
+
+    functools.update_wrapper(call, method)
+    return call
+
+
+def to_record(value: object) -> object:
+    if isinstance(value, p.Message):
+        return p.encode_message(value, check=False)
+    if isinstance(value, RuleSet):
+        return dump_toml(value)
+    return value
+
+
+def config_record(config: HostConfig) -> dict[str, Any]:
+    out = {f.name: getattr(config, f.name) for f in fields(config)}
+    out["rules"] = dump_toml(config.rules)
+    return out
+
+
+def config_from_record(data: object) -> HostConfig:
+    if not isinstance(data, dict):
+        raise ReplayError("the journal's first record holds no table settings")
+    known = {f.name for f in fields(HostConfig)}
+    unknown = set(data) - known
+    if unknown:
+        raise ReplayError(f"unknown table settings in the journal: {', '.join(sorted(unknown))}")
+    try:
+        rules = parse_rules(data.get("rules", ""))
+        return HostConfig(**{**data, "rules": rules})
+    except (TypeError, ValueError) as e:
+        raise ReplayError(f"the journal's table settings are not valid: {e}") from None
+
+
+def parse_rules(text: object) -> RuleSet:
+    if not isinstance(text, str):
+        raise ReplayError("rules in the journal are not text")
+    try:
+        return rules_from_mapping(tomllib.loads(text), source="journal rules")
+    except (tomllib.TOMLDecodeError, RulesError) as e:
+        raise ReplayError(f"rules in the journal are not valid: {e}") from None
+
+
+REPLAYED = frozenset(
+    {
+        "connect",
+        "receive",
+        "disconnected",
+        "tick",
+        "shutdown",
+        "add_bot",
+        "remove_bot",
+        "set_rules",
+        "kick",
+        "set_owner",
+    }
+)
+"""The calls a journal may hold (each a public method of :class:`Host`)."""
+
+
+def unpack_record(raw: object, n: int) -> tuple[str, list[Any], bool, bytes]:
+    if not isinstance(raw, bytes):
+        raise ReplayError("the journal is empty" if raw is None else f"record {n} is not bytes")
+    try:
+        record = msgpack.unpackb(raw, raw=False, strict_map_key=False)
+    except (ValueError, msgpack.UnpackException) as e:
+        raise ReplayError(f"record {n} does not decode: {e}") from None
+    if (
+        not isinstance(record, list)
+        or len(record) != 4
+        or not isinstance(record[0], str)
+        or not isinstance(record[1], list)
+        or not isinstance(record[2], bool)
+        or not isinstance(record[3], bytes)
+    ):
+        raise ReplayError(f"record {n} is not a journal record")
+    return record[0], record[1], record[2], record[3]
+
+
+def replay_call(host: Host, name: str, values: list[Any], n: int) -> Callable[[], object]:
+    """Record ``n``'s call on ``host``, its arguments decoded."""
+    if name not in REPLAYED:
+        raise ReplayError(f"record {n} is a call the host does not take: {name!r}")
+    args = list(values)
+    try:
+        if name == "receive":
+            args[1] = p.decode_frame_payload(args[1])
+        elif name == "set_rules":
+            args[0] = parse_rules(args[0])
+    except (IndexError, TypeError, p.ProtocolError) as e:
+        raise ReplayError(f"record {n} ({name}) does not decode: {e}") from None
+    method = getattr(host, name)
+    return lambda: method(*args)
