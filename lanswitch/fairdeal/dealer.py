@@ -229,7 +229,7 @@ class Dealer:
                 self.cards[seat].append(value)
         return Step(tuple(logged), tuple(events))
 
-    # -- the two levers a dishonest host would pull ------------------------------------------
+    # -- the levers a dishonest host would pull (own_reveal is the third) ---------------------
 
     def announced_cards(self, round_no: int, cards: list[int]) -> list[int]:
         """The cards the host announces for round ``round_no``: the engine's, honestly."""
@@ -282,14 +282,29 @@ class Dealer:
         return ann
 
     def _fixed(self, opened: _Open) -> Announcement:
-        """Every commitment is in: announce them all, then put in the host's own seed (the
-        host knows it already; the others' seeds go to the host alone)."""
+        """Every commitment is in: announce them all."""
         ann = self._announce(opened, fixed=True)
+        self._reveal_own(opened)
+        return ann
+
+    def _reveal_own(self, opened: _Open) -> bool:
+        """Once every other seed is in, the host puts in its own: it reveals last (which it
+        may as well, knowing the rest), so it alone could refuse an order it dislikes — the
+        last-revealer abort, which voids the hand with the blame on the host."""
+        return opened.round.waiting_for() == (DEALER,) and self._put_own(opened)
+
+    def _put_own(self, opened: _Open) -> bool:
+        seed = self.own_reveal(opened.number, opened.own_seed)
+        if seed is None:
+            return False
         rnd = opened.round
         c = rnd.commitments[DEALER][0]
-        seed = opened.own_seed
-        rnd.reveal(DEALER, seed, sign(self.key, reveal_message(rnd.ctx, DEALER, c, seed)))
-        return ann
+        return rnd.reveal(DEALER, seed, sign(self.key, reveal_message(rnd.ctx, DEALER, c, seed)))
+
+    def own_reveal(self, round_no: int, seed: bytes) -> bytes | None:
+        """The seed the host reveals for itself: the one it committed to, honestly (a test's
+        host withholds it, or sends another)."""
+        return seed
 
     def commit(self, pid: str, commitment_: bytes, signature: bytes) -> Announcement | None:
         """Take ``pid``'s commitment (Blame if it is refused); the stage-3 announcement when it
@@ -304,7 +319,8 @@ class Dealer:
         """Take ``pid``'s seed (Blame if it is refused, or if it does not open: then the round
         has failed and :meth:`fail` voids the hand); True once every seed is in."""
         self._need("reveal")
-        return self.rounds[-1].round.reveal(pid, seed, signature)
+        opened = self.rounds[-1]
+        return opened.round.reveal(pid, seed, signature) or self._reveal_own(opened)
 
     def deal(self) -> Step:
         """Deal from the round whose seeds all opened: its Shuffle event, then the cards."""
@@ -328,6 +344,10 @@ class Dealer:
         self._need("fail")
         opened = self.rounds[-1]
         rnd = opened.round
+        if rnd.state is RoundState.FIXED and DEALER in rnd.waiting_for():
+            # The host reveals last, but a round failing for want of another's seed is not
+            # the host's to answer for: its own goes in, and comes out with the rest.
+            self._put_own(opened)
         blame = rnd.blame if rnd.state is RoundState.FAILED and rnd.blame else rnd.abandon()
         self.void = VoidRecord.make(
             self.key, self.setup.ctx0, opened.number, blame, rnd.commitments
