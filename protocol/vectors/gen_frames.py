@@ -9,7 +9,9 @@ file is current.
 (binary values as ``{"bin": "<hex>"}``), so another implementation can check its encoder and
 decoder without reading Python. Every payload is computed twice: by ``lanswitch.protocol``
 and by plain ``msgpack.packb`` of the JSON map; the script stops if they differ.
-``rejects``: frames a receiver must refuse, with the error code it must report.
+``rejects``: frames a receiver must refuse, with the error code it must report (a protocol v1
+peer's ``hello`` among them). ``scenario``: what the fair-deal frames are signed over (keys,
+contexts, the log position), so that every commitment and signature in them can be checked.
 """
 
 from __future__ import annotations
@@ -25,27 +27,84 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT))
 
 from lanswitch import protocol as p  # noqa: E402
+from lanswitch.fairdeal import BY_BOT, BY_SEAT, DEALER, Draw, HandSetup, Move  # noqa: E402
+from lanswitch.fairdeal import primitives as fp  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "frames.json"
 
-KEY = bytes(range(32))
-KEY2 = bytes(range(32, 64))
-DEALER_KEY = bytes(range(64, 96))
+# -- a small scenario, so that every signature in the fair-deal frames is real ----------------
+#
+# ann (seat 0, a person) and bot-1 (seat 1, the host's bot: no key) play hand 3 of a game; the
+# log stands at LOG_COUNT events ending in LOG_HEAD (as if: the frames do not carry the log),
+# the stock ran out, and round 1 orders the discard pile under its top card among ann and
+# @dealer. The statements are lanswitch.fairdeal's; tests/test_protocol.py checks them again.
+
+ANN_PRIVATE = bytes(range(32))
+DEALER_PRIVATE = bytes(range(64, 96))
+KEY = fp.public_bytes(ANN_PRIVATE)
+KEY2 = bytes(range(32, 64))  # another client's key, in a hello
+DEALER_KEY = fp.public_bytes(DEALER_PRIVATE)
 TOKEN = bytes.fromhex("00112233445566778899aabbccddeeff")
-HASH = bytes.fromhex("ab" * 32)
-SIG = bytes.fromhex("5a" * 64)
-SEED = bytes.fromhex("c3" * 32)
 GAME_ID = bytes(range(16))
+RULES = 'base = "switch"\n'
+TIMER_MS = 30_000
+SETUP = HandSetup.from_toml(
+    GAME_ID,
+    3,
+    RULES,
+    ("ann", "bot-1"),
+    {"ann": KEY, DEALER: DEALER_KEY},
+    dealer=1,
+    turn_timer_ms=TIMER_MS,
+)
+CTX0 = SETUP.ctx0
+LOG_COUNT = 57
+LOG_HEAD = bytes.fromhex("ab" * 32)
+ROUND = 1
+ROUND_CARDS = (3, 17, 29)
+ROUND_MASK = 0b01  # ann
+CTX = fp.round_context(CTX0, ROUND, LOG_COUNT, LOG_HEAD, ROUND_MASK, ROUND_CARDS)
+SEED = bytes.fromhex("c3" * 32)
+DEALER_SEED = bytes.fromhex("d4" * 32)
+C_ANN = fp.commitment(CTX, "ann", SEED)
+C_DEALER = fp.commitment(CTX, DEALER, DEALER_SEED)
+SIG_C_ANN = fp.sign(ANN_PRIVATE, fp.commitment_message(CTX, "ann", C_ANN))
+SIG_C_DEALER = fp.sign(DEALER_PRIVATE, fp.commitment_message(CTX, DEALER, C_DEALER))
+SIG_R_ANN = fp.sign(ANN_PRIVATE, fp.reveal_message(CTX, "ann", C_ANN, SEED))
+SIG_R_DEALER = fp.sign(DEALER_PRIVATE, fp.reveal_message(CTX, DEALER, C_DEALER, DEALER_SEED))
+STAGE_1 = {DEALER: (C_DEALER, SIG_C_DEALER)}
+STAGE_3 = {"ann": (C_ANN, SIG_C_ANN), DEALER: (C_DEALER, SIG_C_DEALER)}
+SIG_ANNOUNCE_1 = fp.sign(
+    DEALER_PRIVATE, fp.announce_message(CTX0, ROUND, False, CTX, {DEALER: C_DEALER})
+)
+SIG_ANNOUNCE_3 = fp.sign(
+    DEALER_PRIVATE,
+    fp.announce_message(CTX0, ROUND, True, CTX, {"ann": C_ANN, DEALER: C_DEALER}),
+)
+SIG_ABORT = fp.sign(
+    DEALER_PRIVATE,
+    fp.abort_message(CTX0, ROUND, "missing_reveal", ("ann",), {"ann": C_ANN, DEALER: C_DEALER}),
+)
+ANN_MOVE = 14
+SIG_MOVE = fp.sign(ANN_PRIVATE, fp.move_message(CTX0, LOG_COUNT, LOG_HEAD, 0, BY_SEAT, ANN_MOVE))
+BOT_MOVE = 27
+SIG_BOT_MOVE = fp.sign(
+    DEALER_PRIVATE, fp.move_message(CTX0, LOG_COUNT, LOG_HEAD, 1, BY_BOT, BOT_MOVE)
+)
+SIG_HEAD_ANN = fp.sign(ANN_PRIVATE, fp.log_head_message(CTX0, "ann", LOG_COUNT, LOG_HEAD))
+SIG_HEAD_DEALER = fp.sign(DEALER_PRIVATE, fp.log_head_message(CTX0, DEALER, LOG_COUNT, LOG_HEAD))
+ANN_CARDS = (1, 14, 40, 51)
+SIG_CARDS = fp.sign(DEALER_PRIVATE, fp.cards_message(CTX0, "ann", ANN_CARDS))
 
 SAMPLES: list[tuple[str, p.Message]] = [
-    ("hello", p.Hello(version=1, name="Ann", key=KEY)),
+    ("hello", p.Hello(version=2, name="Ann", key=KEY)),
     (
         "hello_resume",
-        p.Hello(version=1, name="Bo", key=KEY2, spectate=False, password="tea", token=TOKEN),
+        p.Hello(version=2, name="Bo", key=KEY2, spectate=False, password="tea", token=TOKEN),
     ),
-    ("welcome", p.Welcome(version=1, table="Kitchen", seat=1, token=TOKEN)),
-    ("welcome_spectator", p.Welcome(version=1, table="Kitchen", seat=None, token=TOKEN)),
-    ("error", p.Error(code=p.ErrorCode.VERSION_MISMATCH, text="this host speaks version 1")),
+    ("welcome", p.Welcome(version=2, table="Kitchen", seat=1, token=TOKEN)),
+    ("welcome_spectator", p.Welcome(version=2, table="Kitchen", seat=None, token=TOKEN)),
+    ("error", p.Error(code=p.ErrorCode.VERSION_MISMATCH, text="this host speaks version 2")),
     ("bye", p.Bye(reason="goodnight")),
     ("ping", p.Ping(nonce=7)),
     ("pong", p.Pong(nonce=7)),
@@ -77,12 +136,13 @@ SAMPLES: list[tuple[str, p.Message]] = [
         "hand",
         p.Hand(
             game_id=GAME_ID,
-            hand_no=3,
-            seats=("ann", "bot-1"),
-            dealer=1,
-            out=(),
-            rules='name = "switch"\n',
-            keys={"ann": KEY, "bot-1": KEY2, "@dealer": DEALER_KEY},
+            hand_no=SETUP.hand_no,
+            seats=SETUP.seats,
+            dealer=SETUP.dealer,
+            out=SETUP.out,
+            rules=RULES,
+            keys={"ann": KEY, DEALER: DEALER_KEY},  # bot-1 is the host's: no key
+            turn_timer_ms=TIMER_MS,
         ),
     ),
     (
@@ -90,7 +150,7 @@ SAMPLES: list[tuple[str, p.Message]] = [
         p.SeatView(
             seq=12,
             seat=0,
-            hand=(1, 14, 40, 104),
+            hand=ANN_CARDS,
             counts=(4, 6),
             active=(True, True),
             top=27,
@@ -120,10 +180,10 @@ SAMPLES: list[tuple[str, p.Message]] = [
         p.Events(
             seq=12,
             events=(("play", 1, 27), ("pickup", 1, 2), ("draw", 1, -1), ("turn", 0, -1)),
-            log=(bytes.fromhex("03011b"), bytes.fromhex("010101")),
+            log=(Move(1, BY_BOT, BOT_MOVE, SIG_BOT_MOVE).encode(), Draw(1, 1).encode()),
         ),
     ),
-    ("move", p.Move(seq=12, move=14)),
+    ("move", p.Move(seq=12, move=ANN_MOVE, signature=SIG_MOVE)),
     (
         "reject",
         p.Reject(code=p.ErrorCode.ILLEGAL_MOVE, text="that card is not in your hand", seq=12),
@@ -135,27 +195,100 @@ SAMPLES: list[tuple[str, p.Message]] = [
             placings=(0, 1),
             scores=(0, 23),
             hand_points=(0, 23),
-            head=(57, HASH, SIG),
-            cards_signature=SIG,
+            head=(LOG_COUNT, LOG_HEAD, SIG_HEAD_DEALER),
+            cards_signature=SIG_CARDS,
         ),
     ),
-    ("announce_commit", p.Announce(round=1, ctx=HASH, cards=(3, 17, 29))),
+    (
+        "hand_over_forfeit",
+        p.HandOver(
+            reason="forfeit",
+            placings=(1, 0),
+            scores=(0, 0),
+            hand_points=(0, 0),
+            head=(LOG_COUNT, LOG_HEAD, SIG_HEAD_DEALER),
+            cards_signature=SIG_CARDS,
+        ),
+    ),
+    (
+        "announce_commit",
+        p.Announce(
+            round=ROUND,
+            fixed=False,
+            ctx=CTX,
+            cards=ROUND_CARDS,
+            seats=fp.seats_of(ROUND_MASK),
+            commitments=STAGE_1,
+            signature=SIG_ANNOUNCE_1,
+        ),
+    ),
     (
         "announce_reveal",
         p.Announce(
-            round=1,
-            ctx=HASH,
-            cards=(3, 17, 29),
-            commitments={"ann": (HASH, SIG), "bot-1": (HASH, SIG), "@dealer": (HASH, SIG)},
+            round=ROUND,
+            fixed=True,
+            ctx=CTX,
+            cards=ROUND_CARDS,
+            seats=fp.seats_of(ROUND_MASK),
+            commitments=STAGE_3,
+            signature=SIG_ANNOUNCE_3,
         ),
     ),
-    ("commit", p.Commit(round=1, commitment=HASH, signature=SIG)),
-    ("reveal", p.Reveal(round=1, seed=SEED, signature=SIG)),
-    ("reveals", p.Reveals(round=0, seeds={"ann": (SEED, SIG), "@dealer": (SEED, SIG)})),
-    ("abort", p.Abort(round=1, fault="missing_reveal", culprits=("bot-1",))),
-    ("log_head", p.LogHead(count=57, head=HASH, signature=SIG)),
-    ("log_heads", p.LogHeads(heads={"ann": (57, HASH, SIG), "@dealer": (57, HASH, SIG)})),
+    ("commit", p.Commit(round=ROUND, commitment=C_ANN, signature=SIG_C_ANN)),
+    ("reveal", p.Reveal(round=ROUND, seed=SEED, signature=SIG_R_ANN)),
+    (
+        "reveals",
+        p.Reveals(
+            round=ROUND, seeds={"ann": (SEED, SIG_R_ANN), DEALER: (DEALER_SEED, SIG_R_DEALER)}
+        ),
+    ),
+    (
+        "abort",
+        p.Abort(
+            round=ROUND,
+            fault="missing_reveal",
+            culprits=("ann",),
+            commitments=STAGE_3,
+            signature=SIG_ABORT,
+        ),
+    ),
+    ("log_head", p.LogHead(count=LOG_COUNT, head=LOG_HEAD, signature=SIG_HEAD_ANN)),
+    (
+        "log_heads",
+        p.LogHeads(
+            heads={
+                "ann": (LOG_COUNT, LOG_HEAD, SIG_HEAD_ANN),
+                DEALER: (LOG_COUNT, LOG_HEAD, SIG_HEAD_DEALER),
+            }
+        ),
+    ),
 ]
+
+
+def scenario() -> dict[str, Any]:
+    """What the fair-deal frames' signatures are over, for checking them."""
+    return {
+        "note": (
+            "ann (seat 0) and bot-1 (seat 1, the host's bot: no key) play hand 3; the log "
+            "stands at log_count events ending in log_head (as if), and round 1 orders cards "
+            "among ann and @dealer. Every commitment and signature in the frames is real."
+        ),
+        "private_keys": {"ann": ANN_PRIVATE.hex(), DEALER: DEALER_PRIVATE.hex()},
+        "game_id": GAME_ID.hex(),
+        "hand_no": SETUP.hand_no,
+        "rules": RULES,
+        "seats": list(SETUP.seats),
+        "dealer": SETUP.dealer,
+        "turn_timer_ms": TIMER_MS,
+        "hand_context": CTX0.hex(),
+        "log_count": LOG_COUNT,
+        "log_head": LOG_HEAD.hex(),
+        "round": ROUND,
+        "round_mask": ROUND_MASK,
+        "round_cards": list(ROUND_CARDS),
+        "round_context": CTX.hex(),
+        "seeds": {"ann": SEED.hex(), DEALER: DEALER_SEED.hex()},
+    }
 
 
 def _frame(obj: object) -> str:
@@ -175,8 +308,13 @@ REJECTS: list[tuple[str, str, p.ErrorCode]] = [
     ("wrong_type", _frame({"type": "ping", "nonce": "1"}), p.ErrorCode.BAD_MESSAGE),
     ("bool_is_not_int", _frame({"type": "ping", "nonce": True}), p.ErrorCode.BAD_MESSAGE),
     (
-        "version_mismatch",
-        _frame({"type": "hello", "version": 2, "name": "Ann", "future": 1}),
+        "version_mismatch_v1",
+        _frame({"type": "hello", "version": 1, "name": "Ann", "key": KEY}),
+        p.ErrorCode.VERSION_MISMATCH,
+    ),
+    (
+        "version_mismatch_future",
+        _frame({"type": "hello", "version": 3, "name": "Ann", "future": 1}),
         p.ErrorCode.VERSION_MISMATCH,
     ),
 ]
@@ -225,6 +363,7 @@ def build() -> dict[str, Any]:
         "max_frame": p.MAX_FRAME,
         "frames": frames,
         "rejects": rejects,
+        "scenario": scenario(),
     }
 
 
