@@ -449,10 +449,10 @@ def test_reshuffle_vector() -> None:
         msg = _label("sign/commit") + ctx + _enc(p) + c[p]
         assert msg.hex() == v["commits"][p]["message"]
         assert fp.commitment_message(ctx, p, c[p]) == msg
+    stage1 = {DEALER: (c[DEALER], sigs[DEALER])}
     ann1 = Announcement(
-        r, False, ctx, tuple(cards), v["mask"], {DEALER: (c[DEALER], sigs[DEALER])}, b""
+        r, False, ctx, tuple(cards), v["mask"], stage1, h(v["announce_1"]["signature"])
     )
-    ann1 = dataclasses.replace(ann1, signature=h(v["announce_1"]["signature"]))
     stmt1 = _label("sign/announce") + ctx0 + _u32(r) + b"\x01" + ctx + b"\x01"
     stmt1 += _enc(DEALER) + _enc(c[DEALER])
     assert stmt1.hex() == v["announce_1"]["message"] == ann1.message(ctx0).hex()
@@ -891,9 +891,15 @@ def test_statements_spelled_out() -> None:
         + _enc(DEALER)
         + _enc(c)
     )
-    assert (
-        fp.announce_message(ctx0, 7, False, R0.ctx, {DEALER: c})[len(_label("sign/announce")) + 36]
-        == 1
+    assert fp.announce_message(ctx0, 7, False, R0.ctx, {DEALER: c}) == (
+        _label("sign/announce")
+        + ctx0
+        + _u32(7)
+        + b"\x01"
+        + R0.ctx
+        + b"\x01"
+        + _enc(DEALER)
+        + _enc(c)
     )
     assert fp.abort_message(ctx0, 2, "missing_commitment", ["bob", "dave"], {DEALER: c}) == (
         _label("sign/abort")
@@ -990,6 +996,13 @@ def test_statements_refuse_malformed_fields(make: Callable[[], bytes]) -> None:
         lambda: fp.move_message(S.ctx0, 0, bytes(32), 256, 0, 0),
         lambda: fp.move_message(S.ctx0, 0, bytes(32), -1, 0, 0),
         lambda: fp.move_message(S.ctx0, 0, bytes(32), 0, 256, 0),
+    ],
+    ids=[
+        "abort-round-negative",
+        "abort-round-2^32",
+        "move-seat-256",
+        "move-seat-negative",
+        "move-by-256",
     ],
 )
 def test_statements_refuse_out_of_range_numbers_as_usage_errors(
