@@ -123,7 +123,6 @@ class _HandState:
     names: tuple[str, ...] = ()  # the seats' names when the hand began
     over: p.HandOver | None = None
     done: bool = False
-    steps_epoch: int = -1  # the connection the latest step came on (see Session.epoch)
     turn_began: float | None = None  # when this seat's turn began, by ``clock``
 
 
@@ -180,7 +179,9 @@ class Session:
         self.close_reason: p.Bye | p.Error | None = None
         self.lost_place = False  # a gap in the events: close the connection and resume
         self._ready_sent = False  # auto_ready said ready and the lobby has not shown it yet
-        self.epoch = 0  # connections so far: each welcome begins one
+        self.catching_up = True
+        """Between a ``welcome`` and the next ``view``: the host replays what this client
+        missed (SPEC § Resuming), so what arrives is not news of the moment."""
         self.seen_hands: set[tuple[bytes, int]] = set()
         self.voids = VoidTally()
         self._voids_game = b""  # the game the tally counts (a new game is a new match)
@@ -280,7 +281,7 @@ class Session:
     def _welcome(self, m: p.Welcome) -> list[p.Message]:
         resumed = self.token is not None
         self.token, self.table, self.seat = m.token, m.table, m.seat
-        self.epoch += 1
+        self.catching_up = True
         where = f"seat {m.seat + 1}" if m.seat is not None else "watching"  # people count from 1
         self._note("welcome", ("resumed " if resumed else "joined ") + f"{where} at {m.table}", m)
         return []
@@ -365,7 +366,7 @@ class Session:
         before = len(rec.problems)
         reply = rec.on_announcement(ann, fresh)
         self._problems(rec.problems[before:])
-        if reply is None:
+        if reply is None or h.over is not None:  # an ended hand replayed: nothing to send
             return []
         if isinstance(reply, Commit):
             return [p.Commit(round=r, commitment=reply.commitment, signature=reply.signature)]
@@ -388,11 +389,9 @@ class Session:
             except ValueError as e:
                 logged = []
                 self._note("warning", f"step {m.seq}: a log event is not valid: {e}", m)
-            live = h.steps_epoch == self.epoch  # no new connection since the step before
-            self._own_checks(h, rec, logged, live)
+            self._own_checks(h, rec, logged, live=not self.catching_up)
             mine = [v for k, s, v in m.events if s == rec.seat and (k == "deal" or k == "draw")]
             self._problems(rec.on_step(logged, mine))
-        h.steps_epoch = self.epoch
         events: tuple[Event, ...] = m.events
         self._note("events", f"step {m.seq}", events)
         return []
@@ -403,10 +402,10 @@ class Session:
         """What only this seat can tell about a step: the host made a move for it on a turn
         timer that had not run out, or logged it away while its connection never broke. Each
         is a dispute, kept in its transcript."""
-        for ev in logged:
+        for k, ev in enumerate(logged, rec.log.count):
             if isinstance(ev, Away) and ev.seat == rec.seat and live:
                 rec.dispute(
-                    "the host says you went away, but your connection to it was up all along"
+                    k, "the host says you went away, but your connection to it was up all along"
                 )
             elif isinstance(ev, Move) and ev.seat == rec.seat and ev.by == BY_TIMEOUT:
                 began, clock = h.turn_began, self.clock
@@ -415,14 +414,16 @@ class Session:
                     waited = clock() - began
                     if waited + TIMER_SLACK < timer:
                         rec.dispute(
+                            k,
                             f"the host moved for you on a timeout after {waited:.1f} s of your "
-                            f"{timer:.0f} s turn"
+                            f"{timer:.0f} s turn",
                         )
             elif isinstance(ev, Move) and ev.seat == rec.seat and ev.by == BY_SEAT:
                 h.turn_began = None
 
     def _view(self, m: p.SeatView) -> list[p.Message]:
         h = self.hand
+        self.catching_up = False
         if h is None or m.seq != self.seq:
             return []
         mine = m.seat is not None and m.turn == m.seat and bool(m.legal)

@@ -24,15 +24,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from lanswitch import protocol as p
-from lanswitch.fairness import (
-    Play,
-    TurnUp,
-    commitment,
-    decode_event,
-    public_bytes,
-    sign_commitment,
-    sign_reveal,
-)
+from lanswitch.fairdeal import HandSetup, Log, Move, TurnUp, decode_event
+from lanswitch.fairdeal import primitives as pr
 from lanswitch.host import Host, HostConfig
 from lanswitch.rules import PRESETS
 
@@ -42,44 +35,55 @@ HANDS = int(os.environ.get("LANSWITCH_HIDDEN_HANDS", "450"))
 
 
 class Player:
-    """The seated client, reduced to what the host needs from it."""
+    """The seated client, reduced to what the host needs from it: it commits, reveals, keeps
+    the log (to sign its moves over it) and moves at random."""
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
         self.key = Ed25519PrivateKey.from_private_bytes(rng.randbytes(32))
+        self.public = pr.public_bytes(self.key)
         self.pid = ""
+        self.seat = -1
+        self.log: Log | None = None
         self.seeds: dict[int, bytes] = {}
         self.commitments: dict[int, bytes] = {}
 
     def answer(self, m: p.Message) -> list[p.Message]:
         if isinstance(m, p.Hand):
-            self.pid = next(q for q, k in m.keys.items() if k == public_bytes(self.key))
+            self.pid = next(q for q, k in m.keys.items() if k == self.public)
+            self.seat = m.seats.index(self.pid)
+            setup = HandSetup.from_toml(
+                m.game_id, m.hand_no, m.rules, m.seats, m.keys, dealer=m.dealer, out=m.out
+            )
+            self.log = Log(setup.ctx0, [setup.note])
             self.seeds, self.commitments = {}, {}
             return []
         if isinstance(m, p.Announce):
             r = m.round
-            if not m.commitments:
+            if self.seat not in m.seats:
+                return []
+            if not m.fixed:
                 seed = self.seeds[r] = self.rng.randbytes(32)
-                c = self.commitments[r] = commitment(m.ctx, self.pid, seed)
-                return [
-                    p.Commit(
-                        round=r,
-                        commitment=c,
-                        signature=sign_commitment(self.key, m.ctx, self.pid, c),
-                    )
-                ]
-            if self.pid in m.commitments and len(m.commitments) > 1:
-                seed = self.seeds[r]
-                sig = sign_reveal(self.key, m.ctx, self.pid, self.commitments[r], seed)
-                return [p.Reveal(round=r, seed=seed, signature=sig)]
+                c = self.commitments[r] = pr.commitment(m.ctx, self.pid, seed)
+                sig = pr.sign(self.key, pr.commitment_message(m.ctx, self.pid, c))
+                return [p.Commit(round=r, commitment=c, signature=sig)]
+            seed = self.seeds[r]
+            msg = pr.reveal_message(m.ctx, self.pid, self.commitments[r], seed)
+            return [p.Reveal(round=r, seed=seed, signature=pr.sign(self.key, msg))]
+        if isinstance(m, p.Events) and self.log is not None:
+            self.log.extend(decode_event(raw) for raw in m.log)
             return []
         if isinstance(m, p.LobbyState):
-            me = next((i for i, s in enumerate(m.seats) if s.key == public_bytes(self.key)), None)
+            me = next((i for i, s in enumerate(m.seats) if s.key == self.public), None)
             if me is not None and not m.playing and not m.seats[me].ready:
                 return [p.Ready(ready=True)]
             return []
         if isinstance(m, p.SeatView) and m.seat is not None and m.turn == m.seat and m.legal:
-            return [p.Move(seq=m.seq, move=self.rng.choice(m.legal))]
+            assert self.log is not None
+            move = self.rng.choice(m.legal)
+            log = self.log
+            msg = pr.move_message(log.ctx0, log.count, log.head, m.seat, 0, move)
+            return [p.Move(seq=m.seq, move=move, signature=pr.sign(self.key, msg))]
         if isinstance(m, p.Ping):
             return [p.Pong(nonce=m.nonce)]
         return []
@@ -112,7 +116,7 @@ class Receiver:
             for raw in m.log:
                 ev = decode_event(raw)
                 # Only cards everyone sees travel in the log: a card played, the turn-up.
-                assert not hasattr(ev, "card") or isinstance(ev, Play | TurnUp), ev
+                assert isinstance(ev, Move | TurnUp) or not hasattr(ev, "card"), ev
         elif isinstance(m, p.SeatView):
             assert m.seat == seat
             if seat is None:
@@ -170,8 +174,8 @@ def run_hands(preset: str, hands: int, seed: int) -> tuple[int, int]:
         raise AssertionError("the host did not go quiet")
 
     for cid, hello in (
-        (1, p.Hello(version=1, name="ann", key=public_bytes(player.key))),
-        (2, p.Hello(version=1, name="eve", key=bytes(32), spectate=True)),
+        (1, p.Hello(version=p.PROTOCOL_VERSION, name="ann", key=player.public)),
+        (2, p.Hello(version=p.PROTOCOL_VERSION, name="eve", key=bytes(32), spectate=True)),
     ):
         server, client = conns[cid]
         host.connect(cid, now)
@@ -207,6 +211,6 @@ def test_the_inspection_catches_a_host_that_leaks(monkeypatch: pytest.MonkeyPatc
     """The check can fail: a host that forgets to redact other seats' cards is caught."""
     import lanswitch.host
 
-    monkeypatch.setattr(lanswitch.host, "redact", lambda event, viewer: event)
+    monkeypatch.setattr(lanswitch.host._play, "redact", lambda event, viewer: event)
     with pytest.raises(AssertionError, match="shown to seat"):
         run_hands("switch", 1, seed=1)

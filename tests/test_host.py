@@ -10,12 +10,12 @@ from typing import TypeVar
 import pytest
 
 from lanswitch import protocol as p
-from lanswitch.fairness import sign_log_head
+from lanswitch.fairdeal import BY_STAND_IN, LEFT, Away, Move, verify, verify_all
+from lanswitch.fairdeal.primitives import log_head_message, sign
 from lanswitch.game import DRAW
 from lanswitch.host import DROP_AFTER, LOG_KEEP, MAX_CLIENTS, PING_AFTER, HostConfig
 from lanswitch.rules import PRESETS
 from lanswitch.session import Session, named
-from lanswitch.transcript import verify
 from lanswitch.tui.model import verdict_line
 from tests.tablenet import Link, TableNet
 
@@ -237,9 +237,9 @@ def test_a_ready_refused_as_too_fast_is_said_again_after_the_refusal(
     """A ready the rate limit drops is refused every time (as a move is), and a session that
     said it by itself says it again when its shell retries: else the next hand would wait for
     this seat for ever."""
-    import lanswitch.host
+    from lanswitch.host import _core
 
-    monkeypatch.setattr(lanswitch.host, "RATE_LIMIT", 2)
+    monkeypatch.setattr(_core, "RATE_LIMIT", 2)
     net = TableNet(config(seats=2, bots=0))
     net.join("ann", auto_ready=False)
     bob = net.join("bob", auto_ready=False)
@@ -353,41 +353,55 @@ def test_the_turn_timer_plays_the_safe_move_and_the_view_shows_the_time_left() -
     assert any(kind in ("draw", "play", "pass") for kind, _, _ in made)
 
 
-def test_a_seat_that_never_reveals_voids_the_hand_and_is_blamed() -> None:
+def test_a_seat_that_never_commits_voids_the_hand_and_is_blamed() -> None:
+    """Bob's client answers pings but never commits: after the round's wait the hand is void,
+    blaming bob on the host's word; once the cards were dealt, bob forfeits it."""
     net = TableNet(config(hands=2, round_timeout=5.0), seed=2)
-    a, b = net.join("ann"), net.join("bob")
-    b.withhold = (p.Commit,)  # bob's client answers pings but never commits
+    a = net.join("ann")
+    b = net.join("bob", auto_ready=False)
+    b.withhold = (p.Commit,)
+    net.send(b, p.Ready(ready=True))
     net.run(lambda: bool(of(a, p.Abort)))
     abort = of(a, p.Abort)[-1]
+    assert abort.round == 0
     assert abort.fault == "missing_commitment"
     assert abort.culprits == ("seat1",)
     net.run(lambda: bool(a.session.history))
     record = a.session.history[0]
-    assert record.over.reason == "void"
+    assert record.over.reason == "void"  # before the deal: nothing to forfeit
     assert record.verdict is not None
     assert record.verdict.status == "void"
-    assert "seat1" in record.verdict.culprits
+    assert record.verdict.culprits == ("seat1",)
+    assert not record.verdict.proven
+    assert record.verdict.forfeit == ()
+    assert a.session.voids.count == 1
+    assert a.session.voids.by_host == 1  # blame on the host's word alone is counted as its
 
 
-def test_a_void_hand_whose_culprit_never_signs_the_log_is_void_for_the_others() -> None:
+def test_a_void_hands_culprit_that_never_signs_the_log_leaves_it_void() -> None:
     """The culprit of a void (here: it never commits) is often a player whose link died, so
     its log head never comes either; the other seats' verdict stays VOID, blaming it."""
     net = TableNet(config(hands=1, round_timeout=5.0, heads_timeout=5.0), seed=3)
-    a, b = net.join("ann"), net.join("bob")
+    a = net.join("ann")
+    b = net.join("bob", auto_ready=False)
     b.withhold = (p.Commit, p.LogHead)
-    net.run(lambda: over(net))
-    (record,) = a.session.history
+    net.send(b, p.Ready(ready=True))
+    net.run(lambda: bool(a.session.history))
+    record = a.session.history[0]
     assert record.verdict is not None
     assert record.verdict.status == "void", record.verdict.text()
     assert record.verdict.culprits == ("seat1",)
 
 
 @pytest.mark.parametrize("lost", ["final", "every"])
-def test_a_seat_whose_log_head_never_reached_the_host_still_checks_its_hand(lost: str) -> None:
-    """The host's ``log_heads`` lacks this seat's final head (it was lost): the seat's own
-    transcript holds the head it signed itself, and its check runs (it used to raise). The
-    others check against the head it signed with its seed, and say how far it goes; with no
-    head of it at all, they cannot tell one that never came from one the host withheld."""
+def test_a_seat_whose_log_head_never_reached_the_host_is_unconfirmed_not_unfair(
+    lost: str,
+) -> None:
+    """The host's ``log_heads`` lacks bob's final head: bob's own transcript holds the head
+    he signed himself, and his check is fair. Ann cannot tell a head that never came from one
+    the host withheld: her verdict is unconfirmed — no blame — and says how far bob confirmed
+    the log (his last signed move). A player can no longer frame the host by keeping its
+    head back (v1 said unfair)."""
     net = TableNet(config(hands=1, heads_timeout=5.0), seed=4)
     a = net.join("ann")
     b = net.join("bob", auto_ready=False)
@@ -400,17 +414,18 @@ def test_a_seat_whose_log_head_never_reached_the_host_still_checks_its_hand(lost
     (mine,) = b.session.history
     assert mine.verdict is not None
     assert mine.verdict.fair, mine.verdict.text()
-    assert mine.verdict.partial == ()  # its own head is the whole log, whatever the host has
     (theirs,) = a.session.history
     assert theirs.verdict is not None
-    if lost == "every":
-        assert theirs.verdict.status == "unfair"
-        assert "seat1's log head" in theirs.verdict.reason
-        return
-    assert theirs.verdict.fair, theirs.verdict.text()
-    ((who, count),) = theirs.verdict.partial
+    assert theirs.verdict.status == "unconfirmed", theirs.verdict.text()
+    ((who, count),) = theirs.verdict.unconfirmed
     assert who == "seat1"
-    assert 0 <= count < theirs.verdict.events
+    assert 0 < count < theirs.verdict.events
+    assert theirs.verdict.culprits == ()
+    assert "bob confirmed the log only to event" in theirs.verdict.text()
+    # Side by side with bob's own transcript, it is settled.
+    assert mine.transcript is not None
+    assert theirs.transcript is not None
+    assert [v.status for v in verify_all([theirs.transcript, mine.transcript])] == ["fair"] * 2
 
 
 def test_a_hand_void_in_its_first_round_is_void_for_the_others() -> None:
@@ -445,13 +460,11 @@ def test_a_long_sessions_log_keeps_the_latest_lines_and_loses_none_a_shell_reads
 
 
 @pytest.mark.parametrize("seed", [4, 9])
-def test_a_player_who_leaves_mid_hand_signs_what_it_saw_and_the_others_verify_fair(
-    seed: int,
-) -> None:
-    """Bob says bye mid-hand after signing the log he saw: the others' checks take that head,
-    and nobody waits for one that cannot come. In seed 9's hand the stock runs out later and
-    the reshuffle round needs bob's seed: the hand is void at once, blaming him (no 30 s
-    wait for a player who said bye), and VOID — not UNFAIR — for ann."""
+def test_a_player_who_leaves_mid_hand_is_logged_away_and_the_hand_goes_on(seed: int) -> None:
+    """Bob says bye mid-hand after signing the log he saw: the log says he left (with that
+    signed head), the host plays his seat from then on, later rounds run without him, nobody
+    waits, and the others' verdict is fair, naming him. Never void (v1 voided the hand at the
+    next reshuffle, which needed his seed)."""
     net = TableNet(config(hands=1, heads_timeout=30.0), seed=seed)
     a, b = net.join("ann"), net.join("bob")
     net.run(lambda: b.session.seq > 10)
@@ -466,24 +479,31 @@ def test_a_player_who_leaves_mid_hand_signs_what_it_saw_and_the_others_verify_fa
     assert net.now - start < 30.0  # nobody waited for a head that could not come
     (record,) = a.session.history
     assert record.verdict is not None
-    if seed == 9:
-        assert record.verdict.status == "void", record.verdict.text()
-        assert record.verdict.culprits == ("seat1",)
-        return
     assert record.verdict.fair, record.verdict.text()
+    (gone,) = record.verdict.away
+    assert (gone.pid, gone.how) == ("seat1", "left")
+    assert "bob left at event" in record.verdict.text()
     assert record.transcript is not None
-    full = len(record.transcript.log)
-    assert of(a, p.LogHeads)[-1].heads["seat1"][0] < full  # bob's head: what he saw, no more
+    away = [e for e in record.transcript.log if isinstance(e, Away)]
+    assert [(e.seat, e.how) for e in away] == [(1, LEFT)]
+    assert gone.confirmed == away[0].count
+    later = [r for r in record.transcript.rounds if r.at > record.transcript.log.index(away[0])]
+    assert all(not r.first.mask >> 1 & 1 for r in later)  # later rounds ran without bob
+    moves = [e for e in record.transcript.log if isinstance(e, Move) and e.seat == 1]
+    after = record.transcript.log.index(away[0])
+    assert moves
+    assert all(
+        e.by == BY_STAND_IN for e in moves if record.transcript.log.index(e) > after
+    )  # the host played his seat, and said so
 
 
 @pytest.mark.parametrize("seed", [4, 5, 11])
 def test_a_player_whose_program_vanishes_mid_hand_leaves_the_others_a_fair_verdict(
     seed: int,
 ) -> None:
-    """Bob's program dies mid-hand: no bye, no head of the log. The head he signed with his
-    last seed is all the host has of him; the others' checks take that prefix of their log
-    and say so, instead of blaming the host for a head that never came. (A hand whose stock
-    later runs out needs bob's seed for the reshuffle: void, blaming him, never UNFAIR.)"""
+    """Bob's program dies mid-hand: no bye, no head. After the grace the host logs him away
+    (his link lost, on its word) and plays his seat; the hand goes on and the others' verdict
+    is fair, naming him and how far he confirmed the log (his last signed move)."""
     net = TableNet(config(hands=1, heads_timeout=30.0, away_grace=2.0), seed=seed)
     a, b = net.join("ann"), net.join("bob")
     net.run(lambda: b.session.seq > 10)
@@ -492,23 +512,12 @@ def test_a_player_whose_program_vanishes_mid_hand_leaves_the_others_a_fair_verdi
     (record,) = a.session.history
     assert record.verdict is not None
     assert record.transcript is not None
-    if record.verdict.status == "void":
-        assert record.verdict.culprits == ("seat1",), record.verdict.text()
-        assert "seat1 did not commit" in record.verdict.reason
-        assert "bob did not commit, says the host" in verdict_line(record)
-        assert verdict_line(record).endswith("(blame bob)")
-        return
     assert record.verdict.fair, record.verdict.text()
-    full = len(record.transcript.log)
-    count = of(a, p.LogHeads)[-1].heads["seat1"][0]
-    assert count < full
-    assert record.verdict.partial == (("seat1", count),)
-    assert f"seat1 signed the log only to event {count} of {full}" in record.verdict.text()
-    assert record.verdict.as_json()["partial"] == {"seat1": count}
-    # On screen, the players' names: bob sat in seat 1 (counted from 0, as the ids are).
-    assert f"bob signed the log only to event {count} of {full} (left mid-hand)" in verdict_line(
-        record
-    )
+    (gone,) = record.verdict.away
+    assert (gone.pid, gone.how) == ("seat1", "lost")
+    assert gone.confirmed <= gone.since
+    assert f"bob lost the link, says the host, at event {gone.since}" in verdict_line(record)
+    assert record.verdict.as_json()["away"][0]["how"] == "lost"
 
 
 def test_a_verdict_on_screen_names_the_players_not_the_fair_deals_ids() -> None:
@@ -529,7 +538,7 @@ def test_a_log_head_that_is_not_of_the_hosts_log_is_refused() -> None:
     assert rec is not None
     signed = rec.sign_head()
     bogus = bytes(32)
-    sig = sign_log_head(b.session.key, rec.setup.ctx0, rec.id, signed.count, bogus)
+    sig = sign(b.session.key, log_head_message(rec.setup.ctx0, rec.id, signed.count, bogus))
     net.send(b, p.LogHead(count=signed.count, head=bogus, signature=sig))
     assert of(b, p.Reject)[-1].code is p.ErrorCode.FAIR_DEAL
     net.send(b, p.LogHead(count=signed.count + 99, head=signed.head, signature=signed.signature))
@@ -638,3 +647,55 @@ def test_a_connection_that_never_says_hello_is_dropped() -> None:
     net.tick(net.now + 1.5)
     assert 99 not in net.host.conns
     assert 99 in [cid for cid, _ in net.host.outbox] or 99 not in net.host.conns
+
+
+def test_a_round_whose_committed_player_goes_is_withdrawn_and_announced_anew() -> None:
+    """Bob commits, then his laptop dies before the others have committed: nobody has been
+    asked for a seed yet, so the host gives the round up, logs bob away and announces a new
+    round without him — the hand goes on, and is fair (it used to be void, blaming everyone
+    whose seed was not in)."""
+    net = TableNet(config(seats=3, bots=1, hands=1, away_grace=2.0), seed=6)
+    a = net.join("ann", auto_ready=False)
+    b = net.join("bob", auto_ready=False)
+    a.withhold = (p.Commit,)  # ann is slow to commit: the round waits for her
+    net.send(a, p.Ready(ready=True))
+    net.send(b, p.Ready(ready=True))
+    assert of(b, p.Announce)
+    assert net.host.hand is not None
+    assert "seat1" in net.host.hand.dealer.rounds[0].round.commitments  # bob committed
+    net.drop(b)
+    a.withhold = ()
+    net.run(lambda: bool(a.session.history))
+    (record,) = a.session.history
+    assert record.verdict is not None
+    assert record.verdict.fair, record.verdict.text()
+    assert record.transcript is not None
+    first, second = record.transcript.rounds[:2]
+    assert first.first.mask == 0b011 and second.first.mask == 0b001  # ann (and bob, then not)
+    assert len(first.announces) == 1  # withdrawn at stage 1: no seed was asked for
+    assert [a.pid for a in record.verdict.away] == ["seat1"]
+
+
+def test_a_player_gone_before_revealing_is_blamed_alone() -> None:
+    """Bob goes after the commitments were fixed and before he revealed: his seed cannot be
+    replaced, so the hand is void — but only once ann, still here, has had the chance to
+    reveal (her seed was slow), so that bob alone is blamed."""
+    net = TableNet(config(seats=3, bots=1, hands=1, away_grace=2.0), seed=6)
+    a = net.join("ann", auto_ready=False)
+    b = net.join("bob", auto_ready=False)
+    a.withhold = b.withhold = (p.Reveal,)
+    net.send(a, p.Ready(ready=True))
+    net.send(b, p.Ready(ready=True))
+    net.drop(b)
+    net.tick(net.now + 5.0)  # past bob's grace: ann's seed may still come
+    assert not of(a, p.Abort)
+    a.withhold = ()
+    a = net.resume(a)  # her reveal is sent again on the new connection
+    net.run(lambda: bool(a.session.history))
+    abort = of(a, p.Abort)[-1]
+    assert abort.culprits == ("seat1",)
+    (record,) = a.session.history
+    assert record.verdict is not None
+    assert record.verdict.status == "void", record.verdict.text()
+    assert record.verdict.culprits == ("seat1",)
+    assert not record.verdict.proven

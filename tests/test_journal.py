@@ -9,7 +9,7 @@ import msgpack
 import pytest
 
 from lanswitch import protocol as p
-from lanswitch.fairness import public_bytes
+from lanswitch.fairdeal.primitives import public_bytes
 from lanswitch.host import Host, HostConfig, ReplayError
 from lanswitch.hosting import owner_session
 from lanswitch.rules import PRESETS
@@ -29,28 +29,31 @@ def state(h: Host) -> str:
     hand = h.hand
     hand_state: object = None
     if hand is not None:
+        dealer = hand.dealer
         rounds = [
-            (cards, r.ctx, r.state, r.commitments, r.seeds, r.blame)
-            for cards, r in hand.fair.rounds
+            (o.number, o.cards, o.mask, o.at, o.announces, o.round.ctx, o.round.state)
+            + (o.round.commitments, o.round.seeds, o.round.blame)
+            for o in dealer.rounds
         ]
         seats = range(len(hand.pids))
         hand_state = (
             hand.steps,
-            hand.announces,
+            hand.published,
             rounds,
             [hand.game.view(s) for s in seats],
             hand.game.view(None),
-            hand.round_open,
-            hand.stage2,
+            dealer.stage,
+            sorted(dealer.presence.away),
             hand.round_deadline,
             hand.turn_since,
-            hand.over,
+            hand.goodbyes,
             hand.over_messages,
             hand.reveals,
             hand.heads,
             hand.heads_deadline,
             hand.heads_message,
-            hand.fair.log.head,
+            dealer.log.head,
+            dealer.void,
         )
     m = h.match
     return repr(
@@ -63,7 +66,8 @@ def state(h: Host) -> str:
             h.finished,
             h.game_id,
             public_bytes(h.key),
-            {s: public_bytes(k) for s, k in h.bot_keys.items()},
+            sorted(h.quit),
+            sorted(h.freed),
             (m.dealer, m.hand_no, m.totals, m.wins, [r.placings for r in m.results], m.over),
             hand_state,
             {cid: repr(c) for cid, c in h.conns.items()},

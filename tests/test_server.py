@@ -359,7 +359,7 @@ def test_moves_refused_as_too_fast_are_sent_again(
     a random short hand on a busy machine once never did."""
     import lanswitch.host
 
-    monkeypatch.setattr(lanswitch.host, "RATE_LIMIT", 6)
+    monkeypatch.setattr(lanswitch.host._core, "RATE_LIMIT", 6)
 
     async def main() -> None:
         host = make_host(hands=2, seats=3, bots=1)

@@ -25,6 +25,7 @@ import pytest
 
 from lanswitch.fairdeal import (
     DEALER,
+    Announcement,
     Dealer,
     FairHand,
     Fault,
@@ -643,3 +644,30 @@ def test_a_players_missing_seed_is_on_the_hosts_word() -> None:
         assert v.status == "void"
         assert v.culprits == ("seat-2",)
         assert not v.proven
+
+
+@pytest.mark.parametrize(("preset", "players", "seed"), CASES[:3])
+def test_a_second_different_stage_3_announcement_is_the_hosts_contradiction(
+    preset: str, players: int, seed: int
+) -> None:
+    """Two stage-3 announcements of round 0, both signed by the host, with another player's
+    commitment changed in the second: kept by the seat, and a proof against the host (the
+    stage-1 announcement alone cannot show it: @dealer's own commitment is unchanged)."""
+    hand = play(preset, players, seed)
+    key, ctx0 = key_of(DEALER), hand.dealer.setup.ctx0
+    told = []
+    for t in hand.transcripts:
+        r0 = t.rounds[0]
+        fixed = r0.fixed()
+        assert fixed is not None
+        changed = dict(fixed.commitments)
+        other = pr.commitment(fixed.ctx, "seat-2", bytes(32))
+        changed["seat-2"] = (
+            other,
+            pr.sign(key_of("seat-2"), pr.commitment_message(fixed.ctx, "seat-2", other)),
+        )
+        second = Announcement.make(key, ctx0, 0, True, fixed.ctx, fixed.cards, fixed.mask, changed)
+        rounds = (dataclasses.replace(r0, announces=(*r0.announces, second)), *t.rounds[1:])
+        told.append(dataclasses.replace(t, rounds=rounds))
+    for v in caught(told, check="round"):
+        assert "announced round 0 twice (stage 3) and changed it" in v.reason

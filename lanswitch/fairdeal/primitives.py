@@ -567,6 +567,8 @@ def reveal_message(ctx: bytes, pid: str, commitment_: bytes, seed: bytes) -> byt
 def _commitment_list(commitments: Mapping[str, bytes]) -> bytes:
     """``u8(k) ‖ (enc(id) ‖ enc(C))…`` in the mapping's order (participant order)."""
     parts = [enc(check_id(p, dealer_ok=True)) + enc(c) for p, c in commitments.items()]
+    if len(parts) > 255:
+        raise UsageError("at most 255 commitments")
     return u8(len(parts)) + b"".join(parts)
 
 
@@ -601,6 +603,8 @@ def abort_message(
 ) -> bytes:
     """What the host signs when a round fails: ``enc("sign/abort") ‖ ctx_0 ‖ u32(r) ‖
     enc(fault) ‖ u8(k) ‖ enc(culprit)… ‖ (the commitments it had, as in an announcement)``."""
+    if not 0 <= round_no < _TWO32 or len(culprits) > 255:
+        raise UsageError("round must be a u32, and at most 255 culprits")
     return (
         enc(LABELS["sign/abort"])
         + need_bytes("ctx0", ctx0, HASH_BYTES)
@@ -623,6 +627,8 @@ def move_message(ctx0: bytes, count: int, head: bytes, seat: int, by: int, move:
     """
     if not 0 <= count < _TWO32 or not 0 <= move < _TWO32:
         raise UsageError("count and move must be u32s")
+    if not 0 <= seat < MAX_SEATS or not 0 <= by <= 255:
+        raise UsageError(f"seat must be 0..{MAX_SEATS - 1} and by a u8")
     return (
         enc(LABELS["sign/move"])
         + need_bytes("ctx0", ctx0, HASH_BYTES)

@@ -48,6 +48,7 @@ from .primitives import (
     commitment_message,
     deck_key,
     enc,
+    need_bytes,
     public_key,
     reveal_message,
     shuffle,
@@ -248,6 +249,10 @@ class Round:
             raise UsageError("a round's participants end with @dealer")
         if len(set(participants)) != len(participants):
             raise UsageError("a round's participants are distinct")
+        missing = [q for q in participants if q not in keys]
+        if missing:
+            raise UsageError(f"no public key for {missing}")
+        ctx = need_bytes("ctx", ctx, HASH_BYTES)
         self.ctx: Final = ctx
         self.participants: Final = tuple(participants)
         self.state = RoundState.ANNOUNCED
@@ -372,13 +377,15 @@ class Round:
         if self.state is RoundState.FAILED:
             assert self.blame is not None
             return self.blame
+        failed = next_state(self.state, RoundEvent.FAIL)  # RoundFlowError if final
+        if not self.waiting_for():
+            raise UsageError("every participant is in: the round cannot be abandoned")
         fault = (
             Fault.MISSING_COMMITMENT if self.state is RoundState.ANNOUNCED else Fault.MISSING_REVEAL
         )
-        blame = Blame(fault, self.waiting_for())
-        self._to(RoundEvent.FAIL)
-        self.blame = blame
-        return blame
+        self.blame = Blame(fault, self.waiting_for())
+        self.state = failed
+        return self.blame
 
     def withdraw(self) -> None:
         """Give the round up before all have committed (a participant went away)."""

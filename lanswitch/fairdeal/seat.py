@@ -119,9 +119,12 @@ class SeatRecorder:
         rec = next((x for x in self.rounds if x.round == r), None)
         if rec is None:
             return self._new_round(ann, fresh_seed)
+        earlier = list(rec.announces)
         if ann not in rec.announces:
             rec.announces.append(ann)  # kept whatever it says: a contradiction is evidence
-        problem = check_same_round(rec.first, ann)
+        problem = next(
+            (x for x in (check_same_round(e, ann) for e in earlier) if x is not None), None
+        )
         if problem is not None:
             rec.refused = True
             self._problem(problem)
@@ -258,9 +261,9 @@ class SeatRecorder:
         msg = move_message(self.setup.ctx0, self.log.count, self.log.head, self.seat, BY_SEAT, move)
         return sign(self.key, msg)
 
-    def dispute(self, text: str) -> None:
-        """Record what this seat saw itself at the latest log event (see :class:`Dispute`)."""
-        self.disputes.append(Dispute(max(0, self.log.count - 1), text))
+    def dispute(self, event: int, text: str) -> None:
+        """Record what this seat saw itself at log event ``event`` (see :class:`Dispute`)."""
+        self.disputes.append(Dispute(event, text))
         self._problem(text)
 
     # -- after the hand --------------------------------------------------------------------------

@@ -78,6 +78,9 @@ class HandSetup:
             raise UsageError(f"keys for ids that are no participants: {sorted(unknown)}")
         if DEALER not in self.keys:
             raise UsageError("@dealer has no key")
+        short = [p for p, k in self.keys.items() if not isinstance(k, bytes) or len(k) != 32]
+        if short:
+            raise UsageError(f"a key is 32 bytes (a seat the host runs has none): {short}")
         if not 0 <= self.dealer < n:
             raise UsageError(f"the dealer must be a seat 0..{n - 1}, not {self.dealer}")
         out = tuple(self.out)

@@ -283,8 +283,11 @@ class _Verifier:
             )
             raise _Unfair("round", f"round {r} was announced for other cards than {pile}: {diff}")
         cur = _Current(rec, RoundState.ANNOUNCED)
-        for ann in rec.announces[1:]:
-            problem = check_same_round(first, ann)
+        for k, ann in enumerate(rec.announces[1:], 1):
+            problem = next(
+                (x for x in (check_same_round(e, ann) for e in rec.announces[:k]) if x is not None),
+                None,
+            )
             if problem is None and ann.fixed and cur.fixed is None:
                 problem = check_announcement(setup, ann, self.i, self.heads[self.i], first.mask)
                 cur.fixed = ann
@@ -346,12 +349,16 @@ class _Verifier:
             got = rec.seeds.get(t.id)
             if got is None or got[0] != rec.own_seed:
                 raise _Unfair(
-                    "round", f"round {r}: the host revealed a seed of yours you never had"
+                    "round",
+                    f"round {r}: the host revealed a seed of yours you never had",
+                    proven=False,  # the seeds after the hand are the host's unsigned word
                 )
         missing = [p for p in ps if p not in rec.seeds]
         if missing:
             raise _Unfair(
-                "round", f"round {r}: the host did not reveal the seed of {self.whos(missing)}"
+                "round",
+                f"round {r}: the host did not reveal the seed of {self.whos(missing)}",
+                proven=False,
             )
         seeds = {}
         bad = []
@@ -363,6 +370,7 @@ class _Verifier:
                     "round",
                     f"round {r}: the host passed on a seed of {self.t.name(p)} without its "
                     "valid signature",
+                    proven=False,
                 )
             if len(seed) != SEED_BYTES or commitment(ctx, p, seed) != c:
                 bad.append(p)

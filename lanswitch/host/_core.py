@@ -87,6 +87,7 @@ class HostBase:
         self.conns: dict[int, Conn] = {}
         self.keys: dict[str, bytes] = {}  # resume token → the session key it was issued with
         self.away: dict[int, float] = {}  # seat → since when its player is away
+        self.freed: set[int] = set()  # seats given up mid-match, for a bot if no one takes them
         self.quit: set[int] = set()  # seats whose players said bye during this hand
         self.outbox: list[tuple[int, p.Message]] = []
         self.closing: list[int] = []
@@ -404,8 +405,8 @@ class HostBase:
             ),
         )
         self._broadcast_lobby()
-        if self.hand is not None and not self._quiet:
-            self._catch_up(cid)
+        if not self._quiet:
+            self._catch_up(cid, resumed=hello.token is not None)
 
     def _sit(self, cid: int, m: p.Sit) -> None:
         seat = m.seat
@@ -552,7 +553,7 @@ class HostBase:
 
     def _free_away_seats(self) -> bool:
         """Between hands, a player away longer than ``seat_limit`` (or who said goodbye
-        mid-hand) gives the seat up; where the table was set up with bots, a bot takes it."""
+        mid-hand) gives the seat up."""
         for seat, since in list(self.away.items()):
             if self._now >= since + self.config.seat_limit:
                 del self.away[seat]
@@ -562,9 +563,18 @@ class HostBase:
                     self.table.leave(entry.id)
                     self.keys.pop(entry.token, None)
                     self._say(f"{entry.name} gave up the seat")
-                if self.config.bots and self.table.seats[seat].kind == "empty":
-                    self.add_bot(seat, self.config.bot_strategy)
+                self.freed.add(seat)
                 self._broadcast_lobby()
+                return True
+        return False
+
+    def _fill_freed_seats(self) -> bool:
+        """Between hands, where the table was set up with bots, a bot takes a seat given up
+        mid-match that no waiting person took (people first: they are seated before this)."""
+        for seat in sorted(self.freed):
+            self.freed.discard(seat)
+            if self.config.bots and self.table.seats[seat].kind == "empty":
+                self.add_bot(seat, self.config.bot_strategy)
                 return True
         return False
 
@@ -599,7 +609,7 @@ class HostBase:
     def _between_hands(self) -> bool:
         """One change the lobby makes between hands (a seat given up or taken, a hand
         started); False when there is none."""
-        if self._free_away_seats() or self._seat_waiting():
+        if self._free_away_seats() or self._seat_waiting() or self._fill_freed_seats():
             return True
         if self._can_start():
             self._start_hand()
@@ -615,8 +625,9 @@ class HostBase:
     def _start_hand(self) -> None:
         raise NotImplementedError
 
-    def _catch_up(self, cid: int) -> None:
-        """Bring a client that (re)joined during a hand up to date."""
+    def _catch_up(self, cid: int, *, resumed: bool) -> None:
+        """Bring a client that (re)joined up to date on the hand in progress, or a player
+        who resumes between hands on the hand it missed the end of."""
         raise NotImplementedError
 
     def _hand_deadline(self) -> float | None:

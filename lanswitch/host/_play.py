@@ -33,7 +33,7 @@ from ..fairdeal import (
     VoidRecord,
 )
 from ..fairdeal.primitives import log_head_message, public_bytes, seats_of, verify
-from ..game import DRAW, PASS, PRIVATE_KINDS, Event, Game, IllegalMove, redact
+from ..game import BLUNDER_FLAG, DRAW, PASS, PRIVATE_KINDS, Event, Game, IllegalMove, redact
 from ._config import ADVANCE_BOUND, HOST_ID
 from ._core import HostBase
 
@@ -104,6 +104,8 @@ class Host(HostBase):
     """One table's host: see the package docstring for how a shell drives it."""
 
     hand: _Hand | None
+    last_hand: _Hand | None = None
+    """The hand before this one, ended: a player who resumes between hands is caught up on it."""
 
     # -- starting a hand -----------------------------------------------------------------------
 
@@ -133,16 +135,15 @@ class Host(HostBase):
         self.hand = _Hand(dealer, pids, bots, turn_since=self._now)
         self._say(f"hand {game.hand_no} started, {self.table.seats[game.dealer].name} deals")
         self._broadcast_lobby()
-        self._broadcast(self._hand_message())
+        self._broadcast(self._hand_message(self.hand))
 
-    def _hand_message(self) -> p.Hand:
-        """The ``hand`` message of the hand in progress (at its start, and to catch up)."""
-        assert self.hand is not None
-        setup = self.hand.dealer.setup
+    def _hand_message(self, h: _Hand) -> p.Hand:
+        """The ``hand`` message of ``h`` (at its start, and to catch up)."""
+        setup = h.dealer.setup
         return p.Hand(
             game_id=setup.game_id,
             hand_no=setup.hand_no,
-            seats=self.hand.pids,
+            seats=h.pids,
             dealer=setup.dealer,
             out=setup.out,
             rules=setup.rules_toml,
@@ -150,15 +151,20 @@ class Host(HostBase):
             turn_timer_ms=setup.turn_timer_ms,
         )
 
-    def _catch_up(self, cid: int) -> None:
-        """Bring a client that (re)joined during a hand up to date (SPEC § Resuming): the
-        hand, then every announcement, abort and step in the order first sent — a round's
-        context binds the log as it was, so a client that rebuilds the hand from nothing must
-        have the steps before a round to check it —, then its view and the hand's end."""
+    def _catch_up(self, cid: int, *, resumed: bool) -> None:
+        """Bring a client that (re)joined up to date (SPEC § Resuming): the hand, then every
+        announcement, abort and step in the order first sent — a round's context binds the log
+        as it was, so a client that rebuilds the hand from nothing must have the steps before
+        a round to check it —, then its view and the hand's end. Between hands, a player who
+        resumes gets the last hand again, in case it lost its end (its verdict needs it)."""
         h = self.hand
-        assert h is not None
-        seat = self._seat_of(cid)
-        self._send(cid, self._hand_message())
+        if h is None and resumed:
+            h = self.last_hand
+        if h is None:
+            return
+        entry = self.table.clients.get(str(cid))
+        seat = None if entry is None else entry.seat
+        self._send(cid, self._hand_message(h))
         published = iter(h.published)
         pending = next(published, None)
         for seq in range(h.seq + 1):
@@ -324,14 +330,18 @@ class Host(HostBase):
             return True
         opened = dealer.open
         assert opened is not None
-        waiting = opened.round.waiting_for()
-        gone = [q for q in waiting if q in h.pids and self._gone_for_good(h.pids.index(q))]
+        rnd = opened.round
+        gone = [q for q in rnd.participants if q in h.pids and self._gone_for_good(h.pids.index(q))]
         if stage is HandStage.COMMITTING and gone:
-            # Nobody has revealed a seed of this round: give it up and announce it anew
-            # without the players who went (the next pass logs them away first).
+            # Nobody has been asked for a seed of this round yet: give it up and announce it
+            # anew without the players who went (the next pass logs them away first).
             dealer.withdraw()
             return True
-        if self._now >= h.round_deadline or gone:
+        waiting = rnd.waiting_for()
+        missing_gone = [q for q in waiting if q in gone]
+        # A seed that cannot come (its player went) fails the round — once everyone still
+        # here has had the chance to reveal, so that only the missing are blamed.
+        if self._now >= h.round_deadline or (missing_gone and set(waiting) <= {*gone, DEALER}):
             self._void(h)
             return True
         return False
@@ -408,6 +418,9 @@ class Host(HostBase):
         if m.seq != h.seq:
             text = f"that answered view {m.seq}; the table is at {h.seq}"
             self._send(cid, p.Reject(code=p.ErrorCode.STALE_VIEW, text=text, seq=m.seq))
+            return
+        if m.move & BLUNDER_FLAG:  # a blunder is the rules' charge for a move, not a move
+            self._send(cid, p.Reject(code=p.ErrorCode.ILLEGAL_MOVE, text="not a move", seq=m.seq))
             return
         try:
             step = h.dealer.act(seat, m.move, m.signature)
@@ -490,12 +503,13 @@ class Host(HostBase):
     def _maybe_finish(self, h: _Hand) -> bool:
         if h.heads_message is None:
             # Every present person's head of the whole log is in, or the wait is over. A
-            # player who went away mid-hand has its goodbye (or nothing) in the log.
+            # player who went away mid-hand has its goodbye (or nothing) in the log; one whose
+            # link dropped is waited for while it may still come back (its grace).
             full = h.dealer.log.count
             waiting = []
             for seat in h.dealer.setup.humans:
-                if h.dealer.is_away(seat) or self._cid_of_seat(seat) is None:
-                    continue
+                if h.dealer.is_away(seat) or self._gone_for_good(seat):
+                    continue  # not waited for: the log says it went, or it has not come back
                 got = h.heads.get(h.pids[seat])
                 if got is None or got.count < full:
                     waiting.append(seat)
@@ -507,6 +521,7 @@ class Host(HostBase):
             self._broadcast(h.heads_message)
         self.match.record(h.game)
         self.hand = None
+        self.last_hand = h
         self.quit.clear()
         self.table.hand_over()
         self._broadcast_lobby()
@@ -525,10 +540,10 @@ class Host(HostBase):
         h = self.hand
         if h is None:
             return None
-        if h.ended:
-            return h.heads_deadline if h.heads_message is None else None
-        stage = h.dealer.stage
         times = [since + self.config.away_grace for since in self.away.values()]
+        if h.ended:
+            return min([h.heads_deadline, *times]) if h.heads_message is None else None
+        stage = h.dealer.stage
         if stage in (HandStage.COMMITTING, HandStage.REVEALING):
             times.append(h.round_deadline)
         elif stage is HandStage.PLAY:
