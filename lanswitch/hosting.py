@@ -153,7 +153,7 @@ def owner_session(name: str, raw: bytes) -> Session:
     def seed_for(ctx: bytes) -> bytes:
         return hmac.new(seeds, ctx, hashlib.sha256).digest()
 
-    return Session(name, key=key, entropy=os.urandom, seed_for=seed_for)
+    return Session(name, key=key, entropy=os.urandom, seed_for=seed_for, clock=time.monotonic)
 
 
 def steady_memory() -> None:

@@ -19,6 +19,7 @@ import os
 import random
 import re
 import signal
+import time
 from pathlib import Path
 from typing import TextIO
 
@@ -294,6 +295,7 @@ async def _join_terminal(args: argparse.Namespace, data: Path, out: TextIO, err:
         entropy=os.urandom,
         spectate=spectate,
         password=args.password,
+        clock=time.monotonic,
     )
     history = history_writer(args, data)
     try:
@@ -328,6 +330,7 @@ async def _join(
         spectate=args.spectate,
         password=args.password,
         auto_ready=args.bot is not None,
+        clock=time.monotonic,
     )
     rng = random.Random()
     strategy = args.bot
@@ -338,9 +341,16 @@ async def _join(
         return make_bot(strategy, s.rules).choose(s.view, rng)
 
     unfair: list[HandRecord] = []
+    distrust: list[str] = []  # why this player left the table on its own (void hands)
 
     def show(news: News) -> None:
-        if news.kind in ("welcome", "pin"):
+        if session.distrust is not None and not distrust:
+            # Past the rules' void_warning the host is choosing its deals: a headless player
+            # leaves (a person at the terminal client is warned and decides).
+            distrust.append(session.distrust)
+            for message in session.leave("too many void hands"):
+                client.send(message)
+        if news.kind in ("welcome", "pin", "voids"):
             out.write(f"{news.text}\n")
         elif news.kind == "hand":
             out.write(f"{news.text.replace('begins', 'started')}\n")
@@ -397,11 +407,14 @@ async def _join(
     finally:
         close_history(client.history, err)
     reason = session.close_reason
-    if isinstance(reason, Bye):
+    if isinstance(reason, Bye) and not distrust:
         out.write(f"the host ended the match: {reason.reason}\n")
     elif isinstance(reason, Error):
         raise CommandError(f"the host closed the connection: {reason.code.value}: {reason.text}")
     if unfair:
         err.write(f"lanswitch: {len(unfair)} hand(s) did not verify fair\n")
         return 1
+    if distrust:
+        err.write(f"lanswitch: left the table: {distrust[0]}\n")
+        return 3
     return 0

@@ -280,6 +280,8 @@ class Server:
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(delay):
                         await self._wake.wait()
+            else:
+                await asyncio.sleep(0)  # a deadline already due: still let the clients in
             self._sleep_until = None
             try:
                 host.tick(self.clock())

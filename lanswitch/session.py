@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -200,7 +200,9 @@ class Session:
         if h is not None and not h.done and h.recorder is not None:
             signed = h.recorder.sign_head()
             out.append(p.LogHead(count=signed.count, head=signed.head, signature=signed.signature))
-        out.append(p.Bye(reason=reason[:500]))
+        bye = p.Bye(reason=reason[:500])
+        out.append(bye)
+        self.closed, self.close_reason = True, bye  # nothing more to hear: do not resume
         return out
 
     def hello(self) -> p.Hello:
@@ -263,7 +265,8 @@ class Session:
         handler = _HANDLERS.get(type(message))
         if handler is None:
             return []
-        return handler(self, message)
+        reply: list[p.Message] = getattr(self, handler)(message)
+        return reply
 
     def _note(self, kind: str, text: str, data: object = None) -> None:
         self.news.append(News(kind, text, data))
@@ -552,21 +555,23 @@ class Session:
         return []
 
 
-_HANDLERS: dict[type[p.Message], Callable[[Session, Any], list[p.Message]]] = {
-    p.Welcome: Session._welcome,
-    p.LobbyState: Session._lobby,
-    p.Hand: Session._hand,
-    p.Announce: Session._announce,
-    p.Events: Session._events,
-    p.SeatView: Session._view,
-    p.HandOver: Session._hand_over,
-    p.Abort: Session._abort,
-    p.Reveals: Session._reveals,
-    p.LogHeads: Session._log_heads,
-    p.Chat: Session._chat,
-    p.Reject: Session._reject,
-    p.Ping: Session._ping,
-    p.Pong: Session._ignore,
-    p.Bye: Session._closed,
-    p.Error: Session._closed,
+_HANDLERS: dict[type[p.Message], str] = {
+    p.Welcome: "_welcome",
+    p.LobbyState: "_lobby",
+    p.Hand: "_hand",
+    p.Announce: "_announce",
+    p.Events: "_events",
+    p.SeatView: "_view",
+    p.HandOver: "_hand_over",
+    p.Abort: "_abort",
+    p.Reveals: "_reveals",
+    p.LogHeads: "_log_heads",
+    p.Chat: "_chat",
+    p.Reject: "_reject",
+    p.Ping: "_ping",
+    p.Pong: "_ignore",
+    p.Bye: "_closed",
+    p.Error: "_closed",
 }
+"""The method that takes each message the host may send (by name: a subclass — a test's
+dishonest client — may take one differently)."""

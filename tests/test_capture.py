@@ -149,8 +149,10 @@ def test_the_markers_are_what_plaintext_messages_would_show() -> None:
         (
             p.encode_frame(p.SeatView.from_view(game.view(0), 1)),
             p.encode_frame(p.Events(seq=1, events=(("deal", 0, 5),), log=())),
-            p.encode_frame(p.Hello(version=1, name="player-l1", key=bytes(32))),
-            p.encode_frame(p.Welcome(version=1, table="t", seat=0, token=bytes(16))),
+            p.encode_frame(p.Hello(version=p.PROTOCOL_VERSION, name="player-l1", key=bytes(32))),
+            p.encode_frame(
+                p.Welcome(version=p.PROTOCOL_VERSION, table="t", seat=0, token=bytes(16))
+            ),
         )
     )
     for marker in MARKERS:

@@ -247,7 +247,7 @@ def test_simulate_with_transcripts_reports_the_fair_deal(
         capsys, "simulate", "--games", "2", "--seed", "1", "--transcripts", str(tmp_path)
     )
     assert "Fair deal:" in out
-    assert "no hand was aborted" in out
+    assert "no void hands" in out
     assert "lanswitch verify" in out
     # Without --transcripts the report is as before.
     code, out, _ = run(capsys, "simulate", "--games", "2", "--seed", "1", "--json")
@@ -286,16 +286,16 @@ def _write(path: Path, t: Any) -> Path:
 def test_verify_a_tampered_file_exits_1_and_blames_the_host(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
+    from tests.fairplay import play
     from tests.test_tamper import StackedHost
-    from tests.test_transcript import play
 
-    hand = play("switch", 3, seed=1, host_cls=StackedHost)
+    hand = play("switch", 3, seed=1, dealer_cls=StackedHost)
     files = [_write(tmp_path / f"{t.id}.json", t) for t in hand.transcripts]
     code, out, _ = run(capsys, "verify", *map(str, files))
     assert code == 1
     for f, line in zip(files, out.splitlines(), strict=False):
         assert line.startswith(f"{f}: UNFAIR: ")
-        assert "blame the host (@dealer)" in line
+        assert "blame the host (proven by signatures)" in line
     code, out, _ = run(capsys, "verify", "--json", str(files[0]))
     assert code == 1
     data = json.loads(out)
@@ -311,15 +311,15 @@ def test_verify_a_tampered_file_exits_1_and_blames_the_host(
 def test_verify_a_void_hand_exits_1_and_shows_the_abort(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from tests.test_transcript import bad_reveal, play
+    from tests.fairplay import bad_reveal, play
 
     hand = play("switch", 3, seed=1, hand_no=2, reveal=bad_reveal("seat-3", 0))
     files = [_write(tmp_path / f"{t.id}.json", t) for t in hand.transcripts]
     code, out, _ = run(capsys, "verify", *map(str, files))
     assert code == 1
     assert out.count("VOID: hand 2") == 3
-    assert "blame seat-3" in out
-    assert "Aborted hands: 1 hand aborted (blame: seat-3 1)" in out
+    assert "blame seat-3 (proven by signatures)" in out
+    assert "Aborted hands: void hands: 1 — seat-3 1" in out
 
 
 @pytest.mark.parametrize(
@@ -328,7 +328,8 @@ def test_verify_a_void_hand_exits_1_and_shows_the_abort(
         (b"\x00\x01 not text", "not JSON"),
         (b'{"hello": "world"}', "not a lanswitch transcript"),
         (b'{"format": "lanswitch-transcript", "version": 9}', "transcript version 9 is not"),
-        (b'{"format": "lanswitch-transcript", "version": 1}', "a malformed transcript: protocol"),
+        (b'{"format": "lanswitch-transcript", "version": 1}', "transcript version 1 is not"),
+        (b'{"format": "lanswitch-transcript", "version": 2}', "a malformed transcript: protocol"),
         (b"", "not JSON"),
     ],
 )

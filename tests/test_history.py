@@ -21,6 +21,7 @@ import pytest
 from lanswitch import history as hist
 from lanswitch.cli import main
 from lanswitch.client import Target
+from lanswitch.fairdeal import Transcript, verify
 from lanswitch.history import (
     History,
     HistoryError,
@@ -33,7 +34,6 @@ from lanswitch.history import (
 from lanswitch.host import HostConfig
 from lanswitch.session import HandRecord, Session
 from lanswitch.tls import Identity
-from lanswitch.fairdeal import Transcript, verify
 from tests.tablenet import Link, TableNet
 from tests.test_cli_net import LOOPBACK, host_factory
 from tests.test_cli_net import Host as HostProcess

@@ -31,8 +31,10 @@ def state(h: Host) -> str:
     if hand is not None:
         dealer = hand.dealer
         rounds = [
-            (o.number, o.cards, o.mask, o.at, o.announces, o.round.ctx, o.round.state)
-            + (o.round.commitments, o.round.seeds, o.round.blame)
+            (
+                (o.number, o.cards, o.mask, o.at, o.announces, o.round.ctx, o.round.state),
+                (o.round.commitments, o.round.seeds, o.round.blame),
+            )
             for o in dealer.rounds
         ]
         seats = range(len(hand.pids))

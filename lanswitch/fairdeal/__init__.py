@@ -14,7 +14,7 @@ One home, in layers (each imports only those above it):
 ``transcript``  what one seat keeps of a hand, and its JSON file
 ``dealer``      the host's side of a hand, and the hand's stages as one table (``HAND_CALLS``)
 ``seat``        a seat's side of a hand
-``verify``      a transcript replayed and checked, offline
+``replay``      a transcript replayed and checked, offline: ``verify``
 ``verdict``     its verdict: fair, unconfirmed, unfair or void, and what each proves
 ``compare``     several transcripts of one hand against each other
 ``tally``       void hands counted per culprit, with the warning threshold
@@ -46,13 +46,13 @@ from .log import (
     decode_event,
 )
 from .primitives import DEALER, Blame, FairnessError, Fault, UsageError
+from .replay import verify
 from .round import ROUND_FLOW, Announcement, Round, RoundEvent, RoundState, VoidRecord
 from .seat import Commit, Reveal, SeatRecorder
 from .setup import HandSetup, SetupError
 from .tally import VoidTally
 from .transcript import Dispute, RoundRecord, SignedHead, Transcript, TranscriptError
 from .verdict import Absence, Verdict
-from .verify import verify
 
 __all__ = [
     "BY_BOT",

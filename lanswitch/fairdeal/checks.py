@@ -2,7 +2,7 @@
 
 Each function answers with the problem it found, in words (the host is to blame: it is the one
 that put the thing in the log or announced it), or None. A seat runs them as each step and
-announcement arrives, so a fork or a forged move shows at once; :mod:`.verify` runs them over
+announcement arrives, so a fork or a forged move shows at once; :mod:`.replay` runs them over
 the transcript, so the verdict rests on the same rules.
 """
 
@@ -120,10 +120,14 @@ def check_move(
     except UsageError:
         return f"the log has a malformed move of {pid}"
     if not verify(setup.keys[signer], msg, ev.signature):
-        who = "the host" if signer == DEALER else pid
+        if signer == DEALER:
+            return (
+                f"the log has a move of {pid} ({_maker(by)}) that the host did not sign over "
+                "this log: the host showed you another log than the one it played"
+            )
         return (
-            f"the log has a move of {pid} ({_maker(by)}) that {who} did not sign over this log: "
-            f"the host showed {who} another log, or forged the move"
+            f"the log has a move of {pid} ({_maker(by)}) that {pid} did not sign over this log: "
+            f"the host showed {pid} another log, or forged the move"
         )
     return None
 

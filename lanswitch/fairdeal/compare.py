@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from .primitives import DEALER
+from .replay import verdict_of, verify
 from .transcript import Transcript
 from .verdict import Verdict
-from .verify import verdict_of, verify
 
 __all__ = ["verify_all"]
 

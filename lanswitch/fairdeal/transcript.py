@@ -1,4 +1,4 @@
-"""What one seat keeps of one hand — everything :mod:`.verify` needs — and its JSON file.
+"""What one seat keeps of one hand — everything :mod:`.replay` needs — and its JSON file.
 
 A :class:`Transcript` holds the hand's setup, every announcement the seat received (all of
 them: two that contradict each other are the evidence), its own seeds, the seeds the host

@@ -104,6 +104,9 @@ class Host(HostBase):
     """One table's host: see the package docstring for how a shell drives it."""
 
     hand: _Hand | None
+    dealer_cls: type[Dealer] = Dealer
+    """What deals each hand. (A dishonest host, in the tests that play one against untouched
+    clients, plugs in a Dealer that cheats.)"""
     last_hand: _Hand | None = None
     """The hand before this one, ended: a player who resumes between hands is caught up on it."""
 
@@ -124,7 +127,7 @@ class Host(HostBase):
             elif s.kind == "human":
                 entry = self.table.clients[s.client or ""]
                 keys[pids[s.index]] = self.keys[entry.token]
-        dealer = Dealer(
+        dealer = self.dealer_cls(
             game,
             game_id=self.game_id,
             seats=pids,
@@ -540,7 +543,13 @@ class Host(HostBase):
         h = self.hand
         if h is None:
             return None
-        times = [since + self.config.away_grace for since in self.away.values()]
+        # The grace of a player whose link dropped, until the log says it went (or, after
+        # the hand, until its head is no longer waited for).
+        times = [
+            since + self.config.away_grace
+            for seat, since in self.away.items()
+            if not h.dealer.is_away(seat) and since + self.config.away_grace > self._now
+        ]
         if h.ended:
             return min([h.heads_deadline, *times]) if h.heads_message is None else None
         stage = h.dealer.stage

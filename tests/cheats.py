@@ -1,0 +1,203 @@
+"""A table over real TLS on loopback, with a dishonest host or client among untouched ones.
+
+:func:`play_over_tls` starts the real server shell (``lanswitch.server``) around a host —
+honest, or a subclass that cheats (usually by plugging a dishonest
+:class:`~lanswitch.fairdeal.Dealer` into ``Host.dealer_cls``) — and runs the real client shell
+(``lanswitch.client.Client``) for each person, most of them untouched ``Session`` objects
+playing as headless bots, perhaps one a ``Session`` subclass that cheats. When the match is
+over it writes every honest client's transcripts to files and runs the untouched
+``lanswitch verify --json`` over them, each file alone and all together. The test then reads
+the :class:`Outcome`: each client's live verdicts and news, and the command's verdicts.
+
+Everything binds 127.0.0.1; every run is bounded in time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import os
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from lanswitch import cli
+from lanswitch.bots import make_bot
+from lanswitch.client import Client, Target
+from lanswitch.fairdeal import Verdict
+from lanswitch.host import Host, HostConfig
+from lanswitch.rules import PRESETS
+from lanswitch.server import Server
+from lanswitch.session import News, Session
+from lanswitch.tls import Identity, load_or_create_identity, server_context
+
+LOOPBACK = "127.0.0.1"
+
+SessionMaker = Callable[..., Session]
+
+
+@dataclass
+class Person:
+    """One client at the table: its name, how its session is made (an untouched ``Session``,
+    or a subclass that cheats), and how long it thinks before a move."""
+
+    name: str
+    make: SessionMaker = Session
+    think: float = 0.0
+    honest: bool = True
+
+
+@dataclass
+class Outcome:
+    host: Host
+    sessions: dict[str, Session]
+    files: dict[str, list[Path]] = field(default_factory=dict)
+    alone: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """``lanswitch verify --json`` of each honest person's files, each run on its own."""
+    together: list[dict[str, Any]] = field(default_factory=list)
+    """``lanswitch verify --json`` of every honest person's files in one run (compared)."""
+    exit_alone: dict[str, int] = field(default_factory=dict)
+
+    def verdicts(self, name: str) -> list[Verdict]:
+        """``name``'s live verdicts, hand by hand (what its screen said)."""
+        return [r.verdict for r in self.sessions[name].history if r.verdict is not None]
+
+    def news(self, name: str, kind: str = "warning") -> list[News]:
+        return [n for n in self.sessions[name].news if n.kind == kind]
+
+    def statuses(self, name: str) -> list[str]:
+        return [v.status for v in self.verdicts(name)]
+
+    def cli_statuses(self, name: str) -> list[str]:
+        return [str(f["status"]) for f in self.alone[name]]
+
+
+def config(**kw: Any) -> HostConfig:
+    base: dict[str, Any] = {
+        "name": "Cheat",
+        "rules": PRESETS["switch"],
+        "seats": 3,
+        "bots": 1,
+        "bot_delay": 0.0,
+        "hands": 1,
+        "round_timeout": 3.0,
+        "heads_timeout": 3.0,
+        "away_grace": 1.0,
+        "seat_limit": 2.0,
+    }
+    base.update(kw)
+    return HostConfig(**base)
+
+
+def make_host(host_cls: type[Host] = Host, **kw: Any) -> Host:
+    return host_cls(config(**kw), entropy=os.urandom, now=time.monotonic())
+
+
+_IDENTITY: dict[str, Identity] = {}
+
+
+def identity(tmp: Path) -> Identity:
+    if "id" not in _IDENTITY:
+        _IDENTITY["id"] = load_or_create_identity(tmp / "host-identity")
+    return _IDENTITY["id"]
+
+
+def _chooser(name: str) -> Callable[[Session], int]:
+    rng = random.Random(name)
+
+    def choose(s: Session) -> int:
+        assert s.rules is not None
+        assert s.view is not None
+        return make_bot("heuristic", s.rules).choose(s.view, rng)
+
+    return choose
+
+
+def verify_files(files: Sequence[Path]) -> tuple[int, list[dict[str, Any]]]:
+    """The untouched ``lanswitch verify --json FILE…``: its exit code and each file's verdict."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = cli.main(["verify", "--json", *map(str, files)])
+    return code, list(json.loads(out.getvalue())["files"])
+
+
+def play_over_tls(
+    host: Host,
+    people: Sequence[Person],
+    tmp: Path,
+    *,
+    limit: float = 90.0,
+    during: Callable[[dict[str, Client]], Any] | None = None,
+) -> Outcome:
+    """Play ``host``'s match over real TLS with ``people`` (see the module docstring).
+    ``during(clients)``, a coroutine function, runs beside the match (to make a person leave,
+    or its link die)."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    ident = identity(tmp)
+    clients: dict[str, Client] = {}
+
+    async def main() -> None:
+        server = Server(host, ssl_context=server_context(ident), address=LOOPBACK)
+        await server.start()
+        target = Target("Cheat", (LOOPBACK,), server.port, ident.fingerprint, f"{LOOPBACK}:x")
+        for person in people:
+            session = person.make(
+                person.name,
+                key=Ed25519PrivateKey.generate(),
+                entropy=os.urandom,
+                auto_ready=True,
+                clock=time.monotonic,
+            )
+            clients[person.name] = Client(
+                session,
+                target,
+                chooser=_chooser(person.name),
+                think=person.think,
+                reconnect_for=5.0,
+            )
+        tasks = [asyncio.create_task(c.run()) for c in clients.values()]
+        if during is not None:
+            tasks.append(asyncio.create_task(during(clients)))
+        try:
+            results = await asyncio.gather(*tasks, return_exceptions=True)
+            failed = [r for r in results if isinstance(r, BaseException)]
+            if failed:
+                raise failed[0]
+            await server.wait_finished()
+        finally:
+            await server.close()
+
+    async def bounded() -> None:
+        async with asyncio.timeout(limit):
+            await main()
+
+    asyncio.run(bounded())
+    outcome = Outcome(host, {n: c.session for n, c in clients.items()})
+    every: list[Path] = []
+    for person in people:
+        if not person.honest:
+            continue
+        session = outcome.sessions[person.name]
+        files = []
+        for record in session.history:
+            if record.transcript is None:
+                continue
+            path = tmp / f"{person.name}-hand{record.hand_no}.json"
+            path.write_text(record.transcript.to_json(), encoding="utf-8")
+            files.append(path)
+        outcome.files[person.name] = files
+        if files:
+            code, verdicts = verify_files(files)
+            outcome.exit_alone[person.name] = code
+            outcome.alone[person.name] = verdicts
+            every += files
+    if every:
+        outcome.together = verify_files(every)[1]
+    return outcome
