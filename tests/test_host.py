@@ -700,3 +700,21 @@ def test_a_player_gone_before_revealing_is_blamed_alone() -> None:
     assert record.verdict.status == "void", record.verdict.text()
     assert record.verdict.culprits == ("seat1",)
     assert not record.verdict.proven
+
+
+def test_a_host_with_nothing_due_sets_no_deadline_in_the_past() -> None:
+    """Once a player who left is logged away, its grace is no deadline any more: a host that
+    kept it asked its shell for a tick at once, again and again (the server's ticker spun and
+    read no client: every player was dropped after 8 s)."""
+    net = TableNet(config(hands=1, away_grace=1.0), seed=4)
+    a, b = net.join("ann"), net.join("bob")
+    net.run(lambda: b.session.seq > 10)
+    for m in b.session.leave():
+        net.send(b, m)
+    b.alive = False
+    net.links.pop(b.cid)
+    hand = net.host.hand
+    assert hand is not None
+    net.run(lambda: hand.dealer.is_away(1) and a.session.my_turn())
+    deadline = net.host.next_deadline()
+    assert deadline is None or deadline > net.now
