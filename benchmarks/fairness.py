@@ -1,20 +1,27 @@
-"""Fair-deal speed: one commit-reveal round, verifying a whole hand, and their parts.
+"""Fair-deal speed (protocol v2): one commit-reveal round, a move signed and checked, verifying
+a whole hand, and their parts.
 
-Targets (issue #3): one round for 8 players + host with 104 cards within 1 ms (the host's work:
-take 9 commitments and 9 seeds, check each opens, derive the key, shuffle), and verifying a
-whole hand within 10 ms. Every case is timed ``--runs`` times after a warm-up; the table gives
-the median, the 99th percentile and the minimum, in microseconds.
+Targets: one round for 8 people + host with 104 cards within 1 ms (the host's work: take 9
+signed commitments and 9 signed seeds, check each opens, derive the key, shuffle — issue #3),
+and verifying a whole 4-player hand kept by one of four people within 50 ms (issue #13: v2
+checks a signature on every move). Every case is timed ``--runs`` times after a warm-up; the
+table gives the median, the 99th percentile and the minimum, in microseconds.
 
 Each case is a name and a zero-argument callable in :func:`cases`, built from inputs prepared
 outside the timing (seeds and signatures are made on each player's own machine).
 
-Verifying a hand is :func:`lanswitch.transcript.verify` on one seat's transcript: every signed
-log head, the host's signature over the seat's cards, every round re-opened (a reveal signature
-per participant per round) and re-derived, and the whole hand replayed through the engine. The
-hands are played by heuristic bots (the default bot) through the real fair deal; "typical" is
-the hand with the median number of log events among 15, and the longest of the 15 is timed too,
-since the cost grows with the number of reshuffle rounds (one Ed25519 verification per
-participant per round). ``--verify-only`` skips the round cases.
+A move in v2 costs its player one Ed25519 signature (``move: sign``) and the host and every
+other client one verification (``move: check``, :func:`lanswitch.fairdeal.checks.check_move`).
+Verifying a hand is :func:`lanswitch.fairdeal.verify` on one seat's transcript: the host's
+signed head and cards, every announcement (the host's signature, every commitment's) where it
+was made, every round re-opened (a reveal signature per participant) and re-derived, every
+move's signature over the log, every other person's head, and the whole hand replayed through
+the engine. The hands are played by heuristic bots through the real fair deal, every seat a
+person's; "typical" is the hand with the median number of log events among 15, and the longest
+of the 15 is timed too. Each is timed cold, as ``lanswitch verify`` runs it; and once with every
+signature already checked (a client checks each move as it arrives, and its verdict at the
+hand's end finds them known good: :data:`lanswitch.fairdeal.primitives.VERIFIED`).
+``--verify-only`` skips the other cases.
 
 Usage: ``python benchmarks/fairness.py [--runs N] [--json] [--verify-only]``.
 """
@@ -31,50 +38,56 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import random
 
 import lanswitch
-from lanswitch import fairness as fz
-from lanswitch import transcript as tr
+from lanswitch import fairdeal as fd
 from lanswitch.bots import HeuristicBot
 from lanswitch.cards import deck_cards
+from lanswitch.fairdeal import primitives as pr
+from lanswitch.fairdeal.checks import Presence, check_move
 from lanswitch.game import Game
 from lanswitch.rules import PRESETS
 
 Case = Callable[[], object]
+T = TypeVar("T")
 
 TARGETS_US = {
-    "round: 8 players + host, 104 cards": 1000.0,
-    "verify hand: switch, 4 players, 52 cards, typical": 10_000.0,
-    "verify hand: switch, 8 players, 104 cards, typical": 10_000.0,
+    "round: 8 people + host, 104 cards": 1000.0,
+    "verify hand: switch, 4 people, 52 cards, typical": 50_000.0,
 }
 
 
-def _setup(players: int, hand_no: int = 1) -> tuple[list[str], bytes, dict[str, bytes]]:
-    ids = [f"player{i}" for i in range(players)]
-    ctx = fz.hand_context(bytes(16), hand_no, 2, 0, ids)
-    seeds = {p: hashlib.sha256(p.encode()).digest() for p in fz.participants(ids)}
-    return ids, ctx, seeds
+def _key(name: str) -> pr.PrivateKeyLike:
+    return pr.private_key(hashlib.sha256(b"key " + name.encode()).digest())
 
 
-def round_case(players: int, cards: list[int], *, signed: bool) -> Case:
+def _setup(people: int) -> tuple[list[str], fd.HandSetup]:
+    ids = [f"player{i}" for i in range(people)]
+    keys = {p: pr.public_bytes(_key(p)) for p in [*ids, fd.DEALER]}
+    return ids, fd.HandSetup.create(bytes(16), 1, PRESETS["switch"], ids, keys)
+
+
+def round_case(people: int, cards: list[int]) -> Case:
     """The host's side of one round, from the first commitment to the derived order."""
-    ids, ctx, seeds = _setup(players)
-    ps = fz.participants(ids)
-    commits = {p: fz.commitment(ctx, p, s) for p, s in seeds.items()}
-    keys = {p: fz.private_key(hashlib.sha256(b"key " + p.encode()).digest()) for p in ps}
-    pubs = {p: fz.public_bytes(k) for p, k in keys.items()} if signed else None
-    csig = {p: fz.sign_commitment(keys[p], ctx, p, commits[p]) if signed else None for p in ps}
-    rsig = {
-        p: fz.sign_reveal(keys[p], ctx, p, commits[p], seeds[p]) if signed else None for p in ps
-    }
+    ids, setup = _setup(people)
+    mask = pr.mask_of(range(people))
+    ctx = pr.round_context(setup.ctx0, 0, 1, bytes(32), mask, cards)
+    ps = pr.participants_of(ids, mask)
+    seeds = {p: hashlib.sha256(p.encode()).digest() for p in ps}
+    commits = {p: pr.commitment(ctx, p, s) for p, s in seeds.items()}
+    csig = {p: pr.sign(_key(p), pr.commitment_message(ctx, p, commits[p])) for p in ps}
+    rsig = {p: pr.sign(_key(p), pr.reveal_message(ctx, p, commits[p], seeds[p])) for p in ps}
+    order = [fd.DEALER, *ids]  # the host commits first
 
     def run() -> list[int]:
-        rnd = fz.Round(ctx, ids, public_keys=pubs)
-        for p in ps:
+        pr.VERIFIED.clear()
+        rnd = fd.Round(ctx, ps, setup.keys)
+        for p in order:
             rnd.commit(p, commits[p], csig[p])
         for p in ps:
             rnd.reveal(p, seeds[p], rsig[p])
@@ -83,66 +96,49 @@ def round_case(players: int, cards: list[int], *, signed: bool) -> Case:
     return run
 
 
-def open_round_case(players: int, *, check: str) -> Case:
-    """A client re-checking one finished round from a transcript (no shuffle).
-
-    ``check``: ``"openings"`` (seeds open commitments, own seed unchanged), ``"reveal-sigs"``
-    (also every reveal signature, which covers the commitment) or ``"all-sigs"`` (also every
-    commitment signature).
-    """
-    ids, ctx, seeds = _setup(players)
-    ps = fz.participants(ids)
-    commits = {p: fz.commitment(ctx, p, s) for p, s in seeds.items()}
-    keys = {p: fz.private_key(hashlib.sha256(b"key " + p.encode()).digest()) for p in ps}
-    pubs = {p: fz.public_bytes(k) for p, k in keys.items()}
-    csig = {p: fz.sign_commitment(keys[p], ctx, p, commits[p]) for p in ps}
-    rsig = {p: fz.sign_reveal(keys[p], ctx, p, commits[p], seeds[p]) for p in ps}
-    own = (ids[0], seeds[ids[0]])
-    if check == "openings":
-        return lambda: fz.open_round(ctx, ids, commits, seeds, own=own)
-    return lambda: fz.open_round(
-        ctx,
-        ids,
-        commits,
-        seeds,
-        own=own,
-        public_keys=pubs,
-        commit_signatures=csig if check == "all-sigs" else None,
-        reveal_signatures=rsig,
-    )
+def move_cases() -> dict[str, Case]:
+    """A move signed by its player, and checked by the host and every other client."""
+    _, setup = _setup(4)
+    log = fd.Log(setup.ctx0, [setup.note])
+    key = _key("player1")
+    msg = pr.move_message(setup.ctx0, log.count, log.head, 1, fd.BY_SEAT, 17)
+    move = fd.Move(1, fd.BY_SEAT, 17, pr.sign(key, msg))
+    presence = Presence(setup)
+    assert check_move(setup, presence, log.count, log.head, move) is None
+    return {
+        "move: sign (its player)": lambda: pr.sign(key, msg),
+        "move: check (the host, each client)": lambda: _cold(
+            lambda m: check_move(setup, presence, log.count, log.head, m), move
+        ),
+    }
 
 
 def log_case(events: int) -> Case:
-    """Hashing a log of ``events`` typical events into its head."""
-    _, ctx, _ = _setup(4)
-    kinds: list[fz.LogEvent] = [
-        fz.Draw(seat=1, n=1),
-        fz.Play(seat=2, card=17),
-        fz.Action(seat=3, move=201),
-        fz.Suit(seat=0, suit=2),
+    """Hashing a log of ``events`` typical events (moves signed) into its head."""
+    _, setup = _setup(4)
+    kinds: list[fd.LogEvent] = [
+        fd.Draw(seat=1, n=1),
+        fd.Move(seat=2, by=fd.BY_SEAT, move=17, signature=bytes(64)),
+        fd.Move(seat=3, by=fd.BY_BOT, move=201, signature=bytes(64)),
+        fd.TurnUp(card=5),
     ]
     evs = [kinds[i % len(kinds)] for i in range(events)]
-    return lambda: fz.log_head(ctx, evs)
+    return lambda: fd.Log(setup.ctx0, evs).head
 
 
-def fair_hand(preset: str, players: int, seed: int) -> tr.FairHand:
-    """One hand through the fair deal, heuristic bots, fixed seeds and keys."""
+def fair_hand(preset: str, players: int, seed: int) -> fd.FairHand:
+    """One hand through the fair deal, heuristic bots, every seat a person's, fixed seeds."""
     rules = PRESETS[preset]
     ids = [f"seat-{i + 1}" for i in range(players)]
-    keys = {p: fz.private_key(hashlib.sha256(b"key " + p.encode()).digest()) for p in ids}
-    keys[fz.DEALER] = fz.private_key(hashlib.sha256(b"host key").digest())
+    keys = {p: _key(p) for p in ids}
+    host_key = pr.private_key(hashlib.sha256(b"host key").digest())
+    public = fd.public_keys_of({**keys, fd.DEALER: host_key})
     game = Game(rules, players, dealer=seed % players, hand_no=seed)
-    host = tr.FairHost(
-        game,
-        game_id=bytes(16),
-        seats=ids,
-        key=keys[fz.DEALER],
-        public_keys=tr.public_keys_of(keys),
-    )
+    dealer = fd.Dealer(game, game_id=bytes(16), seats=ids, key=host_key, keys=public)
     bot = HeuristicBot(rules)
     rng = random.Random(seed)
-    return tr.play_fair_hand(
-        host,
+    return fd.play_fair_hand(
+        dealer,
         lambda g: bot.choose(g.view(g.turn), rng),
         seeds=lambda p, r: hashlib.sha256(f"{seed} {p} {r}".encode()).digest(),
         keys=keys,
@@ -156,29 +152,42 @@ HANDS: dict[str, str] = {}
 def verify_cases(preset: str, players: int, sample: int = 15) -> dict[str, Case]:
     hands = sorted(
         (fair_hand(preset, players, seed) for seed in range(1, sample + 1)),
-        key=lambda h: len(h.host.log.events),
+        key=lambda h: len(h.dealer.log.events),
     )
-    cards = len(hands[0].host.game.deck)
+    cards = len(hands[0].dealer.game.deck)
     out: dict[str, Case] = {}
     for label, hand in (("typical", hands[len(hands) // 2]), (f"longest of {sample}", hands[-1])):
         t = hand.transcripts[0]
-        assert tr.verify(t).fair
-        name = f"verify hand: {preset}, {players} players, {cards} cards, {label}"
-        sigs = players + 1 + 1 + (players + 1) * hand.rounds
-        HANDS[name] = (
-            f"{len(t.log)} log events, {hand.rounds} round{'s' * (hand.rounds != 1)}, "
-            f"{sigs} signatures"
+        assert fd.verify(t).fair
+        name = f"verify hand: {preset}, {players} people, {cards} cards, {label}"
+        moves = sum(isinstance(e, fd.Move) for e in t.log)
+        announces = sum(len(r.announces) for r in t.rounds)
+        sigs = (
+            1 + 1 + (players - 1) + moves + announces * (players + 2) + hand.rounds * (players + 1)
         )
-        out[name] = functools.partial(tr.verify, t)
+        HANDS[name] = (
+            f"{len(t.log)} log events, {moves} moves, {hand.rounds} "
+            f"round{'s' * (hand.rounds != 1)}, about {sigs} signatures"
+        )
+        out[name] = functools.partial(_cold, fd.verify, t)
         if label == "typical":
-            out[f"read + verify: {preset}, {players} players, {label}"] = functools.partial(
-                _read_and_verify, t.to_json()
+            out[f"read + verify: {preset}, {players} people, {label}"] = functools.partial(
+                _cold, _read_and_verify, t.to_json()
+            )
+            out[f"verify hand, its moves checked live: {preset}, {players} people"] = (
+                functools.partial(fd.verify, t)
             )
     return out
 
 
-def _read_and_verify(text: str) -> tr.Verdict:
-    return tr.verify(tr.Transcript.from_json(text))
+def _cold(fn: Callable[[T], object], arg: T) -> object:
+    """``fn(arg)`` with no signature remembered as good: what ``lanswitch verify`` does."""
+    pr.VERIFIED.clear()
+    return fn(arg)
+
+
+def _read_and_verify(text: str) -> fd.Verdict:
+    return fd.verify(fd.Transcript.from_json(text))
 
 
 def cases(verify_only: bool = False) -> dict[str, Case]:
@@ -187,27 +196,29 @@ def cases(verify_only: bool = False) -> dict[str, Case]:
         return hands
     two_decks = deck_cards(2, 0)
     one_deck = deck_cards(1, 0)
-    _, ctx, seeds = _setup(8)
-    key = fz.deck_key(ctx, seeds)
-    sk = fz.private_key(bytes(range(32)))
+    _, setup = _setup(8)
+    seeds = {p: hashlib.sha256(p.encode()).digest() for p in setup.participants}
+    key = pr.deck_key(setup.ctx0, seeds)
+    sk = pr.private_key(bytes(range(32)))
     pk = sk.public_key()
-    msg = fz.log_head_message(ctx, fz.DEALER, 345, bytes(32))
-    sig = fz.sign(sk, msg)
-    return {
-        "round: 8 players + host, 104 cards": round_case(8, two_decks, signed=False),
-        "round: 4 players + host, 104 cards": round_case(4, two_decks, signed=False),
-        "round: 8 players + host, 104 cards, signed": round_case(8, two_decks, signed=True),
-        "shuffle: 52 cards": lambda: fz.shuffle(key, one_deck),
-        "shuffle: 104 cards": lambda: fz.shuffle(key, two_decks),
-        "deck key: 9 seeds (HKDF)": lambda: fz.deck_key(ctx, seeds),
-        "commitment": lambda: fz.commitment(ctx, "player0", seeds["player0"]),
-        "open_round: 8 + host, openings": open_round_case(8, check="openings"),
-        "open_round: 8 + host, + reveal sigs": open_round_case(8, check="reveal-sigs"),
-        "open_round: 8 + host, + all sigs": open_round_case(8, check="all-sigs"),
-        "log head: 345 events": log_case(345),
-        "Ed25519 sign": lambda: fz.sign(sk, msg),
-        "Ed25519 verify": lambda: fz.verify(pk, msg, sig),
-    } | hands
+    msg = pr.log_head_message(setup.ctx0, fd.DEALER, 345, bytes(32))
+    sig = pr.sign(sk, msg)
+    return (
+        {
+            "round: 8 people + host, 104 cards": round_case(8, two_decks),
+            "round: 4 people + host, 104 cards": round_case(4, two_decks),
+            "round: 4 people + host, 52 cards": round_case(4, one_deck),
+            "shuffle: 52 cards": lambda: pr.shuffle(key, one_deck),
+            "shuffle: 104 cards": lambda: pr.shuffle(key, two_decks),
+            "deck key: 9 seeds (HKDF)": lambda: pr.deck_key(setup.ctx0, seeds),
+            "commitment": lambda: pr.commitment(setup.ctx0, "player0", seeds["player0"]),
+            "log head: 345 events": log_case(345),
+            "Ed25519 sign": lambda: pr.sign(sk, msg),
+            "Ed25519 verify": lambda: _cold(lambda m: pr.verify(pk, m, sig), msg),
+        }
+        | move_cases()
+        | hands
+    )
 
 
 def measure(fn: Case, runs: int) -> dict[str, float]:

@@ -12,6 +12,7 @@ Errors: :class:`UsageError` means the caller broke an API rule (a bug on this si
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import hashlib
 import hmac
@@ -520,14 +521,36 @@ def sign(key: PrivateKeyLike, message: bytes) -> bytes:
 
 
 def verify(key: PublicKeyLike, message: bytes, signature: bytes) -> bool:
-    """Whether ``signature`` is ``key``'s valid Ed25519 signature of ``message``."""
+    """Whether ``signature`` is ``key``'s valid Ed25519 signature of ``message``.
+
+    A signature that verified once is remembered (:data:`VERIFIED`, the latest few thousand):
+    a client checks every move as it arrives and again when it verifies the hand, and a
+    process that hosts and plays checks the same moves twice. Only ever a memo of a pure
+    answer: ``lanswitch verify`` in a process of its own checks everything afresh."""
     if not isinstance(signature, bytes) or len(signature) != SIGNATURE_BYTES:
         return False
+    try:
+        raw = raw_public_key(key)
+    except AttributeError:
+        return False
+    memo = (raw, bytes(message), signature)
+    if memo in VERIFIED:
+        return True
     try:
         public_key(key).verify(signature, message)
     except (InvalidSignature, UsageError):
         return False
+    VERIFIED[memo] = None
+    if len(VERIFIED) > VERIFIED_KEEP:
+        # The oldest goes. (A load generator verifies in threads: another may be here too.)
+        with contextlib.suppress(RuntimeError, KeyError, StopIteration):
+            del VERIFIED[next(iter(VERIFIED))]
     return True
+
+
+VERIFIED: dict[tuple[bytes, bytes, bytes], None] = {}
+"""Signatures known good: (public key, message, signature), oldest first."""
+VERIFIED_KEEP: Final = 4096
 
 
 # -- the signed statements --------------------------------------------------------------------
