@@ -718,3 +718,23 @@ def test_a_host_with_nothing_due_sets_no_deadline_in_the_past() -> None:
     net.run(lambda: hand.dealer.is_away(1) and a.session.my_turn())
     deadline = net.host.next_deadline()
     assert deadline is None or deadline > net.now
+
+
+def test_the_match_goes_on_without_a_player_whose_program_was_killed() -> None:
+    """Three people, no bots: carl's program dies mid-hand and never comes back. The hand goes
+    on (the host plays his seat), his seat is given up after ``seat_limit``, and the next hand
+    is dealt to ann and bob, his seat sitting it out — the match is not stuck waiting."""
+    net = TableNet(config(seats=3, bots=0, hands=2, away_grace=2.0, seat_limit=10.0), seed=7)
+    a, b, c = net.join("ann"), net.join("bob"), net.join("carl")
+    net.run(lambda: c.session.seq > 6)
+    net.drop(c)
+    net.run(lambda: over(net), steps=50_000)
+    assert [r.hand_no for r in a.session.history] == [1, 2]
+    first, second = (r.verdict for r in a.session.history)
+    assert first is not None
+    assert second is not None
+    assert first.fair, first.text()
+    assert second.fair, second.text()
+    assert net.host.table.seats[2].kind == "empty"
+    assert a.session.history[1].transcript is not None
+    assert a.session.history[1].transcript.setup.out == (2,)  # carl's seat sat hand 2 out
