@@ -185,7 +185,10 @@ async def fuzzer(
             Ed25519PrivateKey.from_private_bytes(rng.randbytes(32)).public_key().public_bytes_raw()
         )
         hello = p.Hello(
-            version=1, name=f"fz{rng.randrange(10**6)}", key=key, spectate=rng.random() < 0.7
+            version=p.PROTOCOL_VERSION,
+            name=f"fz{rng.randrange(10**6)}",
+            key=key,
+            spectate=rng.random() < 0.7,
         )
         writer.write(p.encode_frame(hello))
         try:

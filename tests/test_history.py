@@ -279,7 +279,7 @@ def test_a_tampered_stored_transcript_fails_verify_hand(
     code, out, _ = run(capsys, "--data-dir", str(data), "verify", "--hand", "2")
     assert code == 1
     assert out.startswith("history:2: UNFAIR: hand 2 of game ")
-    assert "blame the host (@dealer)" in out
+    assert "blame the host" in out
     # What is stored is no transcript at all: unreadable, as for a file (exit 2).
     tamper(data, 1, b"\x00 not json")
     code, out, err = run(capsys, "--data-dir", str(data), "verify", "--hand", "1")
@@ -571,7 +571,7 @@ def test_a_headless_join_records_a_match_and_verify_hand_rechecks_it(
     code, out, _ = run(capsys, "--data-dir", str(data), "verify", "--hand", ids[0])
     assert code == 1
     assert "UNFAIR" in out
-    assert "@dealer" in out
+    assert "blame the host" in out
 
 
 def test_join_with_no_history_keeps_nothing(

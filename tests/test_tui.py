@@ -211,7 +211,9 @@ def test_the_lobby_shows_seats_and_ready_starts_the_hand() -> None:
 def test_a_player_who_vanished_mid_hand_keeps_a_name_in_the_result_and_the_verdict() -> None:
     """Bob's program dies mid-hand and the host frees his seat: the result still names him,
     and the verdict's caveat about him gets a line of its own (the body does not wrap)."""
-    config = HostConfig(name="T", seats=4, bots=2, bot_delay=0.0, hands=None, away_grace=2.0)
+    config = HostConfig(
+        name="T", seats=4, bots=2, bot_delay=0.0, hands=None, away_grace=2.0, seat_limit=5.0
+    )
     net = TableNet(config, seed=4)
     a, b = net.join("ann", auto_ready=False), net.join("bob")
     model = TuiModel(a.session, send=lambda m: net.send(a, m))
@@ -230,8 +232,8 @@ def test_a_player_who_vanished_mid_hand_keeps_a_name_in_the_result_and_the_verdi
     assert "bob" in result
     lines = verdict.splitlines()
     assert lines[0] == ": fair, every card legal;"
-    assert lines[1].startswith("    bob signed the log only to event ")
-    assert lines[1].endswith("(left mid-hand)")
+    assert lines[1].startswith("    bob lost the link, says the host, at event ")
+    assert lines[1].endswith("and the host played the seat after)")
 
 
 def test_the_log_says_who_takes_a_seat_goes_away_comes_back_and_leaves() -> None:

@@ -89,7 +89,7 @@ class Verdict:
             how = "left" if a.how == "left" else "lost the link, says the host,"
             out.append(
                 f"{self.name(a.pid)} {how} at event {a.since} (confirmed the log to event "
-                f"{a.confirmed}; the host played the seat after)"
+                f"{a.confirmed}, and the host played the seat after)"
             )
         out += [
             f"{self.name(p)} confirmed the log only to event {n} of {self.events}"
