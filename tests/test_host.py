@@ -725,7 +725,7 @@ def test_the_match_goes_on_without_a_player_whose_program_was_killed() -> None:
     on (the host plays his seat), his seat is given up after ``seat_limit``, and the next hand
     is dealt to ann and bob, his seat sitting it out — the match is not stuck waiting."""
     net = TableNet(config(seats=3, bots=0, hands=2, away_grace=2.0, seat_limit=10.0), seed=7)
-    a, b, c = net.join("ann"), net.join("bob"), net.join("carl")
+    a, _b, c = net.join("ann"), net.join("bob"), net.join("carl")
     net.run(lambda: c.session.seq > 6)
     net.drop(c)
     net.run(lambda: over(net), steps=50_000)
