@@ -29,7 +29,7 @@ from __future__ import annotations
 import enum
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from .primitives import (
@@ -124,8 +124,24 @@ def _values(commitments: Commitments) -> dict[str, bytes]:
     return {p: c for p, (c, _) in commitments.items()}
 
 
+class _Signed:
+    """A statement the host signs: ``message(ctx0)`` is what its ``signature`` covers."""
+
+    __slots__ = ()
+    signature: bytes
+
+    def message(self, ctx0: bytes) -> bytes:  # pragma: no cover - each statement has its own
+        raise NotImplementedError
+
+    def signed_by(self, key: PublicKeyLike, ctx0: bytes) -> bool:
+        try:
+            return verify(key, self.message(ctx0), self.signature)
+        except UsageError:  # a malformed field: no valid signature covers it
+            return False
+
+
 @dataclass(frozen=True, slots=True)
-class Announcement:
+class Announcement(_Signed):
     """A round as the host announced it, with the host's signature over the statement.
 
     ``fixed`` false: stage 1, ``commitments`` holds ``@dealer``'s alone; true: stage 3, every
@@ -143,12 +159,6 @@ class Announcement:
     def message(self, ctx0: bytes) -> bytes:
         return announce_message(ctx0, self.round, self.fixed, self.ctx, _values(self.commitments))
 
-    def signed_by(self, key: PublicKeyLike, ctx0: bytes) -> bool:
-        try:
-            return verify(key, self.message(ctx0), self.signature)
-        except UsageError:  # a malformed field: no valid signature covers it
-            return False
-
     @classmethod
     def make(
         cls,
@@ -162,19 +172,11 @@ class Announcement:
         commitments: Commitments,
     ) -> Announcement:
         unsigned = cls(round_no, fixed, ctx, tuple(cards), mask, dict(commitments), b"")
-        return cls(
-            round_no,
-            fixed,
-            ctx,
-            tuple(cards),
-            mask,
-            dict(commitments),
-            sign(key, unsigned.message(ctx0)),
-        )
+        return replace(unsigned, signature=sign(key, unsigned.message(ctx0)))
 
 
 @dataclass(frozen=True, slots=True)
-class VoidRecord:
+class VoidRecord(_Signed):
     """The host's signed announcement that round ``round`` failed: the hand is void.
 
     ``commitments``: those it had when the round failed (for ``missing_commitment``, what
@@ -189,18 +191,8 @@ class VoidRecord:
 
     def message(self, ctx0: bytes) -> bytes:
         return abort_message(
-            ctx0,
-            self.round,
-            self.fault.name.lower(),
-            self.culprits,
-            _values(self.commitments),
+            ctx0, self.round, self.fault.name.lower(), self.culprits, _values(self.commitments)
         )
-
-    def signed_by(self, key: PublicKeyLike, ctx0: bytes) -> bool:
-        try:
-            return verify(key, self.message(ctx0), self.signature)
-        except UsageError:
-            return False
 
     @classmethod
     def make(
@@ -212,13 +204,7 @@ class VoidRecord:
         commitments: Commitments,
     ) -> VoidRecord:
         unsigned = cls(round_no, blame.fault, blame.culprits, dict(commitments), b"")
-        return cls(
-            round_no,
-            blame.fault,
-            blame.culprits,
-            dict(commitments),
-            sign(key, unsigned.message(ctx0)),
-        )
+        return replace(unsigned, signature=sign(key, unsigned.message(ctx0)))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ and its seed voids the hand (its seed cannot be replaced), blamed on the host's 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -28,6 +29,7 @@ from ..fairdeal import (
     Blame,
     Dealer,
     HandStage,
+    RoundState,
     SignedHead,
     Step,
     VoidRecord,
@@ -357,37 +359,46 @@ class Host(HostBase):
         self._publish(h, _abort(record))
 
     def _commit(self, cid: int, m: p.Commit) -> None:
-        h, pid = self._participant(cid, m.round)
-        if h is None:
-            return
-        rnd = h.dealer.rounds[m.round].round
-        if h.dealer.stage is not HandStage.COMMITTING or m.round != len(h.dealer.rounds) - 1:
-            if rnd.commitments.get(pid, (b"",))[0] != m.commitment:  # a resent one is no news
-                self._reject_fair(cid, f"round {m.round} takes no commitment from you now")
-            return
-        try:
+        def take(h: _Hand, pid: str) -> None:
             fixed = h.dealer.commit(pid, m.commitment, m.signature)
-        except Blame as e:
-            if rnd.commitments.get(pid, (b"",))[0] != m.commitment:
-                self._reject_fair(cid, str(e))
-            return
-        if fixed is not None:
-            self._publish(h, _announce(fixed))
+            if fixed is not None:
+                self._publish(h, _announce(fixed))
+
+        self._fair(cid, m.round, HandStage.COMMITTING, "commitment", m.commitment, take)
 
     def _reveal(self, cid: int, m: p.Reveal) -> None:
-        h, pid = self._participant(cid, m.round)
+        def take(h: _Hand, pid: str) -> None:
+            h.dealer.reveal(pid, m.seed, m.signature)
+
+        self._fair(cid, m.round, HandStage.REVEALING, "seed", m.seed, take)
+
+    def _fair(
+        self,
+        cid: int,
+        r: int,
+        stage: HandStage,
+        what: str,
+        value: bytes,
+        take: Callable[[_Hand, str], None],
+    ) -> None:
+        """A commitment or seed for round ``r``, taken when the hand is at ``stage`` of that
+        round. One that repeats what the round already has from this seat (a client resending
+        after a resume) is no news; anything else the round cannot take is refused."""
+        h, pid = self._participant(cid, r)
         if h is None:
             return
-        rnd = h.dealer.rounds[m.round].round
-        if h.dealer.stage is not HandStage.REVEALING or m.round != len(h.dealer.rounds) - 1:
-            if rnd.seeds.get(pid, (b"",))[0] != m.seed:
-                self._reject_fair(cid, f"round {m.round} takes no seed from you now")
+        rnd = h.dealer.rounds[r].round
+        have = rnd.commitments if stage is HandStage.COMMITTING else rnd.seeds
+        again = pid in have and have[pid][0] == value
+        if h.dealer.stage is not stage or r != len(h.dealer.rounds) - 1:
+            if not again:
+                self._reject_fair(cid, f"round {r} takes no {what} from you now")
             return
         try:
-            h.dealer.reveal(pid, m.seed, m.signature)
+            take(h, pid)
         except Blame as e:
-            if rnd.state.name != "FAILED" and rnd.seeds.get(pid, (b"",))[0] != m.seed:
-                self._reject_fair(cid, str(e))  # else the round failed: advance voids the hand
+            if not again and rnd.state is not RoundState.FAILED:  # failed: the hand is void
+                self._reject_fair(cid, str(e))
 
     def _participant(self, cid: int, r: int) -> tuple[_Hand | None, str]:
         """The hand and ``cid``'s id in it, if round ``r`` of it exists."""
