@@ -17,6 +17,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -674,3 +676,42 @@ def test_a_player_who_leaves_mid_hand_does_not_void_it(
         if _reshuffled_after(record.transcript, 2):
             return
     pytest.fail("no hand reshuffled after carl left")
+
+
+def test_an_untouched_headless_join_leaves_a_host_that_keeps_voiding_hands(
+    tmp_path: Path,
+) -> None:
+    """The real ``lanswitch join --bot`` in a process of its own, at the aborting host's table:
+    past the warning it leaves the table by itself, exit 3, saying why."""
+    host = make_host(AbortingHost, hands=2, round_timeout=0.3, seats=3, bots=2)
+    proc: list[subprocess.CompletedProcess[str]] = []
+
+    async def join(clients: dict[str, Client]) -> None:
+        server_port = next(iter(clients.values())).target.port
+        argv = [
+            sys.executable,
+            "-m",
+            "lanswitch",
+            "--data-dir",
+            str(tmp_path / "zed"),
+            "join",
+            f"127.0.0.1:{server_port}",
+            "--bot",
+            "heuristic",
+            "--name",
+            "zed",
+            "--no-history",
+        ]
+        proc.append(
+            await asyncio.to_thread(
+                subprocess.run, argv, capture_output=True, text=True, timeout=60, check=False
+            )
+        )
+
+    out = play_over_tls(host, [Person("ann")], tmp_path, during=join)
+    (done,) = proc
+    assert done.returncode == 3, (done.stdout, done.stderr)
+    assert "left the table" in done.stderr
+    assert "caused or claimed by the host" in done.stderr
+    assert "void hands: 2" in done.stdout
+    assert out.sessions["ann"].distrust is not None
