@@ -213,6 +213,7 @@ F_COVER_ANY: Final = 256
 F_RUN: Final = 512
 F_NAMES_SUIT: Final = 1024
 F_CANCEL_ALL: Final = 2048
+F_PASSES_ON: Final = 4096  # stacking passes the pending amount on as it is (``adds = false``)
 F_TURN_EFFECTS: Final = F_REVERSE | F_AGAIN | F_FOLLOW_SUIT | F_COVER | F_RUN | F_NAMES_SUIT
 
 _FACES: Final = (1 << 52) - 1  # the faces of deck 0: what a mimic joker may name
@@ -351,6 +352,7 @@ class Tables:
                 (F_RUN, r.run),
                 (F_NAMES_SUIT, r.names_suit),
                 (F_CANCEL_ALL, r.cancel == "all"),
+                (F_PASSES_ON, not r.adds),
             ):
                 if on:
                     f |= flag
@@ -1085,7 +1087,8 @@ class Game:
 
     def _stack(self, seat: int, row: int, bit: int) -> None:
         amount = self.t.amount[row]
-        self.pend_amount += self.hand_size if amount < 0 else amount
+        if not (self.pend_amount and self.t.flags[row] & F_PASSES_ON):
+            self.pend_amount += self.hand_size if amount < 0 else amount
         self.pend_rows |= bit
         self.pend_from = seat
         self.pend_target = -2  # decided when the turn ends: the next seat to act
