@@ -54,6 +54,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+from .narrate import nth
 from .session import HandRecord
 
 __all__ = [
@@ -206,11 +207,6 @@ def row_of(
     )
 
 
-def _nth(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
 def result_text(row: HandRow) -> str:
     """The result in a few words: "you won", "Alice won, you 3rd", "Alice won", "void"."""
     if row.ending == "void" or not row.placings:
@@ -218,7 +214,7 @@ def result_text(row: HandRow) -> str:
     if row.place == 1:
         return "you won"
     first = f"{row.placings[0]} won"
-    return first if row.place is None else f"{first}, you {_nth(row.place)}"
+    return first if row.place is None else f"{first}, you {nth(row.place)}"
 
 
 def verdict_text(row: HandRow) -> str:

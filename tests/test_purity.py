@@ -23,7 +23,16 @@ PACKAGE_DIR = Path(lanswitch.__file__).parent
 # Always core; must exist.
 CORE_REQUIRED = ("cards", "rules", "game")
 # Core when present.
-CORE_OPTIONAL = ("fairness", "transcript", "protocol", "table", "host", "session", "bots")
+CORE_OPTIONAL = (
+    "fairness",
+    "transcript",
+    "protocol",
+    "table",
+    "host",
+    "session",
+    "bots",
+    "narrate",
+)
 
 FORBIDDEN_STDLIB = frozenset(
     {
