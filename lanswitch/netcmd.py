@@ -138,7 +138,7 @@ async def _host(
         port=server.port,
         rules=host.rules_name,
         seats_total=config.seats,
-        seats_free=host.free_seats(),
+        seats_free=host.table.open_seats(),
         fingerprint=fp_hex,
         version=PROTOCOL_VERSION,
         interfaces=interfaces,
@@ -172,7 +172,7 @@ async def _host(
             loop.add_signal_handler(sig, stop.set)
     shown_log = table.log_from  # a resumed host's earlier lines were said by the old one
     journal_said = False
-    free = host.free_seats()
+    free = host.table.open_seats()
     waiter = asyncio.create_task(server.wait_finished())
     try:
         for _ in range(10**9):
@@ -191,8 +191,8 @@ async def _host(
                     "on, but cannot be resumed after a crash\n"
                 )
             out.flush()
-            if advertised and host.free_seats() != free:
-                free = host.free_seats()
+            if advertised and host.table.open_seats() != free:
+                free = host.table.open_seats()
                 with contextlib.suppress(Exception):
                     await advertiser.update(seats_free=free)
             if waiter in done or stop.is_set():

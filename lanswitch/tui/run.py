@@ -173,7 +173,7 @@ async def play(
         port=server.port,
         rules=host.rules_name,
         seats_total=config.seats,
-        seats_free=host.free_seats(),
+        seats_free=host.table.open_seats(),
         fingerprint=identity.hex,
         version=PROTOCOL_VERSION,
         interfaces=None if table.address == "0.0.0.0" else [table.address],
@@ -218,7 +218,7 @@ async def play(
     here = bound or "127.0.0.1"  # our own client connects over loopback
     shown = bound or next(iter(advertiser.addresses), here)  # where friends join
     target = Target(config.name, (here,), server.port, identity.fingerprint, "self")
-    free = host.free_seats()
+    free = host.table.open_seats()
 
     async def keep_advertised() -> None:
         # In the background: zeroconf probes for a second or so before it answers, and the
@@ -232,8 +232,8 @@ async def play(
         advertised = True
         for _ in range(10**9):
             await asyncio.sleep(0.5)
-            if advertised and host.free_seats() != free:
-                free = host.free_seats()
+            if advertised and host.table.open_seats() != free:
+                free = host.table.open_seats()
                 with contextlib.suppress(Exception):
                     await advertiser.update(seats_free=free)
 
