@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from . import __version__
+from .settings import Hosting, Join, Play, Screen, Watch, parse_target
 
 # Parser limits and names, as literals so that `lanswitch play` can draw its first frame before
 # the rules engine is loaded; tests/test_cli.py checks they agree with rules.py and bots.py.
@@ -229,9 +230,11 @@ def build_parser() -> argparse.ArgumentParser:
     j = sub.add_parser(
         "join",
         help="join a table on the local network",
-        description="Join a table by its name (found by zeroconf), by HOST:PORT, or the only "
-        "table on the network. The host's certificate is pinned on first use. After every hand "
-        "your transcript is checked: was the deal fair and every card legal?",
+        description="Join a table by its name (found by zeroconf) or by HOST:PORT. With no "
+        "table named, the terminal client opens the table browser (the tables heard on the "
+        "network, live); with --headless or --bot, the only table on the network is joined. "
+        "The host's certificate is pinned on first use. After every hand your transcript is "
+        "checked: was the deal fair and every card legal?",
     )
     j.add_argument("table", nargs="?", metavar="HOST:PORT|TABLE-NAME")
     j.add_argument("--name", metavar="N", help="your display name (default: your user name)")
@@ -269,8 +272,20 @@ def build_parser() -> argparse.ArgumentParser:
         "lanswitch tables and take a seat with lanswitch join.",
     )
     pl.add_argument("--rules", default="switch", metavar="NAME|FILE", help="preset or TOML file")
-    pl.add_argument("--bots", type=_count, default=3, metavar="N", help="bots (default 3)")
-    pl.add_argument("--seats", type=_players, default=4, metavar="N", help="2..8 (default 4)")
+    pl.add_argument(
+        "--bots",
+        type=_count,
+        default=3,
+        metavar="N",
+        help="bots in the other seats (default 3); fewer keep seats free for friends",
+    )
+    pl.add_argument(
+        "--seats",
+        type=_players,
+        default=None,
+        metavar="N",
+        help="2..8 (default 4, or one more than --bots)",
+    )
     pl.add_argument("--name", metavar="NAME", help="your name (default: your user name)")
     pl.add_argument("--table", metavar="T", help="the table's name (default: NAME's table)")
     pl.add_argument("--interface", metavar="ADDR", help="serve on this IPv4 address only")
@@ -667,6 +682,161 @@ class _UsageError(Exception):
     pass
 
 
+# ---------------------------------------------------------------------------------------------
+# The arguments as plain settings (lanswitch/settings.py), checked once, here: a bad address,
+# port, interface or seat count is one line before anything starts (exit 2).
+
+
+def default_name() -> str:
+    """The player's name when none is given: the user name, at most 24 characters."""
+    import getpass
+
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = "player"
+    return user[:24] or "player"
+
+
+def _interface(addr: str | None) -> str | None:
+    """``--interface``: an IPv4 address of this machine (loopback included)."""
+    if addr is None:
+        return None
+    import ipaddress
+
+    try:
+        ip = ipaddress.IPv4Address(addr)
+    except ValueError:
+        raise _UsageError(
+            f"--interface wants an IPv4 address of this machine, e.g. 192.168.1.20; not {addr!r}"
+        ) from None
+    if ip.is_loopback:
+        return str(ip)
+    import ifaddr  # the interfaces' addresses (zeroconf's own dependency; light to load)
+
+    mine = [
+        str(a.ip) for adapter in ifaddr.get_adapters() for a in adapter.ips if isinstance(a.ip, str)
+    ]
+    if str(ip) not in mine:
+        listed = ", ".join(mine) or "none found"
+        raise _UsageError(
+            f"--interface {addr} is not an address of this machine (its IPv4 addresses: {listed})"
+        )
+    return str(ip)
+
+
+def _no_person(seats: int, bots: int) -> str:
+    return (
+        f"--bots {bots} fills all {seats} seats, and a hand needs at least one person: "
+        f"give --bots {seats - 1} or fewer, or more --seats"
+    )
+
+
+def _hosting(args: argparse.Namespace) -> Hosting:
+    """``lanswitch host``'s table."""
+    if not args.resume:
+        if args.bots > args.seats:
+            raise _UsageError(f"--bots {args.bots} is more than --seats {args.seats}")
+        if args.bots == args.seats:
+            raise _UsageError(_no_person(args.seats, args.bots))
+    return Hosting(
+        rules=args.rules,
+        name=args.name or ("" if args.resume else f"{default_name()}'s table"[:32]),
+        port=args.port,
+        seats=args.seats,
+        bots=args.bots,
+        hands=args.hands,
+        password=args.password,
+        interface=_interface(args.interface),
+        turn_timer=args.turn_timer,
+        bot_delay=args.bot_delay,
+        resume=args.resume,
+        data=data_dir(args.data_dir),
+    )
+
+
+def _play_settings(args: argparse.Namespace) -> Play:
+    """``lanswitch play``'s table (the player takes a seat: at most seats - 1 bots)."""
+    bots = args.bots
+    seats = args.seats if args.seats is not None else max(4, bots + 1)
+    if seats > MAX_PLAYERS:
+        raise _UsageError(
+            f"--bots {bots} leaves no seat for you: a table has at most {MAX_PLAYERS} seats, "
+            f"so give --bots {MAX_PLAYERS - 1} or fewer"
+        )
+    if bots >= seats:
+        raise _UsageError(
+            f"--bots {bots} leaves no seat for you at {seats} seats: give --bots {seats - 1} "
+            "or fewer, or more --seats"
+        )
+    table = Hosting(
+        rules=args.rules,
+        name=args.table or "",
+        port=args.port,
+        seats=seats,
+        bots=bots,
+        interface=_interface(args.interface),
+        turn_timer=args.turn_timer,
+        bot_delay=args.bot_delay,
+        resume=args.resume,
+        data=data_dir(args.data_dir),
+    )
+    return Play(
+        table=table,
+        player=args.name or default_name(),
+        screen=_screen(args),
+        history=not args.no_history,
+    )
+
+
+def _screen(args: argparse.Namespace) -> Screen:
+    return Screen(
+        ascii=args.ascii,
+        four_colour=args.four_colour,
+        colour="NO_COLOR" not in os.environ,
+        bell=args.bell,
+    )
+
+
+def _join_settings(args: argparse.Namespace) -> Join:
+    """``lanswitch join``: where, and as whom."""
+    address = None
+    table = args.table
+    if table is not None:
+        try:
+            address = parse_target(table)
+        except ValueError as e:
+            raise _UsageError(str(e)) from None
+        if address is not None:
+            table = None
+    return Join(
+        name=args.name or default_name(),
+        data=data_dir(args.data_dir),
+        table=table,
+        address=address,
+        spectate=args.spectate,
+        password=args.password,
+        interface=_interface(args.interface),
+        timeout=args.timeout,
+        accept_new_fingerprint=args.accept_new_fingerprint,
+        history=not args.no_history,
+    )
+
+
+def _watch(args: argparse.Namespace) -> Watch:
+    """The headless ``join``: a bot plays the seat, or it watches."""
+    if args.bot is None and not args.spectate:
+        raise _UsageError(
+            "--headless needs --bot STRATEGY (a bot plays your seat) or --spectate (you watch)"
+        )
+    transcripts: Path | None = None
+    if args.transcripts:
+        transcripts = Path(args.transcripts).expanduser()
+        if not transcripts.is_dir():
+            raise _UsageError(f"--transcripts: {transcripts} is not a directory")
+    return Watch(bot=args.bot, think=args.think, transcripts=transcripts)
+
+
 _TABLE_SETTINGS = (
     "rules",
     "seats",
@@ -713,14 +883,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "play":
             from .tui import play
 
-            return play(args, data_dir(args.data_dir), out, err)
+            return play(_play_settings(args), out, err)
+        if args.command == "join" and args.bot is None and not args.headless:
+            from .tui import join
+
+            return join(_join_settings(args), _screen(args), out, err)
         if args.command in ("host", "join"):
             from . import netcmd
 
             try:
-                run = netcmd.cmd_host if args.command == "host" else netcmd.cmd_join
-                return run(args, data_dir(args.data_dir), out, err)
+                if args.command == "host":
+                    return netcmd.cmd_host(_hosting(args), out, err)
+                return netcmd.cmd_join(_join_settings(args), _watch(args), out, err)
             except ValueError as e:
+                from .rules import RulesError
+
+                if isinstance(e, RulesError):
+                    raise
                 raise _UsageError(str(e)) from None
             except netcmd.CommandError as e:
                 err.write(f"lanswitch: {e}\n")

@@ -65,7 +65,9 @@ __all__ = [
     "History",
     "HistoryError",
     "HistoryWriter",
+    "close_writer",
     "history_path",
+    "open_writer",
     "result_text",
     "row_of",
     "verdict_text",
@@ -518,3 +520,16 @@ class HistoryWriter:
 
 def _hands(n: int) -> str:
     return f"{n} hand" + ("" if n == 1 else "s")
+
+
+def open_writer(data: Path, *, keep: bool = True) -> HistoryWriter | None:
+    """The history a client session writes to (None: ``--no-history``, ``keep`` false)."""
+    return HistoryWriter(data) if keep else None
+
+
+def close_writer(writer: HistoryWriter | None) -> str | None:
+    """Save what is still queued; a line to print if hands could not be saved."""
+    if writer is None:
+        return None
+    message = writer.close()
+    return None if message is None else f"lanswitch: {message}"

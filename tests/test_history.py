@@ -6,7 +6,6 @@ host`` process on loopback TLS, and by the terminal client with keys through a p
 from __future__ import annotations
 
 import asyncio
-import io
 import json
 import sqlite3
 import subprocess
@@ -20,7 +19,6 @@ import pytest
 
 from lanswitch import history as hist
 from lanswitch.cli import main
-from lanswitch.client import Target
 from lanswitch.history import (
     History,
     HistoryError,
@@ -31,7 +29,7 @@ from lanswitch.history import (
     verdict_text,
 )
 from lanswitch.host import HostConfig
-from lanswitch.session import HandRecord, Session
+from lanswitch.session import HandRecord
 from lanswitch.tls import Identity
 from lanswitch.transcript import Transcript, verify
 from tests.tablenet import Link, TableNet
@@ -645,23 +643,24 @@ def test_the_terminal_client_records_the_hands_it_plays(identity: Identity, tmp_
 def test_play_and_the_terminal_join_give_the_client_a_history_unless_told_not_to(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The wiring: what ``play`` and ``join`` (terminal) pass to the client that records (the
-    client itself is run for real in the test above; here it is not run at all)."""
+    """The wiring: what ``play`` and ``join`` (terminal) give the client that records (the
+    client itself is run for real in the test above; here it neither connects nor runs)."""
+    from lanswitch import client as client_module
     from lanswitch.tui import run as tui_run
+    from lanswitch.tui.model import TuiModel
 
     given: list[HistoryWriter | None] = []
 
-    async def fake_run_client(session: Session, target: Target, **kw: object) -> object:
-        history = kw["history"]
-        assert history is None or isinstance(history, HistoryWriter)
-        given.append(history)
+    async def fake_run_client(client: client_module.Client, **kw: object) -> object:
+        assert client.history is None or isinstance(client.history, HistoryWriter)
+        given.append(client.history)
+        return TuiModel(client.session, send=client.send)
 
-        class Model:
-            failure = None
-
-        return Model()
+    async def connected(self: client_module.Client) -> None:
+        return None
 
     monkeypatch.setattr(tui_run, "run_client", fake_run_client)
+    monkeypatch.setattr(client_module.Client, "connect", connected)
     data = tmp_path / "data"
     for extra in ([], ["--no-history"]):
         args = ["--data-dir", str(data), "join", f"{LOOPBACK}:9", *extra]
@@ -669,12 +668,14 @@ def test_play_and_the_terminal_join_give_the_client_a_history_unless_told_not_to
     assert isinstance(given[0], HistoryWriter)
     assert given[0].data == data
     assert given[1] is None
-    from lanswitch.cli import build_parser
     from lanswitch.rules import PRESETS
+    from lanswitch.settings import Hosting, Play
 
-    for extra in ([], ["--no-history"]):
-        options = build_parser().parse_args(["play", "--interface", LOOPBACK, *extra])
-        assert asyncio.run(tui_run.play(options, data, PRESETS["switch"], io.StringIO())) == 0
+    for keep in (True, False):
+        table = Hosting(interface=LOOPBACK, data=data, bots=3)
+        settings = Play(table=table, player="ann", history=keep)
+        code, _ = asyncio.run(tui_run.play(settings, PRESETS["switch"]))
+        assert code == 0
     assert isinstance(given[2], HistoryWriter)
     assert given[2].data == data
     assert given[3] is None

@@ -32,6 +32,7 @@ CORE_OPTIONAL = (
     "session",
     "bots",
     "narrate",
+    "settings",
 )
 
 FORBIDDEN_STDLIB = frozenset(

@@ -236,7 +236,8 @@ def test_a_person_who_arrives_during_a_hand_takes_a_bots_seat_when_it_ends() -> 
     assert t.seating_line(bob) == "Bob waits for this hand to end, then takes bot 3's seat"
     t.hand_over()
     assert t.seat_waiting() is bob
-    assert (bob.seat, bob.took_from) == (3, "bot 3")
+    seated = t.clients["c2"]  # looked up again: the waiting entry, now seated
+    assert (seated.seat, seated.took_from) == (3, "bot 3")
     assert t.seat_waiting() is None  # nobody else waits
 
 
@@ -251,7 +252,8 @@ def test_a_waiting_person_takes_an_away_players_seat_rather_than_a_bots() -> Non
     assert t.seating_line(cy) == "Cy waits for a seat: a player who is away may give one up"
     t.leave("c2")  # Bob's seat is given up
     assert t.seat_waiting() is cy
-    assert (cy.seat, cy.took_from) == (1, "")
+    seated = t.clients["c3"]
+    assert (seated.seat, seated.took_from) == (1, "")
 
 
 def test_when_every_seat_has_a_person_a_newcomer_waits() -> None:

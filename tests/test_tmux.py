@@ -17,15 +17,19 @@ import pytest
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
-TURN = re.compile(r"your turn|choose:|you may lay more|play the card you drew|name a suit|name the")
-
 
 class Tmux:
     """One tmux server on a private socket, with one window running ``command``."""
 
-    def __init__(self, command: str, env: dict[str, str]) -> None:
+    def __init__(
+        self, command: str, env: dict[str, str], size: tuple[int, int] = (100, 30)
+    ) -> None:
         self.socket = f"lsw-{uuid.uuid4().hex[:8]}"
-        self.run("new-session", "-d", "-x", "100", "-y", "30", "-s", "main", command, env=env)
+        cols, rows = size
+        self.run(
+            "new-session", "-d", "-x", str(cols), "-y", str(rows), "-s", "main", command, env=env
+        )
+        self.run("set-option", "-s", "escape-time", "0")  # tmux passes Esc on at once
 
     def run(self, *args: str, env: dict[str, str] | None = None) -> str:
         return subprocess.run(
@@ -58,27 +62,39 @@ def wait_for(tmux: Tmux, text: str, seconds: float) -> str:
     return screen
 
 
+def footer(screen: str) -> str:
+    lines = [line for line in screen.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def our_key(screen: str) -> str | None:
+    """The key that moves the game on, read off the screen as a person reads it: the hint
+    bar offers only the keys that do something now (None: not our turn)."""
+    keys = footer(screen)
+    if "choose:" in screen or "Enter lay" in keys:
+        return "Enter"
+    for hint, key in (("d draw", "d"), ("p pass", "p"), ("l last", "l")):
+        if hint in keys:
+            return key
+    return None
+
+
 def play_by_keys(tmux: Tmux, *, until: str = "is over", presses: int = 600) -> tuple[int, str]:
-    """Take our turns with Enter (a draw, or a pass, when the card is not legal) until the
-    screen shows ``until`` or we pressed ``presses`` times; the presses and the table as drawn
-    (with escapes) at each of our turns."""
+    """Take our turns by the keys the screen offers until the screen shows ``until`` or we
+    pressed ``presses`` times; the presses and the table as drawn (with escapes) at each of
+    our turns."""
     pressed = 0
     seen = ""
-    for _ in range(600):  # bounded: about two minutes
+    for _ in range(1200):  # bounded: about two minutes
         screen = tmux.screen()
         if until in screen or pressed >= presses:
             break
-        if TURN.search(screen):
+        key = our_key(screen)
+        if key is not None:
             seen += tmux.screen(escapes=True)
-            tmux.keys("Enter")
+            tmux.keys(key)
             pressed += 1
             time.sleep(0.15)
-            after = tmux.screen()
-            if "not a legal move" in after:
-                tmux.keys("d")
-                time.sleep(0.15)
-                if "cannot draw" in tmux.screen():
-                    tmux.keys("p")
         time.sleep(0.05)
     return pressed, seen
 
@@ -114,9 +130,119 @@ def test_a_whole_hand_of_lanswitch_play_by_keys(tmp_path: Path) -> None:
         tmux.keys("y")
         screen = wait_for(tmux, "EXITED", 10)
         assert "EXITED 0" in screen, screen + log.read_text()
-        assert "closed" in screen
+        # Item 10: the shell's next line overwrote the last one ('$ ble "root's table"
+        # closed'); the closing line is whole, on a line of its own.
+        lines = [line.rstrip() for line in screen.splitlines()]
+        assert 'table "ann\'s table" closed' in lines, screen
+        assert lines[lines.index('table "ann\'s table" closed') + 1] == "EXITED 0", screen
     finally:
         tmux.kill()
+
+
+PROMPTS = re.compile(
+    r"your turn|pick up \d|nothing (you hold|fits)|choose:|name the|cover the|follows suit|"
+    r"lay another|lay the next|you miss|ends your turn|you hold one card|lay .* with Enter"
+)
+
+
+@pytest.mark.parametrize(("cols", "rows"), [(100, 30), (80, 24), (60, 15)])
+def test_the_table_fits_a_real_terminal_and_says_so_below_the_minimum(
+    tmp_path: Path, cols: int, rows: int
+) -> None:
+    """Item 2, in a real terminal: at every size the hand, the prompt and q are on screen and
+    the title keeps the hand number; shrunk below the minimum, the screen asks for more."""
+    env = {**os.environ, "LANSWITCH_DATA_DIR": str(tmp_path), "TERM": "xterm-256color"}
+    log = tmp_path / "play.err"
+    command = (
+        f"{sys.executable} -m lanswitch play --interface 127.0.0.1 --name ann --bots 3 "
+        f"--bot-delay 0.05 2>{log}; echo EXITED $?; sleep 30"
+    )
+    tmux = Tmux(command, env, size=(cols, rows))
+    try:
+        assert "Press r" in wait_for(tmux, "Press r", 10), tmux.screen() + log.read_text()
+        tmux.keys("r")
+        for _ in range(200):  # our first turn
+            screen = tmux.screen()
+            if our_key(screen) is not None:
+                break
+            time.sleep(0.05)
+        lines = screen.splitlines()
+        assert all(len(line) <= cols for line in lines)
+        assert "hand 1" in lines[0], screen
+        assert any(line.startswith("  hand:") for line in lines), screen
+        assert PROMPTS.search(screen), screen
+        assert "q leave" in footer(screen), screen
+        assert "? help" in footer(screen), screen
+        # The hint bar's words are whole (nothing cut mid-word): each is a known hint.
+        hints = [h.strip() for h in re.split(r" · ", footer(screen).strip())]
+        known = ("move", "lay", "mark", "draw", "pass", "last card", "peanuckle", "chat", "help")
+        assert all(h.endswith(known) or h == "q leave" for h in hints), hints
+        tmux.run("resize-window", "-t", "main", "-x", "36", "-y", "9")
+        small = wait_for(tmux, "at least", 5)
+        assert "Make the window at least 40x10" in " ".join(small.split()), small
+        tmux.run("resize-window", "-t", "main", "-x", str(cols), "-y", str(rows))
+        assert "q leave" in footer(wait_for(tmux, "q leave", 5))
+    finally:
+        tmux.kill()
+
+
+def test_a_spectator_sees_spectator_controls(tmp_path: Path) -> None:
+    """Item 9: a spectator had an empty hand row, the player's footer and "Enter: ready"."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "TERM": "xterm-256color"}
+    py = sys.executable
+    out = tmp_path / "host.out"
+    host = subprocess.Popen(
+        [
+            *(py, "-m", "lanswitch", "--data-dir", str(tmp_path / "h"), "host", "--headless"),
+            *("--interface", "127.0.0.1", "--seats", "2", "--bots", "1", "--bot-delay", "0.3"),
+        ],
+        stdout=out.open("w"),
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
+    player = None
+    tmux = None
+    try:
+        port = 0
+        for _ in range(200):
+            m = re.search(r"listening on 127\.0\.0\.1:(\d+)", out.read_text())
+            if m:
+                port = int(m.group(1))
+                break
+            time.sleep(0.1)
+        assert port, out.read_text()
+        where = f"127.0.0.1:{port}"
+        player = subprocess.Popen(
+            [
+                *(py, "-m", "lanswitch", "--data-dir", str(tmp_path / "p"), "join", where),
+                *("--bot", "heuristic", "--think", "0.3", "--name", "bob"),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
+        command = (
+            f"{py} -m lanswitch --data-dir {tmp_path / 's'} join {where} --spectate --name eve; "
+            "echo EXITED $?; sleep 30"
+        )
+        tmux = Tmux(command, env, size=(80, 24))
+        screen = wait_for(tmux, "top [", 15)
+        assert "you are watching" in screen, screen
+        assert "hand:" not in screen
+        keys = footer(screen)
+        assert "Enter" not in keys, keys
+        assert "d draw" not in keys
+        assert "c chat" in keys
+        assert "q leave" in keys
+        assert "ready" not in screen.lower()
+    finally:
+        if tmux is not None:
+            tmux.kill()
+        for proc in (player, host):
+            if proc is not None and proc.poll() is None:
+                proc.kill()  # our own children, by their handles
+            if proc is not None:
+                proc.wait(10)
 
 
 def test_lanswitch_play_killed_mid_hand_resumes_with_the_player_back_in_the_seat(

@@ -19,8 +19,9 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 
-from ..client import Target, parse_address
+from ..client import Target
 from ..discovery import Table, TableBrowser
+from ..settings import parse_target
 from ..tls import fingerprint_words, parse_fingerprint
 from .app import build_style
 from .render import Look, StyledText
@@ -60,7 +61,11 @@ class TableList:
         return True
 
     def address(self, text: str) -> bool:
-        addr = parse_address(text.strip())
+        try:
+            addr = parse_target(text.strip())
+        except ValueError as e:
+            self.status = str(e)
+            return False
         if addr is None:
             self.status = f"{text.strip()!r} is not HOST:PORT"
             return False
