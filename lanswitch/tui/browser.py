@@ -23,7 +23,7 @@ from ..client import Target
 from ..discovery import Table, TableBrowser
 from ..settings import parse_target
 from ..tls import fingerprint_words, parse_fingerprint
-from .app import build_style
+from .app import ESCAPE_WAIT, build_style
 from .render import Look, StyledText
 
 __all__ = ["Choice", "TableList", "browse"]
@@ -76,7 +76,7 @@ class TableList:
     def render(self, look: Look) -> StyledText:
         out: StyledText = [("class:title", "\n  Tables on this network\n\n")]
         if not self.tables:
-            out.append(("class:dim", "  listening… (none heard yet)\n"))
+            out.append(("class:dim", f"  listening{look.g.more} (none heard yet)\n"))
         for i, t in enumerate(self.tables):
             try:
                 words = fingerprint_words(parse_fingerprint(t.fingerprint))
@@ -85,7 +85,8 @@ class TableList:
             free = "?" if t.seats_free is None else t.seats_free
             total = "?" if t.seats_total is None else t.seats_total
             style = "class:cursor" if i == self.cursor else ""
-            line = f"  {t.name[:24]:<24} {t.host[:12]:<12} {t.rules[:12]:<12} {free}/{total} free"
+            seats = f"{free} of {total} seats free"
+            line = f"  {t.name[:24]:<24} {t.host[:12]:<12} {t.rules[:12]:<12} {seats}"
             out.append((style, line))
             out.append(("class:dim", f"   {words}\n"))
         out.append(("", "\n"))
@@ -130,26 +131,32 @@ async def browse(
         if state.address(buffer.text):
             event.app.exit()
 
-    @kb.add("escape", filter=typing)
+    @kb.add("escape", eager=True)  # at once: see app.py
     def _cancel(event: KeyPressEvent) -> None:
-        state.typing = False
-        buffer.reset()
+        if state.typing:
+            state.typing = False
+            buffer.reset()
 
     @kb.add("q", filter=browsing)
     @kb.add("c-c")
     def _quit(event: KeyPressEvent) -> None:
         event.app.exit()
 
-    hint = " ↑/↓ choose · Enter join · s watch · a address · q leave "
+    sep = look.g.sep
+    hint = " " + sep.join(
+        (f"{look.g.updown} choose", "Enter join", "s watch", "a address", "q leave")
+    )
     app: Application[None] = Application(
         layout=Layout(
             HSplit(
                 [
                     Window(
-                        FormattedTextControl(lambda: [("class:title", f"lanswitch · {name}")]),
+                        FormattedTextControl(
+                            lambda: [("class:title", f"lanswitch{look.g.sep}{name}")]
+                        ),
                         height=1,
                     ),
-                    Window(FormattedTextControl(lambda: state.render(look))),
+                    Window(FormattedTextControl(lambda: state.render(look)), wrap_lines=True),
                     ConditionalContainer(
                         HSplit(
                             [
@@ -171,6 +178,7 @@ async def browse(
         style=build_style(colour=look.colour, four_colour=look.four_colour),
         full_screen=True,
     )
+    app.ttimeoutlen = app.timeoutlen = ESCAPE_WAIT
 
     async with TableBrowser(interfaces=interfaces) as browser:
 
