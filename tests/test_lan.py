@@ -18,6 +18,7 @@ import json
 import os
 import re
 import secrets
+import shutil
 import subprocess
 import sys
 import time
@@ -394,3 +395,102 @@ def test_a_laptop_that_drops_off_mid_hand_resumes_its_seat_and_the_match_complet
         f"simulated LAN with a 10 s cut: hand started {started:.1f} s, resumed {resumed:.1f} s,"
         f" every process done {played:.1f} s"
     )
+
+
+# -- a friend's laptop at lanswitch play's table (issue 14) -----------------------------------
+
+
+class NodeTmux:
+    """A tmux server on a private socket inside a node's namespace (started there by ``ip
+    netns exec``, so the program in its window sees only that node's network), running
+    ``command`` in a real terminal. Killed by :meth:`kill` (its own socket only)."""
+
+    def __init__(self, lan: Lan, node: str, command: str, env: dict[str, str]) -> None:
+        self.socket = f"lsw-{lan.tag}-{node}"
+        ns = lan.node(node).netns
+        subprocess.run(
+            [
+                *("ip", "netns", "exec", ns, "tmux", "-L", self.socket, "new-session", "-d"),
+                *("-x", "100", "-y", "30", "-s", "main", command),
+            ],
+            env=env,
+            timeout=10,
+            check=True,
+        )
+
+    def run(self, *args: str) -> str:
+        return subprocess.run(
+            ["tmux", "-L", self.socket, *args],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        ).stdout
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", "main")
+
+    def keys(self, *keys: str) -> None:
+        self.run("send-keys", "-t", "main", *keys)
+
+    def wait_for(self, text: str, seconds: float) -> str:
+        screen = ""
+        for _ in range(int(seconds / 0.1)):
+            screen = self.screen()
+            if text in screen:
+                break
+            time.sleep(0.1)
+        return screen
+
+    def kill(self) -> None:
+        """End this tmux server, and remove its socket file (tmux leaves it behind)."""
+        path = self.run("display-message", "-p", "#{socket_path}").strip()
+        self.run("kill-server")
+        tmpdir = os.environ.get("TMUX_TMPDIR", "/tmp")
+        Path(path or f"{tmpdir}/tmux-{os.getuid()}/{self.socket}").unlink(missing_ok=True)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_a_friends_laptop_joins_a_play_table_of_three_bots_by_name_and_is_seated(
+    lan: Lan,
+) -> None:
+    """Item 1 as seen: ``make play`` filled the three empty seats with bots, and a friend who
+    ran ``lanswitch join`` on another laptop watched for ever. Here ann runs ``lanswitch play``
+    (three bots) on the host, bob runs ``lanswitch join "ann's table"`` on a laptop, both in
+    real terminals, on the simulated LAN: bob is seated at once in a bot's seat, the host's
+    screen says so, and when both are ready the hand deals both of them in."""
+    env = {**_env(), "TERM": "xterm-256color"}
+    play = (
+        f"{PY} -m lanswitch --data-dir {lan.workdir / 'data-host'} play --name ann "
+        f"--interface {lan.address('host')} --bot-delay 0.2 2>{lan.workdir / 'play.err'}; "
+        "echo EXITED $?; sleep 60"
+    )
+    join = (
+        f'{PY} -m lanswitch --data-dir {lan.workdir / "data-l1"} join "ann\'s table" '
+        f"--name bob --interface {lan.address('l1')} 2>{lan.workdir / 'join.err'}; "
+        "echo EXITED $?; sleep 60"
+    )
+    ann = NodeTmux(lan, "host", play, env)
+    bob: NodeTmux | None = None
+    try:
+        screen = ann.wait_for("Press r", 20)
+        assert "Press r" in screen, screen + (lan.workdir / "play.err").read_text()
+        assert screen.count(" bot ") >= 3  # three bots in the other seats
+        time.sleep(1.5)  # the table's name is answered once zeroconf has probed (~1.2 s)
+        bob = NodeTmux(lan, "l1", join, env)
+        screen = bob.wait_for("Press r", 30)
+        assert "Press r" in screen, screen + (lan.workdir / "join.err").read_text()
+        seat = next(line for line in screen.splitlines() if "(you)" in line)
+        assert "bob" in seat
+        assert "watching" not in screen
+        host_screen = ann.wait_for("bob takes", 10)
+        assert "bob takes bot 3's seat (seat 4)" in host_screen, host_screen
+        ann.keys("r")
+        bob.keys("r")
+        screen = bob.wait_for("hand:", 20)
+        assert "hand 1" in screen.splitlines()[0], screen
+        assert "  hand:" in screen, screen
+    finally:
+        for t in (bob, ann):
+            if t is not None:
+                t.kill()

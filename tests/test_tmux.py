@@ -48,7 +48,11 @@ class Tmux:
         return self.run("capture-pane", "-p", *(["-e"] if escapes else []), "-t", "main")
 
     def kill(self) -> None:
+        """End this tmux server, and remove its socket file (tmux leaves it behind)."""
+        path = self.run("display-message", "-p", "#{socket_path}").strip()
         self.run("kill-server")
+        tmpdir = os.environ.get("TMUX_TMPDIR", "/tmp")
+        Path(path or f"{tmpdir}/tmux-{os.getuid()}/{self.socket}").unlink(missing_ok=True)
 
 
 def wait_for(tmux: Tmux, text: str, seconds: float) -> str:
