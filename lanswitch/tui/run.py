@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -96,7 +97,7 @@ async def run_client(
     if on_start is not None:
         on_start(model, tui)
     try:
-        await tui.app.run_async()
+        await tui.app.run_async(handle_sigint=_loop_takes_signals())
     finally:
         client.on_news = previous
         ticker.cancel()
@@ -108,6 +109,19 @@ async def run_client(
         with contextlib.suppress(asyncio.CancelledError, JoinError, OSError):
             await net
     return model
+
+
+def _loop_takes_signals() -> bool:
+    """Whether this event loop can take a signal handler (POSIX: yes; Windows: no — there
+    Ctrl-C is the key binding, or KeyboardInterrupt): prompt_toolkit's SIGINT handling needs
+    one."""
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, lambda: None)
+    except (NotImplementedError, RuntimeError, AttributeError, ValueError):
+        return False
+    loop.remove_signal_handler(signal.SIGINT)
+    return True
 
 
 def farewell(model: TuiModel, table: str) -> tuple[int, str]:
