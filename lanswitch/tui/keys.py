@@ -34,6 +34,7 @@ class Key:
     when: Callable[[TuiModel], bool] = _always
     rank: int = 3
     shown: bool = True
+    label: Callable[[TuiModel], str] | None = None  # the hint, where it depends on the moment
 
 
 _TABLE = frozenset({"table"})
@@ -77,7 +78,15 @@ def _enter_hint(model: TuiModel) -> bool:
 KEYS: tuple[Key, ...] = (
     Key(("left",), "{arrows} move", _TABLE, TuiModel.left, _playing, rank=2),
     Key(("right",), "", _TABLE, TuiModel.right, shown=False),
-    Key(("enter",), "Enter lay", _TABLE, TuiModel.enter, _enter_hint, rank=0),
+    Key(
+        ("enter",),
+        "Enter lay",
+        _TABLE,
+        TuiModel.enter,
+        _enter_hint,
+        rank=0,
+        label=lambda m: "Enter choose" if m.choices() else "Enter lay",
+    ),
     Key(("enter",), "Enter next hand", frozenset({"over"}), TuiModel.enter, _seated, rank=0),
     Key(("enter",), "Enter ready", _LOBBY, TuiModel.enter, shown=False),
     Key(("space",), "Space mark", _TABLE, TuiModel.space, _can_mark, rank=4),
@@ -103,7 +112,8 @@ def hints(model: TuiModel) -> list[tuple[int, str]]:
     out = []
     for key in KEYS:
         if key.shown and key.hint and screen in key.screens and key.when(model):
-            out.append((key.rank, key.hint.format(arrows=model.look.g.arrows)))
+            hint = key.label(model) if key.label is not None else key.hint
+            out.append((key.rank, hint.format(arrows=model.look.g.arrows)))
     if screen == "closed":
         out.append((0, "Enter leave"))
     return out
