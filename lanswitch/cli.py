@@ -160,9 +160,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="list the hands you played, with the verdict of each",
         description="List the hands this computer's clients played or watched, newest first: "
         "when, the table, the hand number, the rules, the result and the verdict of checking "
-        "the deal. The transcripts are kept too: lanswitch verify --hand ID checks one again. "
-        "The history is DATA_DIR/history.sqlite (see lanswitch paths).",
+        "the deal. With an ID, show that hand in full: its placings, its verdict and the hand "
+        "as you were told it, every play and draw. The transcripts are kept too: lanswitch "
+        "verify --hand ID checks one again. The history is DATA_DIR/history.sqlite (see "
+        "lanswitch paths).",
     )
+    hi.add_argument("id", nargs="?", type=_hand_id, metavar="ID", help="show this hand in full")
     hi.add_argument("--json", action="store_true", help="one JSON array of hands")
     hi.add_argument(
         "--limit", type=_positive, default=20, metavar="N", help="the newest N hands (default 20)"
@@ -592,6 +595,8 @@ def _cmd_history(args: argparse.Namespace, out: TextIO) -> int:
     from .history import History, HistoryError, history_path, result_text, verdict_text
 
     path = history_path(data_dir(args.data_dir))
+    if args.id is not None:
+        return _show_hand(args.id, path, args.json, out)
     rows = []
     total = 0
     if path.exists():  # reading never makes the file
@@ -640,6 +645,43 @@ def _cmd_history(args: argparse.Namespace, out: TextIO) -> int:
     if total > len(rows):
         out.write(f"({len(rows)} of {total} hands; --limit N shows more)\n")
     out.write("lanswitch verify --hand ID checks a hand's transcript again.\n")
+    return 0
+
+
+def _show_hand(hand: int, path: Path, as_json: bool, out: TextIO) -> int:
+    """``lanswitch history ID``: one hand in full, as this client saw it."""
+    from .history import History, HistoryError, result_text, verdict_text
+
+    if not path.exists():
+        raise _UsageError(f"no history at {path} yet: no hand {hand} to show")
+    try:
+        with History(path) as history:
+            row = history.get(hand)
+    except HistoryError as e:
+        raise _UsageError(str(e)) from None
+    if row is None:
+        raise _UsageError(f"no hand {hand} in the history {path}; lanswitch history lists them")
+    if as_json:
+        out.write(json.dumps(row.as_json()) + "\n")
+        return 0
+    where = "watching" if row.seat is None else f"seat {row.seat + 1}"
+    out.write(
+        f"hand {row.hand_no} at {row.table} ({row.rules}), {row.at[:16].replace('T', ' ')} UTC,"
+        f" {row.name} in {where}\n"
+    )
+    out.write(f"result: {result_text(row)}\n")
+    if row.placings:
+        out.write("placings: " + ", ".join(f"{i}. {n}" for i, n in enumerate(row.placings, 1)))
+        out.write("\n")
+    out.write(f"verdict: {verdict_text(row)}\n")
+    if row.log:
+        out.write("the hand as it was told to you:\n")
+        for line in row.log:
+            out.write(f"  {line}\n")
+    else:
+        out.write("(no log kept for this hand: an older lanswitch recorded it)\n")
+    if row.transcript is not None:
+        out.write(f"lanswitch verify --hand {row.id} checks its transcript again.\n")
     return 0
 
 

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 
 from . import protocol as p
 from .discovery import Table, TableBrowser, list_tables, preferred_order
+from .narrate import Line, describe, merge
 from .session import News, Session
 from .settings import Join, parse_target
 from .tls import (
@@ -287,6 +288,9 @@ class Client:
         self._act_handle: asyncio.TimerHandle | None = None
         self._slow_until = 0.0  # after a rate-limit refusal, no move before this time
         self._first: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+        self._told: dict[int, list[Line]] = {}  # hand number → the hand told so far
+        self._told_seen = 0  # session.news items already told
+        self._told_hand: tuple[int, tuple[str, ...]] = (0, ())  # the hand being told, names
         self._lost = False  # the link is down and the client is trying to get back
 
     def send(self, message: p.Message) -> None:
@@ -457,6 +461,31 @@ class Client:
         self.session.news.append(News("pin", text, fingerprint))
         self._emit_news()
 
+    def _tell(self) -> None:
+        """Narrate the hand as this client is told it (lanswitch.narrate), for the history:
+        the same lines as the terminal's log."""
+        s = self.session
+        for news in s.news[self._told_seen :]:
+            if news.kind == "hand" and isinstance(news.data, p.Hand):
+                names = s.hand.names if s.hand is not None else ()
+                self._told_hand = (news.data.hand_no, names)
+                self._told.pop(news.data.hand_no, None)
+                self._told[news.data.hand_no] = []
+                while len(self._told) > 2:  # the newest two: a hand left unfinished goes
+                    del self._told[next(iter(self._told))]
+            elif news.kind == "events" and isinstance(news.data, tuple):
+                hand_no, names = self._told_hand
+                told = self._told.get(hand_no)
+                if told is None:
+                    continue
+                for line in describe(news.data, names, me=s.seat):
+                    joined = merge(told[-1], line) if told else None
+                    if joined is not None:
+                        told[-1] = joined
+                    else:
+                        told.append(line)
+        self._told_seen = len(s.news)
+
     def _record_hands(self) -> None:
         """Give the history the hands finished since last time (after the replies are sent:
         a slow disk delays no answer to the host)."""
@@ -465,13 +494,16 @@ class Client:
         self._hands_seen = len(s.history)
         if self.history is None:
             return
+        self._tell()
         for record in done:
+            told = self._told.pop(record.hand_no, [])
             warning = self.history.record(
                 record,
                 name=s.name,
                 table=s.table,
                 host=self.peer or self.target.label,
                 client=s.public_key.hex(),
+                log=[line.text() for line in told],
             )
             if warning is not None:
                 s.news.append(News("warning", warning))
