@@ -126,8 +126,19 @@ def test_a_whole_hand_of_lanswitch_play_by_keys(tmp_path: Path) -> None:
         assert re.search("[♣♦♥♠]", seen)
         assert re.search(r"\x1b\[(?:[0-9;]*;)?31m[^\x1b]*[♥♦]", seen), "no red heart or diamond"
         assert "\x1b[7m" in seen
+        # Item 4: the log names the other players' draws (a bot going from 5 to 6 cards was
+        # logged as nothing). Play on, a hand or two more, until a bot has drawn.
+        draws = re.compile(r"bot \d draws (a card|\d+ cards)")
+        for hand in (2, 3, 4):
+            if draws.search(seen + tmux.screen()):
+                break
+            tmux.keys("Enter")  # ready for the next hand
+            wait_for(tmux, f"hand {hand}", 10)
+            _, more = play_by_keys(tmux, until=f"Hand {hand} is over")
+            seen += more
+        assert draws.search(seen + tmux.screen()), seen[-3000:]
         tmux.keys("Enter")  # ready for the next hand
-        wait_for(tmux, "hand 2", 5)
+        time.sleep(0.5)
         tmux.keys("q")
         time.sleep(0.3)
         assert "Leave the table?" in tmux.screen()

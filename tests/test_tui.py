@@ -36,7 +36,7 @@ from lanswitch.tui.layout import MIN_COLS, MIN_ROWS, compose
 from lanswitch.tui.model import HostPowers, TuiModel
 from lanswitch.tui.prompts import Spot, prompt, why_not
 from lanswitch.tui.render import Look, card_text, move_text, width, wrap
-from lanswitch.tui.run import run_client
+from lanswitch.tui.run import host_powers, run_client
 from tests.stacking import c, play, sized, stacked
 from tests.tablenet import TableNet
 
@@ -403,19 +403,10 @@ def test_the_log_says_who_takes_a_seat_goes_away_comes_back_and_leaves() -> None
 
 
 def test_the_hosts_screen_says_who_arrived_who_waits_and_how_friends_join() -> None:
-    """Item 1: the host's screen showed nothing when a friend arrived."""
+    """Item 1: the host's screen showed nothing when a friend arrived; only a guessed x freed
+    a seat."""
     net = TableNet(HostConfig(name="T", seats=3, bots=2, bot_delay=0.0, hands=None), seed=3)
-    host = net.host
-
-    def waiting() -> list[str]:
-        lines = (host.table.seating_line(c) for c in host.table.clients.values())
-        return [x for x in lines if x is not None and " waits " in x]
-
-    def arrivals(n: int) -> tuple[list[str], int]:
-        lines, count = host.log_since(n)
-        return [x for x in lines if x.endswith(" joined to watch") or " waits " in x], count
-
-    powers = HostPowers(lambda: None, lambda: None, lambda: None, lambda: None, arrivals, waiting)
+    powers = host_powers(net.host, lambda: net.tick(net.now))
     model, _ = tui_at(net, powers=powers)
     net.join("eve", spectate=True)
     bob = net.join("bob", auto_ready=False)
@@ -425,13 +416,25 @@ def test_the_hosts_screen_says_who_arrived_who_waits_and_how_friends_join() -> N
     assert "eve joined to watch" in lines
     assert "bob takes bot 2's seat (seat 3)" in lines
     assert 'lanswitch join "T"' in lines
-    assert "10.0.0.5:4000" in lines
-    model.toggle_ready()
-    net.send(bob, p.Ready(ready=True))
-    assert net.host.hand is not None
-    net.join("cid", auto_ready=False)  # during the hand: waits for it to end
+    assert "lanswitch join 10.0.0.5:4000" in lines
+    # Between hands, someone waiting for a seat: the host's screen says which key seats them.
+    net.drop(bob)  # bob is away: cid waits for his seat rather than a bot's
+    cid = net.join("cid", auto_ready=False)
+    assert cid.session.seat is None
     model.update()
-    assert "cid waits for this hand to end, then takes bot 1's seat" in log_text(model)
+    lines = "\n".join(screen_text(model, 100, 30))
+    assert "cid waits for a seat" in lines
+    assert "x stands a bot up for them now" in lines
+    model.host_power("remove_bot")
+    assert cid.session.seat == 1  # the bot's seat, freed, went to the first who waited
+    bob = net.resume(bob)
+    for link in (bob, cid):
+        net.send(link, p.Ready(ready=True))
+    model.toggle_ready()
+    assert net.host.hand is not None
+    net.join("dee", auto_ready=False)  # every seat has a person now: dee waits, and is told so
+    model.update()
+    assert "dee waits for a seat: every seat has a player" in log_text(model)
 
 
 def test_keys_and_hints_come_from_one_table() -> None:

@@ -25,7 +25,7 @@ from .. import protocol as p
 from ..client import Client, JoinError, Target, find_target
 from ..discovery import TableAdvertiser
 from ..history import close_writer, open_writer
-from ..host import HostConfig
+from ..host import Host, HostConfig
 from ..hosting import HostedTable, new_table, owner_session, resume_table, serve, settle
 from ..protocol import PROTOCOL_VERSION
 from ..rules import PRESETS, RuleSet
@@ -37,7 +37,7 @@ from .app import TuiApp, colour_wanted
 from .model import HostPowers, TuiModel
 from .render import Look
 
-__all__ = ["join", "look_of", "play", "play_config", "run_client"]
+__all__ = ["host_powers", "join", "look_of", "play", "play_config", "run_client"]
 
 
 def look_of(screen: Screen) -> Look:
@@ -150,9 +150,9 @@ def play_config(settings: Play, rules: RuleSet) -> HostConfig:
     )
 
 
-def _powers(table: HostedTable, poke: Callable[[], None]) -> HostPowers:
-    """What the host's own screen may do to its table (local calls), and show of it."""
-    host = table.host
+def host_powers(host: Host, poke: Callable[[], None]) -> HostPowers:
+    """What the host's own screen may do to its table (local calls on ``host``; ``poke``
+    tells the server to run the table on), and show of it."""
     order = list(PRESETS)
 
     def act(call: Callable[[], object]) -> str | None:
@@ -194,8 +194,14 @@ def _powers(table: HostedTable, poke: Callable[[], None]) -> HostPowers:
         return [x for x in lines if x.endswith(" joined to watch") or " waits " in x], count
 
     def waiting() -> list[str]:
+        # Who waits for a seat, and, between hands, the key that seats them now: x stands a
+        # bot up, and the free seat goes to the first who waits.
         seated = (host.table.seating_line(c) for c in host.table.clients.values())
-        return [line for line in seated if line is not None and " waits " in line]
+        lines = [line for line in seated if line is not None and " waits " in line]
+        bots = any(s.kind == "bot" for s in host.table.seats)
+        if bots and not host.table.in_play:
+            lines = [f"{line} (x stands a bot up for them now)" for line in lines]
+        return lines
 
     return HostPowers(add_bot, remove_bot, next_rules, start, arrivals, waiting)
 
@@ -262,7 +268,7 @@ async def play(settings: Play, rules: RuleSet) -> tuple[int, str]:
         model = await run_client(
             client,
             look=look_of(settings.screen),
-            powers=_powers(table, server.poke),
+            powers=host_powers(host, server.poke),
             bell=settings.screen.bell,
             title="lanswitch",
             where=f"{shown}:{server.port}",
