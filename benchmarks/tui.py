@@ -31,7 +31,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from prompt_toolkit.application import Application, create_app_session
@@ -116,10 +116,10 @@ class Stamped:
         return "utf-8"
 
 
-async def key_latencies(
-    make_app: Callable[[], Application[None]], keys: int, stream: Stamped
+async def frame_latencies(
+    make_app: Callable[[], Application[None]], keys: Sequence[str], stream: Stamped
 ) -> list[float]:
-    """Milliseconds from each key written to the frame it caused, alternating → and ←."""
+    """Milliseconds from each of ``keys`` written to the input to the frame it caused."""
     out: list[float] = []
     with create_pipe_input() as pipe:
         output = Vt100_Output(stream, lambda: Size(rows=30, columns=100), term="xterm-256color")  # type: ignore[arg-type]
@@ -130,11 +130,11 @@ async def key_latencies(
                 if stream.frames:
                     break
                 await asyncio.sleep(0.01)
-            for i in range(keys):
+            for key in keys:
                 frames = stream.frames
                 sent = time.perf_counter()
-                pipe.send_text("\x1b[C" if i % 2 == 0 else "\x1b[D")
-                for _ in range(2000):
+                pipe.send_text(key)
+                for _ in range(4000):  # up to 2 s
                     if stream.frames > frames:
                         break
                     await asyncio.sleep(0.0005)
@@ -145,34 +145,20 @@ async def key_latencies(
     return out
 
 
+async def key_latencies(
+    make_app: Callable[[], Application[None]], keys: int, stream: Stamped
+) -> list[float]:
+    """Milliseconds from each key written to the frame it caused, alternating → and ←."""
+    arrows = ["\x1b[C" if i % 2 == 0 else "\x1b[D" for i in range(keys)]
+    return await frame_latencies(make_app, arrows, stream)
+
+
 async def esc_latencies(
     make_app: Callable[[], Application[None]], presses: int, stream: Stamped
 ) -> list[float]:
     """Milliseconds from Esc written to the frame it caused, after ``?`` opened a page."""
-    out: list[float] = []
-    with create_pipe_input() as pipe:
-        output = Vt100_Output(stream, lambda: Size(rows=30, columns=100), term="xterm-256color")  # type: ignore[arg-type]
-        with create_app_session(input=pipe, output=output):
-            app = make_app()
-            task = asyncio.create_task(app.run_async())
-            for _ in range(200):  # the first frame
-                if stream.frames:
-                    break
-                await asyncio.sleep(0.01)
-            for _ in range(presses):
-                for key in ("?", "\x1b"):
-                    frames = stream.frames
-                    sent = time.perf_counter()
-                    pipe.send_text(key)
-                    for _ in range(4000):  # up to 2 s
-                        if stream.frames > frames:
-                            break
-                        await asyncio.sleep(0.0005)
-                    await asyncio.sleep(0.005)
-                out.append((stream.flushed - sent) * 1000)
-            app.exit()
-            await task
-    return out
+    both = await frame_latencies(make_app, ["?", "\x1b"] * presses, stream)
+    return both[1::2]
 
 
 def bare_app() -> Application[None]:

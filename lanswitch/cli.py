@@ -25,6 +25,7 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 8
 BOTS = ("heuristic", "random")
 
 if TYPE_CHECKING:
+    from .history import HandRow
     from .simulate import SimStats
 
 # The commands import what they need when they run: `lanswitch play` draws its first frame
@@ -568,14 +569,13 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return code
 
 
-def _stored_transcript(hand: int, data: Path) -> tuple[str, bytes | str]:
-    """``history:ID`` and the transcript the history keeps for hand ``hand`` (or why there is
-    none: a hand watched has no transcript). A hand not in the history is a usage error."""
-    from .history import History, HistoryError, history_path
+def _history_row(hand: int, path: Path, what: str) -> HandRow:
+    """Hand ``hand`` of the history at ``path``; a usage error if there is none (to
+    ``what``: check, show)."""
+    from .history import History, HistoryError
 
-    path = history_path(data)
     if not path.exists():
-        raise _UsageError(f"no history at {path} yet: no hand {hand} to check")
+        raise _UsageError(f"no history at {path} yet: no hand {hand} to {what}")
     try:
         with History(path) as history:
             row = history.get(hand)
@@ -583,6 +583,15 @@ def _stored_transcript(hand: int, data: Path) -> tuple[str, bytes | str]:
         raise _UsageError(str(e)) from None
     if row is None:
         raise _UsageError(f"no hand {hand} in the history {path}; lanswitch history lists them")
+    return row
+
+
+def _stored_transcript(hand: int, data: Path) -> tuple[str, bytes | str]:
+    """``history:ID`` and the transcript the history keeps for hand ``hand`` (or why there is
+    none: a hand watched has no transcript). A hand not in the history is a usage error."""
+    from .history import history_path
+
+    row = _history_row(hand, history_path(data), "check")
     name = f"history:{hand}"
     if row.transcript is None:
         return name, "you watched this hand: there is no transcript of yours to check"
@@ -650,17 +659,9 @@ def _cmd_history(args: argparse.Namespace, out: TextIO) -> int:
 
 def _show_hand(hand: int, path: Path, as_json: bool, out: TextIO) -> int:
     """``lanswitch history ID``: one hand in full, as this client saw it."""
-    from .history import History, HistoryError, result_text, verdict_text
+    from .history import result_text, verdict_text
 
-    if not path.exists():
-        raise _UsageError(f"no history at {path} yet: no hand {hand} to show")
-    try:
-        with History(path) as history:
-            row = history.get(hand)
-    except HistoryError as e:
-        raise _UsageError(str(e)) from None
-    if row is None:
-        raise _UsageError(f"no hand {hand} in the history {path}; lanswitch history lists them")
+    row = _history_row(hand, path, "show")
     if as_json:
         out.write(json.dumps(row.as_json()) + "\n")
         return 0

@@ -23,11 +23,19 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .bots import make_bot
 from .client import Client, JoinError, find_target
-from .discovery import TableAdvertiser
 from .history import close_writer, open_writer
 from .host import HostConfig
-from .hosting import HostedTable, ResumeError, new_table, resume_table, serve, settle
-from .protocol import PROTOCOL_VERSION, Bye, Error
+from .hosting import (
+    HostedTable,
+    ResumeError,
+    advertiser_for,
+    follow_open_seats,
+    new_table,
+    resume_table,
+    serve,
+    settle,
+)
+from .protocol import Bye, Error
 from .rules import PRESETS, load_rules
 from .session import HandRecord, News, Session, named
 from .settings import Hosting, Join, Watch
@@ -119,16 +127,7 @@ async def _host(table: HostedTable, identity: Identity, out: TextIO, err: TextIO
             text += " (its players are trying to come back on that port: free it, then resume)"
         raise CommandError(text) from None
     interfaces = None if address == "0.0.0.0" else [address]
-    advertiser = TableAdvertiser(
-        name=config.name,
-        port=server.port,
-        rules=host.rules_name,
-        seats_total=config.seats,
-        seats_free=host.table.open_seats(),
-        fingerprint=fp_hex,
-        version=PROTOCOL_VERSION,
-        interfaces=interfaces,
-    )
+    advertiser = advertiser_for(table, server.port, identity)
     advertised = True
     try:
         await advertiser.start()
@@ -179,10 +178,8 @@ async def _host(table: HostedTable, identity: Identity, out: TextIO, err: TextIO
                     "on, but cannot be resumed after a crash\n"
                 )
             out.flush()
-            if advertised and host.table.open_seats() != free:
-                free = host.table.open_seats()
-                with contextlib.suppress(Exception):
-                    await advertiser.update(seats_free=free)
+            if advertised:
+                free = await follow_open_seats(advertiser, table, free)
             if waiter in done or stop.is_set():
                 break
     finally:

@@ -30,6 +30,7 @@ import pytest
 
 from lanswitch.transcript import Transcript
 from tests.netns import Lan, NodeProcess, lan_or_skip
+from tests.terminal import Tmux
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -400,56 +401,6 @@ def test_a_laptop_that_drops_off_mid_hand_resumes_its_seat_and_the_match_complet
 # -- a friend's laptop at lanswitch play's table (issue 14) -----------------------------------
 
 
-class NodeTmux:
-    """A tmux server on a private socket inside a node's namespace (started there by ``ip
-    netns exec``, so the program in its window sees only that node's network), running
-    ``command`` in a real terminal. Killed by :meth:`kill` (its own socket only)."""
-
-    def __init__(self, lan: Lan, node: str, command: str, env: dict[str, str]) -> None:
-        self.socket = f"lsw-{lan.tag}-{node}"
-        ns = lan.node(node).netns
-        subprocess.run(
-            [
-                *("ip", "netns", "exec", ns, "tmux", "-L", self.socket, "new-session", "-d"),
-                *("-x", "100", "-y", "30", "-s", "main", command),
-            ],
-            env=env,
-            timeout=10,
-            check=True,
-        )
-
-    def run(self, *args: str) -> str:
-        return subprocess.run(
-            ["tmux", "-L", self.socket, *args],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        ).stdout
-
-    def screen(self) -> str:
-        return self.run("capture-pane", "-p", "-t", "main")
-
-    def keys(self, *keys: str) -> None:
-        self.run("send-keys", "-t", "main", *keys)
-
-    def wait_for(self, text: str, seconds: float) -> str:
-        screen = ""
-        for _ in range(int(seconds / 0.1)):
-            screen = self.screen()
-            if text in screen:
-                break
-            time.sleep(0.1)
-        return screen
-
-    def kill(self) -> None:
-        """End this tmux server, and remove its socket file (tmux leaves it behind)."""
-        path = self.run("display-message", "-p", "#{socket_path}").strip()
-        self.run("kill-server")
-        tmpdir = os.environ.get("TMUX_TMPDIR", "/tmp")
-        Path(path or f"{tmpdir}/tmux-{os.getuid()}/{self.socket}").unlink(missing_ok=True)
-
-
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_a_friends_laptop_joins_a_play_table_of_three_bots_by_name_and_is_seated(
     lan: Lan,
@@ -470,14 +421,14 @@ def test_a_friends_laptop_joins_a_play_table_of_three_bots_by_name_and_is_seated
         f"--name bob --interface {lan.address('l1')} 2>{lan.workdir / 'join.err'}; "
         "echo EXITED $?; sleep 60"
     )
-    ann = NodeTmux(lan, "host", play, env)
-    bob: NodeTmux | None = None
+    ann = Tmux(play, env, netns=lan.node("host").netns)
+    bob: Tmux | None = None
     try:
         screen = ann.wait_for("Press r", 20)
         assert "Press r" in screen, screen + (lan.workdir / "play.err").read_text()
         assert screen.count(" bot ") >= 3  # three bots in the other seats
         time.sleep(1.5)  # the table's name is answered once zeroconf has probed (~1.2 s)
-        bob = NodeTmux(lan, "l1", join, env)
+        bob = Tmux(join, env, netns=lan.node("l1").netns)
         screen = bob.wait_for("Press r", 30)
         assert "Press r" in screen, screen + (lan.workdir / "join.err").read_text()
         seat = next(line for line in screen.splitlines() if "(you)" in line)

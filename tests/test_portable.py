@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.terminal import Tmux
+
 ROOT = Path(__file__).resolve().parent.parent
 LOOPBACK = "127.0.0.1"
 
@@ -89,43 +91,18 @@ def test_ctrl_c_closes_a_host_whose_event_loop_takes_no_signal_handlers(tmp_path
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_play_opens_and_closes_in_a_terminal_without_the_linux_only_parts(tmp_path: Path) -> None:
-    socket = f"lsw-nolinux-{os.getpid()}"
     command = (
         " ".join(nolinux(tmp_path / "play", "play", "--interface", LOOPBACK, "--name", "ann"))
         + f" 2>{tmp_path / 'play.err'}; echo EXITED $?; sleep 30"
     )
-
-    def tmux(*args: str) -> str:
-        return subprocess.run(
-            ["tmux", "-L", socket, *args],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            env={**env(), "TERM": "xterm-256color"},
-            cwd=ROOT,
-            check=False,
-        ).stdout
-
-    tmux("new-session", "-d", "-x", "80", "-y", "24", "-s", "main", command)
+    tmux = Tmux(command, {**env(), "TERM": "xterm-256color"}, (80, 24), cwd=ROOT)
     try:
-        screen = ""
-        for _ in range(150):
-            screen = tmux("capture-pane", "-p", "-t", "main")
-            if "Press r" in screen:
-                break
-            time.sleep(0.1)
+        screen = tmux.wait_for("Press r", 15)
         assert "Press r" in screen, screen + (tmp_path / "play.err").read_text()
-        tmux("send-keys", "-t", "main", "q")
+        tmux.keys("q")
         time.sleep(0.3)
-        tmux("send-keys", "-t", "main", "y")
-        for _ in range(100):
-            screen = tmux("capture-pane", "-p", "-t", "main")
-            if "EXITED" in screen:
-                break
-            time.sleep(0.1)
+        tmux.keys("y")
+        screen = tmux.wait_for("EXITED", 10)
         assert "EXITED 0" in screen, screen + (tmp_path / "play.err").read_text()
     finally:
-        path = tmux("display-message", "-p", "#{socket_path}").strip()
-        tmux("kill-server")
-        if path:
-            Path(path).unlink(missing_ok=True)
+        tmux.kill()

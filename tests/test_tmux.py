@@ -10,60 +10,14 @@ import shutil
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 import pytest
 
+from tests.terminal import Tmux
+from tests.test_cli_net import Host as HostProcess
+
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
-
-
-class Tmux:
-    """One tmux server on a private socket, with one window running ``command``."""
-
-    def __init__(
-        self, command: str, env: dict[str, str], size: tuple[int, int] = (100, 30)
-    ) -> None:
-        self.socket = f"lsw-{uuid.uuid4().hex[:8]}"
-        cols, rows = size
-        self.run(
-            "new-session", "-d", "-x", str(cols), "-y", str(rows), "-s", "main", command, env=env
-        )
-        self.run("set-option", "-s", "escape-time", "0")  # tmux passes Esc on at once
-
-    def run(self, *args: str, env: dict[str, str] | None = None) -> str:
-        return subprocess.run(
-            ["tmux", "-L", self.socket, *args],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            env=env,
-            check=False,
-        ).stdout
-
-    def keys(self, *keys: str) -> None:
-        self.run("send-keys", "-t", "main", *keys)
-
-    def screen(self, *, escapes: bool = False) -> str:
-        return self.run("capture-pane", "-p", *(["-e"] if escapes else []), "-t", "main")
-
-    def kill(self) -> None:
-        """End this tmux server, and remove its socket file (tmux leaves it behind)."""
-        path = self.run("display-message", "-p", "#{socket_path}").strip()
-        self.run("kill-server")
-        tmpdir = os.environ.get("TMUX_TMPDIR", "/tmp")
-        Path(path or f"{tmpdir}/tmux-{os.getuid()}/{self.socket}").unlink(missing_ok=True)
-
-
-def wait_for(tmux: Tmux, text: str, seconds: float) -> str:
-    """The screen once it shows ``text`` (or as it is after ``seconds``)."""
-    screen = ""
-    for _ in range(int(seconds / 0.1)):
-        screen = tmux.screen()
-        if text in screen:
-            break
-        time.sleep(0.1)
-    return screen
 
 
 def footer(screen: str) -> str:
@@ -113,12 +67,12 @@ def test_a_whole_hand_of_lanswitch_play_by_keys(tmp_path: Path) -> None:
     )
     tmux = Tmux(command, env)
     try:
-        screen = wait_for(tmux, "Press r", 10)  # the lobby
+        screen = tmux.wait_for("Press r", 10)  # the lobby
         assert "Press r" in screen, screen + log.read_text()
         assert "r ready" in screen  # the hint bar
         tmux.keys("r")
         presses, seen = play_by_keys(tmux)
-        screen = wait_for(tmux, "deal verified", 10)  # the verdict follows the result
+        screen = tmux.wait_for("deal verified", 10)  # the verdict follows the result
         assert "Hand 1 is over" in screen, screen
         assert "deal verified: fair, every card legal" in screen, screen
         assert presses > 0
@@ -133,7 +87,7 @@ def test_a_whole_hand_of_lanswitch_play_by_keys(tmp_path: Path) -> None:
             if draws.search(seen + tmux.screen()):
                 break
             tmux.keys("Enter")  # ready for the next hand
-            wait_for(tmux, f"hand {hand}", 10)
+            tmux.wait_for(f"hand {hand}", 10)
             _, more = play_by_keys(tmux, until=f"Hand {hand} is over")
             seen += more
         assert draws.search(seen + tmux.screen()), seen[-3000:]
@@ -143,7 +97,7 @@ def test_a_whole_hand_of_lanswitch_play_by_keys(tmp_path: Path) -> None:
         time.sleep(0.3)
         assert "Leave the table?" in tmux.screen()
         tmux.keys("y")
-        screen = wait_for(tmux, "EXITED", 10)
+        screen = tmux.wait_for("EXITED", 10)
         assert "EXITED 0" in screen, screen + log.read_text()
         # Item 10: the shell's next line overwrote the last one ('$ ble "root's table"
         # closed'); the closing line is whole, on a line of its own.
@@ -174,7 +128,7 @@ def test_the_table_fits_a_real_terminal_and_says_so_below_the_minimum(
     )
     tmux = Tmux(command, env, size=(cols, rows))
     try:
-        assert "Press r" in wait_for(tmux, "Press r", 10), tmux.screen() + log.read_text()
+        assert "Press r" in tmux.wait_for("Press r", 10), tmux.screen() + log.read_text()
         tmux.keys("r")
         for _ in range(200):  # our first turn
             screen = tmux.screen()
@@ -193,10 +147,10 @@ def test_the_table_fits_a_real_terminal_and_says_so_below_the_minimum(
         known = ("move", "lay", "mark", "draw", "pass", "last card", "peanuckle", "chat", "help")
         assert all(h.endswith(known) or h == "q leave" for h in hints), hints
         tmux.run("resize-window", "-t", "main", "-x", "36", "-y", "9")
-        small = wait_for(tmux, "at least", 5)
+        small = tmux.wait_for("at least", 5)
         assert "Make the window at least 40x10" in " ".join(small.split()), small
         tmux.run("resize-window", "-t", "main", "-x", str(cols), "-y", str(rows))
-        assert "q leave" in footer(wait_for(tmux, "q leave", 5))
+        assert "q leave" in footer(tmux.wait_for("q leave", 5))
     finally:
         tmux.kill()
 
@@ -205,28 +159,11 @@ def test_a_spectator_sees_spectator_controls(tmp_path: Path) -> None:
     """Item 9: a spectator had an empty hand row, the player's footer and "Enter: ready"."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "TERM": "xterm-256color"}
     py = sys.executable
-    out = tmp_path / "host.out"
-    host = subprocess.Popen(
-        [
-            *(py, "-m", "lanswitch", "--data-dir", str(tmp_path / "h"), "host", "--headless"),
-            *("--interface", "127.0.0.1", "--seats", "2", "--bots", "1", "--bot-delay", "0.3"),
-        ],
-        stdout=out.open("w"),
-        stderr=subprocess.STDOUT,
-        env=env,
-    )
+    host = HostProcess(tmp_path, "--seats", "2", "--bots", "1", "--bot-delay", "0.3")
     player = None
     tmux = None
     try:
-        port = 0
-        for _ in range(200):
-            m = re.search(r"listening on 127\.0\.0\.1:(\d+)", out.read_text())
-            if m:
-                port = int(m.group(1))
-                break
-            time.sleep(0.1)
-        assert port, out.read_text()
-        where = f"127.0.0.1:{port}"
+        where = f"127.0.0.1:{host.port}"
         player = subprocess.Popen(
             [
                 *(py, "-m", "lanswitch", "--data-dir", str(tmp_path / "p"), "join", where),
@@ -241,7 +178,7 @@ def test_a_spectator_sees_spectator_controls(tmp_path: Path) -> None:
             "echo EXITED $?; sleep 30"
         )
         tmux = Tmux(command, env, size=(80, 24))
-        screen = wait_for(tmux, "top [", 15)
+        screen = tmux.wait_for("top [", 15)
         assert "you are watching" in screen, screen
         assert "hand:" not in screen
         keys = footer(screen)
@@ -253,52 +190,8 @@ def test_a_spectator_sees_spectator_controls(tmp_path: Path) -> None:
     finally:
         if tmux is not None:
             tmux.kill()
-        for proc in (player, host):
-            if proc is not None and proc.poll() is None:
-                proc.kill()  # our own children, by their handles
-            if proc is not None:
-                proc.wait(10)
-
-
-def test_lanswitch_play_killed_mid_hand_resumes_with_the_player_back_in_the_seat(
-    tmp_path: Path,
-) -> None:
-    env = {**os.environ, "LANSWITCH_DATA_DIR": str(tmp_path), "TERM": "xterm-256color"}
-    log = tmp_path / "play.err"
-    play = f"{sys.executable} -m lanswitch play --interface 127.0.0.1"
-    command = (
-        f"{play} --name ann --bots 3 --bot-delay 0.05 2>{log}; echo KILLED $?; "
-        f"{play} --resume 2>>{log}; echo EXITED $?; sleep 30"
-    )
-    tmux = Tmux(command, env)
-    try:
-        assert "Press r" in wait_for(tmux, "Press r", 10), log.read_text()
-        tmux.keys("r")
-        presses, _ = play_by_keys(tmux, presses=2)
-        assert presses == 2, tmux.screen()
-        before = tmux.screen()
-        assert "Hand 1" in before or "hand 1" in before
-        # kill -9 the play process: the child of the pane's shell, by its own pid.
-        shell = tmux.run("display", "-p", "-t", "main", "#{pane_pid}").strip()
-        child = subprocess.run(
-            ["pgrep", "-P", shell], capture_output=True, text=True, timeout=10, check=False
-        ).stdout.split()
-        assert len(child) == 1, child
-        os.kill(int(child[0]), 9)
-        # The same command line starts again with --resume: the same table, the same hand,
-        # and ann in her seat (her key is in the table's journal), playing on by keys.
-        screen = wait_for(tmux, "ann", 15)
-        assert "KILLED 137" not in screen or "ann" in screen, screen + log.read_text()
-        more, _ = play_by_keys(tmux)
-        assert more > 0, tmux.screen() + log.read_text()
-        screen = wait_for(tmux, "deal verified", 15)
-        assert "Hand 1 is over" in screen, screen + log.read_text()
-        assert "deal verified: fair, every card legal" in screen, screen
-        tmux.keys("q")
-        time.sleep(0.3)
-        tmux.keys("y")
-        screen = wait_for(tmux, "EXITED", 10)
-        assert "EXITED 0" in screen, screen + log.read_text()
-        assert not list((tmp_path / "tables").glob("*.sqlite")), "the journal outlived its table"
-    finally:
-        tmux.kill()
+        if player is not None:
+            if player.poll() is None:
+                player.kill()  # our own child, by its handle
+            player.wait(10)
+        host.stop()

@@ -38,7 +38,7 @@ from lanswitch.tui.prompts import Spot, prompt, why_not
 from lanswitch.tui.render import Look, card_text, move_text, width, wrap
 from lanswitch.tui.run import host_powers, run_client
 from tests.stacking import c, play, sized, stacked
-from tests.tablenet import TableNet
+from tests.tablenet import Link, TableNet
 
 LOOPBACK = "127.0.0.1"
 ENTER, LEFT, RIGHT = "\r", "\x1b[D", "\x1b[C"
@@ -189,6 +189,18 @@ def tui_at(net: TableNet, name: str = "ann", **kw: Any) -> tuple[TuiModel, TuiAp
     return model, app
 
 
+def recording(net: TableNet, *, auto_ready: bool = True) -> tuple[Link, TuiModel, list[p.Message]]:
+    """ann's link, a model at it, and every message the model sent, in order."""
+    link = net.join("ann", auto_ready=auto_ready, bot=None)
+    sent: list[p.Message] = []
+
+    def send(m: p.Message) -> None:
+        sent.append(m)
+        net.send(link, m)
+
+    return link, TuiModel(link.session, send=send), sent
+
+
 def text(fragments: Sequence[Any]) -> str:
     return "".join(f[1] for f in fragments)
 
@@ -308,9 +320,9 @@ def test_the_log_names_every_draw_pass_and_pick_up_of_the_other_players() -> Non
     assert not any(line.endswith("-1") or "?" in line for line in log_text(model))  # no ids
 
 
-def test_a_player_who_vanished_mid_hand_keeps_a_name_in_the_result_and_the_verdict() -> None:
-    """Bob's program dies mid-hand and the host frees his seat: the result still names him,
-    and the verdict's caveat about him is shown (wrapped, not cut)."""
+def bob_vanishes() -> tuple[TableNet, Link, TuiModel]:
+    """A hand in which bob's program dies mid-hand (his caveat is in ann's verdict): the
+    table, ann's link, and a model at it, once the hand is over."""
     config = HostConfig(name="T", seats=4, bots=2, bot_delay=0.0, hands=None, away_grace=2.0)
     net = TableNet(config, seed=4)
     a, b = net.join("ann", auto_ready=False), net.join("bob")
@@ -319,6 +331,13 @@ def test_a_player_who_vanished_mid_hand_keeps_a_name_in_the_result_and_the_verdi
     net.run(lambda: b.session.seq > 10)
     net.drop(b)
     net.run(lambda: bool(a.session.history))
+    return net, a, model
+
+
+def test_a_player_who_vanished_mid_hand_keeps_a_name_in_the_result_and_the_verdict() -> None:
+    """Bob's program dies mid-hand and the host frees his seat: the result still names him,
+    and the verdict's caveat about him is shown (wrapped, not cut)."""
+    net, _a, model = bob_vanishes()
     net.tick(net.now + 10.0)  # between hands, the host frees the seat of a player who is gone
     model.update()
     assert model.screen == "over"
@@ -458,14 +477,7 @@ def test_keys_and_hints_come_from_one_table() -> None:
 
 def test_a_pointed_card_that_cannot_be_laid_says_why_and_sends_nothing() -> None:
     net = TableNet(HostConfig(name="T", seats=2, bots=1, bot_delay=0.0, hands=1), seed=3)
-    sent: list[p.Message] = []
-    link = net.join("ann", auto_ready=False, bot=None)
-
-    def send(m: p.Message) -> None:
-        sent.append(m)
-        net.send(link, m)
-
-    model = TuiModel(link.session, send=send)
+    link, model, sent = recording(net, auto_ready=False)
     model.toggle_ready()
     to_my_turn(net, model)
     v = link.session.view
@@ -528,14 +540,7 @@ def test_space_marks_only_cards_that_can_be_laid_in_turn() -> None:
     """Item 7: 4♠ was marked with 4♦ where only one card may be laid a turn; 4♦ was laid and a
     turn later "4♠ cannot be laid now". Now the mark is refused, with the reason."""
     net = TableNet(HostConfig(name="T", seats=2, bots=1, bot_delay=0.0, hands=1), seed=9)
-    link = net.join("ann", auto_ready=True, bot=None)
-    sent: list[p.Message] = []
-
-    def send(m: p.Message) -> None:
-        sent.append(m)
-        net.send(link, m)
-
-    model = TuiModel(link.session, send=send)
+    link, model, _ = recording(net)
     to_my_turn(net, model)
     v = link.session.view
     assert v is not None
@@ -563,14 +568,7 @@ def test_space_marks_only_cards_that_can_be_laid_in_turn() -> None:
 def test_marked_cards_are_laid_in_order_where_the_rules_let_them_follow() -> None:
     rules = sized(PRESETS["black5"], 5)  # sets: several cards of one rank in a turn
     net = TableNet(HostConfig(name="T", rules=rules, seats=2, bots=1, bot_delay=0.0), seed=4)
-    link = net.join("ann", auto_ready=True, bot=None)
-    sent: list[p.Message] = []
-
-    def send(m: p.Message) -> None:
-        sent.append(m)
-        net.send(link, m)
-
-    model = TuiModel(link.session, send=send)
+    link, model, sent = recording(net)
     for _ in range(200):
         to_my_turn(net, model)
         v = link.session.view
@@ -655,14 +653,7 @@ def test_esc_closes_at_once_and_a_key_right_after_it_is_a_key_of_its_own(
 
 def test_the_verdict_view_wraps_to_the_window_and_scrolls() -> None:
     """Item 5: `v` opened a ~70-column box that cut the verdict even at 200 columns."""
-    config = HostConfig(name="T", seats=4, bots=2, bot_delay=0.0, hands=None, away_grace=2.0)
-    net = TableNet(config, seed=4)
-    a, b = net.join("ann", auto_ready=False), net.join("bob")
-    model = TuiModel(a.session, send=lambda m: net.send(a, m))
-    net.send(a, p.Ready(ready=True))
-    net.run(lambda: b.session.seq > 10)
-    net.drop(b)
-    net.run(lambda: bool(a.session.history))
+    _net, a, model = bob_vanishes()
     model.update()
     record = a.session.history[-1]
     assert record.verdict is not None

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .. import protocol as p
 from ..narrate import ending
 from ..rules import PRESETS
 from ..session import named
@@ -293,21 +294,24 @@ def _seatless(model: TuiModel) -> str:
 # The end of a hand
 
 
-def _over(model: TuiModel, cols: int, room: int) -> list[StyledText]:
+def _ended(model: TuiModel) -> tuple[int, p.HandOver, list[str], int | None]:
+    """The hand that is over: its number, how it ended, the seats' names, this seat."""
     s = model.session
     h = s.hand
     assert h is not None
     assert h.over is not None
-    over = h.over
-    names = model.hand_names()
     me = s.view.seat if s.view is not None else None
+    return h.message.hand_no, h.over, model.hand_names(), me
+
+
+def _over(model: TuiModel, cols: int, room: int) -> list[StyledText]:
+    s = model.session
+    hand_no, over, names, me = _ended(model)
     told = ending(over.reason, names, over.placings, me=me)
-    top: list[StyledText] = wrap(
-        [("class:title", f"  Hand {h.message.hand_no} is over: {told}")], cols
-    )
+    top: list[StyledText] = wrap([("class:title", f"  Hand {hand_no} is over: {told}")], cols)
     top.append([])
     top += _placings(model, cols)
-    record = s.history[-1] if s.history and s.history[-1].hand_no == h.message.hand_no else None
+    record = s.history[-1] if s.history and s.history[-1].hand_no == hand_no else None
     top.append([])
     if record is None:
         top.append([("class:dim", "  checking the deal…")])
@@ -322,11 +326,7 @@ def _placings(model: TuiModel, cols: int) -> list[StyledText]:
     """Place, name, cards left and (where the rules score) points, in the placings' order —
     the order of fewest cards left (then points), so the columns agree with it."""
     s = model.session
-    h = s.hand
-    assert h is not None
-    assert h.over is not None
-    over = h.over
-    names = model.hand_names()
+    _, over, names, me = _ended(model)
     v = s.view
     counts = v.counts if v is not None else ()
     rules = s.rules
@@ -334,7 +334,6 @@ def _placings(model: TuiModel, cols: int) -> list[StyledText]:
     name_w = min(max((len(names[i]) for i in over.placings if i < len(names)), default=4), 20)
     head = f"   {'':3} {'':{name_w}}  cards left" + ("  points" if scoring else "")
     out: list[StyledText] = [[("class:dim", head)]]
-    me = v.seat if v is not None else None
     for place, seat in enumerate(over.placings, 1):
         name = names[seat] if seat < len(names) else f"seat {seat + 1}"
         left = counts[seat] if seat < len(counts) else 0

@@ -23,11 +23,18 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .. import protocol as p
 from ..client import Client, JoinError, Target, find_target
-from ..discovery import TableAdvertiser
 from ..history import close_writer, open_writer
 from ..host import Host, HostConfig
-from ..hosting import HostedTable, new_table, owner_session, resume_table, serve, settle
-from ..protocol import PROTOCOL_VERSION
+from ..hosting import (
+    HostedTable,
+    advertiser_for,
+    follow_open_seats,
+    new_table,
+    owner_session,
+    resume_table,
+    serve,
+    settle,
+)
 from ..rules import PRESETS, RuleSet
 from ..session import Session
 from ..settings import Join, Play, Screen
@@ -229,16 +236,7 @@ async def play(settings: Play, rules: RuleSet) -> tuple[int, str]:
     host = table.host
     config = host.config
     server = await serve(table, identity)  # OSError: the port is taken (tui.play says so)
-    advertiser = TableAdvertiser(
-        name=config.name,
-        port=server.port,
-        rules=host.rules_name,
-        seats_total=config.seats,
-        seats_free=host.table.open_seats(),
-        fingerprint=identity.hex,
-        version=PROTOCOL_VERSION,
-        interfaces=None if table.address == "0.0.0.0" else [table.address],
-    )
+    advertiser = advertiser_for(table, server.port, identity)
     bound = "" if table.address == "0.0.0.0" else table.address
     here = bound or "127.0.0.1"  # our own client connects over loopback
     shown = bound or next(iter(advertiser.addresses), here)  # where friends join
@@ -255,10 +253,7 @@ async def play(settings: Play, rules: RuleSet) -> tuple[int, str]:
         free = host.table.open_seats()
         for _ in range(10**9):
             await asyncio.sleep(0.5)
-            if host.table.open_seats() != free:
-                free = host.table.open_seats()
-                with contextlib.suppress(Exception):
-                    await advertiser.update(seats_free=free)
+            free = await follow_open_seats(advertiser, table, free)
 
     keeper = asyncio.create_task(keep_advertised())
     history = open_writer(data, keep=settings.history)
