@@ -54,7 +54,9 @@ def start_host(tmp: Path, *args: str) -> tuple[subprocess.Popen[bytes], int, Pat
 def test_a_host_and_a_client_without_the_linux_only_parts_play_a_hand_that_verifies(
     tmp_path: Path,
 ) -> None:
-    host, port, out = start_host(tmp_path, "--seats", "2", "--bots", "1", "--hands", "1")
+    host, port, out = start_host(
+        tmp_path, "--seats", "2", "--bots", "1", "--hands", "1", "--bot-delay", "0"
+    )
     try:
         joined = subprocess.run(
             nolinux(tmp_path / "join", "join", f"{LOOPBACK}:{port}", "--bot", "random"),
