@@ -940,6 +940,10 @@ def said(game: Game, seat: int, rows: Sequence[int] = ()) -> str:
     return text(prompt(spot))
 
 
+def prompt_text(spot: Spot) -> str:
+    return text(prompt(spot))
+
+
 def rows_of(game: Game, *cards: str) -> list[int]:
     return [game.t.row_of[c(card)] for card in cards]
 
@@ -980,12 +984,19 @@ def test_prompt_naming_a_suit() -> None:
 
 def test_prompt_after_a_seven_that_follows_suit_and_why_another_card_may_not() -> None:
     """Item 3: why only K♣ was legal on a 7 ("7 follows suit") was never said."""
-    game = stacked(sized(PRESETS["switch"], 5), 2, ["7C KC 5H 9D 6S", "8S 9H 4D 6D QS"], "9C")
+    game = stacked(sized(PRESETS["switch"], 5), 2, ["7C KC 3C 5H 9D", "8S 9H 4D 6D QS"], "9C")
     play(game, 0, c("7C"))
     assert said(game, 0) == "the 7♣ follows suit: lay more clubs, or p to end your turn"
     spot = Spot(game.view(0), game.rules, NAMES, 0)
     assert why_not(c("5H"), spot) == "after the 7♣ only clubs may follow (7♣ follows suit)"
     assert why_not(c("KC"), spot) == ""
+    # Still so after another club: the 7 holds for the turn (seen playing: after 7♠ 9♠ the
+    # prompt said "you may lay more").
+    play(game, 0, c("KC"))
+    laid = (c("7C"), c("KC"))
+    spot = Spot(game.view(0), game.rules, NAMES, 0, laid=laid)
+    assert prompt_text(spot) == "the 7♣ follows suit: lay more clubs, or p to end your turn"
+    assert why_not(c("5H"), spot) == "after the 7♣ only clubs may follow (7♣ follows suit)"
 
 
 def test_prompt_a_queen_to_cover() -> None:

@@ -87,6 +87,7 @@ class TuiModel:
         self.rings = 0  # bells rung (a test can count them)
         self.pending_rows: set[int] = set()  # power rows laid into the pending pick-up
         self.drawn = -1  # the card this seat drew last (for "lay it, or pass")
+        self.laid: list[int] = []  # the cards this seat laid this turn
         self._last_face = -1
         self._news_seen = 0
         self._host_log = 0
@@ -188,6 +189,7 @@ class TuiModel:
             self.look,
             frozenset(self.pending_rows),
             self.drawn,
+            tuple(self.laid),
         )
 
     def pointed_reason(self) -> str:
@@ -256,6 +258,7 @@ class TuiModel:
             self._add([("class:rule", f"{rule * 2} {news.text} {rule * 24}")])
             self.selected, self.queue, self.pending_rows = [], [], set()
             self.drawn = self._last_face = -1
+            self.laid = []
         elif news.kind == "events" and isinstance(news.data, tuple):
             self._events(news.data)
         elif news.kind == "lobby" and isinstance(news.data, p.LobbyState):
@@ -282,6 +285,10 @@ class TuiModel:
         for kind, seat, value in events:
             if kind in ("play", "mimic"):
                 self._last_face = value
+                if kind == "play" and seat == me:
+                    self.laid.append(value)
+            elif kind == "turn" and seat == me:
+                self.laid = []  # a turn of ours begins
             elif kind in ("pickup", "skip") and self._last_face >= 0:
                 rules = self.session.rules
                 if rules is not None and 0 <= self._last_face < 108:

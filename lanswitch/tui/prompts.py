@@ -39,7 +39,8 @@ def tables_for(rules: RuleSet) -> Tables:
 @dataclass(frozen=True, slots=True)
 class Spot:
     """Where the player stands: the view, the rules, who is who, the rows of the cards laid
-    into the pending pick-up or skip, the card this seat drew last this turn (-1: none)."""
+    into the pending pick-up or skip, the card this seat drew last this turn (-1: none), and
+    the cards it laid this turn (a 7 that follows suit holds for the rest of the turn)."""
 
     view: View
     rules: RuleSet | None
@@ -48,6 +49,7 @@ class Spot:
     look: Look = field(default_factory=Look)
     pending_rows: frozenset[int] = frozenset()
     drawn: int = -1
+    laid: tuple[int, ...] = ()  # the cards this seat laid this turn, first first
 
     @property
     def mine(self) -> bool:
@@ -149,7 +151,7 @@ def prompt(spot: Spot) -> StyledText:
         elif PASS in legal:
             main += ", or p to pass"
     elif DRAW in legal:
-        main = f"nothing you hold fits the {spot.card(spot.top)}: d to draw"
+        main = f"nothing you hold fits {_what_fits(spot)}: d to draw"
     elif PASS in legal:
         main = "nothing fits and nothing is left to draw: p to pass"
     else:
@@ -203,8 +205,9 @@ def _follow(spot: Spot, holding: bool) -> str:
         if CALL_LAST in v.legal and spot.me is not None and v.counts[spot.me] == 1:
             return "you hold one card: l calls last card, then p ends your turn"
         return "p ends your turn" if PASS in v.legal else "your turn goes on"
-    if row is not None and row.follow_suit:
-        return f"the {spot.card(top)} follows suit: lay more {_suit_word(top)}s{end}"
+    opener = _follows_suit(spot)
+    if opener >= 0:
+        return f"the {spot.card(opener)} follows suit: lay more {_suit_word(opener)}s{end}"
     if row is not None and row.run:
         return (
             f"the {spot.card(top)} starts a run: lay any {_suit_word(top)}, then in sequence{end}"
@@ -222,6 +225,23 @@ def _follow(spot: Spot, holding: bool) -> str:
     if follow == "chain":
         return f"lay a card that matches the {spot.card(top)}{end}"
     return f"you may lay more{end}"
+
+
+def _follows_suit(spot: Spot) -> int:
+    """The card laid this turn that lets the rest of its suit follow (a 7), else -1."""
+    for card in (*spot.laid, spot.top):
+        row = spot.row(card)
+        if row is not None and row.follow_suit:
+            return card
+    return -1
+
+
+def _what_fits(spot: Spot) -> str:
+    """What a card must match now: the named suit, or the top card."""
+    v = spot.view
+    if v.named_suit >= 0:
+        return f"a {SUIT_NAMES[v.named_suit][:-1]} ({suit_text(v.named_suit, spot.look)} was named)"
+    return f"the {spot.card(spot.top)}"
 
 
 def _waiting(spot: Spot) -> StyledText:
@@ -270,10 +290,10 @@ def why_not(card: int, spot: Spot) -> str:
         row = spot.row(top)
         if row is not None and row.cover != "none":
             return f"{name} does not cover the {topname}: it needs a {_suit_word(top)}"
-        if row is not None and row.follow_suit:
-            return (
-                f"after the {topname} only {_suit_word(top)}s may follow ({topname} follows suit)"
-            )
+        opener = _follows_suit(spot)
+        if opener >= 0:
+            first = spot.card(opener)
+            return f"after the {first} only {_suit_word(opener)}s may follow ({first} follows suit)"
         reason = cannot_follow(top, card, spot)
         return reason or f"{name} cannot continue this turn"
     if v.phase == Phase.AFTER_DRAW:
