@@ -745,27 +745,25 @@ def _interface(addr: str | None) -> str | None:
     """``--interface``: an IPv4 address of this machine (loopback included)."""
     if addr is None:
         return None
-    import ipaddress
-
-    try:
-        ip = ipaddress.IPv4Address(addr)
-    except ValueError:
+    octets = addr.split(".")
+    if len(octets) != 4 or not all(o.isdigit() and len(o) <= 3 and int(o) < 256 for o in octets):
         raise _UsageError(
             f"--interface wants an IPv4 address of this machine, e.g. 192.168.1.20; not {addr!r}"
-        ) from None
-    if ip.is_loopback:
-        return str(ip)
+        )
+    ip = ".".join(str(int(o)) for o in octets)
+    if octets[0] == "127":  # loopback: this machine's, whatever its interfaces
+        return ip
     import ifaddr  # the interfaces' addresses (zeroconf's own dependency; light to load)
 
     mine = [
         str(a.ip) for adapter in ifaddr.get_adapters() for a in adapter.ips if isinstance(a.ip, str)
     ]
-    if str(ip) not in mine:
+    if ip not in mine:
         listed = ", ".join(mine) or "none found"
         raise _UsageError(
             f"--interface {addr} is not an address of this machine (its IPv4 addresses: {listed})"
         )
-    return str(ip)
+    return ip
 
 
 def _no_person(seats: int, bots: int) -> str:

@@ -4,20 +4,19 @@ arguments (after checking them), then passed down to the shells that host and jo
 No argparse namespace travels below the command line: ``netcmd`` (the headless commands) and
 ``tui`` (the terminal client) both take these, and both join a table through the one path in
 :mod:`lanswitch.client`. Pure and cheap to import: ``lanswitch play`` builds its settings
-before its first frame, when nothing heavy is loaded yet.
+before its first frame, when nothing heavy is loaded yet (so they are named tuples: the
+``dataclasses`` module alone costs some 15 ms to import).
 """
 
 from __future__ import annotations
 
-import ipaddress
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 __all__ = ["Hosting", "Join", "Play", "Screen", "Watch", "parse_target"]
 
 
-@dataclass(frozen=True, slots=True)
-class Screen:
+class Screen(NamedTuple):
     """How the terminal client draws: ASCII only, four suit colours, colour at all, the bell."""
 
     ascii: bool = False
@@ -26,8 +25,7 @@ class Screen:
     bell: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Join:
+class Join(NamedTuple):
     """Joining a table: by ``table`` name (zeroconf), by ``address`` (HOST, PORT), or neither
     (the terminal's table browser; headless, the only table heard)."""
 
@@ -47,8 +45,7 @@ class Join:
         return [self.interface] if self.interface else None
 
 
-@dataclass(frozen=True, slots=True)
-class Watch:
+class Watch(NamedTuple):
     """The headless ``join``: a bot plays the seat (``bot``), or it watches; transcripts kept
     in ``transcripts`` (a directory), moves sent after ``think`` seconds."""
 
@@ -57,8 +54,7 @@ class Watch:
     transcripts: Path | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Hosting:
+class Hosting(NamedTuple):
     """A table to host (``lanswitch host``, and ``lanswitch play``'s own)."""
 
     rules: str = "switch"  # a preset's name or a house-rules file
@@ -72,16 +68,15 @@ class Hosting:
     turn_timer: float = 0.0
     bot_delay: float = 0.6
     resume: bool = False
-    data: Path = field(default_factory=Path)
+    data: Path = Path()
 
 
-@dataclass(frozen=True, slots=True)
-class Play:
+class Play(NamedTuple):
     """``lanswitch play``: a table hosted here, and the player who sits at it."""
 
     table: Hosting
     player: str
-    screen: Screen = field(default_factory=Screen)
+    screen: Screen = Screen()
     history: bool = True
 
 
@@ -91,6 +86,8 @@ def parse_target(text: str) -> tuple[str, int] | None:
     host, sep, port = text.strip().rpartition(":")
     if not sep or not host or not port.isdigit():
         return None  # no port: a name (names may hold spaces, dots and dashes)
+    import ipaddress  # here: play's first frame does not wait for it
+
     host = host.strip("[]")
     is_ip = True
     try:
