@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import io
 import os
+import re
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
@@ -1018,3 +1019,56 @@ def test_prompt_the_last_card_call() -> None:
     six = stacked(sized(PRESETS["switch"], 6), 2, ["5H 9C 3C 4C 6C 7D", "8S 9D 4D 6D QS 2S"], "9H")
     assert "call" not in said(six, 0)
     assert "d to draw" not in said(six, 0)  # a card fits: drawing is not offered
+
+
+def test_a_host_that_dies_is_said_at_once_and_so_is_its_return(
+    identity: Identity, tmp_path: Path
+) -> None:
+    """Item 11: when the host died, a friend's screen froze with no word. A real host process
+    is killed (SIGKILL) under ann's terminal client: the title says "host lost, reconnecting…"
+    with the seconds; started again with --resume on its port, ann is back in her seat and the
+    log says so."""
+    from tests.test_cli_net import Host as HostProcess
+
+    host = HostProcess(tmp_path, "--seats", "2", "--bots", "1", "--bot-delay", "0.5")
+    screen = Screen()
+
+    async def main() -> None:
+        target = Target("crash", (LOOPBACK,), host.port, None, "crash")
+        session = Session("ann", key=Ed25519PrivateKey.generate(), entropy=os.urandom)
+        client = Client(session, target)
+        await client.connect()
+        got: dict[str, TuiModel] = {}
+        with create_pipe_input() as keys, create_app_session(input=keys, output=screen.output):
+            task = asyncio.create_task(
+                run_client(client, look=Look(), on_start=lambda m, t: got.update(m=m))
+            )
+            try:
+                await until(lambda: "m" in got and got["m"].screen == "lobby")
+                model = got["m"]
+                keys.send_text("r")
+                await until(lambda: model.screen == "table")
+                host.proc.kill()  # our own child: the host's process dies
+                host.proc.wait(10)
+                await until(lambda: model.lost_since is not None, 15)
+                await asyncio.sleep(1.2)
+                title = text(compose(model, 100, 30)[0])
+                assert "host lost, reconnecting" in title
+                assert re.search(r"\((1|2) s\)", title), title
+                again = HostProcess(tmp_path, "--resume")
+                try:
+                    await until(lambda: model.lost_since is None, 20)
+                    assert any("reconnected to the host" in line for line in log_text(model))
+                    assert model.screen == "table"
+                    assert model.session.seat == 0  # her own seat, in the same hand
+                finally:
+                    again.stop()
+            finally:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+
+    try:
+        asyncio.run(asyncio.wait_for(main(), 90))
+    finally:
+        host.stop()
