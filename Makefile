@@ -1,26 +1,48 @@
 # The two commands a newcomer needs: `make play` and `make test`.
-# Everything runs from a project-local virtual environment that these targets create.
+# Everything runs from a project-local virtual environment that these targets create:
+# .venv/bin/lanswitch is the command they install (see README.md, "Installing").
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # The mypyc-compiled engine (see lanswitch/_native.py); without it the pure engine runs.
 NATIVE := lanswitch/game.build-hash
+PIP := $(BIN)/python -m pip --disable-pip-version-check
 
 .PHONY: play test lint typecheck pytest bench clean
 
+# Before anything runs (when make reads this file), for every target but clean: the Python
+# must be 3.11 or newer, and a .venv that an unusable Python made (too old, or half made,
+# without pip) is removed so that the rules below make it again.
+ifneq ($(if $(MAKECMDGOALS),$(filter-out clean,$(MAKECMDGOALS)),play),)
+PY_OK := $(shell $(PYTHON) -c 'import sys; print(int(sys.version_info >= (3, 11)))' 2>/dev/null)
+ifneq ($(PY_OK),1)
+$(error lanswitch needs Python 3.11 or newer, and '$(PYTHON)' is $(or $(shell $(PYTHON) --version 2>&1),not found). Install a newer one and run, e.g., make PYTHON=python3.12 $(MAKECMDGOALS))
+endif
+BAD_VENV := $(shell [ -e $(BIN)/python ] && ! $(BIN)/python -c 'import sys, pip; assert sys.version_info >= (3, 11)' >/dev/null 2>&1 && echo yes)
+ifeq ($(BAD_VENV),yes)
+$(info make: $(VENV) was made by an unusable Python ($(shell $(BIN)/python --version 2>&1)); making it again)
+$(shell rm -rf $(VENV))
+endif
+endif
+
 $(BIN)/python:
+	@echo "make: creating $(VENV) with $$($(PYTHON) --version)"
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(PIP) install --quiet --upgrade pip
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	@echo "make: installing lanswitch and what it needs into $(VENV) (a minute or so the first time)"
+	$(PIP) install --progress-bar on -e '.[test]'
+	@touch $(STAMP)
+	@echo "make: installed; the command is $(BIN)/lanswitch (or: $(BIN)/python -m lanswitch)"
 
 $(NATIVE): lanswitch/game.py lanswitch/rules.py lanswitch/cards.py | $(STAMP)
-	$(BIN)/python -m lanswitch._build || echo "make: the engine was not compiled; the pure Python engine will run"
+	@echo "make: compiling the rules engine with mypyc (about half a minute, once)"
+	@$(BIN)/python -m lanswitch._build || echo "make: the engine was not compiled; the pure Python engine will run"
 
 play: $(STAMP) $(NATIVE)
+	@echo "make: starting $(BIN)/lanswitch play (friends join with: lanswitch join)"
 	$(BIN)/lanswitch play
 
 test: $(STAMP) $(NATIVE) lint typecheck pytest
@@ -36,7 +58,7 @@ pytest: $(STAMP)
 	$(BIN)/pytest -q
 
 bench: $(STAMP) $(NATIVE)
-	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	$(PIP) install --quiet -e '.[test,bench]'
 	$(BIN)/python benchmarks/engine.py
 
 clean:

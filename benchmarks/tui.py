@@ -10,6 +10,9 @@ at 111 ms on this kind of machine).
 (2) **Keypress to redraw**: from a key written to the client's input to the end of the frame
     it causes (the output flushed), on the table screen mid-hand, for the lanswitch client and
     for a bare app whose key changes one line. Target ≤ 30 ms.
+(3) **Esc to a closed page**: from Esc written to the input to the frame without the help
+    page (issue 14: it took 1.5 s), for the lanswitch client and for a bare app with an Esc
+    binding and prompt_toolkit's defaults. Target ≤ 100 ms.
 
 Usage: ``python benchmarks/tui.py [--runs N] [--keys N] [--json]``. Every wait is bounded;
 the children are ours, ended by their own pid; traffic stays on 127.0.0.1.
@@ -28,7 +31,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from prompt_toolkit.application import Application, create_app_session
@@ -113,10 +116,10 @@ class Stamped:
         return "utf-8"
 
 
-async def key_latencies(
-    make_app: Callable[[], Application[None]], keys: int, stream: Stamped
+async def frame_latencies(
+    make_app: Callable[[], Application[None]], keys: Sequence[str], stream: Stamped
 ) -> list[float]:
-    """Milliseconds from each key written to the frame it caused, alternating → and ←."""
+    """Milliseconds from each of ``keys`` written to the input to the frame it caused."""
     out: list[float] = []
     with create_pipe_input() as pipe:
         output = Vt100_Output(stream, lambda: Size(rows=30, columns=100), term="xterm-256color")  # type: ignore[arg-type]
@@ -127,11 +130,11 @@ async def key_latencies(
                 if stream.frames:
                     break
                 await asyncio.sleep(0.01)
-            for i in range(keys):
+            for key in keys:
                 frames = stream.frames
                 sent = time.perf_counter()
-                pipe.send_text("\x1b[C" if i % 2 == 0 else "\x1b[D")
-                for _ in range(2000):
+                pipe.send_text(key)
+                for _ in range(4000):  # up to 2 s
                     if stream.frames > frames:
                         break
                     await asyncio.sleep(0.0005)
@@ -142,12 +145,30 @@ async def key_latencies(
     return out
 
 
+async def key_latencies(
+    make_app: Callable[[], Application[None]], keys: int, stream: Stamped
+) -> list[float]:
+    """Milliseconds from each key written to the frame it caused, alternating → and ←."""
+    arrows = ["\x1b[C" if i % 2 == 0 else "\x1b[D" for i in range(keys)]
+    return await frame_latencies(make_app, arrows, stream)
+
+
+async def esc_latencies(
+    make_app: Callable[[], Application[None]], presses: int, stream: Stamped
+) -> list[float]:
+    """Milliseconds from Esc written to the frame it caused, after ``?`` opened a page."""
+    both = await frame_latencies(make_app, ["?", "\x1b"] * presses, stream)
+    return both[1::2]
+
+
 def bare_app() -> Application[None]:
     count = [0]
     kb = KeyBindings()
 
     @kb.add("right")
     @kb.add("left")
+    @kb.add("?")
+    @kb.add("escape")
     def _move(event: KeyPressEvent) -> None:
         count[0] += 1
 
@@ -202,6 +223,15 @@ def main() -> None:
         return k_ours, k_bare
 
     k_ours, k_bare = asyncio.run(keys())
+
+    async def escapes() -> tuple[list[float], list[float]]:
+        presses = max(3, args.keys // 20)
+        return (
+            await esc_latencies(lanswitch_app, presses, Stamped()),
+            await esc_latencies(bare_app, presses, Stamped()),
+        )
+
+    e_ours, e_bare = asyncio.run(escapes())
     figures = {
         "first_frame_ms": {"lanswitch": f_ours, "bare": f_bare, "ratio": f_ours / f_bare},
         "lobby_ready_ms": f_lobby,
@@ -211,9 +241,14 @@ def main() -> None:
             "bare_p50": pct(k_bare, 0.5),
             "bare_p99": pct(k_bare, 0.99),
         },
+        "esc_to_closed_page_ms": {
+            "lanswitch_p50": pct(e_ours, 0.5),
+            "bare_defaults_p50": pct(e_bare, 0.5),
+        },
         "targets": {
             "first_frame_le_200ms": f_ours <= 200,
             "key_to_redraw_le_30ms": pct(k_ours, 0.5) <= 30,
+            "esc_le_100ms": pct(e_ours, 0.5) <= 100,
         },
     }
     if args.json:
@@ -232,6 +267,12 @@ def main() -> None:
         f"ratio p50 {pct(k_ours, 0.5) / pct(k_bare, 0.5):.2f}x"
     )
     print(f"  target <= 30 ms: {'met' if pct(k_ours, 0.5) <= 30 else 'NOT MET'}")
+    print(f"Esc to a closed help page, {len(e_ours)} presses (ms):")
+    print(
+        f"  lanswitch p50 {pct(e_ours, 0.5):6.1f}   bare app with prompt_toolkit's defaults "
+        f"p50 {pct(e_bare, 0.5):6.1f}"
+    )
+    print(f"  target <= 100 ms: {'met' if pct(e_ours, 0.5) <= 100 else 'NOT MET'}")
 
 
 if __name__ == "__main__":

@@ -52,6 +52,8 @@ def _effect(row: Power) -> str:
         parts.append(f"skip {row.skip}")
     if row.stacks_on:
         parts.append("stacks on " + "/".join(row.stacks_on))
+        if not row.adds:
+            parts.append("passes the pending one on (adds nothing)")
     if row.cancels:
         parts.append(f"cancels {row.cancel} of " + "/".join(row.cancels))
     if row.returns:

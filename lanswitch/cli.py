@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from . import __version__
+from .settings import Hosting, Join, Play, Screen, Watch, parse_target
 
 # Parser limits and names, as literals so that `lanswitch play` can draw its first frame before
 # the rules engine is loaded; tests/test_cli.py checks they agree with rules.py and bots.py.
@@ -24,6 +25,7 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 8
 BOTS = ("heuristic", "random")
 
 if TYPE_CHECKING:
+    from .history import HandRow
     from .simulate import SimStats
 
 # The commands import what they need when they run: `lanswitch play` draws its first frame
@@ -159,9 +161,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="list the hands you played, with the verdict of each",
         description="List the hands this computer's clients played or watched, newest first: "
         "when, the table, the hand number, the rules, the result and the verdict of checking "
-        "the deal. The transcripts are kept too: lanswitch verify --hand ID checks one again. "
-        "The history is DATA_DIR/history.sqlite (see lanswitch paths).",
+        "the deal. With an ID, show that hand in full: its placings, its verdict and the hand "
+        "as you were told it, every play and draw. The transcripts are kept too: lanswitch "
+        "verify --hand ID checks one again. The history is DATA_DIR/history.sqlite (see "
+        "lanswitch paths).",
     )
+    hi.add_argument("id", nargs="?", type=_hand_id, metavar="ID", help="show this hand in full")
     hi.add_argument("--json", action="store_true", help="one JSON array of hands")
     hi.add_argument(
         "--limit", type=_positive, default=20, metavar="N", help="the newest N hands (default 20)"
@@ -229,9 +234,11 @@ def build_parser() -> argparse.ArgumentParser:
     j = sub.add_parser(
         "join",
         help="join a table on the local network",
-        description="Join a table by its name (found by zeroconf), by HOST:PORT, or the only "
-        "table on the network. The host's certificate is pinned on first use. After every hand "
-        "your transcript is checked: was the deal fair and every card legal?",
+        description="Join a table by its name (found by zeroconf) or by HOST:PORT. With no "
+        "table named, the terminal client opens the table browser (the tables heard on the "
+        "network, live); with --headless or --bot, the only table on the network is joined. "
+        "The host's certificate is pinned on first use. After every hand your transcript is "
+        "checked: was the deal fair and every card legal?",
     )
     j.add_argument("table", nargs="?", metavar="HOST:PORT|TABLE-NAME")
     j.add_argument("--name", metavar="N", help="your display name (default: your user name)")
@@ -269,8 +276,20 @@ def build_parser() -> argparse.ArgumentParser:
         "lanswitch tables and take a seat with lanswitch join.",
     )
     pl.add_argument("--rules", default="switch", metavar="NAME|FILE", help="preset or TOML file")
-    pl.add_argument("--bots", type=_count, default=3, metavar="N", help="bots (default 3)")
-    pl.add_argument("--seats", type=_players, default=4, metavar="N", help="2..8 (default 4)")
+    pl.add_argument(
+        "--bots",
+        type=_count,
+        default=3,
+        metavar="N",
+        help="bots in the other seats (default 3); fewer keep seats free for friends",
+    )
+    pl.add_argument(
+        "--seats",
+        type=_players,
+        default=None,
+        metavar="N",
+        help="2..8 (default 4, or one more than --bots)",
+    )
     pl.add_argument("--name", metavar="NAME", help="your name (default: your user name)")
     pl.add_argument("--table", metavar="T", help="the table's name (default: NAME's table)")
     pl.add_argument("--interface", metavar="ADDR", help="serve on this IPv4 address only")
@@ -544,14 +563,13 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return code
 
 
-def _stored_transcript(hand: int, data: Path) -> tuple[str, bytes | str]:
-    """``history:ID`` and the transcript the history keeps for hand ``hand`` (or why there is
-    none: a hand watched has no transcript). A hand not in the history is a usage error."""
-    from .history import History, HistoryError, history_path
+def _history_row(hand: int, path: Path, what: str) -> HandRow:
+    """Hand ``hand`` of the history at ``path``; a usage error if there is none (to
+    ``what``: check, show)."""
+    from .history import History, HistoryError
 
-    path = history_path(data)
     if not path.exists():
-        raise _UsageError(f"no history at {path} yet: no hand {hand} to check")
+        raise _UsageError(f"no history at {path} yet: no hand {hand} to {what}")
     try:
         with History(path) as history:
             row = history.get(hand)
@@ -559,6 +577,15 @@ def _stored_transcript(hand: int, data: Path) -> tuple[str, bytes | str]:
         raise _UsageError(str(e)) from None
     if row is None:
         raise _UsageError(f"no hand {hand} in the history {path}; lanswitch history lists them")
+    return row
+
+
+def _stored_transcript(hand: int, data: Path) -> tuple[str, bytes | str]:
+    """``history:ID`` and the transcript the history keeps for hand ``hand`` (or why there is
+    none: a hand watched has no transcript). A hand not in the history is a usage error."""
+    from .history import history_path
+
+    row = _history_row(hand, history_path(data), "check")
     name = f"history:{hand}"
     if row.transcript is None:
         return name, "you watched this hand: there is no transcript of yours to check"
@@ -571,6 +598,8 @@ def _cmd_history(args: argparse.Namespace, out: TextIO) -> int:
     from .history import History, HistoryError, history_path, result_text, verdict_text
 
     path = history_path(data_dir(args.data_dir))
+    if args.id is not None:
+        return _show_hand(args.id, path, args.json, out)
     rows = []
     total = 0
     if path.exists():  # reading never makes the file
@@ -622,6 +651,35 @@ def _cmd_history(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _show_hand(hand: int, path: Path, as_json: bool, out: TextIO) -> int:
+    """``lanswitch history ID``: one hand in full, as this client saw it."""
+    from .history import result_text, verdict_text
+
+    row = _history_row(hand, path, "show")
+    if as_json:
+        out.write(json.dumps(row.as_json()) + "\n")
+        return 0
+    where = "watching" if row.seat is None else f"seat {row.seat + 1}"
+    out.write(
+        f"hand {row.hand_no} at {row.table} ({row.rules}), {row.at[:16].replace('T', ' ')} UTC,"
+        f" {row.name} in {where}\n"
+    )
+    out.write(f"result: {result_text(row)}\n")
+    if row.placings:
+        out.write("placings: " + ", ".join(f"{i}. {n}" for i, n in enumerate(row.placings, 1)))
+        out.write("\n")
+    out.write(f"verdict: {verdict_text(row)}\n")
+    if row.log:
+        out.write("the hand as it was told to you:\n")
+        for line in row.log:
+            out.write(f"  {line}\n")
+    else:
+        out.write("(no log kept for this hand: an older lanswitch recorded it)\n")
+    if row.transcript is not None:
+        out.write(f"lanswitch verify --hand {row.id} checks its transcript again.\n")
+    return 0
+
+
 def _cmd_tables(args: argparse.Namespace, out: TextIO) -> int:
     import asyncio
 
@@ -659,6 +717,159 @@ def _cmd_tables(args: argparse.Namespace, out: TextIO) -> int:
 
 class _UsageError(Exception):
     pass
+
+
+# ---------------------------------------------------------------------------------------------
+# The arguments as plain settings (lanswitch/settings.py), checked once, here: a bad address,
+# port, interface or seat count is one line before anything starts (exit 2).
+
+
+def default_name() -> str:
+    """The player's name when none is given: the user name, at most 24 characters."""
+    import getpass
+
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = "player"
+    return user[:24] or "player"
+
+
+def _interface(addr: str | None) -> str | None:
+    """``--interface``: an IPv4 address of this machine (loopback included)."""
+    if addr is None:
+        return None
+    octets = addr.split(".")
+    if len(octets) != 4 or not all(o.isdigit() and len(o) <= 3 and int(o) < 256 for o in octets):
+        raise _UsageError(
+            f"--interface wants an IPv4 address of this machine, e.g. 192.168.1.20; not {addr!r}"
+        )
+    ip = ".".join(str(int(o)) for o in octets)
+    if octets[0] == "127":  # loopback: this machine's, whatever its interfaces
+        return ip
+    import ifaddr  # the interfaces' addresses (zeroconf's own dependency; light to load)
+
+    mine = [
+        str(a.ip) for adapter in ifaddr.get_adapters() for a in adapter.ips if isinstance(a.ip, str)
+    ]
+    if ip not in mine:
+        listed = ", ".join(mine) or "none found"
+        raise _UsageError(
+            f"--interface {addr} is not an address of this machine (its IPv4 addresses: {listed})"
+        )
+    return ip
+
+
+def _no_person(seats: int, bots: int) -> str:
+    return (
+        f"--bots {bots} fills all {seats} seats, and a hand needs at least one person: "
+        f"give --bots {seats - 1} or fewer, or more --seats"
+    )
+
+
+def _hosting(args: argparse.Namespace) -> Hosting:
+    """``lanswitch host``'s table."""
+    if not args.resume:
+        if args.bots > args.seats:
+            raise _UsageError(f"--bots {args.bots} is more than --seats {args.seats}")
+        if args.bots == args.seats:
+            raise _UsageError(_no_person(args.seats, args.bots))
+    return Hosting(
+        rules=args.rules,
+        name=args.name or ("" if args.resume else f"{default_name()}'s table"[:32]),
+        port=args.port,
+        seats=args.seats,
+        bots=args.bots,
+        hands=args.hands,
+        password=args.password,
+        interface=_interface(args.interface),
+        turn_timer=args.turn_timer,
+        bot_delay=args.bot_delay,
+        resume=args.resume,
+        data=data_dir(args.data_dir),
+    )
+
+
+def _play_settings(args: argparse.Namespace) -> Play:
+    """``lanswitch play``'s table (the player takes a seat: at most seats - 1 bots)."""
+    bots = args.bots
+    seats = args.seats if args.seats is not None else max(4, bots + 1)
+    if seats > MAX_PLAYERS:
+        raise _UsageError(
+            f"--bots {bots} leaves no seat for you: a table has at most {MAX_PLAYERS} seats, "
+            f"so give --bots {MAX_PLAYERS - 1} or fewer"
+        )
+    if bots >= seats:
+        raise _UsageError(
+            f"--bots {bots} leaves no seat for you at {seats} seats: give --bots {seats - 1} "
+            "or fewer, or more --seats"
+        )
+    table = Hosting(
+        rules=args.rules,
+        name=args.table or "",
+        port=args.port,
+        seats=seats,
+        bots=bots,
+        interface=_interface(args.interface),
+        turn_timer=args.turn_timer,
+        bot_delay=args.bot_delay,
+        resume=args.resume,
+        data=data_dir(args.data_dir),
+    )
+    return Play(
+        table=table,
+        player=args.name or default_name(),
+        screen=_screen(args),
+        history=not args.no_history,
+    )
+
+
+def _screen(args: argparse.Namespace) -> Screen:
+    return Screen(
+        ascii=args.ascii,
+        four_colour=args.four_colour,
+        colour="NO_COLOR" not in os.environ,
+        bell=args.bell,
+    )
+
+
+def _join_settings(args: argparse.Namespace) -> Join:
+    """``lanswitch join``: where, and as whom."""
+    address = None
+    table = args.table
+    if table is not None:
+        try:
+            address = parse_target(table)
+        except ValueError as e:
+            raise _UsageError(str(e)) from None
+        if address is not None:
+            table = None
+    return Join(
+        name=args.name or default_name(),
+        data=data_dir(args.data_dir),
+        table=table,
+        address=address,
+        spectate=args.spectate,
+        password=args.password,
+        interface=_interface(args.interface),
+        timeout=args.timeout,
+        accept_new_fingerprint=args.accept_new_fingerprint,
+        history=not args.no_history,
+    )
+
+
+def _watch(args: argparse.Namespace) -> Watch:
+    """The headless ``join``: a bot plays the seat, or it watches."""
+    if args.bot is None and not args.spectate:
+        raise _UsageError(
+            "--headless needs --bot STRATEGY (a bot plays your seat) or --spectate (you watch)"
+        )
+    transcripts: Path | None = None
+    if args.transcripts:
+        transcripts = Path(args.transcripts).expanduser()
+        if not transcripts.is_dir():
+            raise _UsageError(f"--transcripts: {transcripts} is not a directory")
+    return Watch(bot=args.bot, think=args.think, transcripts=transcripts)
 
 
 _TABLE_SETTINGS = (
@@ -707,14 +918,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "play":
             from .tui import play
 
-            return play(args, data_dir(args.data_dir), out, err)
+            return play(_play_settings(args), out, err)
+        if args.command == "join" and args.bot is None and not args.headless:
+            from .tui import join
+
+            return join(_join_settings(args), _screen(args), out, err)
         if args.command in ("host", "join"):
             from . import netcmd
 
             try:
-                run = netcmd.cmd_host if args.command == "host" else netcmd.cmd_join
-                return run(args, data_dir(args.data_dir), out, err)
+                if args.command == "host":
+                    return netcmd.cmd_host(_hosting(args), out, err)
+                return netcmd.cmd_join(_join_settings(args), _watch(args), out, err)
             except ValueError as e:
+                from .rules import RulesError
+
+                if isinstance(e, RulesError):
+                    raise
                 raise _UsageError(str(e)) from None
             except netcmd.CommandError as e:
                 err.write(f"lanswitch: {e}\n")

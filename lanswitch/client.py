@@ -1,8 +1,15 @@
 """The client's network shell: find the table, connect with a pinned TLS certificate, run a
 :class:`~lanswitch.session.Session` over the connection, and come back when the link drops.
 
-* **Finding a table**: by name through zeroconf (:func:`find_table`), or by ``HOST:PORT``
-  (:func:`parse_address`) where mDNS does not get through.
+* **Finding a table** (:func:`find_target`, from the command line's
+  :class:`~lanswitch.settings.Join`): by name through zeroconf (:func:`find_table`), by
+  ``HOST:PORT`` where mDNS does not get through, or the only table heard. This module is the
+  one owner of "join a table" in the shells: the headless ``join`` (``netcmd``) and the
+  terminal client (``tui``) both find, connect and play through it, and neither imports the
+  other.
+* **The first connection** (:meth:`Client.connect`) is made before any screen starts, so a
+  table that cannot be reached, or a certificate that is not the one pinned, is one plain
+  line on the command line (:func:`join_failure` words every such error the same way).
 * **Connecting** (:func:`open_table`): every advertised address is tried, those on one of our
   own subnets first, each with a short timeout (a host with a docker bridge or a second
   interface advertises addresses we cannot reach). The certificate must have the advertised
@@ -10,7 +17,9 @@
   use; a changed fingerprint is refused loudly unless the user accepted it).
 * **Staying** (:class:`Client`): the client pings a quiet host, treats a host silent for
   ``DEAD_AFTER`` seconds as a lost link, and reconnects with exponential backoff, resuming with
-  its token to the same seat and hand. It ends when the host says ``bye`` or ``error``.
+  its token to the same seat and hand; the session's news says ``link``: ``lost`` and then
+  ``back`` (a screen shows "host lost, reconnecting…"). It ends when the host says ``bye`` or
+  ``error``, or when the host is gone (:class:`JoinError`).
 * **Remembering** (``history``): every hand the session finishes — its
   :class:`~lanswitch.session.HandRecord` — goes to a
   :class:`~lanswitch.history.HistoryWriter` here, the one place both the headless ``join`` and
@@ -22,7 +31,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import ssl
 import time
 from collections.abc import Callable, Sequence
@@ -30,11 +38,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from . import protocol as p
-from .discovery import Table, TableBrowser, preferred_order
+from .discovery import Table, TableBrowser, list_tables, preferred_order
+from .narrate import Line, describe, merge
 from .session import News, Session
+from .settings import Join, parse_target
 from .tls import (
     FingerprintMismatch,
+    PinChanged,
     PinStore,
+    PinStoreError,
     PinVerdict,
     client_context,
     fingerprint_words,
@@ -51,6 +63,8 @@ __all__ = [
     "JoinError",
     "Target",
     "find_table",
+    "find_target",
+    "join_failure",
     "open_table",
     "parse_address",
 ]
@@ -95,19 +109,46 @@ class Target:
 
 
 def parse_address(text: str) -> tuple[str, int] | None:
-    """``HOST:PORT`` (or ``[v6]:PORT``) as a pair; None if ``text`` is not of that form."""
-    host, sep, port = text.rpartition(":")
-    if not sep or not host or not port.isdigit():
+    """``HOST:PORT`` (or ``[v6]:PORT``) as a pair; None if ``text`` is not a usable address
+    (:func:`lanswitch.settings.parse_target` says why a port is bad)."""
+    try:
+        return parse_target(text)
+    except ValueError:
         return None
-    host = host.strip("[]")
-    if not 0 < int(port) < 65536:
-        return None
-    with contextlib.suppress(ValueError):
-        ipaddress.ip_address(host)
-        return host, int(port)
-    if all(part.isalnum() or "-" in part for part in host.split(".")) and not host.isdigit():
-        return host, int(port)
-    return None
+
+
+async def find_target(join: Join) -> Target:
+    """The table ``join`` asks for: at its address, by its name on the LAN, or (neither
+    given) the only table heard. JoinError says why not, and what to try."""
+    if join.address is not None:
+        host, port = join.address  # pinned per host: the port may change from run to run
+        return Target(f"{host}:{port}", (host,), port, None, host)
+    if join.table:
+        return await find_table(join.table, timeout=join.timeout, interfaces=join.interfaces)
+    tables = await list_tables(min(join.timeout, 3.0), interfaces=join.interfaces, probe=True)
+    if len(tables) == 1:
+        return Target.from_table(tables[0])
+    if not tables:
+        raise JoinError(
+            "no table answered on this network; name one, or join by address: "
+            "lanswitch join HOST:PORT"
+        )
+    names = ", ".join(repr(t.name) for t in tables)
+    raise JoinError(f"several tables answered ({names}): say which, e.g. lanswitch join NAME")
+
+
+def join_failure(exc: BaseException) -> str:
+    """Why joining (or staying at) a table failed, in the words both clients print."""
+    if isinstance(exc, FingerprintMismatch):
+        return (
+            f"refusing the table: {exc}. Someone may be impersonating the table; check the "
+            "fingerprint words on the host's screen"
+        )
+    if isinstance(exc, PinChanged):
+        return str(exc)
+    if isinstance(exc, PinStoreError):
+        return f"the pin store is damaged: {exc}"
+    return str(exc) or type(exc).__name__
 
 
 async def find_table(
@@ -161,7 +202,7 @@ async def open_table(
                 )
         except (OSError, TimeoutError, ssl.SSLError) as e:
             refused += isinstance(e, ConnectionRefusedError)
-            errors.append(f"{address}: {e or type(e).__name__}")
+            errors.append(f"{address}: {_why(e, timeout)}")
             continue
         try:
             tls = writer.get_extra_info("ssl_object")
@@ -184,8 +225,23 @@ async def open_table(
     )
     text = f"could not reach {where}: " + "; ".join(errors)
     if refused and refused == len(errors):  # someone is there, and nothing listens: gone
-        raise ConnectionRefusedError(text)
+        raise ConnectionRefusedError(
+            text + f" (is the host running, and is {target.port} the port it shows?)"
+        )
     raise OSError(text)
+
+
+def _why(e: BaseException, timeout: float) -> str:
+    """A failed connection in words."""
+    if isinstance(e, ConnectionRefusedError):
+        return "connection refused (nothing listens on that port)"
+    if isinstance(e, TimeoutError):
+        return f"no answer within {timeout:g} s"
+    if isinstance(e, ssl.SSLError):
+        return f"the TLS handshake failed ({e.reason or e})"
+    if isinstance(e, OSError) and e.strerror:
+        return e.strerror[0].lower() + e.strerror[1:]
+    return str(e) or type(e).__name__
 
 
 class Client:
@@ -231,6 +287,11 @@ class Client:
         self._acting_seq = -1
         self._act_handle: asyncio.TimerHandle | None = None
         self._slow_until = 0.0  # after a rate-limit refusal, no move before this time
+        self._first: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+        self._told: dict[int, list[Line]] = {}  # hand number → the hand told so far
+        self._told_seen = 0  # session.news items already told
+        self._told_hand: tuple[int, tuple[str, ...]] = (0, ())  # the hand being told, names
+        self._lost = False  # the link is down and the client is trying to get back
 
     def send(self, message: p.Message) -> None:
         """Send ``message`` now. Dropped if the link is down or not yet open (the host's next
@@ -239,38 +300,58 @@ class Client:
             return
         self._writer.write(self._conn.send(message))
 
+    async def connect(self) -> None:
+        """Open the first connection (a few tries, a short wait between them), before any
+        screen starts: JoinError, in :func:`join_failure`'s words, if it cannot be made."""
+        for tries in range(1, FIRST_TRIES + 1):
+            try:
+                self._first = await self._open()
+                return
+            except (OSError, TimeoutError) as e:
+                if tries >= FIRST_TRIES:
+                    raise JoinError(str(e)) from None
+                await asyncio.sleep(BACKOFF[min(tries, len(BACKOFF)) - 1])
+
+    async def _open(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """One connection to the table: its certificate checked (JoinError if it is not the
+        one expected or pinned); OSError or TimeoutError if no address answers."""
+        try:
+            return await open_table(
+                self.target, pins=self.pins, accept_change=self.accept_change, report=self._pinned
+            )
+        except (FingerprintMismatch, PinChanged, PinStoreError) as e:
+            raise JoinError(join_failure(e)) from None
+
     async def run(self) -> None:
-        """Until the host says ``bye`` or ``error`` (JoinError if it cannot be reached)."""
+        """Until the host says ``bye`` or ``error`` (JoinError if it cannot be reached, first
+        or after a lost link). Connects first if :meth:`connect` was not called."""
+        if self._first is None:
+            await self.connect()
         lost_at: float | None = None
         refused_since: float | None = None
         tries = 0
         for _ in range(100_000):
-            try:
-                reader, writer = await open_table(
-                    self.target,
-                    pins=self.pins,
-                    accept_change=self.accept_change,
-                    report=self._pinned,
-                )
-            except (OSError, TimeoutError) as e:
-                tries += 1
-                now = self.clock()
-                if not isinstance(e, ConnectionRefusedError):
-                    refused_since = None
-                elif refused_since is None:
-                    refused_since = now
-                if lost_at is None:
-                    gave_up = tries >= FIRST_TRIES
-                else:
-                    gave_up = now - lost_at > self.reconnect_for or (
-                        refused_since is not None and now - refused_since > HOST_GONE_AFTER
-                    )
-                if gave_up:
-                    if lost_at is not None and refused_since is not None:
+            if self._first is not None:
+                (reader, writer), self._first = self._first, None
+            else:
+                try:
+                    reader, writer = await self._open()
+                except (OSError, TimeoutError) as e:
+                    tries += 1
+                    now = self.clock()
+                    if not isinstance(e, ConnectionRefusedError):
+                        refused_since = None
+                    elif refused_since is None:
+                        refused_since = now
+                    assert lost_at is not None  # only a lost link is reconnected
+                    if refused_since is not None and now - refused_since > HOST_GONE_AFTER:
                         raise JoinError(f"the host is gone (it refuses connections): {e}") from None
-                    raise JoinError(str(e)) from None
-                await asyncio.sleep(BACKOFF[min(tries, len(BACKOFF)) - 1])
-                continue
+                    if now - lost_at > self.reconnect_for:
+                        raise JoinError(
+                            f"lost {self.target.label} and could not get back in: {e}"
+                        ) from None
+                    await asyncio.sleep(BACKOFF[min(tries, len(BACKOFF)) - 1])
+                    continue
             tries, refused_since = 0, None
             welcomed = await self._converse(reader, writer)
             s = self.session
@@ -288,6 +369,10 @@ class Client:
                 lost_at = self.clock()
             elif self.clock() - lost_at > self.reconnect_for:
                 raise JoinError(f"lost {self.target.label} and could not get back in")
+            if not self._lost:  # the screen says so, and counts the seconds
+                self._lost = True
+                s.news.append(News("link", "lost"))
+                self._emit_news()
             self.reconnects += 1
             await asyncio.sleep(BACKOFF[0])
         raise JoinError("gave up reconnecting")  # pragma: no cover - bounded above
@@ -332,7 +417,11 @@ class Client:
                     raise JoinError(f"the host broke the protocol: {e}") from None
                 replies: list[p.Message] = []
                 for m in messages:
-                    welcomed = welcomed or isinstance(m, p.Welcome)
+                    if isinstance(m, p.Welcome):
+                        welcomed = True
+                        if self._lost:  # back after a lost link
+                            self._lost = False
+                            s.news.append(News("link", "back"))
                     replies += s.receive(m)
                     if isinstance(m, p.Reject) and m.code is p.ErrorCode.RATE_LIMITED:
                         # Refused for speed, not for what it was: slow down, then try again
@@ -372,6 +461,31 @@ class Client:
         self.session.news.append(News("pin", text, fingerprint))
         self._emit_news()
 
+    def _tell(self) -> None:
+        """Narrate the hand as this client is told it (lanswitch.narrate), for the history:
+        the same lines as the terminal's log."""
+        s = self.session
+        for news in s.news[self._told_seen :]:
+            if news.kind == "hand" and isinstance(news.data, p.Hand):
+                names = s.hand.names if s.hand is not None else ()
+                self._told_hand = (news.data.hand_no, names)
+                self._told.pop(news.data.hand_no, None)
+                self._told[news.data.hand_no] = []
+                while len(self._told) > 2:  # the newest two: a hand left unfinished goes
+                    del self._told[next(iter(self._told))]
+            elif news.kind == "events" and isinstance(news.data, tuple):
+                hand_no, names = self._told_hand
+                told = self._told.get(hand_no)
+                if told is None:
+                    continue
+                for line in describe(news.data, names, me=s.seat):
+                    joined = merge(told[-1], line) if told else None
+                    if joined is not None:
+                        told[-1] = joined
+                    else:
+                        told.append(line)
+        self._told_seen = len(s.news)
+
     def _record_hands(self) -> None:
         """Give the history the hands finished since last time (after the replies are sent:
         a slow disk delays no answer to the host)."""
@@ -380,13 +494,16 @@ class Client:
         self._hands_seen = len(s.history)
         if self.history is None:
             return
+        self._tell()
         for record in done:
+            told = self._told.pop(record.hand_no, [])
             warning = self.history.record(
                 record,
                 name=s.name,
                 table=s.table,
                 host=self.peer or self.target.label,
                 client=s.public_key.hex(),
+                log=[line.text() for line in told],
             )
             if warning is not None:
                 s.news.append(News("warning", warning))

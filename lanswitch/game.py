@@ -35,7 +35,7 @@ import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final
+from typing import Final, Literal, get_args
 
 from . import cards as _cards
 from .cards import SUIT_LETTERS, deck_cards, format_card
@@ -49,14 +49,22 @@ if (MAX_CARD, JOKER_BASE) != (_cards.MAX_CARD, _cards.JOKER_BASE):
     raise ImportError("lanswitch.game's card-id bounds disagree with lanswitch.cards")
 
 __all__ = [
+    "BLUNDERED",
+    "CALLED_LAST",
+    "CALLED_PEANUCKLE",
     "CALL_LAST",
     "CALL_TWO",
     "DRAW",
+    "EVENT_KINDS",
     "MIMIC_BASE",
+    "MISSED_LAST",
+    "MISSED_PEANUCKLE",
+    "NO_FINISH",
     "PASS",
     "STATE_FIELDS",
     "SUIT_BASE",
     "Event",
+    "EventKind",
     "Game",
     "HandResult",
     "IllegalMove",
@@ -213,6 +221,7 @@ F_COVER_ANY: Final = 256
 F_RUN: Final = 512
 F_NAMES_SUIT: Final = 1024
 F_CANCEL_ALL: Final = 2048
+F_PASSES_ON: Final = 4096  # stacking passes the pending amount on as it is (``adds = false``)
 F_TURN_EFFECTS: Final = F_REVERSE | F_AGAIN | F_FOLLOW_SUIT | F_COVER | F_RUN | F_NAMES_SUIT
 
 _FACES: Final = (1 << 52) - 1  # the faces of deck 0: what a mimic joker may name
@@ -351,6 +360,7 @@ class Tables:
                 (F_RUN, r.run),
                 (F_NAMES_SUIT, r.names_suit),
                 (F_CANCEL_ALL, r.cancel == "all"),
+                (F_PASSES_ON, not r.adds),
             ):
                 if on:
                     f |= flag
@@ -392,7 +402,45 @@ Event = tuple[str, int, int]
 """``(kind, seat, value)``: what happened, in order. ``value`` is a card id, a count, a suit,
 or -1. Kinds: deal, starter, play, draw (one per card), pickup (the amount now pending),
 take (a seat takes the pending pick-up: the amount), cancel, return, skip, miss, reverse,
-again, suit, mimic, call, penalty, blunder, pass, finish, reshuffle, forgiven, turn, over."""
+again, suit, mimic, call, penalty, blunder, pass, finish, reshuffle, forgiven, turn, over.
+On the wire and in logs the kind is a plain string (:data:`EventKind` names them all);
+:mod:`lanswitch.narrate` tells each one in words."""
+
+EventKind = Literal[
+    "deal",  # (seat, card) dealt to that seat (-1 to the others: see redact)
+    "starter",  # (-1, card) turned up to start the pile (several: power cards turned past)
+    "play",  # (seat, card) laid
+    "draw",  # (seat, card) one card drawn (-1 to the others)
+    "pickup",  # (seat that laid it, the amount now pending)
+    "take",  # (seat, amount) the seat takes the pending pick-up (its draws follow)
+    "cancel",  # (seat, amount still pending) a card cancelled (part of) the pick-up
+    "return",  # (seat, seat it goes back to) a card sent the pick-up back
+    "skip",  # (seat that laid it, turns the next player is to miss)
+    "miss",  # (seat, turns) the seat misses turns
+    "reverse",  # (seat, new direction: 1 clockwise, -1 anticlockwise)
+    "again",  # (seat, -1) the seat plays again
+    "suit",  # (seat, suit 0..3) named by a wild
+    "mimic",  # (seat, face) the joker stands for that card
+    "call",  # (seat, CALLED_LAST or CALLED_PEANUCKLE)
+    "penalty",  # (seat, MISSED_LAST, MISSED_PEANUCKLE, BLUNDERED or NO_FINISH) its draws follow
+    "blunder",  # (seat, move) an illegal move charged (the move did not happen)
+    "pass",  # (seat, -1) the seat passes without drawing (nothing to draw)
+    "finish",  # (seat, place) the seat is out, in that place (1 = first)
+    "reshuffle",  # (-1, cards) the pile under its top card becomes the stock
+    "forgiven",  # (seat, cards) what could not be drawn (no card left anywhere) is let go
+    "turn",  # (seat, -1) the seat is to act
+    "over",  # (winner, seats placed) the hand is over
+]
+EVENT_KINDS: Final[frozenset[str]] = frozenset(get_args(EventKind))
+
+# The ``value`` of a "call" event: which call was made.
+CALLED_LAST: Final = 1
+CALLED_PEANUCKLE: Final = 2
+# The ``value`` of a "penalty" event: what it is for.
+MISSED_LAST: Final = 1  # did not call last card
+MISSED_PEANUCKLE: Final = 2  # did not call peanuckle
+BLUNDERED: Final = 3  # an illegal move (rules.play.blunder_penalty)
+NO_FINISH: Final = 4  # laid a last card the hand may not end on (no_finish_mode "draw")
 
 PRIVATE_KINDS: Final = frozenset({"deal", "draw"})
 """The event kinds whose value is a card only their own seat may see."""
@@ -960,7 +1008,9 @@ class Game:
                 self.called_last = True
             else:
                 self.called_two = True
-            self.events.append(("call", seat, 1 if move == CALL_LAST else 2))
+            self.events.append(
+                ("call", seat, CALLED_LAST if move == CALL_LAST else CALLED_PEANUCKLE)
+            )
         else:
             self.named_suit = move - SUIT_BASE
             self.events.append(("suit", seat, self.named_suit))
@@ -1085,7 +1135,8 @@ class Game:
 
     def _stack(self, seat: int, row: int, bit: int) -> None:
         amount = self.t.amount[row]
-        self.pend_amount += self.hand_size if amount < 0 else amount
+        if not (self.pend_amount and self.t.flags[row] & F_PASSES_ON):
+            self.pend_amount += self.hand_size if amount < 0 else amount
         self.pend_rows |= bit
         self.pend_from = seat
         self.pend_target = -2  # decided when the turn ends: the next seat to act
@@ -1183,8 +1234,7 @@ class Game:
                 ev.append(("forgiven", seat, n))
 
     def _penalty(self, seat: int, n: int, why: int) -> None:
-        """A penalty draw. ``why``: 1 missed last card, 2 missed peanuckle, 3 blunder,
-        4 cannot finish on that card."""
+        """A penalty draw. ``why``: MISSED_LAST, MISSED_PEANUCKLE, BLUNDERED or NO_FINISH."""
         self.penalties += 1
         self.events.append(("penalty", seat, why))
         self._draw(seat, n)
@@ -1240,11 +1290,11 @@ class Game:
             ) & 1 and rules.play.no_finish_mode == "draw":
                 self.no_finish_drawn = True
                 self.special = True
-                self._penalty(seat, 1, 4)
+                self._penalty(seat, 1, NO_FINISH)
             elif self.knock and not self.declared[seat]:
                 # 000 (Black Jack): going out without having called at the end of the previous
                 # turn costs the penalty; 003: "even if the player had several cards".
-                self._penalty(seat, rules.calls.penalty, 1)
+                self._penalty(seat, rules.calls.penalty, MISSED_LAST)
                 if rules.calls.miss_turn:
                     self.missed[seat] += 1
         calls = rules.calls
@@ -1252,9 +1302,9 @@ class Game:
             count = self.counts[seat] + self.debt[seat]
             missed_call = 0
             if calls.last_card and count == 1 and not self.called_last:
-                missed_call = 1
+                missed_call = MISSED_LAST
             elif calls.peanuckle and count == 2 and not self.called_two:
-                missed_call = 2
+                missed_call = MISSED_PEANUCKLE
             if missed_call:
                 if calls.penalty:
                     self._penalty(seat, calls.penalty, missed_call)
@@ -1413,7 +1463,7 @@ class Game:
         self.log.append((seat, BLUNDER_FLAG | move))
         self.events.append(("blunder", seat, move))
         if self.rules.play.blunder_penalty:
-            self._penalty(seat, self.rules.play.blunder_penalty, 3)
+            self._penalty(seat, self.rules.play.blunder_penalty, BLUNDERED)
         if seat == self.turn:
             self.start_count = self.counts[seat]
         self._settle()

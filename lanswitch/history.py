@@ -6,7 +6,9 @@ Every client keeps ``DATA_DIR/history.sqlite`` (:data:`FILE_NAME`): one row per 
 it saw — when (UTC), the table's name and the host's address, the game id and hand number,
 this client's seat and name, the rules, how the hand ended and the placings by name, the
 verdict of its own check of the deal (status, the verifier's line, the reason and who is to
-blame), and, for a seat, **the transcript itself**: the very bytes ``lanswitch verify FILE``
+blame), the hand as it was told to this client (the same lines as the terminal's log,
+:mod:`lanswitch.narrate`; ``lanswitch history ID`` prints them), and, for a seat, **the
+transcript itself**: the very bytes ``lanswitch verify FILE``
 reads, which are what ``lanswitch join --transcripts DIR`` writes
 (:meth:`~lanswitch.transcript.Transcript.to_json`, UTF-8). ``lanswitch history`` lists the
 rows; ``lanswitch verify --hand ID`` checks a stored transcript again with the same verifier.
@@ -54,6 +56,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+from .narrate import nth
 from .session import HandRecord
 
 __all__ = [
@@ -64,14 +67,16 @@ __all__ = [
     "History",
     "HistoryError",
     "HistoryWriter",
+    "close_writer",
     "history_path",
+    "open_writer",
     "result_text",
     "row_of",
     "verdict_text",
 ]
 
 FILE_NAME: Final = "history.sqlite"
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 BUSY_TIMEOUT: Final = 2.0  # seconds a connection waits for another's write lock
 
 # Each step takes the schema from version i to i + 1. A later version appends its step (say an
@@ -101,12 +106,16 @@ _MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         )""",
         "CREATE INDEX hands_at ON hands (id DESC)",
     ),
+    (
+        # 2: the hand as this client was told it (lanswitch.narrate), a JSON list of lines.
+        "ALTER TABLE hands ADD COLUMN log TEXT NOT NULL DEFAULT '[]'",
+    ),
 )
 assert len(_MIGRATIONS) == SCHEMA_VERSION
 
 _COLUMNS: Final = (
     "at, tbl, host, client, game_id, hand_no, seat, name, rules, ending, placings, place, "
-    "status, verdict, why, culprits, transcript"
+    "status, verdict, why, culprits, transcript, log"
 )
 
 
@@ -141,6 +150,7 @@ class HandRow:
     culprits: tuple[str, ...]
     transcript: bytes | None
     id: int = 0
+    log: tuple[str, ...] = ()  # the hand as this client was told it, a line each
 
     def as_json(self) -> dict[str, Any]:
         """The row for ``lanswitch history --json`` (seats and places count from 1)."""
@@ -165,14 +175,22 @@ class HandRow:
             "reason": self.why,
             "culprits": list(self.culprits),
             "transcript": self.transcript is not None,
+            "log": list(self.log),
         }
 
 
 def row_of(
-    record: HandRecord, *, name: str, table: str, host: str, client: str, at: str
+    record: HandRecord,
+    *,
+    name: str,
+    table: str,
+    host: str,
+    client: str,
+    at: str,
+    log: Sequence[str] = (),
 ) -> HandRow:
     """The row for ``record``, a hand this client (``name``, public key hex ``client``) saw at
-    ``table`` on ``host``, finished at ``at``."""
+    ``table`` on ``host``, finished at ``at``; ``log``, the hand as it was told to it."""
     names = record.names
 
     def called(seat: int) -> str:
@@ -203,12 +221,8 @@ def row_of(
         why="" if v is None else v.reason,
         culprits=() if v is None else v.culprits,
         transcript=None if t is None else t.to_json().encode("utf-8"),
+        log=tuple(log),
     )
-
-
-def _nth(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
 
 
 def result_text(row: HandRow) -> str:
@@ -218,7 +232,7 @@ def result_text(row: HandRow) -> str:
     if row.place == 1:
         return "you won"
     first = f"{row.placings[0]} won"
-    return first if row.place is None else f"{first}, you {_nth(row.place)}"
+    return first if row.place is None else f"{first}, you {nth(row.place)}"
 
 
 def verdict_text(row: HandRow) -> str:
@@ -355,7 +369,7 @@ class History:
             for r in rows:
                 cur = db.execute(
                     f"INSERT OR IGNORE INTO hands ({_COLUMNS}) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         r.at,
                         r.table,
@@ -374,6 +388,7 @@ class History:
                         r.why,
                         json.dumps(list(r.culprits)),
                         r.transcript,
+                        json.dumps(list(r.log)),
                     ),
                 )
                 ids.append((cur.lastrowid or 0) if cur.rowcount == 1 else 0)
@@ -414,6 +429,7 @@ def _row(r: Sequence[Any]) -> HandRow:
     try:
         placings = tuple(str(x) for x in json.loads(r[11]))
         culprits = tuple(str(x) for x in json.loads(r[16]))
+        log = tuple(str(x) for x in json.loads(r[18]))
     except (TypeError, ValueError) as e:
         raise HistoryError(f"hand {r[0]} in the history is damaged: {e}") from None
     transcript = r[17]
@@ -436,6 +452,7 @@ def _row(r: Sequence[Any]) -> HandRow:
         why=str(r[15]),
         culprits=culprits,
         transcript=None if transcript is None else bytes(transcript),
+        log=log,
     )
 
 
@@ -468,11 +485,20 @@ class HistoryWriter:
         self._history: History | None = None
 
     def record(
-        self, record: HandRecord, *, name: str, table: str, host: str, client: str
+        self,
+        record: HandRecord,
+        *,
+        name: str,
+        table: str,
+        host: str,
+        client: str,
+        log: Sequence[str] = (),
     ) -> str | None:
-        """Queue ``record`` and write the queue; a warning to show, the first time it fails."""
+        """Queue ``record`` (with ``log``, the hand as it was told to this client) and write
+        the queue; a warning to show, the first time it fails."""
         try:
-            row = row_of(record, name=name, table=table, host=host, client=client, at=self.clock())
+            at = self.clock()
+            row = row_of(record, name=name, table=table, host=host, client=client, at=at, log=log)
         except Exception as e:  # the history is a convenience: it never takes the game down
             return self._failed(f"hand {record.hand_no} cannot be kept ({e})")
         self.pending.append(row)
@@ -522,3 +548,16 @@ class HistoryWriter:
 
 def _hands(n: int) -> str:
     return f"{n} hand" + ("" if n == 1 else "s")
+
+
+def open_writer(data: Path, *, keep: bool = True) -> HistoryWriter | None:
+    """The history a client session writes to (None: ``--no-history``, ``keep`` false)."""
+    return HistoryWriter(data) if keep else None
+
+
+def close_writer(writer: HistoryWriter | None) -> str | None:
+    """Save what is still queued; a line to print if hands could not be saved."""
+    if writer is None:
+        return None
+    message = writer.close()
+    return None if message is None else f"lanswitch: {message}"

@@ -23,8 +23,10 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from .discovery import TableAdvertiser
 from .host import Host, HostConfig, ReplayError
 from .journal import Journal, JournalError, journal_dir, unfinished
+from .protocol import PROTOCOL_VERSION
 from .server import Server
 from .session import Session
 from .tls import Identity, server_context
@@ -32,6 +34,8 @@ from .tls import Identity, server_context
 __all__ = [
     "HostedTable",
     "ResumeError",
+    "advertiser_for",
+    "follow_open_seats",
     "new_table",
     "owner_session",
     "resume_table",
@@ -215,6 +219,35 @@ async def serve(table: HostedTable, identity: Identity) -> Server:
             server.journal, server.journal_error = None, e
             table.host.journaling = False
     return server
+
+
+def advertiser_for(table: HostedTable, port: int, identity: Identity) -> TableAdvertiser:
+    """The zeroconf advertisement of ``table``, served on ``port`` (not started): on its one
+    address, or on every interface; its free seats are the ones a person may take (empty, or
+    a bot's: people before bots)."""
+    host = table.host
+    return TableAdvertiser(
+        name=host.config.name,
+        port=port,
+        rules=host.rules_name,
+        seats_total=host.config.seats,
+        seats_free=host.table.open_seats(),
+        fingerprint=identity.hex,
+        version=PROTOCOL_VERSION,
+        interfaces=None if table.address == "0.0.0.0" else [table.address],
+    )
+
+
+async def follow_open_seats(advertiser: TableAdvertiser, table: HostedTable, shown: int) -> int:
+    """Advertise the table's open seats again if they changed from ``shown``; what is shown
+    now (a failed update is tried again next time)."""
+    now = table.host.table.open_seats()
+    if now != shown:
+        try:
+            await advertiser.update(seats_free=now)
+        except Exception:  # mDNS is a convenience: the table plays on, and says so elsewhere
+            return shown
+    return now
 
 
 def settle(table: HostedTable) -> None:

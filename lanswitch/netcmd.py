@@ -11,38 +11,36 @@ data dir (:mod:`lanswitch.history`) unless ``--no-history`` says not to.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
-import getpass
 import os
 import random
 import re
 import signal
 import time
-from pathlib import Path
 from typing import TextIO
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .bots import make_bot
-from .client import Client, JoinError, Target, find_table, parse_address
-from .discovery import TableAdvertiser, list_tables
-from .history import HistoryWriter
+from .client import Client, JoinError, find_target
+from .history import close_writer, open_writer
 from .host import HostConfig
-from .hosting import HostedTable, ResumeError, new_table, resume_table, serve, settle
-from .protocol import PROTOCOL_VERSION, Bye, Error
+from .hosting import (
+    HostedTable,
+    ResumeError,
+    advertiser_for,
+    follow_open_seats,
+    new_table,
+    resume_table,
+    serve,
+    settle,
+)
+from .protocol import Bye, Error
 from .rules import PRESETS, load_rules
 from .session import HandRecord, News, Session, named
-from .tls import (
-    FingerprintMismatch,
-    Identity,
-    IdentityError,
-    PinChanged,
-    PinStore,
-    PinStoreError,
-    load_or_create_identity,
-)
+from .settings import Hosting, Join, Watch
+from .tls import Identity, IdentityError, PinStore, load_or_create_identity
 
 __all__ = ["CommandError", "cmd_host", "cmd_join"]
 
@@ -51,24 +49,13 @@ class CommandError(Exception):
     """A failure the command reports (exit 1)."""
 
 
-def default_name() -> str:
-    """The player's name when none is given: the user name, at most 24 characters."""
-    return _default_name()
-
-
-def _default_name() -> str:
-    try:
-        user = getpass.getuser()
-    except (KeyError, OSError):
-        user = "player"
-    return user[:24] or "player"
-
-
 def _count(n: int, thing: str) -> str:
     return f"{n} {thing}" + ("" if n == 1 else "s")
 
 
 def _rules_name(spec: str) -> str:
+    from pathlib import Path
+
     return spec if spec in PRESETS else Path(spec).stem[:64] or "house rules"
 
 
@@ -76,37 +63,46 @@ def _rules_name(spec: str) -> str:
 # host
 
 
-def cmd_host(args: argparse.Namespace, data: Path, out: TextIO, err: TextIO) -> int:
-    if args.resume:
+def cmd_host(hosting: Hosting, out: TextIO, err: TextIO) -> int:
+    """``lanswitch host``: serve a table until the match ends or Ctrl-C."""
+    data = hosting.data
+    if hosting.resume:
         try:
             identity = load_or_create_identity(data)
-            table = resume_table(data, args.name)
+            table = resume_table(data, hosting.name or None)
         except (IdentityError, ResumeError) as e:
             raise CommandError(str(e)) from None
-        if args.interface:
-            table.address = args.interface
-        return asyncio.run(_host(table, identity, args, out, err))
-    rules = load_rules(args.rules)  # RulesError → exit 2 in cli.main
-    seats = args.seats
-    if args.bots > seats:
-        raise ValueError(f"--bots {args.bots} is more than --seats {seats}")
+        if hosting.interface:
+            table.address = hosting.interface
+        return _run_host(table, identity, out, err)
+    rules = load_rules(hosting.rules)  # RulesError → exit 2 in cli.main
     config = HostConfig(
-        name=args.name or f"{_default_name()}'s table"[:32],
+        name=hosting.name[:32],
         rules=rules,
-        rules_name=_rules_name(args.rules),
-        seats=seats,
-        bots=args.bots,
-        password=args.password,
-        hands=args.hands,
-        turn_timer=args.turn_timer,
-        bot_delay=args.bot_delay,
+        rules_name=_rules_name(hosting.rules),
+        seats=hosting.seats,
+        bots=hosting.bots,
+        password=hosting.password,
+        hands=hosting.hands,
+        turn_timer=hosting.turn_timer,
+        bot_delay=hosting.bot_delay,
     )
     try:
         identity = load_or_create_identity(data)
     except IdentityError as e:
         raise CommandError(str(e)) from None
-    table = new_table(config, data, address=args.interface or "0.0.0.0", port=args.port)
-    return asyncio.run(_host(table, identity, args, out, err))
+    table = new_table(config, data, address=hosting.interface or "0.0.0.0", port=hosting.port)
+    return _run_host(table, identity, out, err)
+
+
+def _run_host(table: HostedTable, identity: Identity, out: TextIO, err: TextIO) -> int:
+    try:
+        return asyncio.run(_host(table, identity, out, err))
+    except KeyboardInterrupt:
+        # Where the event loop cannot take signals (Windows), Ctrl-C cancels the host's task:
+        # its finally closed the server and the advertiser; the table is closed.
+        out.write("table closed\n")
+        return 0
 
 
 def resumed_line(table: HostedTable) -> str:
@@ -118,9 +114,7 @@ def resumed_line(table: HostedTable) -> str:
     )
 
 
-async def _host(
-    table: HostedTable, identity: Identity, args: argparse.Namespace, out: TextIO, err: TextIO
-) -> int:
+async def _host(table: HostedTable, identity: Identity, out: TextIO, err: TextIO) -> int:
     fp_hex, fp_words = identity.hex, identity.words
     host, config = table.host, table.host.config
     address = table.address
@@ -134,16 +128,7 @@ async def _host(
             text += " (its players are trying to come back on that port: free it, then resume)"
         raise CommandError(text) from None
     interfaces = None if address == "0.0.0.0" else [address]
-    advertiser = TableAdvertiser(
-        name=config.name,
-        port=server.port,
-        rules=host.rules_name,
-        seats_total=config.seats,
-        seats_free=host.free_seats(),
-        fingerprint=fp_hex,
-        version=PROTOCOL_VERSION,
-        interfaces=interfaces,
-    )
+    advertiser = advertiser_for(table, server.port, identity)
     advertised = True
     try:
         await advertiser.start()
@@ -169,11 +154,13 @@ async def _host(
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
+        # POSIX only: elsewhere (Windows) the loop takes no signal handlers, and Ctrl-C
+        # arrives as KeyboardInterrupt instead (_run_host).
+        with contextlib.suppress(NotImplementedError, RuntimeError, AttributeError):
             loop.add_signal_handler(sig, stop.set)
     shown_log = table.log_from  # a resumed host's earlier lines were said by the old one
     journal_said = False
-    free = host.free_seats()
+    free = host.table.open_seats()
     waiter = asyncio.create_task(server.wait_finished())
     try:
         for _ in range(10**9):
@@ -192,10 +179,8 @@ async def _host(
                     "on, but cannot be resumed after a crash\n"
                 )
             out.flush()
-            if advertised and host.free_seats() != free:
-                free = host.free_seats()
-                with contextlib.suppress(Exception):
-                    await advertiser.update(seats_free=free)
+            if advertised:
+                free = await follow_open_seats(advertiser, table, free)
             if waiter in done or stop.is_set():
                 break
     finally:
@@ -205,7 +190,7 @@ async def _host(
         await server.close()
         settle(table)
         for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError):
+            with contextlib.suppress(NotImplementedError, RuntimeError, AttributeError):
                 loop.remove_signal_handler(sig)
     for line in host.log_since(shown_log)[0]:
         out.write(line + "\n")
@@ -215,129 +200,37 @@ async def _host(
 
 
 # ---------------------------------------------------------------------------------------------
-# join
-
-
-def history_writer(args: argparse.Namespace, data: Path) -> HistoryWriter | None:
-    """The history for ``join`` or ``play`` (None with ``--no-history``)."""
-    return None if getattr(args, "no_history", False) else HistoryWriter(data)
-
-
-def close_history(writer: HistoryWriter | None, err: TextIO) -> None:
-    """Save what is still queued; say so if hands could not be saved."""
-    if writer is not None:
-        message = writer.close()
-        if message is not None:
-            err.write(f"lanswitch: {message}\n")
+# join (headless: a bot plays the seat, or the client watches; the terminal client is tui's)
 
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-")[:40] or "table"
 
 
-def cmd_join(args: argparse.Namespace, data: Path, out: TextIO, err: TextIO) -> int:
-    if args.bot is None and not args.headless:
-        return asyncio.run(_join_terminal(args, data, out, err))
-    if args.bot is None and not args.spectate:
-        raise ValueError(
-            "--headless needs --bot STRATEGY (a bot plays your seat) or --spectate (you watch)"
-        )
-    transcripts: Path | None = None
-    if args.transcripts:
-        transcripts = Path(args.transcripts).expanduser()
-        if not transcripts.is_dir():
-            raise ValueError(f"--transcripts: {transcripts} is not a directory")
-    return asyncio.run(_join(args, data, transcripts, out, err))
+def cmd_join(join: Join, watch: Watch, out: TextIO, err: TextIO) -> int:
+    """``lanswitch join --headless``/``--bot``: join through :mod:`lanswitch.client` and
+    print what happens (the verdict of each hand, the transcripts written)."""
+    return asyncio.run(_join(join, watch, out, err))
 
 
-async def _target(args: argparse.Namespace) -> Target:
-    interfaces = [args.interface] if args.interface else None
-    if args.table:
-        addr = parse_address(args.table)
-        if addr is not None:
-            host, port = addr  # pinned per host: the port may change from run to run
-            return Target(args.table, (host,), port, None, host)
-        return await find_table(args.table, timeout=args.timeout, interfaces=interfaces)
-    tables = await list_tables(min(args.timeout, 3.0), interfaces=interfaces, probe=True)
-    if len(tables) == 1:
-        return Target.from_table(tables[0])
-    if not tables:
-        raise JoinError(
-            "no table answered on this network; name one, or join by address: "
-            "lanswitch join HOST:PORT"
-        )
-    names = ", ".join(repr(t.name) for t in tables)
-    raise JoinError(f"several tables answered ({names}): say which, e.g. lanswitch join NAME")
-
-
-async def _join_terminal(args: argparse.Namespace, data: Path, out: TextIO, err: TextIO) -> int:
-    """``join`` in the terminal client: the table browser unless a table is named."""
-    from .tui.browser import browse
-    from .tui.run import look_of, run_client
-
-    look = look_of(args)
-    name = args.name or _default_name()
-    spectate = args.spectate
-    if args.table:
-        try:
-            target = await _target(args)
-        except JoinError as e:
-            raise CommandError(str(e)) from None
-    else:
-        interfaces = [args.interface] if args.interface else None
-        choice = await browse(look=look, interfaces=interfaces, name=name)
-        if choice is None:
-            return 0
-        target, spectate = choice.target, spectate or choice.spectate
+async def _join(join: Join, watch: Watch, out: TextIO, err: TextIO) -> int:
     session = Session(
-        name,
+        join.name,
         key=Ed25519PrivateKey.generate(),
         entropy=os.urandom,
-        spectate=spectate,
-        password=args.password,
-        clock=time.monotonic,
-    )
-    history = history_writer(args, data)
-    try:
-        model = await run_client(
-            session,
-            target,
-            look=look,
-            pins=PinStore.in_dir(data),
-            accept_change=args.accept_new_fingerprint,
-            bell=args.bell,
-            history=history,
-        )
-    finally:
-        close_history(history, err)
-    if model.failure is not None:
-        raise CommandError(model.failure)
-    return 0
-
-
-async def _join(
-    args: argparse.Namespace, data: Path, transcripts: Path | None, out: TextIO, err: TextIO
-) -> int:
-    try:
-        target = await _target(args)
-    except JoinError as e:
-        raise CommandError(str(e)) from None
-    pins = PinStore.in_dir(data)
-    session = Session(
-        args.name or _default_name(),
-        key=Ed25519PrivateKey.generate(),
-        entropy=os.urandom,
-        spectate=args.spectate,
-        password=args.password,
-        auto_ready=args.bot is not None,
+        spectate=join.spectate,
+        password=join.password,
+        auto_ready=watch.bot is not None,
         clock=time.monotonic,
     )
     rng = random.Random()
-    strategy = args.bot
+    strategy = watch.bot
+    transcripts = watch.transcripts
 
     def choose(s: Session) -> int:
         assert s.rules is not None
         assert s.view is not None
+        assert strategy is not None
         return make_bot(strategy, s.rules).choose(s.view, rng)
 
     unfair: list[HandRecord] = []
@@ -356,6 +249,8 @@ async def _join(
             out.write(f"{news.text.replace('begins', 'started')}\n")
         elif news.kind == "over":
             out.write(f"{news.text}\n")
+        elif news.kind == "link":
+            out.write("lost the host: reconnecting\n" if news.text == "lost" else "reconnected\n")
         elif news.kind == "verdict" and isinstance(news.data, HandRecord):
             record = news.data
             verdict, t = record.verdict, record.transcript
@@ -381,31 +276,28 @@ async def _join(
             out.write(f"{news.text}\n")
         out.flush()
 
-    client = Client(
-        session,
-        target,
-        pins=pins,
-        accept_change=args.accept_new_fingerprint,
-        chooser=choose if strategy is not None else None,
-        think=args.think,
-        on_news=show,
-        history=history_writer(args, data),
-    )
+    history = open_writer(join.data, keep=join.history)
     try:
-        await client.run()
-    except FingerprintMismatch as e:
-        raise CommandError(
-            f"refusing {target.label}: {e}. Someone may be impersonating the table; check the "
-            "fingerprint words on the host's screen"
-        ) from None
-    except PinChanged as e:
-        raise CommandError(str(e)) from None
-    except PinStoreError as e:
-        raise CommandError(f"the pin store is damaged: {e}") from None
-    except JoinError as e:
-        raise CommandError(str(e)) from None
+        try:
+            target = await find_target(join)
+            client = Client(
+                session,
+                target,
+                pins=PinStore.in_dir(join.data),
+                accept_change=join.accept_new_fingerprint,
+                chooser=choose if strategy is not None else None,
+                think=watch.think,
+                on_news=show,
+                history=history,
+            )
+            await client.connect()
+            await client.run()
+        except JoinError as e:
+            raise CommandError(str(e)) from None
     finally:
-        close_history(client.history, err)
+        said = close_writer(history)
+        if said is not None:
+            err.write(said + "\n")
     reason = session.close_reason
     if isinstance(reason, Bye) and not distrust:
         out.write(f"the host ended the match: {reason.reason}\n")

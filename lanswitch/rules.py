@@ -250,6 +250,8 @@ POWER_KEYS: Final[dict[str, str]] = {
     "pickup": "the next player picks up this many cards (or 'deal': the hand size dealt)",
     "stacks_on": "pending pick-ups or skips from these rows may be answered by this card, "
     "adding its own",
+    "adds": "with stacks_on: true adds this card's pick-up or skip to the pending one; false "
+    "passes the pending one on as it is (001's 7s: however many are laid, one turn is missed)",
     "cancels": "pending pick-ups from these rows may be answered by this card, which cancels them",
     "cancel": "one: cancel one card's worth; all: cancel the whole pending pick-up",
     "returns": "a pending pick-up from these rows goes back to the player who laid it",
@@ -331,6 +333,7 @@ class Power:
     pickup: int = 0
     pickup_deal: bool = False
     stacks_on: tuple[str, ...] = ()
+    adds: bool = True
     cancels: tuple[str, ...] = ()
     cancel: str = "one"
     returns: tuple[str, ...] = ()
@@ -636,6 +639,8 @@ def _check_power_table(source: str, rows: Sequence[Power]) -> None:
                     raise _err(source, f"power.{r.name}.{key}", f"{target!r} is not a pick-up row")
         if r.answer_only and not is_pickup:
             raise _err(source, f"power.{r.name}.answer_only", "only a pick-up row has it")
+        if not r.adds and not r.stacks_on:
+            raise _err(source, f"power.{r.name}.adds", "only a row that stacks (stacks_on) has it")
 
 
 def _check_deck_fits(source: str, rules: RuleSet) -> None:
@@ -921,7 +926,10 @@ _PRESET_DATA: Final[dict[str, dict[str, Any]]] = {
             {"name": "two", "cards": "2", "pickup": 2, "stacks_on": ["two", "two_hearts"]},
             {"name": "king_hearts", "cards": "KH", "pickup": 5},
             {"name": "ace", "cards": "A", "names_suit": True},
-            {"name": "seven", "cards": "7", "skip": 1, "stacks_on": ["seven"]},
+            # 001: "the next player can place another 7 down to make the next player skip ...
+            # this action happens until no one has a 7, making them skip their turn": one turn,
+            # however many 7s were laid (counting them is 000's rule for 8s).
+            {"name": "seven", "cards": "7", "skip": 1, "stacks_on": ["seven"], "adds": False},
             {"name": "jack", "cards": "J", "reverse": True, "together": True},
             {"name": "joker", "cards": "joker", "wild": True, "mimic": True},
         ],
@@ -941,6 +949,10 @@ _PRESET_DATA: Final[dict[str, dict[str, Any]]] = {
             "draw": "until_playable",
             "may_draw_instead": True,
             "no_finish_on": [],
+            # 002: "the player who played the card immediately preceding the play of the Jack
+            # will then have another turn": with two players, the other player (only 001's
+            # Jack reverses "to themself").
+            "reverse_with_two": "nothing",
         },
         "calls": {"last_card": True, "penalty": 1, "miss_turn": True},
         "scoring": {"mode": "winner_collects", "target": 500, "card_points": _SCORE_002},

@@ -22,18 +22,18 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .bots import Bot, RandomBot, make_bot
-from .cards import MAX_CARD, format_card, format_cards
+from .cards import MAX_CARD, format_cards
 from .fairdeal import DEALER, Dealer, VoidTally, play_fair_hand, public_keys_of
 from .fairdeal.primitives import GAME_ID_BYTES, SEED_BYTES
 from .fairdeal.tally import VoidEntry
 from .game import Event, Game, HandResult
+from .narrate import Line, describe, ending, merge
 from .rules import RuleSet
 
 __all__ = [
     "FairDeal",
     "HandLog",
     "SimStats",
-    "narrate",
     "play_hand",
     "simulate",
     "verbose_printer",
@@ -278,90 +278,44 @@ def simulate(
 
 
 # ---------------------------------------------------------------------------------------------
-# Human-readable narration of a hand (for --verbose and `make play`).
-
-_SUIT_WORDS = ("clubs", "diamonds", "hearts", "spades")
-
-
-def narrate(event: Event, names: Sequence[str], symbols: bool = True) -> str | None:
-    """One line for an event, or None for events too small to show."""
-    kind, seat, value = event
-    who = names[seat] if 0 <= seat < len(names) else ""
-
-    def card() -> str:
-        return format_card(value, symbols=symbols) if value >= 0 else "?"
-
-    if kind == "starter":
-        return f"  starter card: {card()}"
-    if kind == "play":
-        return f"{who} plays {card()}"
-    if kind == "take":
-        return f"{who} picks up {value}"
-    if kind == "pickup":
-        return f"  pick-up now {value}"
-    if kind == "skip":
-        return f"  skip ({value})"
-    if kind == "miss":
-        return f"{who} misses a turn"
-    if kind == "reverse":
-        return "  direction reversed"
-    if kind == "suit":
-        return f"{who} names {_SUIT_WORDS[value]}"
-    if kind == "mimic":
-        return f"  the joker stands for {card()}"
-    if kind == "call":
-        return f"{who} calls {'last card' if value == 1 else 'peanuckle'}!"
-    if kind == "penalty":
-        why = {1: "missed last-card call", 2: "missed peanuckle call", 3: "blunder"}
-        return f"{who} is penalised: {why.get(value, 'may not finish on that card')}"
-    if kind == "cancel":
-        return f"  pick-up cancelled (now {value})"
-    if kind == "return":
-        return f"  pick-up sent back to {names[value]}"
-    if kind == "pass":
-        return f"{who} passes"
-    if kind == "finish":
-        return f"{who} is out (place {value})"
-    if kind == "blunder":
-        return f"{who} blunders"
-    if kind == "reshuffle":
-        return f"  discard pile reshuffled into a new stock ({value} cards)"
-    if kind == "forgiven":
-        return f"  {who}: no cards left to draw ({value} forgiven)"
-    return None
+# Human-readable narration of a hand (--verbose): lanswitch.narrate's, every card face up.
 
 
 def verbose_printer(names: Sequence[str], write: Callable[[str], None]) -> HandLog:
-    """An ``on_move`` hook that narrates the hand, all cards face up, through ``write``."""
+    """An ``on_move`` hook that narrates the hand, all cards face up, through ``write``: the
+    same words as the terminal client's log (:func:`lanswitch.narrate.describe`), with the
+    hands dealt, the cards each player holds after laying, and the result."""
+    last: list[Line] = []  # the line not yet written: a run of draws may grow
+
+    def emit(line: Line | None) -> None:
+        if last:
+            write(last.pop().text())
+        if line is not None:
+            last.append(line)
 
     def on_move(game: Game, seat: int, move: int, events: list[Event]) -> None:
         if seat < 0 and events and events[0][0] == "deal":
+            emit(None)
             write(f"Hand {game.hand_no}: {names[game.dealer]} deals.")
             for s in game.dealt_in:
                 write(f"  {names[s]}: {format_cards(sorted(game.hand(s)), symbols=True)}")
-        drawn: list[int] = []
-        drawer = -1
-        for event in events:
-            kind, who, value = event
-            if kind == "draw":
-                drawn.append(value)
-                drawer = who
-                continue
-            if drawn:
-                write(f"{names[drawer]} draws {format_cards(drawn, symbols=True)}")
-                drawn = []
-            line = narrate(event, names)
-            if line:
-                write(line)
-        if drawn:
-            write(f"{names[drawer]} draws {format_cards(drawn, symbols=True)}")
+        for line in describe(events, names):
+            joined = merge(last[0], line) if last else None
+            if joined is not None:
+                last[0] = joined
+            else:
+                emit(line)
         if seat >= 0 and move < MAX_CARD and game.result is None:
+            emit(None)
             write(f"  {names[seat]} holds {game.counts[seat]}")
         if game.result is not None:
+            emit(None)
             r = game.result
-            write(f"Hand over ({r.reason}) after {r.actions} actions.")
+            how = ending(r.reason, names, r.placings)
+            write(f"Hand over after {r.actions} actions: {how}.")
             for place, s in enumerate(r.placings, 1):
                 pts = f", {r.scores[s]} points" if game.rules.scoring.mode != "none" else ""
-                write(f"  {place}. {names[s]} ({game.counts[s]} cards left{pts})")
+                left = game.counts[s]
+                write(f"  {place}. {names[s]} ({left} card{'s' if left != 1 else ''} left{pts})")
 
     return on_move

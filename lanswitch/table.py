@@ -8,7 +8,12 @@ the shell provides (``secrets.token_urlsafe``), so tests can pass a counter.
 
 Who may do what:
 
-* anyone joins as a player (taking a free seat, or waiting seatless) or as a spectator;
+* anyone joins as a player or as a spectator. **People before bots**: a player takes a free
+  seat, else a bot's seat (the bot stands up), at once in the lobby and, for a player who
+  arrives during a hand, when that hand ends (:meth:`Table.seat_for_person`). The seat's
+  score so far goes with it: the match adds up scores per seat. A player waits seatless only
+  when every seat has a person, or when a player who is away may soon give a seat up (their
+  own is kept for a while; the newcomer takes it then rather than a bot's);
 * a seated player sets itself ready or not, stands up, chats;
 * the host (the client that created the table) also picks the rules, adds and removes bots,
   kicks, and starts the hand once every seated human is ready and at least two seats are
@@ -87,6 +92,7 @@ class Client:
     seat: int | None = None
     connected: bool = True
     since: float = 0.0  # when it joined or last (re)connected
+    took_from: str = ""  # the bot whose seat it took when it last sat down ("" none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,10 +172,10 @@ class Table:
             raise Refused(Refusal.NAME_TAKEN)
         entry = Client(client, clean, self.token_source(), spectate, None, True, now)
         self.clients[client] = entry
-        if not spectate and not self.in_play:
-            free = next((s.index for s in self.seats if s.kind == "empty"), None)
-            if free is not None:
-                self._seat(entry, free)
+        if not spectate:
+            index = self.seat_for_person()
+            if index is not None:
+                self._seat(entry, index)
         return entry
 
     def _resume(self, client: str, token: str, now: float) -> Client:
@@ -201,13 +207,64 @@ class Table:
 
     # -- seats -----------------------------------------------------------------------------
 
+    def seat_for_person(self, *, after_hand: bool = False) -> int | None:
+        """The seat a person who wants to play takes now (``after_hand``: once the hand in
+        play is over): a free seat, else the last bot's — people before bots. None while a
+        hand is in play, when every seat has a person, or when a player who is away may soon
+        give a seat up (the host frees it after a grace period): then that one is taken, and
+        the bots play on for nobody's loss (no hand starts while a player is away)."""
+        if self.in_play and not after_hand:
+            return None
+        free = next((s.index for s in self.seats if s.kind == "empty"), None)
+        if free is not None:
+            return free
+        if any(c.seat is not None and not c.connected for c in self.clients.values()):
+            return None
+        bots = [s.index for s in self.seats if s.kind == "bot"]
+        return bots[-1] if bots else None
+
+    def seat_waiting(self) -> Client | None:
+        """Between hands: the first connected player who waits for a seat sits down in the
+        seat :meth:`seat_for_person` gives; that player (None: nobody could be seated)."""
+        if self.in_play:
+            return None
+        for entry in self.clients.values():
+            if entry.spectator or entry.seat is not None or not entry.connected:
+                continue
+            index = self.seat_for_person()
+            if index is None:
+                return None
+            self._seat(entry, index)
+            return entry
+        return None
+
+    def seating_line(self, entry: Client) -> str | None:
+        """What the table says about where a player who just arrived (or was just seated)
+        sits: "bob takes seat 2", "bob takes bot 3's seat (seat 4)", "bob waits: …"."""
+        if entry.spectator:
+            return None
+        if entry.seat is not None:
+            where = f"seat {entry.seat + 1}"
+            if entry.took_from:
+                return f"{entry.name} takes {entry.took_from}'s seat ({where})"
+            return f"{entry.name} takes {where}"
+        then = self.seat_for_person(after_hand=True)
+        if self.in_play and then is not None:
+            seat = self.seats[then]
+            mine = f"{seat.name}'s seat" if seat.kind == "bot" else f"seat {then + 1}"
+            return f"{entry.name} waits for this hand to end, then takes {mine}"
+        if any(c.seat is not None and not c.connected for c in self.clients.values()):
+            return f"{entry.name} waits for a seat: a player who is away may give one up"
+        return f"{entry.name} waits for a seat: every seat has a player"
+
     def sit(self, client: str, seat: int) -> None:
+        """``client`` sits in ``seat``: a free one, or a bot's (people before bots)."""
         entry = self._client(client)
         if self.in_play:
             raise Refused(Refusal.IN_PLAY)
         if not 0 <= seat < len(self.seats):
             raise Refused(Refusal.NO_SUCH_SEAT)
-        if self.seats[seat].kind != "empty":
+        if self.seats[seat].kind == "human":
             raise Refused(Refusal.SEAT_TAKEN)
         if entry.seat is not None:
             self._free(entry.seat)
@@ -230,7 +287,9 @@ class Table:
         self.seats[entry.seat] = replace(self.seats[entry.seat], ready=ready)
 
     def _seat(self, entry: Client, index: int) -> None:
+        old = self.seats[index]
         entry.seat = index
+        entry.took_from = old.name if old.kind == "bot" else ""  # the bot stands up
         self.seats[index] = Seat(index, "human", entry.name, entry.id, False)
 
     def _free(self, index: int) -> None:
@@ -342,7 +401,13 @@ class Table:
         )
 
     def free_seats(self) -> int:
+        """Seats with nobody in them."""
         return sum(1 for s in self.seats if s.kind == "empty")
+
+    def open_seats(self) -> int:
+        """Seats a person who arrives could take: free ones and bots' (what the table
+        advertises as free on the network)."""
+        return sum(1 for s in self.seats if s.kind != "human")
 
     def _client(self, client: str) -> Client:
         entry = self.clients.get(client)

@@ -205,3 +205,52 @@ def test_play_on_a_taken_port_says_so(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "cannot host the table" in result.stderr
     assert "address already in use" in result.stderr
+
+
+def test_bad_addresses_ports_interfaces_and_seat_counts_are_one_line_before_anything_starts(
+    tmp_path: Path,
+) -> None:
+    """Item 12: ``join 10.78.0.1:99999`` was taken for a table's name; ``join HOST:1`` opened
+    the full-screen client to say it was "closed"; ``play --interface bogus`` said "Temporary
+    failure in name resolution"; ``host --seats 4 --bots 4`` waited for ever."""
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            lanswitch(tmp_path / "d", *args),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env(),
+            stdin=subprocess.DEVNULL,
+        )
+
+    cases = (
+        (("join", "10.78.0.1:99999"), 2, "the port must be 1..65535, not 99999"),
+        (("join", "127.0.0.1:99999", "--bot", "random"), 2, "the port must be 1..65535"),
+        (("play", "--interface", "bogus"), 2, "--interface wants an IPv4 address"),
+        (("play", "--interface", "10.255.254.253"), 2, "is not an address of this machine"),
+        (("host", "--interface", "bogus"), 2, "--interface wants an IPv4 address"),
+        (("tables", "--interface", "bogus"), 2, "--interface wants an IPv4 address"),
+        (("host", "--seats", "4", "--bots", "4"), 2, "a hand needs at least one person"),
+        (("play", "--seats", "4", "--bots", "4"), 2, "leaves no seat for you"),
+        (("play", "--bots", "8"), 2, "at most 8 seats"),
+    )
+    for args, code, needle in cases:
+        result = run(*args)
+        assert result.returncode == code, (args, result.stdout, result.stderr)
+        assert needle in result.stderr, (args, result.stderr)
+        assert len(result.stderr.strip().splitlines()) <= 2, result.stderr  # usage + the line
+        assert "\x1b[" not in result.stdout  # nothing full-screen started
+    # A terminal join that cannot reach the table says so on the command line, not on a
+    # screen that opens and says "closed".
+    t0 = time.monotonic()
+    result = run("join", f"{LOOPBACK}:1")
+    assert result.returncode == 1, result.stderr
+    assert "\x1b[" not in result.stdout + result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(f"lanswitch: could not reach {LOOPBACK}:1:"), line
+    assert "connection refused" in line
+    assert "closed" not in line
+    assert time.monotonic() - t0 < 30
+    helped = run("join", "--help").stdout
+    assert "table browser" in " ".join(helped.split())

@@ -6,7 +6,6 @@ host`` process on loopback TLS, and by the terminal client with keys through a p
 from __future__ import annotations
 
 import asyncio
-import io
 import json
 import sqlite3
 import subprocess
@@ -20,7 +19,6 @@ import pytest
 
 from lanswitch import history as hist
 from lanswitch.cli import main
-from lanswitch.client import Target
 from lanswitch.fairdeal import Transcript, verify
 from lanswitch.history import (
     History,
@@ -32,7 +30,7 @@ from lanswitch.history import (
     verdict_text,
 )
 from lanswitch.host import HostConfig
-from lanswitch.session import HandRecord, Session
+from lanswitch.session import HandRecord
 from lanswitch.tls import Identity
 from tests.tablenet import Link, TableNet
 from tests.test_cli_net import LOOPBACK, host_factory
@@ -394,20 +392,35 @@ def test_a_newer_schema_is_a_clear_error_not_a_crash(
 
 
 def test_an_older_schema_is_migrated_and_keeps_its_hands(
-    tmp_path: Path, match: tuple[Link, Link, Link], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, match: tuple[Link, Link, Link]
 ) -> None:
+    """A history written by the lanswitch before issue 14 (schema 1: no narrated log) is
+    migrated when next opened: its hands stay, with an empty log, and new hands keep theirs."""
     data = tmp_path / "data"
-    record_all(HistoryWriter(data), match[0])
-    # A later lanswitch adds a column: version 2 is version 1 plus one step.
-    step = ("ALTER TABLE hands ADD COLUMN note TEXT NOT NULL DEFAULT ''",)
-    monkeypatch.setattr(hist, "_MIGRATIONS", (*hist._MIGRATIONS, step))
-    monkeypatch.setattr(hist, "SCHEMA_VERSION", 2)
-    with History(history_path(data)) as h:
-        assert h.count() == 2
-    with sqlite3.connect(history_path(data)) as db:
-        assert db.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
-        assert db.execute("SELECT count(note) FROM hands").fetchone() == (2,)
+    data.mkdir()
+    path = history_path(data)
+    with sqlite3.connect(path) as db:  # version 1, as that lanswitch made it
+        for statement in hist._MIGRATIONS[0]:
+            db.execute(statement)
+        db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        db.execute("INSERT INTO schema_version VALUES (1)")
+        db.execute(
+            "INSERT INTO hands (at, tbl, host, client, game_id, hand_no, seat, name, rules, "
+            "ending, placings, place, status, verdict, why, culprits, transcript) VALUES "
+            "('2026-12-01T21:14:00+00:00', 'Old', 'h:1', 'ab', '00', 1, NULL, 'me', "
+            "'switch', 'finished', '[\"bob\"]', NULL, 'watched', '', '', '[]', NULL)"
+        )
     db.close()
+    with History(path) as h:
+        (old,) = h.rows()
+    assert (old.table, old.log) == ("Old", ())
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+    db.close()
+    record_all(HistoryWriter(data), match[0])
+    with History(path) as h:
+        rows = h.rows()
+    assert len(rows) == 3
 
 
 def test_a_lock_held_briefly_is_waited_for_and_a_long_one_loses_nothing(
@@ -617,7 +630,9 @@ def test_a_join_whose_history_is_damaged_warns_once_and_plays_on(
     assert f"lanswitch: history: 2 hands could not be saved to {history_path(data)}" in err
 
 
-def test_the_terminal_client_records_the_hands_it_plays(identity: Identity, tmp_path: Path) -> None:
+def test_the_terminal_client_records_the_hands_it_plays(
+    identity: Identity, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     screen = Screen()
     data = tmp_path / "data"
     history = HistoryWriter(data)
@@ -640,28 +655,39 @@ def test_the_terminal_client_records_the_hands_it_plays(identity: Identity, tmp_
     assert row.status == "fair"
     assert row.transcript is not None
     assert verify(Transcript.from_json(row.transcript)).fair
+    # The hand as the client was told it, in the words of its screen (lanswitch.narrate):
+    # every play, ann's own cards by name, the others' draws as counts.
+    assert any(line.startswith("you play ") for line in row.log), row.log
+    assert any(line.startswith("bot 1 plays ") for line in row.log), row.log
+    assert all("-1" not in line for line in row.log)
+    code, out, _ = run(capsys, "--data-dir", str(data), "history", str(row.id))
+    assert code == 0
+    assert "the hand as it was told to you:" in out
+    assert f"  {row.log[-1]}" in out
+    assert "result: " in out
 
 
 def test_play_and_the_terminal_join_give_the_client_a_history_unless_told_not_to(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The wiring: what ``play`` and ``join`` (terminal) pass to the client that records (the
-    client itself is run for real in the test above; here it is not run at all)."""
+    """The wiring: what ``play`` and ``join`` (terminal) give the client that records (the
+    client itself is run for real in the test above; here it neither connects nor runs)."""
+    from lanswitch import client as client_module
     from lanswitch.tui import run as tui_run
+    from lanswitch.tui.model import TuiModel
 
     given: list[HistoryWriter | None] = []
 
-    async def fake_run_client(session: Session, target: Target, **kw: object) -> object:
-        history = kw["history"]
-        assert history is None or isinstance(history, HistoryWriter)
-        given.append(history)
+    async def fake_run_client(client: client_module.Client, **kw: object) -> object:
+        assert client.history is None or isinstance(client.history, HistoryWriter)
+        given.append(client.history)
+        return TuiModel(client.session, send=client.send)
 
-        class Model:
-            failure = None
-
-        return Model()
+    async def connected(self: client_module.Client) -> None:
+        return None
 
     monkeypatch.setattr(tui_run, "run_client", fake_run_client)
+    monkeypatch.setattr(client_module.Client, "connect", connected)
     data = tmp_path / "data"
     for extra in ([], ["--no-history"]):
         args = ["--data-dir", str(data), "join", f"{LOOPBACK}:9", *extra]
@@ -669,12 +695,14 @@ def test_play_and_the_terminal_join_give_the_client_a_history_unless_told_not_to
     assert isinstance(given[0], HistoryWriter)
     assert given[0].data == data
     assert given[1] is None
-    from lanswitch.cli import build_parser
     from lanswitch.rules import PRESETS
+    from lanswitch.settings import Hosting, Play
 
-    for extra in ([], ["--no-history"]):
-        options = build_parser().parse_args(["play", "--interface", LOOPBACK, *extra])
-        assert asyncio.run(tui_run.play(options, data, PRESETS["switch"], io.StringIO())) == 0
+    for keep in (True, False):
+        table = Hosting(interface=LOOPBACK, data=data, bots=3)
+        settings = Play(table=table, player="ann", history=keep)
+        code, _ = asyncio.run(tui_run.play(settings, PRESETS["switch"]))
+        assert code == 0
     assert isinstance(given[2], HistoryWriter)
     assert given[2].data == data
     assert given[3] is None

@@ -1037,6 +1037,31 @@ def test_irish_seven_skips_and_sevens_stack() -> None:
     assert game.turn == 0
 
 
+def test_irish_stacked_sevens_make_the_player_without_one_skip_one_turn() -> None:
+    """001: 'multiple people can put a 7 down, this action happens until no one has a 7, making
+    them skip their turn' — their turn, one: not a turn per 7 laid (that count is 000's rule
+    for 8s: 'he will miss a number of turns equivalent to the number of 8s played')"""
+    hands = ["7H 5S 5C 9C 6C", "7S 9D 4D 6D QS", "4S 10D 3S 6S QD"]
+    game = stacked(sized(IRISH, 5), 3, hands, "9H")
+    play(game, 0, c("7H"))
+    assert game.view(1).pending_amount == 1
+    play(game, 1, c("7S"))
+    assert game.view(2).pending_amount == 1  # two 7s laid, still one turn to miss
+    events = play(game, 2, PASS)
+    assert ("miss", 2, 1) in events
+    assert game.turn == 0
+    play(game, 0, c("5S"))
+    assert game.turn == 1  # seat 2 missed one turn; seat 1 plays next and then seat 2 does
+    play(game, 1, c("QS"))
+    assert game.turn == 2
+    # The 8s of Switch still count: two 8s laid make the player without one miss two turns.
+    eights = with_row(SWITCH, "eight", stacks_on=("eight",))
+    tally = stacked(sized(eights, 5), 3, ["8H 3C 5C 9C 6C", "8S 9D 4D 6D QS", hands[2]], "9H")
+    play(tally, 0, c("8H"))
+    play(tally, 1, c("8S"))
+    assert tally.view(2).pending_amount == 2
+
+
 def test_variant_jack_skips_instead_of_reversing() -> None:
     """003 (Toma dos): 'Jota: la jota puede invertir el orden de juego O saltar a un jugador
     según las reglas de la casa'"""
@@ -1117,11 +1142,9 @@ def test_variant_a_three_reverses_instead_of_the_king() -> None:
     assert king.view(1).direction == 1
 
 
-def test_with_two_players_a_reverse_gives_the_same_player_another_turn() -> None:
+def test_with_two_players_an_irish_jack_reverses_to_its_own_player() -> None:
     """001: 'if there are only two players in the game one player will put a jack down, making
-    it reverse to themself, they can then put another card down on top of it'; 002: 'the
-    player who played the card immediately preceding the play of the Jack will then have
-    another turn'"""
+    it reverse to themself, they can then put another card down on top of it'"""
     game = stacked(sized(IRISH, 5), 2, ["JH 3H 4C 9C 6C", "5C 9D KS QS 3S"], "5H")
     play(game, 0, c("JH"))
     assert game.turn == 0
@@ -1129,6 +1152,24 @@ def test_with_two_players_a_reverse_gives_the_same_player_another_turn() -> None
     assert legal(game) == ["3H"]
     play(game, 0, c("3H"))
     assert game.turn == 1
+
+
+def test_with_two_players_a_two_four_jack_jack_gives_the_turn_to_the_other_player() -> None:
+    """002: 'Each time during the course of the game that a Jack is played, the direction of
+    play will reverse again. Therefore, the player who played the card immediately preceding
+    the play of the Jack will then have another turn as the rotation of play has changed' —
+    with two players the one who played before the Jack is the other player"""
+    hands = ["JH 3C 4C 9C 6C 3D 5D 6D 7D 8D QC KC", "9H 9D KS QS 3S 6S 7S 8S 9S 10S QH KH"]
+    game = stacked(TFJ, 2, hands, "5H")
+    play(game, 0, c("JH"))
+    assert game.view(1).direction == -1
+    assert game.turn == 1  # the other player, who played the card before the Jack
+    play(game, 1, c("9H"))
+    assert game.turn == 0
+    # With three, the Jack sends play back the other way: to that same previous player.
+    three = stacked(sized(TFJ, 5), 3, ["JH 3C 4C 9C 6C", "5C 9D KS QS 3S", "4D 6D 10S 3D 6S"], "5H")
+    play(three, 0, c("JH"))
+    assert three.turn == 2
 
 
 def test_several_jacks_may_be_put_down_at_once() -> None:

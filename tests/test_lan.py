@@ -18,6 +18,7 @@ import json
 import os
 import re
 import secrets
+import shutil
 import subprocess
 import sys
 import time
@@ -29,6 +30,7 @@ import pytest
 
 from lanswitch.fairdeal import Transcript
 from tests.netns import Lan, NodeProcess, lan_or_skip
+from tests.terminal import Tmux
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -337,7 +339,7 @@ def test_three_laptops_find_the_table_by_name_and_play_hands_that_verify(lan: La
     assert rows[0]["addresses"] == [lan.address("host")]
     assert rows[0]["port"] == match.port
     assert rows[0]["fingerprint"] == match.fingerprint
-    assert (rows[0]["seats"], rows[0]["free_seats"]) == (4, 3)
+    assert (rows[0]["seats"], rows[0]["free_seats"]) == (4, 4)  # 3 free, and a bot's
     for laptop in LAPTOPS:
         _join(match, laptop, think=0)
     _everyone_exits_0(match, deadline)
@@ -394,3 +396,52 @@ def test_a_laptop_that_drops_off_mid_hand_resumes_its_seat_and_the_match_complet
         f"simulated LAN with a 10 s cut: hand started {started:.1f} s, resumed {resumed:.1f} s,"
         f" every process done {played:.1f} s"
     )
+
+
+# -- a friend's laptop at lanswitch play's table (issue 14) -----------------------------------
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_a_friends_laptop_joins_a_play_table_of_three_bots_by_name_and_is_seated(
+    lan: Lan,
+) -> None:
+    """Item 1 as seen: ``make play`` filled the three empty seats with bots, and a friend who
+    ran ``lanswitch join`` on another laptop watched for ever. Here ann runs ``lanswitch play``
+    (three bots) on the host, bob runs ``lanswitch join "ann's table"`` on a laptop, both in
+    real terminals, on the simulated LAN: bob is seated at once in a bot's seat, the host's
+    screen says so, and when both are ready the hand deals both of them in."""
+    env = {**_env(), "TERM": "xterm-256color"}
+    play = (
+        f"{PY} -m lanswitch --data-dir {lan.workdir / 'data-host'} play --name ann "
+        f"--interface {lan.address('host')} --bot-delay 0.2 2>{lan.workdir / 'play.err'}; "
+        "echo EXITED $?; sleep 60"
+    )
+    join = (
+        f'{PY} -m lanswitch --data-dir {lan.workdir / "data-l1"} join "ann\'s table" '
+        f"--name bob --interface {lan.address('l1')} 2>{lan.workdir / 'join.err'}; "
+        "echo EXITED $?; sleep 60"
+    )
+    ann = Tmux(play, env, netns=lan.node("host").netns)
+    bob: Tmux | None = None
+    try:
+        screen = ann.wait_for("Press r", 20)
+        assert "Press r" in screen, screen + (lan.workdir / "play.err").read_text()
+        assert screen.count(" bot ") >= 3  # three bots in the other seats
+        time.sleep(1.5)  # the table's name is answered once zeroconf has probed (~1.2 s)
+        bob = Tmux(join, env, netns=lan.node("l1").netns)
+        screen = bob.wait_for("Press r", 30)
+        assert "Press r" in screen, screen + (lan.workdir / "join.err").read_text()
+        seat = next(line for line in screen.splitlines() if "(you)" in line)
+        assert "bob" in seat
+        assert "watching" not in screen
+        host_screen = ann.wait_for("bob takes", 10)
+        assert "bob takes bot 3's seat (seat 4)" in host_screen, host_screen
+        ann.keys("r")
+        bob.keys("r")
+        screen = bob.wait_for("hand:", 20)
+        assert "hand 1" in screen.splitlines()[0], screen
+        assert "  hand:" in screen, screen
+    finally:
+        for t in (bob, ann):
+            if t is not None:
+                t.kill()

@@ -23,7 +23,16 @@ PACKAGE_DIR = Path(lanswitch.__file__).parent
 # Always core; must exist.
 CORE_REQUIRED = ("cards", "rules", "game")
 # Core when present.
-CORE_OPTIONAL = ("fairdeal", "protocol", "table", "host", "session", "bots", "narrate")
+CORE_OPTIONAL = (
+    "fairdeal",
+    "protocol",
+    "table",
+    "host",
+    "session",
+    "bots",
+    "narrate",
+    "settings",
+)
 
 FORBIDDEN_STDLIB = frozenset(
     {

@@ -194,3 +194,82 @@ def test_unknown_clients_are_refused() -> None:
     assert refusal(t.chat, "ghost", "hi", 1.0) == Refusal.NO_SUCH_CLIENT
     with pytest.raises(ValueError, match="seats"):
         make_table(seats_total=9)
+
+
+# -- people before bots (issue 14, item 1) ----------------------------------------------------
+
+
+def bots_table(seats: int = 4, bots: int = 3) -> Table:
+    """Ann's table with its last ``bots`` seats given to bots, as ``lanswitch play`` makes it."""
+    t = make_table(seats_total=seats)
+    for index in range(seats - bots, seats):
+        t.add_bot("c-host", index)
+    return t
+
+
+def test_a_person_who_joins_a_table_of_bots_takes_a_bots_seat_at_once() -> None:
+    """Item 1: with three bots in the empty seats a friend saw "0/4 free" and watched for ever."""
+    t = bots_table()
+    assert t.free_seats() == 0
+    assert t.open_seats() == 3  # what the table advertises: seats a person may take
+    bob = t.join("c2", "Bob", 1.0)
+    assert bob.seat == 3  # the last bot stands up
+    assert bob.took_from == "bot 3"
+    assert [s.kind for s in t.seats] == ["human", "bot", "bot", "human"]
+    assert t.seating_line(bob) == "Bob takes bot 3's seat (seat 4)"
+    cy = t.join("c3", "Cy", 2.0)
+    assert (cy.seat, cy.took_from) == (2, "bot 2")
+    eve = t.join("c4", "Eve", 3.0, spectate=True)  # a spectator takes nothing
+    assert eve.seat is None
+    assert t.seating_line(eve) is None
+    assert t.open_seats() == 1
+
+
+def test_a_person_who_arrives_during_a_hand_takes_a_bots_seat_when_it_ends() -> None:
+    t = bots_table()
+    t.set_ready("c-host", True)
+    t.start("c-host")
+    bob = t.join("c2", "Bob", 1.0)
+    assert bob.seat is None
+    assert t.state().waiting == ("Bob",)
+    assert t.seat_waiting() is None  # not during the hand
+    assert t.seating_line(bob) == "Bob waits for this hand to end, then takes bot 3's seat"
+    t.hand_over()
+    assert t.seat_waiting() is bob
+    seated = t.clients["c2"]  # looked up again: the waiting entry, now seated
+    assert (seated.seat, seated.took_from) == (3, "bot 3")
+    assert t.seat_waiting() is None  # nobody else waits
+
+
+def test_a_waiting_person_takes_an_away_players_seat_rather_than_a_bots() -> None:
+    """A player who is away may give the seat up (the host frees it after a grace period):
+    the newcomer waits for that seat, and the bots keep theirs."""
+    t = bots_table(seats=4, bots=2)
+    t.join("c2", "Bob", 1.0)
+    t.disconnect("c2", 2.0)
+    cy = t.join("c3", "Cy", 3.0)
+    assert cy.seat is None
+    assert t.seating_line(cy) == "Cy waits for a seat: a player who is away may give one up"
+    t.leave("c2")  # Bob's seat is given up
+    assert t.seat_waiting() is cy
+    seated = t.clients["c3"]
+    assert (seated.seat, seated.took_from) == (1, "")
+
+
+def test_when_every_seat_has_a_person_a_newcomer_waits() -> None:
+    t = make_table(seats_total=2)
+    t.join("c2", "Bob", 1.0)
+    cy = t.join("c3", "Cy", 2.0)
+    assert cy.seat is None
+    assert t.open_seats() == 0
+    assert t.seating_line(cy) == "Cy waits for a seat: every seat has a player"
+
+
+def test_a_player_may_sit_in_a_bots_seat_but_not_a_persons() -> None:
+    t = bots_table(seats=4, bots=2)
+    t.join("c2", "Bob", 1.0)  # takes seat 2, the free one
+    assert t.seats[1].name == "Bob"
+    assert refusal(t.sit, "c2", 0) == Refusal.SEAT_TAKEN
+    t.sit("c2", 2)
+    assert t.seats[2].name == "Bob"
+    assert t.seats[1].kind == "empty"

@@ -392,6 +392,9 @@ class HostBase:
                 return
             self.keys[entry.token] = hello.key
             self._say(f"{entry.name} joined" + (" to watch" if hello.spectate else ""))
+            seated = self.table.seating_line(entry)  # people before bots: where they sit
+            if seated is not None:
+                self._say(seated)
         if entry is None:  # pragma: no cover - every path above sets it or returns
             return
         conn.key, conn.welcomed = hello.key, True
@@ -413,7 +416,7 @@ class HostBase:
         if seat is None:
             if self.table.in_play:
                 raise Refused(Refusal.IN_PLAY)
-            seat = next((s.index for s in self.table.seats if s.kind == "empty"), None)
+            seat = self.table.seat_for_person()  # a free seat, else a bot's
             if seat is None:
                 raise Refused(Refusal.TABLE_FULL)
         self.table.sit(str(cid), seat)
@@ -579,17 +582,14 @@ class HostBase:
         return False
 
     def _seat_waiting(self) -> bool:
-        """Between hands, a player who joined without a seat takes a free one."""
-        if self.table.in_play or self.table.free_seats() == 0:
+        """Between hands, a player who joined without a seat takes a free one, or a bot's
+        (the policy is the table's: ``Table.seat_for_person``)."""
+        entry = self.table.seat_waiting()
+        if entry is None:
             return False
-        for entry in self.table.clients.values():
-            if not entry.spectator and entry.seat is None and entry.connected:
-                free = next(s.index for s in self.table.seats if s.kind == "empty")
-                self.table.sit(entry.id, free)
-                self._say(f"{entry.name} takes seat {free + 1}")
-                self._broadcast_lobby()
-                return True
-        return False
+        self._say(self.table.seating_line(entry) or f"{entry.name} takes a seat")
+        self._broadcast_lobby()
+        return True
 
     def _can_start(self) -> bool:
         """A hand starts when every seat is filled — or, once the match has begun, when at

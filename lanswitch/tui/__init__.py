@@ -4,35 +4,47 @@
 :class:`~lanswitch.server.Server` as ``lanswitch host``, advertised by zeroconf) and seats the
 player at it through a real client connection over loopback TLS, so the host's own player
 goes through exactly the code every other player does (``run.py``). The screens are
-``app.py`` (layout, styles, the key table), ``model.py`` (the cursor, the selection, what each
-key does) and ``render.py`` (cards and seats as styled text); ``browser.py`` lists the tables.
+``layout.py`` (every screen, composed for the window's size), ``keys.py`` (the one key table,
+which also makes the hint bar), ``prompts.py`` (what to do now, and why a card cannot be
+laid), ``model.py`` (the cursor, the selection, the log, what each key does), ``render.py``
+(cards, seats, text fitted to a width) and ``app.py`` (prompt_toolkit); ``browser.py`` lists
+the tables.
 
 This module stays light on purpose: ``play`` puts a first frame on the terminal (a splash,
 written directly as terminal escapes) before prompt_toolkit, the rules engine and the network
-code are even loaded, then loads them and starts the table behind it.
+code are even loaded, then loads them and starts the table behind it. Whatever the command
+has to say at the end (the table closed, why it failed) is printed after the terminal is
+back to its normal screen, on a line of its own.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import sys
-from pathlib import Path
 from typing import TextIO
 
-__all__ = ["SPLASH", "play"]
+from ..settings import Join, Play, Screen
+
+__all__ = ["SPLASH", "join", "play"]
 
 SPLASH = "lanswitch · starting your table…"
 _ENTER = "\x1b[?1049h\x1b[H\x1b[2J\x1b[?25l"  # the alternate screen, cleared, cursor hidden
 _LEAVE = "\x1b[?25h\x1b[?1049l"
 
 
-def play(args: argparse.Namespace, data: Path, out: TextIO, err: TextIO) -> int:
+def _splash_wanted() -> bool:
+    # A terminal that takes VT100 escapes: POSIX ones do; the Windows console is left to
+    # prompt_toolkit, which knows how to draw on it.
+    return sys.stdout.isatty() and sys.platform != "win32"
+
+
+def play(settings: Play, out: TextIO, err: TextIO) -> int:
     """``lanswitch play``: host a table on the LAN and sit at it."""
-    splash = sys.stdout.isatty()
+    splash = _splash_wanted()
     if splash:  # prompt_toolkit takes over this same screen when it starts
         sys.stdout.write(f"{_ENTER}\x1b[1m{SPLASH}\x1b[0m")
         sys.stdout.flush()
+    code, said = 1, ""
     try:
         from ..hosting import ResumeError
         from ..journal import JournalError
@@ -40,16 +52,34 @@ def play(args: argparse.Namespace, data: Path, out: TextIO, err: TextIO) -> int:
         from ..tls import IdentityError
         from .run import play as run_play
 
-        rules = load_rules(args.rules)  # RulesError: the splash goes, the error is printed
+        rules = load_rules(settings.table.rules)  # RulesError: the splash goes, it is printed
         try:
-            return asyncio.run(run_play(args, data, rules, out, err))
+            code, said = asyncio.run(run_play(settings, rules))
         except (IdentityError, ResumeError, JournalError) as e:
-            failure = str(e)
+            said = f"lanswitch: {e}"
         except OSError as e:  # the port is taken, the address is not ours
-            failure = f"cannot host the table: {e.strerror or e}"
+            said = f"lanswitch: cannot host the table: {e.strerror or e}"
+        except KeyboardInterrupt:
+            code, said = 0, "the table is closed"
     finally:
         if splash:
             sys.stdout.write(_LEAVE)
             sys.stdout.flush()
-    err.write(f"lanswitch: {failure}\n")
-    return 1
+    # After the terminal is back on its own screen: a line of its own, which the shell's
+    # prompt will not overwrite.
+    if said:
+        (out if code == 0 else err).write(said + "\n")
+    return code
+
+
+def join(settings: Join, screen: Screen, out: TextIO, err: TextIO) -> int:
+    """``lanswitch join`` in the terminal client (the table browser unless a table is named)."""
+    from .run import join as run_join
+
+    try:
+        code, said = asyncio.run(run_join(settings, screen))
+    except KeyboardInterrupt:
+        code, said = 0, ""
+    if said:
+        (out if code == 0 else err).write(said + "\n")
+    return code

@@ -19,10 +19,11 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 
-from ..client import Target, parse_address
+from ..client import Target
 from ..discovery import Table, TableBrowser
+from ..settings import parse_target
 from ..tls import fingerprint_words, parse_fingerprint
-from .app import build_style
+from .app import ESCAPE_WAIT, build_style
 from .render import Look, StyledText
 
 __all__ = ["Choice", "TableList", "browse"]
@@ -60,7 +61,11 @@ class TableList:
         return True
 
     def address(self, text: str) -> bool:
-        addr = parse_address(text.strip())
+        try:
+            addr = parse_target(text.strip())
+        except ValueError as e:
+            self.status = str(e)
+            return False
         if addr is None:
             self.status = f"{text.strip()!r} is not HOST:PORT"
             return False
@@ -71,7 +76,7 @@ class TableList:
     def render(self, look: Look) -> StyledText:
         out: StyledText = [("class:title", "\n  Tables on this network\n\n")]
         if not self.tables:
-            out.append(("class:dim", "  listening… (none heard yet)\n"))
+            out.append(("class:dim", f"  listening{look.g.more} (none heard yet)\n"))
         for i, t in enumerate(self.tables):
             try:
                 words = fingerprint_words(parse_fingerprint(t.fingerprint))
@@ -80,7 +85,8 @@ class TableList:
             free = "?" if t.seats_free is None else t.seats_free
             total = "?" if t.seats_total is None else t.seats_total
             style = "class:cursor" if i == self.cursor else ""
-            line = f"  {t.name[:24]:<24} {t.host[:12]:<12} {t.rules[:12]:<12} {free}/{total} free"
+            seats = f"{free} of {total} seats free"
+            line = f"  {t.name[:24]:<24} {t.host[:12]:<12} {t.rules[:12]:<12} {seats}"
             out.append((style, line))
             out.append(("class:dim", f"   {words}\n"))
         out.append(("", "\n"))
@@ -125,26 +131,32 @@ async def browse(
         if state.address(buffer.text):
             event.app.exit()
 
-    @kb.add("escape", filter=typing)
+    @kb.add("escape", eager=True)  # at once: see app.py
     def _cancel(event: KeyPressEvent) -> None:
-        state.typing = False
-        buffer.reset()
+        if state.typing:
+            state.typing = False
+            buffer.reset()
 
     @kb.add("q", filter=browsing)
     @kb.add("c-c")
     def _quit(event: KeyPressEvent) -> None:
         event.app.exit()
 
-    hint = " ↑/↓ choose · Enter join · s watch · a address · q leave "
+    sep = look.g.sep
+    hint = " " + sep.join(
+        (f"{look.g.updown} choose", "Enter join", "s watch", "a address", "q leave")
+    )
     app: Application[None] = Application(
         layout=Layout(
             HSplit(
                 [
                     Window(
-                        FormattedTextControl(lambda: [("class:title", f"lanswitch · {name}")]),
+                        FormattedTextControl(
+                            lambda: [("class:title", f"lanswitch{look.g.sep}{name}")]
+                        ),
                         height=1,
                     ),
-                    Window(FormattedTextControl(lambda: state.render(look))),
+                    Window(FormattedTextControl(lambda: state.render(look)), wrap_lines=True),
                     ConditionalContainer(
                         HSplit(
                             [
@@ -166,6 +178,7 @@ async def browse(
         style=build_style(colour=look.colour, four_colour=look.four_colour),
         full_screen=True,
     )
+    app.ttimeoutlen = app.timeoutlen = ESCAPE_WAIT
 
     async with TableBrowser(interfaces=interfaces) as browser:
 

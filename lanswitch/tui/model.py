@@ -1,36 +1,57 @@
 """The terminal client's state, apart from prompt_toolkit: which screen, the cursor, the
-selection, the log, and what each key does.
+selection, the log, the link to the host, and what each key does.
 
 :class:`TuiModel` wraps the :class:`~lanswitch.session.Session` (what the table is) with what
 only the screen needs (where the cursor is). Keys call its methods; they send messages through
 the ``send`` callable the shell gives it (the :class:`~lanswitch.client.Client`'s). Tests drive
 it directly, without a terminal.
+
+The log is the one narration of the engine's events (:mod:`lanswitch.narrate`), every
+player's draws, pick-ups and passes included, plus who comes and goes (from the lobby), the
+verdicts, chat, and the link to the host ("lost the host: reconnecting…").
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .. import protocol as p
 from ..game import CALL_LAST, CALL_TWO, DRAW, PASS, SUIT_BASE, Phase
+from ..narrate import Line, describe, merge
 from ..session import HandRecord, News, Session, named
-from .render import Look, StyledText, card_style, card_text, move_text, suit_text
+from .prompts import Spot, cannot_follow, tables_for, why_not
+from .render import Look, StyledText, card_text, line_text, move_text
 
-__all__ = ["HostPowers", "TuiModel", "special_moves", "verdict_line"]
+__all__ = ["HostPowers", "LogLine", "TuiModel", "special_moves", "verdict_line"]
 
 LOG_LINES = 500
 
 
 @dataclass
 class HostPowers:
-    """What the player who hosts the table may do from the lobby (local calls on the host)."""
+    """What the player who hosts the table may do from the lobby (local calls on the host),
+    and what only the host's screen shows: who arrived and who waits for a seat."""
 
     add_bot: Callable[[], str | None]
     remove_bot: Callable[[], str | None]
     next_rules: Callable[[], str | None]
     start: Callable[[], str | None]
+    arrivals: Callable[[int], tuple[list[str], int]] = field(default=lambda n: ([], n))
+    waiting: Callable[[], list[str]] = field(default=list)
+
+
+@dataclass(slots=True)
+class LogLine:
+    """One line of the log: its styled text, and the narration behind it (a run of draws
+    may still grow)."""
+
+    text: StyledText
+    source: Line | None = None
+
+
+_TONES = {"plain": "", "notice": "class:warn", "good": "class:good", "quiet": "class:dim"}
 
 
 class TuiModel:
@@ -44,51 +65,94 @@ class TuiModel:
         look: Look | None = None,
         powers: HostPowers | None = None,
         bell: bool = False,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.session = session
         self.send = send
         self.look = look or Look()
         self.powers = powers
         self.bell = bell
+        self.clock = clock
         self.cursor = 0
         self.selected: list[int] = []  # cards chosen to lay together, in order
         self.queue: list[int] = []  # cards still to lay of a multi-card play
-        self.log: list[StyledText] = []
+        self.log: list[LogLine] = []
         self.overlay: str | None = None  # "help", "chat", "quit", "details"
-        self.status = ""  # one line of feedback (a refusal, a hint)
+        self.scroll = 0  # the first line shown of a long overlay (the verdict, the help)
+        self.status = ""  # one line of feedback (a refusal, why a card cannot be laid)
         self.dismissed_hand: int | None = None  # the hand-end screen the player closed
         self.quit = False
         self.failure: str | None = None  # the connection failed for good: why
+        self.lost_since: float | None = None  # the link to the host is down since then
         self.rings = 0  # bells rung (a test can count them)
+        self.pending_rows: set[int] = set()  # power rows laid into the pending pick-up
+        self.drawn = -1  # the card this seat drew last (for "lay it, or pass")
+        self.laid: list[int] = []  # the cards this seat laid this turn
+        self._last_face = -1
         self._news_seen = 0
+        self._host_log = 0
         self._turn_seq = -1
         self._timer_seen: tuple[int, int] = (-1, 0)  # (seq, timer_ms) of the view last read
-        self.timer_since = 0.0  # when that view's timer_ms was read (time.monotonic)
+        self.timer_since = 0.0  # when that view's timer_ms was read (the clock)
         self._seats: tuple[p.LobbySeat, ...] | None = None  # the lobby last seen
 
     # -- what to show ----------------------------------------------------------------------
 
     @property
     def screen(self) -> str:
+        """``connecting``, ``lobby``, ``table`` (playing or watching), ``over`` (a hand this
+        seat played is over, until Enter), ``closed``."""
         s = self.session
         if self.failure is not None:
             return "closed"
         h = s.hand
-        # The last hand's result stays up until dismissed, even when the match then ended.
-        if h is not None and h.over is not None and self.dismissed_hand != h.message.hand_no:
-            return "over"
+        if (
+            h is not None
+            and h.over is not None
+            and self.dismissed_hand != h.message.hand_no
+            and self.played_last_hand()
+        ):
+            return "over"  # the result stays up until dismissed, even when the match ended
         if s.closed:
             return "closed"
-        lobby = s.lobby
         if h is not None and h.over is None and s.view is not None:
             return "table"
-        if lobby is None:
+        if s.lobby is None:
             return "connecting"
         return "lobby"
 
+    @property
+    def watching(self) -> bool:
+        """No seat at this table now: a spectator, or a player waiting for a seat."""
+        return self.session.seat is None
+
+    def played_last_hand(self) -> bool:
+        """This client held a seat in the current (or last) hand."""
+        v = self.session.view
+        h = self.session.hand
+        if v is not None:
+            return v.seat is not None
+        return (
+            h is not None
+            and bool(self.session.history)
+            and self.session.history[-1].seat is not None
+        )
+
     def names(self) -> list[str]:
+        """The seats' names now (the lobby's)."""
         lobby = self.session.lobby
         return [st.name or f"seat {i + 1}" for i, st in enumerate(lobby.seats)] if lobby else []
+
+    def hand_names(self) -> list[str]:
+        """The seats' names when the hand began: a player who has gone since keeps a name."""
+        now = self.names()
+        h = self.session.hand
+        if h is None:
+            return now
+        return [
+            h.names[i] if i < len(h.names) and h.names[i] else (now[i] if i < len(now) else "")
+            for i in range(max(len(h.names), len(now)))
+        ]
 
     def hand(self) -> tuple[int, ...]:
         v = self.session.view
@@ -112,89 +176,157 @@ class TuiModel:
         """What the cursor moves over: the choices, else the hand."""
         return self.choices() or list(self.hand())
 
+    def spot(self) -> Spot | None:
+        """Where this seat stands, for the prompt and the reasons (None: no hand on)."""
+        v = self.session.view
+        if v is None:
+            return None
+        return Spot(
+            v,
+            self.session.rules,
+            self.hand_names(),
+            v.seat,
+            self.look,
+            frozenset(self.pending_rows),
+            self.drawn,
+            tuple(self.laid),
+        )
+
+    def pointed_reason(self) -> str:
+        """Why the card under the cursor cannot be laid (on this seat's turn; else "")."""
+        spot = self.spot()
+        hand = self.hand()
+        if spot is None or not spot.mine or self.choices() or not 0 <= self.cursor < len(hand):
+            return ""
+        return why_not(hand[self.cursor], spot)
+
+    def seconds_left(self) -> int | None:
+        """The turn timer's seconds left now (None: no timer running)."""
+        ms = self.session.timer_ms
+        if not ms:
+            return None
+        return max(0, int(ms / 1000 - (self.clock() - self.timer_since)))
+
+    def lost_for(self) -> int | None:
+        """Seconds since the link to the host went down (None: it is up)."""
+        if self.lost_since is None:
+            return None
+        return int(self.clock() - self.lost_since)
+
     # -- news from the session -------------------------------------------------------------
 
     def update(self) -> None:
         """Take the session's news into the log; keep the cursor in range; lay queued cards."""
         s = self.session
         if (s.seq, s.timer_ms) != self._timer_seen:
-            self._timer_seen, self.timer_since = (s.seq, s.timer_ms), time.monotonic()
+            self._timer_seen, self.timer_since = (s.seq, s.timer_ms), self.clock()
         for news in s.news[self._news_seen :]:
             self._take(news)
         self._news_seen = len(s.news)
+        if self.powers is not None:
+            lines, self._host_log = self.powers.arrivals(self._host_log)
+            for line in lines:
+                self._say(line, "class:warn")
+        v = s.view
+        if v is not None and not v.pending_kind:
+            self.pending_rows.clear()
         row = self.row()
         self.cursor = max(0, min(self.cursor, len(row) - 1))
         if s.my_turn() and self._turn_seq != s.seq:
             self._turn_seq = s.seq
             self._on_turn()
 
-    def _line(self, *parts: tuple[str, str]) -> None:
-        self.log.append(list(parts))
+    def _say(self, text: str, style: str = "", source: Line | None = None) -> None:
+        self._add([(style, text)], source)
+
+    def _add(self, text: StyledText, source: Line | None = None) -> None:
+        self.log.append(LogLine(text, source))
         del self.log[:-LOG_LINES]
 
+    def _narrate(self, line: Line) -> None:
+        """Add a narrated line, joining a run of draws to the line before it."""
+        last = self.log[-1].source if self.log else None
+        joined = merge(last, line) if last is not None else None
+        if joined is not None:
+            self.log[-1] = LogLine(line_text(joined, self.look, _TONES[joined.tone]), joined)
+        else:
+            self._add(line_text(line, self.look, _TONES[line.tone]), line)
+
     def _take(self, news: News) -> None:
-        look = self.look
         if news.kind == "hand":
-            self._line(("class:rule", "── " + news.text + " " + "─" * 30))
-            self.selected, self.queue = [], []
+            rule = self.look.g.rule
+            self._add([("class:rule", f"{rule * 2} {news.text} {rule * 24}")])
+            self.selected, self.queue, self.pending_rows = [], [], set()
+            self.drawn = self._last_face = -1
+            self.laid = []
         elif news.kind == "events" and isinstance(news.data, tuple):
-            names = self.names()
-            for kind, seat, value in news.data:
-                who = names[seat] if 0 <= seat < len(names) else ""
-                if kind == "play":
-                    self._line(
-                        ("", f"{who} plays "), (card_style(value, look), card_text(value, look))
-                    )
-                elif kind == "draw" and value >= 0 and seat == self.session.seat:
-                    self._line(("", "you draw "), (card_style(value, look), card_text(value, look)))
-                elif kind == "pickup":
-                    self._line(("class:warn", f"pick-up on: {value} cards"))
-                elif kind == "take":
-                    self._line(("class:warn", f"{who} picks up {value}"))
-                elif kind == "cancel":
-                    self._line(("", f"{who} cancels the pick-up"))
-                elif kind == "suit":
-                    self._line(("", f"{who} names {suit_text(value, look)}"))
-                elif kind == "reverse":
-                    self._line(("", "direction reversed"))
-                elif kind == "miss":
-                    self._line(("class:dim", f"{who} misses a turn"))
-                elif kind == "call":
-                    self._line(("class:warn", f"{who} calls last card"))
-                elif kind == "penalty":
-                    self._line(("class:warn", f"{who} is penalised {value}"))
-                elif kind == "finish":
-                    self._line(("class:good", f"{who} goes out"))
-                elif kind == "reshuffle":
-                    self._line(("class:dim", f"the discard pile is reshuffled ({value} cards)"))
+            self._events(news.data)
         elif news.kind == "lobby" and isinstance(news.data, p.LobbyState):
             seats, self._seats = self._seats, news.data.seats
             if seats is not None:
                 for line in _comings_and_goings(seats, news.data.seats, self.session.public_key):
-                    self._line(("class:dim", line))
+                    self._say(line, "class:dim")
         elif news.kind == "verdict" and isinstance(news.data, HandRecord):
             v = news.data.verdict
             if v is not None:
-                style = "class:good" if v.fair else "class:bad"
-                self._line((style, verdict_line(news.data)))
+                self._say(verdict_line(news.data), "class:good" if v.fair else "class:bad")
         elif news.kind == "reject":
             self.status = news.text
             self.queue = []
         elif news.kind == "chat":
-            self._line(("class:chat", news.text))
+            self._say(news.text, "class:chat")
+        elif news.kind == "link":
+            self._link(news.text)
         elif news.kind in ("warning", "closed", "welcome", "pin", "over"):
-            self._line(("class:dim" if news.kind != "warning" else "class:warn", news.text))
+            self._say(news.text, "class:dim" if news.kind != "warning" else "class:warn")
+
+    def _events(self, events: tuple[tuple[str, int, int], ...]) -> None:
+        me = self.session.seat
+        for kind, seat, value in events:
+            if kind in ("play", "mimic"):
+                self._last_face = value
+                if kind == "play" and seat == me:
+                    self.laid.append(value)
+            elif kind == "turn" and seat == me:
+                self.laid = []  # a turn of ours begins
+            elif kind in ("pickup", "skip") and self._last_face >= 0:
+                rules = self.session.rules
+                if rules is not None and 0 <= self._last_face < 108:
+                    row = tables_for(rules).row_of[self._last_face]
+                    if row >= 0:
+                        self.pending_rows.add(row)
+            elif kind == "draw" and seat == me:
+                self.drawn = value
+            elif kind == "turn" and seat != me and self.queue:
+                left = " ".join(card_text(c, self.look) for c in self.queue)
+                self.status = f"{left} not laid: your turn ended"
+                self.queue = []
+        for line in describe(events, self.hand_names(), me=me):
+            self._narrate(line)
+
+    def _link(self, state: str) -> None:
+        if state == "lost":
+            if self.lost_since is None:
+                self.lost_since = self.clock()
+                self._say("lost the host: reconnecting…", "class:warn")
+        elif state == "back" and self.lost_since is not None:
+            took = self.clock() - self.lost_since
+            self.lost_since = None
+            self._say(f"reconnected to the host after {took:.0f} s", "class:good")
 
     def _on_turn(self) -> None:
         if self.bell:
             self.rings += 1
+        self.status = ""
         legal = self.legal()
         if self.queue:  # the rest of a multi-card play
             nxt = self.queue.pop(0)
             if nxt in legal:
                 self._play(nxt)
                 return
-            self.status = f"{card_text(nxt, self.look)} cannot be laid now"
+            spot = self.spot()
+            why = why_not(nxt, spot) if spot is not None else ""
+            self.status = f"{card_text(nxt, self.look)} not laid" + (f": {why}" if why else "")
             self.queue = []
         hand = self.hand()
         if not self.choices():  # put the cursor on a card that can be played
@@ -204,13 +336,6 @@ class TuiModel:
                 if c in legal:
                     self.cursor = i
                     break
-
-    def seconds_left(self) -> int | None:
-        """The turn timer's seconds left now (None: no timer running)."""
-        ms = self.session.timer_ms
-        if not ms:
-            return None
-        return max(0, int(ms / 1000 - (time.monotonic() - self.timer_since)))
 
     # -- keys ------------------------------------------------------------------------------
 
@@ -226,13 +351,22 @@ class TuiModel:
             h = self.session.hand
             if h is not None:
                 self.dismissed_hand = h.message.hand_no
-            if not self.session.closed:
+            if not self.session.closed and self.session.seat is not None:
                 self.toggle_ready(True)
+            return
+        if screen == "lobby":
+            self.toggle_ready(True)
             return
         if screen != "table":
             return
+        if self.watching:
+            self.status = "you are watching this hand"
+            return
         if not self.session.my_turn():
-            self.status = "it is not your turn"
+            v = self.session.view
+            names = self.hand_names()
+            who = names[v.turn] if v is not None and 0 <= v.turn < len(names) else "another player"
+            self.status = f"it is {who}'s turn"
             return
         row = self.row()
         if not row:
@@ -248,7 +382,9 @@ class TuiModel:
         self._play(row[self.cursor])
 
     def space(self) -> None:
-        if self.screen != "table" or self.choices():
+        """Mark the pointed card to lay after the ones marked before it (or unmark it): only
+        a card that can be laid now, or that can follow the last one marked in one turn."""
+        if self.screen != "table" or self.choices() or self.watching:
             return
         hand = self.hand()
         if not hand:
@@ -256,12 +392,27 @@ class TuiModel:
         card = hand[self.cursor]
         if card in self.selected:
             self.selected.remove(card)
+            self.status = ""
+            return
+        spot = self.spot()
+        if spot is None or not spot.mine:
+            self.status = "mark cards on your turn"
+            return
+        if not self.selected:
+            why = why_not(card, spot)
         else:
-            self.selected.append(card)
+            why = cannot_follow(self.selected[-1], card, spot)
+        if why:
+            self.status = why
+            return
+        self.status = ""
+        self.selected.append(card)
 
     def _play(self, move: int) -> None:
         if move not in self.legal():
-            self.status = f"{move_text(move, self.look)} is not a legal move now"
+            spot = self.spot()
+            why = why_not(move, spot) if spot is not None and 0 <= move < 108 else ""
+            self.status = why or f"{move_text(move, self.look)} is not a legal move now"
             return
         self.status = ""
         self.send(self.session.move(move))
@@ -273,24 +424,39 @@ class TuiModel:
         self._special(PASS, "you cannot pass now")
 
     def call_last(self) -> None:
-        self._special(CALL_LAST, "you cannot call last card now")
+        self._special(CALL_LAST, "no last-card call is open now (it is, from two cards down)")
 
     def call_two(self) -> None:
-        self._special(CALL_TWO, "you cannot call peanuckle now")
+        self._special(CALL_TWO, "no peanuckle call is open now")
 
     def _special(self, move: int, refusal: str) -> None:
-        if self.screen != "table":
+        if self.screen != "table" or self.watching:
             return
-        if move in self.legal():
+        if not self.session.my_turn():
+            self.status = "wait for your turn"
+        elif move in self.legal():
             self._play(move)
         else:
-            self.status = refusal
+            self.status = refusal + self._instead()
+
+    def _instead(self) -> str:
+        """What the player may do instead of a refused draw, pass or call."""
+        legal = self.legal()
+        cards = [m for m in legal if m in self.hand()]
+        ways = []
+        if cards:
+            ways.append("lay a card")
+        if DRAW in legal:
+            ways.append("d draws")
+        if PASS in legal:
+            ways.append("p passes")
+        return f": {', '.join(ways)}" if ways else ""
 
     def toggle_ready(self, value: bool | None = None) -> None:
         s = self.session
         lobby = s.lobby
         if lobby is None or s.seat is None:
-            self.status = "take a seat first"
+            self.status = "you have no seat: you are watching" if s.spectate else "wait for a seat"
             return
         ready = (not lobby.seats[s.seat].ready) if value is None else value
         self.send(p.Ready(ready=ready))
@@ -309,13 +475,20 @@ class TuiModel:
         if name == "start":
             self.toggle_ready(True)
 
+    def open(self, overlay: str) -> None:
+        self.overlay = overlay
+        self.scroll = 0
+
+    def scroll_by(self, lines: int) -> None:
+        self.scroll = max(0, self.scroll + lines)
+
 
 def _comings_and_goings(
     before: Sequence[p.LobbySeat], after: Sequence[p.LobbySeat], me: bytes
 ) -> list[str]:
-    """What the other players did between two lobby states, a line each: took a seat, went
-    away (their connection dropped), came back, left. Bots coming and going are the host's
-    business, and shown in the seat list."""
+    """What the other players did between two lobby states, a line each: took a seat (a bot's,
+    a person's first), went away (their connection dropped), came back, left. Bots coming and
+    going are the host's business, and shown in the seat list."""
     lines = []
     for i, (old, new) in enumerate(zip(before, after, strict=False)):
         if new.key == me and new.key:
@@ -325,7 +498,8 @@ def _comings_and_goings(
         if was and (not now or old.key != new.key):
             lines.append(f"{old.name} left")
         if now and (not was or old.key != new.key):
-            lines.append(f"{new.name} takes seat {i + 1}")
+            took = f"{old.name}'s seat (seat {i + 1})" if old.bot else f"seat {i + 1}"
+            lines.append(f"{new.name} takes {took}")
         elif now and old.connected and not new.connected:
             lines.append(f"{new.name} is away")
         elif now and not old.connected and new.connected:

@@ -1,30 +1,43 @@
-"""What the terminal client draws: cards, seats, the table, the lobby, as styled text.
+"""What the terminal client draws, as styled text: cards, seats, narration, and the helpers that
+fit text to a width without cutting a word.
 
 Every function here takes plain values (a :class:`~lanswitch.game.View`, the lobby message, the
-client's options) and returns prompt_toolkit *formatted text* — a list of ``(style, text)``
-pairs — so the screens can be tested as text, without a terminal. Style classes are lowercase
-(prompt_toolkit lowercases them; ``suit.S`` would not match).
+client's :class:`Look`) and returns prompt_toolkit *formatted text* — a list of ``(style,
+text)`` pairs — so the screens can be tested as text, without a terminal. Style classes are
+lowercase (prompt_toolkit lowercases them; ``suit.S`` would not match).
+
+``--ascii`` means pure ASCII: every glyph the screens use beyond suits (separators, arrows,
+rules, the turn marker, the ellipsis) comes from :class:`Glyphs`, so one switch covers them.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.utils import get_cwidth
 
 from ..cards import JOKER_BASE, MAX_CARD, SUIT_LETTERS, SUIT_SYMBOLS, format_card
-from ..game import CALL_LAST, MIMIC_BASE, SUIT_BASE, Phase, View, format_move
+from ..game import CALL_LAST, CALL_TWO, DRAW, MIMIC_BASE, PASS, SUIT_BASE, View, format_move
+from ..narrate import Cards, Line, SuitName
 from ..protocol import LobbyState
 
 __all__ = [
+    "Glyphs",
     "Look",
     "StyledText",
     "card_style",
     "card_text",
+    "clip",
+    "fit_parts",
+    "line_text",
     "move_text",
-    "seat_line",
+    "seat_cells",
     "suit_text",
+    "width",
+    "wrap",
 ]
 
 StyledText = StyleAndTextTuples
@@ -33,13 +46,37 @@ SUIT_CLASSES = ("clubs", "diamonds", "hearts", "spades")
 
 
 @dataclass(frozen=True, slots=True)
+class Glyphs:
+    """The characters the screens draw with besides text: UTF-8, or ASCII (``--ascii``)."""
+
+    sep: str = " · "
+    arrows: str = "←/→"
+    updown: str = "↑/↓"
+    rule: str = "─"
+    turn: str = "▶"
+    more: str = "…"
+    dash: str = "—"
+
+
+UNICODE = Glyphs()
+ASCII = Glyphs(
+    sep=" | ", arrows="<-/->", updown="up/down", rule="-", turn=">", more="...", dash="-"
+)
+
+
+@dataclass(frozen=True, slots=True)
 class Look:
-    """How cards are drawn: ``ascii`` (letters for suits: no UTF-8 needed), ``four_colour``
-    (each suit its own colour, not red/black only), ``colour`` (off with ``NO_COLOR``)."""
+    """How cards are drawn: ``ascii`` (letters for suits and ASCII glyphs: no UTF-8 needed),
+    ``four_colour`` (each suit its own colour, not red/black only), ``colour`` (off with
+    ``NO_COLOR``)."""
 
     ascii: bool = False
     four_colour: bool = False
     colour: bool = True
+
+    @property
+    def g(self) -> Glyphs:
+        return ASCII if self.ascii else UNICODE
 
 
 def suit_text(suit: int, look: Look) -> str:
@@ -50,6 +87,8 @@ def card_text(card: int, look: Look) -> str:
     """``10♥`` (or ``10H`` in ASCII), ``JK`` for a joker (narrow enough for a hand row)."""
     if card >= JOKER_BASE:
         return "JK"
+    if card < 0:
+        return "?"
     return format_card(card, symbols=not look.ascii)
 
 
@@ -57,6 +96,8 @@ def card_style(card: int, look: Look) -> str:
     """The style class of a card: its suit (the stylesheet colours them), or ``joker``."""
     if card >= JOKER_BASE:
         return "class:joker"
+    if card < 0:
+        return "class:dim"
     suit = SUIT_CLASSES[(card % 52) // 13]
     return f"class:{suit}" + (" class:four" if look.four_colour else "")
 
@@ -70,51 +111,189 @@ def move_text(move: int, look: Look) -> str:
         return f"name {suit_text(move - SUIT_BASE, look)}"
     if move == CALL_LAST:
         return "call last card"
+    if move == CALL_TWO:
+        return "call peanuckle"
+    if move == DRAW:
+        return "draw"
+    if move == PASS:
+        return "pass"
     if MIMIC_BASE <= move < MIMIC_BASE + 52:
         return f"as {card_text(move - MIMIC_BASE, look)}"
     return format_move(move)
 
 
-def seat_line(
-    view: View, lobby: LobbyState | None, seat: int, look: Look, me: int | None
-) -> StyledText:
-    """One player in the seats row: a turn marker, the name, the card count, what they owe."""
-    name = lobby.seats[seat].name if lobby is not None and seat < len(lobby.seats) else ""
-    name = name or f"seat {seat + 1}"
-    turn = view.turn == seat
-    marker = ("> " if look.ascii else "▶ ") if turn else "  "
-    style = "class:turn" if turn else ("class:me" if seat == me else "")
-    out: StyledText = [(style, marker + name[:14])]
-    if not view.active[seat]:
-        out.append(("class:dim", " out"))
-        return out
-    if seat in view.finished:
-        out.append(("class:good", f" done #{view.finished.index(seat) + 1}"))
-        return out
-    out.append(("", f" {view.counts[seat]} card{'s' if view.counts[seat] != 1 else ''}"))
-    if seat < len(view.declared) and view.declared[seat]:
-        out.append(("class:warn", " LAST"))
-    if seat < len(view.missed) and view.missed[seat]:
-        out.append(("class:dim", f" misses {view.missed[seat]}"))
-    if lobby is not None and seat < len(lobby.seats) and not lobby.seats[seat].connected:
-        out.append(("class:warn", " away"))
+def line_text(line: Line, look: Look, base: str = "") -> StyledText:
+    """A narrated :class:`~lanswitch.narrate.Line` as styled text: cards in their suits'
+    colours, ``base`` the style of the words."""
+    out: StyledText = []
+    for part in line.parts:
+        if isinstance(part, Cards):
+            for i, c in enumerate(part.ids):
+                if i:
+                    out.append((base, " "))
+                out.append((card_style(c, look), card_text(c, look)))
+        elif isinstance(part, SuitName):
+            out.append((card_style(13 * part.suit, look), suit_text(part.suit, look)))
+        else:
+            out.append((base, part))
     return out
 
 
-def pending_text(view: View, names: Sequence[str]) -> str:
-    """The pick-up or skip hanging over the next player, in words."""
-    if not view.pending_kind:
-        return ""
-    who = names[view.pending_target] if 0 <= view.pending_target < len(names) else "the next player"
-    if view.pending_kind == "pickup":
-        return f"{who} must pick up {view.pending_amount} (or answer it)"
-    return f"{who} misses {view.pending_amount} turn{'s' if view.pending_amount != 1 else ''}"
+# ---------------------------------------------------------------------------------------------
+# Fitting text to a width
 
 
-PHASE_HINTS = {
-    Phase.PLAY: "your turn: play a card or draw",
-    Phase.FOLLOW: "you may lay more, call, or pass",
-    Phase.NAME_SUIT: "name a suit",
-    Phase.NAME_CARD: "name the card your joker stands for",
-    Phase.AFTER_DRAW: "play the card you drew, or pass",
-}
+def width(fragments: StyledText) -> int:
+    """Columns ``fragments`` take on a terminal (as prompt_toolkit will draw them)."""
+    return sum(get_cwidth(f[1]) for f in fragments)
+
+
+_TOKENS = re.compile(r"\s+|\S+")
+
+
+def _words(fragments: StyledText) -> list[tuple[StyledText, bool]]:
+    """``fragments`` as a list of (pieces, is_space): a word may span several styles."""
+    out: list[tuple[StyledText, bool]] = []
+    for frag in fragments:
+        style, text = frag[0], frag[1]
+        for token in _TOKENS.findall(text):
+            space = token[0].isspace()
+            if out and out[-1][1] == space and not space:
+                out[-1][0].append((style, token))
+            else:
+                out.append(([(style, token)], space))
+    return out
+
+
+def _cut(pieces: StyledText, room: int) -> tuple[StyledText, StyledText]:
+    """``pieces`` split after ``room`` columns (a word too long for any line)."""
+    head: StyledText = []
+    tail: StyledText = []
+    used = 0
+    for frag in pieces:
+        style, text = frag[0], frag[1]
+        for ch in text:
+            w = get_cwidth(ch)
+            if used + w <= room and not tail:
+                head.append((style, ch))
+                used += w
+            else:
+                tail.append((style, ch))
+    return head, tail
+
+
+def wrap(fragments: StyledText, cols: int, indent: int = 0) -> list[StyledText]:
+    """``fragments`` as lines of at most ``cols`` columns, broken between words (a single
+    word longer than a line is the only thing ever cut); continuation lines start with
+    ``indent`` spaces. Newlines in the text start new lines; a line's leading spaces stay."""
+    cols = max(1, cols)
+    indent = min(indent, cols // 2)
+    lines: list[StyledText] = []
+
+    def fresh() -> StyledText:
+        return [("", " " * indent)] if indent else []
+
+    for para in _split_lines(fragments):
+        line: StyledText = []
+        used = 0
+        space: StyledText = []
+        for pieces, is_space in _words(para):
+            if is_space:
+                if line:
+                    space = pieces
+                else:  # leading spaces: an indentation the text asks for
+                    line, used = list(pieces), min(width(pieces), cols - 1)
+                continue
+            w, gap = width(pieces), width(space)
+            if used + gap + w > cols and any(f[1].strip() for f in line):
+                lines.append(line)
+                line, used, space, gap = fresh(), indent, [], 0
+            for _ in range(w + 1):  # a word longer than a line: cut where it must be
+                if used + gap + w <= cols:
+                    break
+                head, pieces = _cut(pieces, max(1, cols - used - gap))
+                lines.append(line + space + head)
+                line, used, space, gap = fresh(), indent, [], 0
+                w = width(pieces)
+            line += space + pieces
+            used += gap + w
+            space = []
+        lines.append(line)
+    return lines
+
+
+def _split_lines(fragments: StyledText) -> list[StyledText]:
+    out: list[StyledText] = [[]]
+    for frag in fragments:
+        style, text = frag[0], frag[1]
+        parts = text.split("\n")
+        for i, part in enumerate(parts):
+            if i:
+                out.append([])
+            if part:
+                out[-1].append((style, part))
+    return out
+
+
+def clip(fragments: StyledText, cols: int, more: str = "…") -> StyledText:
+    """``fragments`` cut to ``cols`` columns at a word boundary, ending in ``more`` if cut."""
+    if width(fragments) <= cols:
+        return fragments
+    room = max(0, cols - get_cwidth(more))
+    first = wrap(fragments, room)[0] if room else []
+    return [*first, ("class:dim", more)]
+
+
+def fit_parts(parts: Sequence[tuple[int, StyledText]], cols: int, sep: StyledText) -> StyledText:
+    """As many of ``parts`` as fit in ``cols`` columns, joined by ``sep``: each part has a
+    rank (lower is more important) and those that do not fit are dropped, least important
+    first; the order shown is the order given."""
+    keep = list(range(len(parts)))
+    for _ in range(len(parts)):
+        total = sum(width(parts[i][1]) for i in keep) + width(sep) * max(0, len(keep) - 1)
+        if total <= cols or len(keep) <= 1:
+            break
+        worst = max(keep, key=lambda i: (parts[i][0], i))
+        keep.remove(worst)
+    out: StyledText = []
+    for n, i in enumerate(keep):
+        if n:
+            out += sep
+        out += parts[i][1]
+    return clip(out, cols)
+
+
+# ---------------------------------------------------------------------------------------------
+# Seats
+
+
+def seat_cells(
+    view: View, lobby: LobbyState | None, look: Look, me: int | None, names: Sequence[str]
+) -> list[StyledText]:
+    """Every player as one cell: a turn marker, the name, the cards held, what they owe. The
+    cells of one table have the same width (names padded), so a grid of them lines up."""
+    longest = max((len(n) for n in names), default=4)
+    name_w = min(max(longest, 4), 14)
+    cells = []
+    for seat in range(len(view.counts)):
+        name = names[seat] if seat < len(names) else f"seat {seat + 1}"
+        turn = view.turn == seat
+        marker = (look.g.turn + " ") if turn else "  "
+        style = "class:turn" if turn else ("class:me" if seat == me else "")
+        shown = name if len(name) <= name_w else name[: name_w - 1] + look.g.more[0]
+        cell: StyledText = [(style, marker + shown.ljust(name_w))]
+        if not view.active[seat]:
+            cell.append(("class:dim", "      out" if seat not in view.finished else ""))
+        if seat in view.finished:
+            cell.append(("class:good", f" done #{view.finished.index(seat) + 1}"))
+        elif view.active[seat]:
+            n = view.counts[seat]
+            cell.append(("", f" {n:>2} card{'s' if n != 1 else ' '}"))
+            if seat < len(view.declared) and view.declared[seat]:
+                cell.append(("class:warn", " LAST"))
+            if seat < len(view.missed) and view.missed[seat]:
+                cell.append(("class:dim", f" misses {view.missed[seat]}"))
+            if lobby is not None and seat < len(lobby.seats) and not lobby.seats[seat].connected:
+                cell.append(("class:warn", " away"))
+        cells.append(cell)
+    return cells

@@ -11,78 +11,70 @@ through the :class:`~lanswitch.client.Client`) unless ``--no-history`` is given.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import os
+import signal
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
 
-from ..client import Client, JoinError, Target
-from ..discovery import TableAdvertiser
-from ..history import HistoryWriter
-from ..host import HostConfig
-from ..hosting import HostedTable, new_table, owner_session, resume_table, serve, settle
-from ..netcmd import close_history, default_name, history_writer
-from ..protocol import PROTOCOL_VERSION
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from .. import protocol as p
+from ..client import Client, JoinError, Target, find_target
+from ..history import close_writer, open_writer
+from ..host import Host, HostConfig
+from ..hosting import (
+    HostedTable,
+    advertiser_for,
+    follow_open_seats,
+    new_table,
+    owner_session,
+    resume_table,
+    serve,
+    settle,
+)
 from ..rules import PRESETS, RuleSet
 from ..session import Session
+from ..settings import Join, Play, Screen
 from ..table import Refused
-from ..tls import (
-    FingerprintMismatch,
-    PinChanged,
-    PinStore,
-    load_or_create_identity,
-)
+from ..tls import PinStore, load_or_create_identity
 from .app import TuiApp, colour_wanted
 from .model import HostPowers, TuiModel
 from .render import Look
 
-__all__ = ["describe_failure", "look_of", "play", "play_config", "run_client"]
+__all__ = ["host_powers", "join", "look_of", "play", "play_config", "run_client"]
 
 
-def look_of(args: argparse.Namespace) -> Look:
+def look_of(screen: Screen) -> Look:
+    """How the client draws, from the command line's settings (and ``NO_COLOR``)."""
     return Look(
-        ascii=bool(getattr(args, "ascii", False)),
-        four_colour=bool(getattr(args, "four_colour", False)),
-        colour=colour_wanted(),
+        ascii=screen.ascii, four_colour=screen.four_colour, colour=screen.colour and colour_wanted()
     )
 
 
-def describe_failure(exc: BaseException | None) -> str:
-    """Why the connection could not go on, for the screen and the exit message."""
-    if isinstance(exc, PinChanged):
-        return str(exc)
-    if isinstance(exc, FingerprintMismatch):
-        return f"{exc}. Someone may be impersonating the table; check the host's words"
-    return str(exc) or type(exc).__name__
-
-
 async def run_client(
-    session: Session,
-    target: Target,
+    client: Client,
     *,
     look: Look,
-    pins: PinStore | None,
-    accept_change: bool = False,
     powers: HostPowers | None = None,
     bell: bool = False,
     title: str = "lanswitch",
+    where: str = "",
     on_start: Callable[[TuiModel, TuiApp], None] | None = None,
-    history: HistoryWriter | None = None,
 ) -> TuiModel:
-    """Run the terminal client for ``session`` at ``target`` until the player leaves or the
-    host ends the table; returns the model (for the exit status and tests). ``history`` keeps
-    each finished hand (the caller closes it)."""
-    client: Client
-    model = TuiModel(session, send=lambda m: client.send(m), look=look, powers=powers, bell=bell)
-    tui = TuiApp(model, title=title)
-
+    """Run the terminal client for ``client`` (connected with :meth:`Client.connect`, or it
+    connects now) until the player leaves or the host ends the table; returns the model (for
+    the exit status and tests)."""
+    session = client.session
+    model = TuiModel(session, send=client.send, look=look, powers=powers, bell=bell)
+    tui = TuiApp(model, title=title, where=where)
     rung = 0
+    previous = client.on_news
 
-    def news(_: object) -> None:
+    def news(item: object) -> None:
         nonlocal rung
         tui.refresh()
         if bell and model.rings > rung:  # once per turn of ours
@@ -91,20 +83,21 @@ async def run_client(
             sys.stdout.flush()
 
     async def tick() -> None:
-        # The turn timer counts down between messages: redraw twice a second while it runs.
+        # Between messages the screen still changes: the turn timer counts down, and the
+        # seconds since the link to the host was lost count up. Redraw twice a second then.
         for _ in range(10**9):
             await asyncio.sleep(0.5)
-            if session.timer_ms and model.screen == "table":
+            if (session.timer_ms and model.screen == "table") or model.lost_since is not None:
                 tui.app.invalidate()
 
-    client = Client(
-        session, target, pins=pins, accept_change=accept_change, on_news=news, history=history
-    )
+    client.on_news = news
     net = asyncio.create_task(client.run())
 
     def net_done(task: asyncio.Task[None]) -> None:
         if not task.cancelled() and task.exception() is not None:
-            model.failure = describe_failure(task.exception())
+            exc = task.exception()
+            model.failure = str(exc) if isinstance(exc, JoinError) else repr(exc)
+            model.lost_since = None
         tui.refresh()
 
     net.add_done_callback(net_done)
@@ -112,8 +105,9 @@ async def run_client(
     if on_start is not None:
         on_start(model, tui)
     try:
-        await tui.app.run_async()
+        await tui.app.run_async(handle_sigint=_loop_takes_signals())
     finally:
+        client.on_news = previous
         ticker.cancel()
         if not net.done():
             if not session.closed:
@@ -125,68 +119,56 @@ async def run_client(
     return model
 
 
-def play_config(args: argparse.Namespace, rules: RuleSet) -> tuple[HostConfig, str]:
-    """The table ``lanswitch play`` hosts, and the player's name."""
-    name = args.name or default_name()
-    config = HostConfig(
-        name=(args.table or f"{name}'s table")[:32],
+def _loop_takes_signals() -> bool:
+    """Whether this event loop can take a signal handler (POSIX: yes; Windows: no — there
+    Ctrl-C is the key binding, or KeyboardInterrupt): prompt_toolkit's SIGINT handling needs
+    one."""
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, lambda: None)
+    except (NotImplementedError, RuntimeError, AttributeError, ValueError):
+        return False
+    loop.remove_signal_handler(signal.SIGINT)
+    return True
+
+
+def farewell(model: TuiModel, table: str) -> tuple[int, str]:
+    """The exit status and the last line, once the screen is gone."""
+    if model.failure is not None:
+        return 1, f"lanswitch: {model.failure}"
+    reason = model.session.close_reason
+    if isinstance(reason, p.Bye):
+        return 0, f"the host ended the match: {reason.reason}"
+    if isinstance(reason, p.Error):
+        return 1, f"lanswitch: the host closed the connection: {reason.code.value}: {reason.text}"
+    return 0, f'left the table "{table}"'
+
+
+def play_config(settings: Play, rules: RuleSet) -> HostConfig:
+    """The table ``lanswitch play`` hosts (the command line checked the seats and bots)."""
+    t = settings.table
+    return HostConfig(
+        name=(t.name or f"{settings.player}'s table")[:32],
         rules=rules,
-        rules_name=args.rules if args.rules in PRESETS else Path(args.rules).stem,
-        seats=max(args.seats, args.bots + 1),
-        bots=args.bots,
-        bot_delay=args.bot_delay,
-        turn_timer=args.turn_timer,
+        rules_name=t.rules if t.rules in PRESETS else Path(t.rules).stem,
+        seats=t.seats,
+        bots=t.bots,
+        bot_delay=t.bot_delay,
+        turn_timer=t.turn_timer,
     )
-    return config, name
 
 
-async def play(
-    args: argparse.Namespace,
-    data: Path,
-    rules: RuleSet,
-    out: TextIO,
-    err: TextIO | None = None,
-) -> int:
-    """``lanswitch play``: host a table and sit at it (``--resume``: the table a crashed
-    ``play`` left, with the player back in the seat)."""
-    identity = load_or_create_identity(data)
-    if args.resume:
-        table, session = _resumed_seat(data, args.table)
-    else:
-        config, name = play_config(args, rules)
-        address = args.interface or "0.0.0.0"
-        table = new_table(config, data, address=address, port=args.port)
-        # The player's session key is kept in the journal, so that after a crash the
-        # resumed table knows its own player again (by the key its resume token was given to).
-        raw = os.urandom(32)
-        if table.journal is not None:
-            table.journal.set(_OWNER, raw)
-        session = owner_session(name, raw)
-        table.host.owner_key = session.public_key
-    if args.interface:
-        table.address = args.interface
-    host = table.host
-    config = host.config
-    server = await serve(table, identity)  # OSError: the port is taken (tui.play says so)
-    advertiser = TableAdvertiser(
-        name=config.name,
-        port=server.port,
-        rules=host.rules_name,
-        seats_total=config.seats,
-        seats_free=host.free_seats(),
-        fingerprint=identity.hex,
-        version=PROTOCOL_VERSION,
-        interfaces=None if table.address == "0.0.0.0" else [table.address],
-    )
-    advertised = False
+def host_powers(host: Host, poke: Callable[[], None]) -> HostPowers:
+    """What the host's own screen may do to its table (local calls on ``host``; ``poke``
+    tells the server to run the table on), and show of it."""
     order = list(PRESETS)
 
-    def act(call: object) -> str | None:
+    def act(call: Callable[[], object]) -> str | None:
         try:
-            result = call() if callable(call) else None
+            result = call()
         except Refused as e:
             return e.refusal.value
-        server.poke()
+        poke()
         return result if isinstance(result, str) else None
 
     def add_bot() -> str | None:
@@ -199,7 +181,7 @@ async def play(
         bots = [s.index for s in host.table.seats if s.kind == "bot"]
         if not bots:
             return "no bot to remove"
-        return act(lambda: host.remove_bot(bots[-1])) or "a bot stands up"
+        return act(lambda: host.remove_bot(bots[-1])) or "a bot stands up: a seat for a friend"
 
     def next_rules() -> str | None:
         now = host.rules_name if host.rules_name in PRESETS else order[-1]
@@ -213,45 +195,82 @@ async def play(
             add_bot()
         return "starting: every seat is filled"
 
-    powers = HostPowers(add_bot, remove_bot, next_rules, start)
+    def arrivals(n: int) -> tuple[list[str], int]:
+        # The host's log says who arrived to watch and who waits for a seat; the lobby
+        # (every client's) says who takes a seat, goes away, comes back and leaves.
+        lines, count = host.log_since(n)
+        return [x for x in lines if x.endswith(" joined to watch") or " waits " in x], count
+
+    def waiting() -> list[str]:
+        # Who waits for a seat, and, between hands, the key that seats them now: x stands a
+        # bot up, and the free seat goes to the first who waits.
+        seated = (host.table.seating_line(c) for c in host.table.clients.values())
+        lines = [line for line in seated if line is not None and " waits " in line]
+        bots = any(s.kind == "bot" for s in host.table.seats)
+        if bots and not host.table.in_play:
+            lines = [f"{line} (x stands a bot up for them now)" for line in lines]
+        return lines
+
+    return HostPowers(add_bot, remove_bot, next_rules, start, arrivals, waiting)
+
+
+async def play(settings: Play, rules: RuleSet) -> tuple[int, str]:
+    """``lanswitch play``: host a table and sit at it (``--resume``: the table a crashed
+    ``play`` left, with the player back in the seat). The exit status and the last line."""
+    data = settings.table.data
+    identity = load_or_create_identity(data)
+    if settings.table.resume:
+        table, session = _resumed_seat(data, settings.table.name or None, settings.player)
+    else:
+        config = play_config(settings, rules)
+        address = settings.table.interface or "0.0.0.0"
+        table = new_table(config, data, address=address, port=settings.table.port)
+        # The player's session key is kept in the journal, so that after a crash the
+        # resumed table knows its own player again (by the key its resume token was given to).
+        raw = os.urandom(32)
+        if table.journal is not None:
+            table.journal.set(_OWNER, raw)
+        session = owner_session(settings.player, raw)
+        table.host.owner_key = session.public_key
+    if settings.table.interface:
+        table.address = settings.table.interface
+    host = table.host
+    config = host.config
+    server = await serve(table, identity)  # OSError: the port is taken (tui.play says so)
+    advertiser = advertiser_for(table, server.port, identity)
     bound = "" if table.address == "0.0.0.0" else table.address
     here = bound or "127.0.0.1"  # our own client connects over loopback
     shown = bound or next(iter(advertiser.addresses), here)  # where friends join
     target = Target(config.name, (here,), server.port, identity.fingerprint, "self")
-    free = host.free_seats()
 
     async def keep_advertised() -> None:
         # In the background: zeroconf probes for a second or so before it answers, and the
         # player should not wait for that to see the table. Friends can always join by
         # address if multicast DNS cannot start.
-        nonlocal free, advertised
         try:
             await advertiser.start()
         except Exception:
             return
-        advertised = True
+        free = host.table.open_seats()
         for _ in range(10**9):
             await asyncio.sleep(0.5)
-            if advertised and host.free_seats() != free:
-                free = host.free_seats()
-                with contextlib.suppress(Exception):
-                    await advertiser.update(seats_free=free)
+            free = await follow_open_seats(advertiser, table, free)
 
     keeper = asyncio.create_task(keep_advertised())
-    history = history_writer(args, data)
+    history = open_writer(data, keep=settings.history)
+    said = None
     try:
+        client = Client(session, target, pins=None, history=history)
         model = await run_client(
-            session,
-            target,
-            look=look_of(args),
-            pins=None,
-            powers=powers,
-            bell=args.bell,
-            title=f"lanswitch · hosting on {shown}:{server.port}",
-            history=history,
+            client,
+            look=look_of(settings.screen),
+            powers=host_powers(host, server.poke),
+            bell=settings.screen.bell,
+            title="lanswitch",
+            where=f"{shown}:{server.port}",
         )
     finally:
-        close_history(history, err or sys.stderr)
+        said = close_writer(history)
         keeper.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await keeper
@@ -259,16 +278,63 @@ async def play(
             await advertiser.close()
         await server.close()
         settle(table)
-    del model
-    out.write(f"table {config.name!r} closed\n")
-    return 0
+    code = 1 if model.failure is not None else 0
+    last = f"lanswitch: {model.failure}" if model.failure else f'table "{config.name}" closed'
+    return code, "\n".join(x for x in (said, last) if x)
+
+
+async def join(settings: Join, screen: Screen) -> tuple[int, str]:
+    """``lanswitch join`` in the terminal client: the table named (or the one picked in the
+    browser), connected to *before* the screen starts, so a table that cannot be reached is
+    one plain line. The exit status and the last line."""
+    from .browser import browse
+
+    look = look_of(screen)
+    spectate = settings.spectate
+    try:
+        if settings.table or settings.address:
+            target = await find_target(settings)
+        else:
+            choice = await browse(look=look, interfaces=settings.interfaces, name=settings.name)
+            if choice is None:
+                return 0, ""
+            target, spectate = choice.target, spectate or choice.spectate
+        session = Session(
+            settings.name,
+            key=Ed25519PrivateKey.generate(),
+            entropy=os.urandom,
+            spectate=spectate,
+            password=settings.password,
+            clock=time.monotonic,
+        )
+        history = open_writer(settings.data, keep=settings.history)
+        client = Client(
+            session,
+            target,
+            pins=PinStore.in_dir(settings.data),
+            accept_change=settings.accept_new_fingerprint,
+            history=history,
+        )
+        try:
+            await client.connect()
+        except BaseException:
+            close_writer(history)
+            raise
+    except JoinError as e:
+        return 1, f"lanswitch: {e}"
+    try:
+        model = await run_client(client, look=look, bell=screen.bell, title="lanswitch")
+    finally:
+        said = close_writer(history)
+    code, last = farewell(model, session.table or target.label)
+    return code, "\n".join(x for x in (said, last) if x)
 
 
 _OWNER = "owner_seed"
 """The journal's key for the playing host's session key (32 bytes: an Ed25519 seed)."""
 
 
-def _resumed_seat(data: Path, name: str | None) -> tuple[HostedTable, Session]:
+def _resumed_seat(data: Path, name: str | None, player: str) -> tuple[HostedTable, Session]:
     """The table a crashed ``play`` left, and a session that resumes its player's seat."""
     table = resume_table(data, name)
     host = table.host
@@ -280,7 +346,7 @@ def _resumed_seat(data: Path, name: str | None) -> tuple[HostedTable, Session]:
         # Hosted by lanswitch host, or its player had left: they sit down as someone new.
         raw = os.urandom(32)
         table.journal.set(_OWNER, raw)
-        session = owner_session(default_name(), raw)
+        session = owner_session(player, raw)
         host.owner_key = session.public_key
         return table, session
     session = owner_session(entry.name, raw)

@@ -1,0 +1,119 @@
+"""The one table of keys: it feeds both the key bindings (``app.py``) and the hint bar at the
+foot of every screen (``layout.py``), so the hints can never disagree with the keys.
+
+Each :class:`Key` says where it works (``screens``), what it does (``action``), its hint, and
+when the hint is worth showing (``when``: ``d draw`` only while a draw is legal, ``l last``
+only while the call is open). When the bar is too narrow for every hint, those of the highest
+``rank`` go first; ``q leave`` and ``? help`` are rank 0 and always stay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..game import CALL_LAST, CALL_TWO, DRAW, PASS
+from .model import TuiModel
+
+__all__ = ["KEYS", "Key", "hints"]
+
+
+def _always(model: TuiModel) -> bool:
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """One key binding: the keys, the hint shown for it (``{arrows}`` is drawn as the look's
+    arrows), the screens where it works, what it does, when its hint shows, its rank."""
+
+    keys: tuple[str, ...]
+    hint: str
+    screens: frozenset[str]
+    action: Callable[[TuiModel], None]
+    when: Callable[[TuiModel], bool] = _always
+    rank: int = 3
+    shown: bool = True
+    label: Callable[[TuiModel], str] | None = None  # the hint, where it depends on the moment
+
+
+_TABLE = frozenset({"table"})
+_LOBBY = frozenset({"lobby"})
+_ALL = frozenset({"table", "lobby", "over", "connecting", "closed"})
+
+
+def _playing(model: TuiModel) -> bool:
+    return not model.watching
+
+
+def _legal(move: int) -> Callable[[TuiModel], bool]:
+    return lambda model: move in model.legal()
+
+
+def _my_turn(model: TuiModel) -> bool:
+    return model.session.my_turn()
+
+
+def _seated(model: TuiModel) -> bool:
+    return model.session.seat is not None
+
+
+def _host(model: TuiModel) -> bool:
+    return model.powers is not None
+
+
+def _layable(model: TuiModel) -> bool:
+    legal = model.legal()
+    return any(c in legal for c in model.hand())
+
+
+def _can_mark(model: TuiModel) -> bool:
+    return _layable(model) and not model.choices() and len(model.hand()) > 1
+
+
+def _enter_hint(model: TuiModel) -> bool:
+    return bool(model.choices()) or _layable(model)
+
+
+KEYS: tuple[Key, ...] = (
+    Key(("left",), "{arrows} move", _TABLE, TuiModel.left, _playing, rank=2),
+    Key(("right",), "", _TABLE, TuiModel.right, shown=False),
+    Key(
+        ("enter",),
+        "Enter lay",
+        _TABLE,
+        TuiModel.enter,
+        _enter_hint,
+        rank=0,
+        label=lambda m: "Enter choose" if m.choices() else "Enter lay",
+    ),
+    Key(("enter",), "Enter next hand", frozenset({"over"}), TuiModel.enter, _seated, rank=0),
+    Key(("enter",), "Enter ready", _LOBBY, TuiModel.enter, shown=False),
+    Key(("space",), "Space mark", _TABLE, TuiModel.space, _can_mark, rank=4),
+    Key(("d",), "d draw", _TABLE, TuiModel.draw, _legal(DRAW), rank=1),
+    Key(("p",), "p pass", _TABLE, TuiModel.pass_turn, _legal(PASS), rank=1),
+    Key(("l",), "l last card", _TABLE, TuiModel.call_last, _legal(CALL_LAST), rank=1),
+    Key(("n",), "n peanuckle", _TABLE, TuiModel.call_two, _legal(CALL_TWO), rank=1),
+    Key(("r",), "r ready", _LOBBY, lambda m: m.toggle_ready(), _seated, rank=0),
+    Key(("b",), "b/x bot +/-", _LOBBY, lambda m: m.host_power("add_bot"), _host, rank=3),
+    Key(("x",), "", _LOBBY, lambda m: m.host_power("remove_bot"), _host, shown=False),
+    Key(("g",), "g rules", _LOBBY, lambda m: m.host_power("next_rules"), _host, rank=3),
+    Key(("s",), "s start", _LOBBY, lambda m: m.host_power("start"), _host, rank=2),
+    Key(("c",), "c chat", _ALL - {"closed", "connecting"}, lambda m: m.open("chat"), rank=4),
+    Key(("v",), "v verdict", frozenset({"over"}), lambda m: m.open("details"), rank=2),
+    Key(("?",), "? help", _ALL, lambda m: m.open("help"), rank=0),
+    Key(("q",), "q leave", _ALL - {"closed"}, lambda m: m.open("quit"), rank=0),
+)
+
+
+def hints(model: TuiModel) -> list[tuple[int, str]]:
+    """The hints to show on the model's screen now, in table order, each with its rank."""
+    screen = model.screen
+    out = []
+    for key in KEYS:
+        if key.shown and key.hint and screen in key.screens and key.when(model):
+            hint = key.label(model) if key.label is not None else key.hint
+            out.append((key.rank, hint.format(arrows=model.look.g.arrows)))
+    if screen == "closed":
+        out.append((0, "Enter leave"))
+    return out

@@ -1,0 +1,544 @@
+"""Every screen of the terminal client, composed for the window's size.
+
+:func:`compose` turns the model into exactly the lines a ``cols`` × ``rows`` window shows. Each
+screen is built from fixed parts — the title, the hand, the prompt, the keys that matter — and
+parts that give way when the window is small: the log shrinks first (to nothing), then the
+seat grid (to one line, then none; the prompt still says whose turn it is), then the rules'
+description. Nothing is cut mid-word (:func:`~lanswitch.tui.render.wrap`); below
+:data:`MIN_COLS` × :data:`MIN_ROWS` the screen asks for a bigger window instead.
+
+Pure over the model: ``tests/test_tui.py`` checks every screen at several sizes as text, and
+``tests/test_tmux.py`` in a real terminal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .. import protocol as p
+from ..narrate import ending
+from ..rules import PRESETS
+from ..session import named
+from .keys import hints
+from .model import TuiModel, verdict_line
+from .prompts import prompt
+from .render import (
+    StyledText,
+    card_style,
+    card_text,
+    clip,
+    fit_parts,
+    move_text,
+    seat_cells,
+    suit_text,
+    width,
+    wrap,
+)
+
+__all__ = ["MIN_COLS", "MIN_ROWS", "compose", "help_lines"]
+
+MIN_COLS = 40
+MIN_ROWS = 10
+"""The smallest window every screen fits: the hand, the prompt and the keys that matter."""
+
+
+def compose(
+    model: TuiModel, cols: int, rows: int, *, title: str = "lanswitch", where: str = ""
+) -> list[StyledText]:
+    """The lines of the screen (at most ``rows``, none wider than ``cols``)."""
+    if cols < MIN_COLS or rows < MIN_ROWS:
+        return _too_small(cols, rows)
+    footer = _footer(model, cols)
+    if model.overlay in ("help", "details"):
+        return _pager(model, cols, rows)
+    header = [_header(model, cols, title, where)]
+    room = rows - 2
+    screen = model.screen
+    if screen == "table":
+        body = _table(model, cols, room)
+    elif screen == "over":
+        body = _over(model, cols, room)
+    elif screen == "lobby":
+        body = _lobby(model, cols, room, where)
+    elif screen == "closed":
+        body = _closed(model, cols, room)
+    else:
+        body = [[], [("", "  Connecting to the table…")]]
+    body = body[:room]
+    body += [[] for _ in range(room - len(body))]
+    return [*header, *body, footer]
+
+
+# ---------------------------------------------------------------------------------------------
+# Fixed parts
+
+
+def _too_small(cols: int, rows: int) -> list[StyledText]:
+    text: StyledText = [
+        ("class:warn", f"Make the window at least {MIN_COLS}x{MIN_ROWS}"),
+        ("", f" (it is {cols}x{rows})."),
+    ]
+    return wrap(text, max(cols, 1))[: max(rows, 1)]
+
+
+def _header(model: TuiModel, cols: int, title: str, where: str) -> StyledText:
+    s = model.session
+    lobby = s.lobby
+    parts: list[tuple[int, StyledText]] = [(5, [("class:title", title)])]
+    if where:
+        parts.append((6, [("class:title", f"hosting on {where}")]))
+    if lobby is not None:
+        parts.append((3, [("class:title", lobby.table)]))
+        parts.append((4, [("class:title", lobby.rules)]))
+    h = s.hand
+    if h is not None and h.over is None:
+        parts.append((1, [("class:title", f"hand {h.message.hand_no}")]))
+    elif lobby is not None and lobby.hands:
+        n = lobby.hands
+        parts.append((2, [("class:title", f"{n} hand{'s' if n != 1 else ''} played")]))
+    left = model.seconds_left()
+    if left is not None and model.screen == "table":
+        turn = "your" if s.my_turn() else "their"
+        parts.append((0, [("class:warn", f"{turn} time: {left}s")]))
+    lost = model.lost_for()
+    if lost is not None:
+        parts.append((0, [("class:bad", f"host lost, reconnecting{model.look.g.more} ({lost} s)")]))
+    sep: StyledText = [("class:title", model.look.g.sep)]
+    line = fit_parts(parts, cols, sep)
+    return [*line, ("class:title", " " * max(0, cols - width(line)))]
+
+
+def _footer(model: TuiModel, cols: int) -> StyledText:
+    if model.overlay == "quit":
+        return [("class:warn", clip([("", " Leave the table? y / n ")], cols)[0][1])]
+    if model.overlay in ("help", "details"):
+        items = [(0, f"{model.look.g.updown} scroll"), (0, "Esc close")]
+    elif model.overlay == "chat":
+        items = [(0, "Enter send"), (0, "Esc close")]
+    else:
+        items = hints(model)
+    sep = model.look.g.sep
+    parts: list[tuple[int, StyledText]] = [(rank, [("class:hint", text)]) for rank, text in items]
+    line = fit_parts(parts, cols - 2, [("class:hint", sep)])
+    return [("class:hint", " "), *line, ("class:hint", " " * max(1, cols - 1 - width(line)))]
+
+
+def _log_lines(model: TuiModel, cols: int, room: int) -> list[StyledText]:
+    """The newest lines of the log that fit in ``room`` rows (long lines wrap)."""
+    if room <= 0:
+        return []
+    out: list[StyledText] = []
+    for entry in reversed(model.log):
+        rows = wrap([("", "  "), *entry.text], cols, indent=4)
+        out[:0] = rows
+        if len(out) >= room:
+            break
+    return out[-room:]
+
+
+def _squeeze(
+    top: list[StyledText],
+    seats: Sequence[list[StyledText]],
+    bottom: list[StyledText],
+    model: TuiModel,
+    cols: int,
+    room: int,
+) -> list[StyledText]:
+    """``top`` (may lose lines from its end if it must), the first of the ``seats`` forms that
+    fits (the grid, one line, none), the log in what is left, then ``bottom`` (never cut)."""
+    room_above = room - len(bottom)
+    chosen: list[StyledText] = []
+    for form in seats:
+        if len(top) + len(form) <= room_above:
+            chosen = list(form)
+            break
+    head = (top + chosen)[: max(0, room_above)]
+    log = _log_lines(model, cols, room_above - len(head))
+    gap: list[StyledText] = [[] for _ in range(room_above - len(head) - len(log))]
+    return [*head, *gap, *log, *bottom]  # the log's newest line just above the hand
+
+
+# ---------------------------------------------------------------------------------------------
+# The table
+
+
+def _table(model: TuiModel, cols: int, room: int) -> list[StyledText]:
+    s = model.session
+    v = s.view
+    assert v is not None
+    look = model.look
+    names = model.hand_names()
+    me = v.seat
+    cells = seat_cells(v, s.lobby, look, me, names)
+    cell_w = max(width(c) for c in cells) + 3 if cells else 1
+    per_row = max(1, min(len(cells), (cols - 2) // cell_w, 4))
+    grid: list[StyledText] = []
+    for i in range(0, len(cells), per_row):
+        line: StyledText = [("", " ")]
+        for cell in cells[i : i + per_row]:
+            line += [*cell, ("", " " * (cell_w - width(cell)))]
+        grid.append(clip(line, cols))
+    compact: StyledText = [("", " ")]
+    for seat in range(len(v.counts)):
+        mark = look.g.turn if v.turn == seat else ""
+        style = "class:turn" if v.turn == seat else ("class:me" if seat == me else "")
+        name = names[seat] if seat < len(names) else f"seat {seat + 1}"
+        if seat:
+            compact.append(("class:dim", look.g.sep))
+        compact.append((style, f"{mark}{name[:10]} {v.counts[seat]}"))
+    seats_forms = [grid, [clip(compact, cols)], []]
+
+    top: list[StyledText] = [_table_line(model, cols)]
+    bottom: list[StyledText] = []
+    if not model.watching:
+        bottom += _hand_lines(model, cols)
+    if model.watching:
+        bottom += _watching_lines(model, cols)
+    else:
+        spot = model.spot()
+        assert spot is not None
+        asked = wrap([("", "  "), *prompt(spot)], cols, indent=4)
+        bottom += asked[:2] if len(asked) <= 2 else [*asked[:1], clip(asked[1] + asked[2], cols)]
+    reason = model.status or model.pointed_reason()
+    if reason:
+        bottom.append(clip([("class:warn", f"  {reason}")], cols))
+    return _squeeze(top, seats_forms, bottom, model, cols, room)
+
+
+def _table_line(model: TuiModel, cols: int) -> StyledText:
+    """The top card, the named suit, the stock, the pile and the direction, as fits."""
+    v = model.session.view
+    assert v is not None
+    look = model.look
+    top: StyledText = [("", " top ")]
+    if v.top >= 0:
+        shown = v.top_face if v.top_face >= 0 else v.top
+        top.append((card_style(shown, look) + " class:legal", f"[{card_text(v.top, look)}]"))
+        if v.top_face >= 0 and v.top_face != v.top:
+            top.append(("class:dim", f" as {card_text(v.top_face, look)}"))
+    parts: list[tuple[int, StyledText]] = [(0, top)]
+    if v.named_suit >= 0:
+        parts.append(
+            (
+                0,
+                [
+                    ("", "suit "),
+                    (card_style(13 * v.named_suit, look), suit_text(v.named_suit, look)),
+                ],
+            )
+        )
+    if v.free:
+        parts.append((1, [("class:dim", "any card")]))
+    parts.append((2, [("class:dim", f"stock {v.stock}")]))
+    parts.append((4, [("class:dim", f"pile {v.discard}")]))
+    way = "clockwise" if v.direction >= 0 else "anticlockwise"
+    parts.append((3, [("class:dim", way)]))
+    return fit_parts(parts, cols, [("class:dim", look.g.sep)])
+
+
+def _hand_lines(model: TuiModel, cols: int) -> list[StyledText]:
+    """The hand (or the choices a card asks for), wrapped: never cut, whatever the width."""
+    s = model.session
+    v = s.view
+    assert v is not None
+    look = model.look
+    legal = model.legal()
+    choices = model.choices()
+    out: StyledText = []
+    if choices:
+        out.append(("class:turn", "  choose: "))
+        for i, m in enumerate(choices):
+            style = "class:cursor" if i == model.cursor else "class:legal"
+            out += [(style, f" {move_text(m, look)} "), ("", " ")]
+        return wrap(out, cols, indent=4)
+    out.append(("", "  hand: "))
+    mine = s.my_turn()
+    for i, c in enumerate(v.hand):
+        style = card_style(c, look)
+        style += " class:legal" if c in legal else (" class:illegal" if legal else "")
+        if i == model.cursor and mine:
+            style += " class:cursor"
+        if c in model.selected:
+            style += " class:selected"
+        mark = str(model.selected.index(c) + 1) if c in model.selected else " "
+        out += [("class:dim", mark), (style, card_text(c, look)), ("", " ")]
+    if not v.hand:
+        out.append(("class:dim", "(no cards)"))
+    return wrap(out, cols, indent=8)
+
+
+def _watching_lines(model: TuiModel, cols: int) -> list[StyledText]:
+    """A spectator's, or a waiting player's, line in place of the hand and the prompt."""
+    spot = model.spot()
+    turn = prompt(spot) if spot is not None else []
+    sep = model.look.g.sep
+    return wrap([("class:dim", f"  {_seatless(model)}{sep}"), *turn], cols, indent=4)[:2]
+
+
+def _seatless(model: TuiModel) -> str:
+    """Why this client has no seat, and when it gets one."""
+    s = model.session
+    if s.spectate:
+        return "you are watching"
+    lobby = s.lobby
+    bots = [st.name for st in lobby.seats if st.bot] if lobby is not None else []
+    playing = lobby is not None and lobby.playing
+    if bots and playing:
+        return f"you wait for a seat: {bots[-1]}'s, when this hand ends"
+    if bots:
+        return f"you wait for a seat: {bots[-1]}'s, once a player who is away gives theirs up"
+    return "you wait for a seat: every seat has a player"
+
+
+# ---------------------------------------------------------------------------------------------
+# The end of a hand
+
+
+def _ended(model: TuiModel) -> tuple[int, p.HandOver, list[str], int | None]:
+    """The hand that is over: its number, how it ended, the seats' names, this seat."""
+    s = model.session
+    h = s.hand
+    assert h is not None
+    assert h.over is not None
+    me = s.view.seat if s.view is not None else None
+    return h.message.hand_no, h.over, model.hand_names(), me
+
+
+def _over(model: TuiModel, cols: int, room: int) -> list[StyledText]:
+    s = model.session
+    hand_no, over, names, me = _ended(model)
+    told = ending(over.reason, names, over.placings, me=me)
+    top: list[StyledText] = wrap([("class:title", f"  Hand {hand_no} is over: {told}")], cols)
+    top.append([])
+    top += _placings(model, cols)
+    record = s.history[-1] if s.history and s.history[-1].hand_no == hand_no else None
+    top.append([])
+    if record is None:
+        top.append([("class:dim", "  checking the deal…")])
+    else:
+        fair = record.verdict is not None and record.verdict.fair
+        line = verdict_line(record).split(": ", 1)[-1]
+        top += wrap([("class:good" if fair else "class:bad", f"  {line}")], cols, indent=4)[:3]
+    return _squeeze(top, [[]], [], model, cols, room)
+
+
+def _placings(model: TuiModel, cols: int) -> list[StyledText]:
+    """Place, name, cards left and (where the rules score) points, in the placings' order —
+    the order of fewest cards left (then points), so the columns agree with it."""
+    s = model.session
+    _, over, names, me = _ended(model)
+    v = s.view
+    counts = v.counts if v is not None else ()
+    rules = s.rules
+    scoring = rules is not None and rules.scoring.mode != "none"
+    name_w = min(max((len(names[i]) for i in over.placings if i < len(names)), default=4), 20)
+    head = f"   {'':3} {'':{name_w}}  cards left" + ("  points" if scoring else "")
+    out: list[StyledText] = [[("class:dim", head)]]
+    for place, seat in enumerate(over.placings, 1):
+        name = names[seat] if seat < len(names) else f"seat {seat + 1}"
+        left = counts[seat] if seat < len(counts) else 0
+        row = f"   {place:>2}. {name[:name_w]:<{name_w}}  {left:>10}"
+        if scoring:
+            row += f"  {over.scores[seat] if seat < len(over.scores) else 0:>6}"
+        out.append(
+            clip(
+                [("class:me" if seat == me else "", row + ("  (you)" if seat == me else ""))], cols
+            )
+        )
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The lobby
+
+
+def _lobby(model: TuiModel, cols: int, room: int, where: str) -> list[StyledText]:
+    s = model.session
+    lobby = s.lobby
+    assert lobby is not None
+    rules = (
+        s.rules if s.rules is not None and s.rules.name == lobby.rules else PRESETS.get(lobby.rules)
+    )
+    top: list[StyledText] = [[("class:title", f"  Rules: {lobby.rules}")]]
+    about: list[StyledText] = []
+    if rules is not None and rules.description:
+        about = wrap([("class:dim", f"  {rules.description}")], cols, indent=2)[:3]
+    seats = _seat_rows(model, cols)
+    notes = _lobby_notes(model, cols, where)
+    # The description gives way before the seats and the notes do.
+    fixed = 1 + 1 + len(seats) + 1 + len(notes)
+    shown_about = about[: max(0, room - fixed - 2)]
+    top += shown_about
+    top += [[], *seats, [], *notes]
+    return _squeeze(top, [[]], [], model, cols, room)
+
+
+def _seat_rows(model: TuiModel, cols: int) -> list[StyledText]:
+    s = model.session
+    lobby = s.lobby
+    assert lobby is not None
+    rules = s.rules
+    scoring = rules is not None and rules.scoring.mode != "none" and bool(lobby.scores)
+    wins = _wins(model)
+    name_w = min(max((len(st.name) for st in lobby.seats), default=6), 24)
+    name_w = max(name_w, 6)
+    out: list[StyledText] = []
+    for i, seat in enumerate(lobby.seats):
+        me = i == s.seat
+        name = seat.name or "(free)"
+        state = "bot" if seat.bot else ("ready" if seat.ready else "not ready")
+        if seat.name and not seat.bot and not seat.connected:
+            state = "away"
+        if not seat.name:
+            state = ""
+        if scoring and i < len(lobby.scores):
+            tally = f"{lobby.scores[i]:>5} pts"
+        elif lobby.hands and seat.name:
+            tally = f"{wins.get(i, 0):>3} won"
+        else:
+            tally = ""
+        style = "class:me" if me else ("class:dim" if not seat.name else "")
+        text = f"   {i + 1}  {name[:name_w]:<{name_w}}  {state:<9}  {tally}".rstrip()
+        out.append(clip([(style, text + ("  (you)" if me else ""))], cols))
+    return out
+
+
+def _wins(model: TuiModel) -> dict[int, int]:
+    """Hands each seat won this match, of those this client saw (rules that keep no score)."""
+    s = model.session
+    h = s.hand
+    game = h.message.game_id if h is not None else b""
+    out: dict[int, int] = {}
+    for record in s.history:
+        if record.game_id == game and record.over.placings and record.over.reason != "void":
+            first = record.over.placings[0]
+            out[first] = out.get(first, 0) + 1
+    return out
+
+
+def _lobby_notes(model: TuiModel, cols: int, where: str) -> list[StyledText]:
+    """What to do now, who waits, how friends join: a few lines under the seats."""
+    s = model.session
+    lobby = s.lobby
+    assert lobby is not None
+    out: list[StyledText] = []
+    empty = sum(1 for st in lobby.seats if not st.name)
+
+    def say(text: str, style: str = "") -> None:
+        out.extend(wrap([(style, f"  {text}")], cols, indent=4))
+
+    last = s.history[-1] if s.history else None
+    if last is not None and model.watching and last.over.placings:
+        names = list(last.names)
+        say(
+            f"Hand {last.hand_no}: {ending(last.over.reason, names, last.over.placings)}.",
+            "class:dim",
+        )
+    if s.seat is None:
+        say(_seatless(model)[0].upper() + _seatless(model)[1:] + ".", "class:warn")
+    elif not lobby.seats[s.seat].ready:
+        say("Press r when you are ready to play.", "class:warn")
+    else:
+        say(
+            "Ready. The hand starts when every seat is filled and every player is ready.",
+            "class:good",
+        )
+    if empty:
+        more = (
+            f"{empty} seat{'s' if empty != 1 else ''} wait{'s' if empty == 1 else ''} for friends"
+        )
+        say(
+            more + ("; s starts now with bots in them." if model.powers is not None else "."),
+            "class:dim",
+        )
+    if lobby.spectators:
+        say(f"{lobby.spectators} watching.", "class:dim")
+    if model.powers is not None:
+        for line in model.powers.waiting():
+            say(line + ".", "class:warn")
+        if where:
+            say(
+                f'Friends join with: lanswitch join "{lobby.table}" (or: lanswitch join {where})',
+                "class:dim",
+            )
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Closed, help, verdict
+
+
+def _closed(model: TuiModel, cols: int, room: int) -> list[StyledText]:
+    s = model.session
+    reason = s.close_reason
+    if model.failure is not None:
+        text = f"Lost the table: {model.failure}"
+    else:
+        said = getattr(reason, "reason", "") or getattr(reason, "text", "")
+        text = f"The host ended the table: {said}" if said else "The table is closed."
+    top: list[StyledText] = [
+        [],
+        *wrap([("class:warn", f"  {text}")], cols, indent=4),
+        [],
+        [("", "  Press Enter to leave.")],
+    ]
+    return _squeeze(top, [[]], [], model, cols, room)
+
+
+def help_lines(model: TuiModel) -> list[StyledText]:
+    """Every key, what it does, and how to read the screen."""
+    from .keys import KEYS
+
+    g = model.look.g
+    seen: list[str] = []
+    for key in KEYS:
+        hint = key.hint.format(arrows=g.arrows)
+        if hint and hint not in seen:
+            seen.append(hint)
+    lines: list[StyledText] = [[("", f"  {hint}")] for hint in seen]
+    notes = (
+        f"{g.updown} scroll this, Esc closes it.",
+        "",
+        "Cards you may lay are bright; the cursor is reversed. The line under the prompt says "
+        "why the card under the cursor cannot be laid.",
+        "Space marks cards to lay one after another in this turn (the numbers show the "
+        "order) and Enter lays them; a card that cannot follow the one before is not marked, "
+        "and the line under the prompt says why.",
+        "The log tells every play, draw, pick-up and pass, who comes and goes, and the "
+        "verdict of each hand's check of the deal.",
+    )
+    lines += [[("", f"  {note}")] if note else [] for note in notes]
+    return lines
+
+
+def _details_lines(model: TuiModel) -> list[StyledText]:
+    s = model.session
+    record = s.history[-1] if s.history else None
+    if record is None or record.verdict is None:
+        return [
+            [("", "  No verdict: you watched this hand (a spectator takes no part in the deal).")]
+        ]
+    text = named(record.verdict.text(), record.names)
+    return [[("class:good" if record.verdict.fair else "class:bad", f"  {text}")]]
+
+
+def _pager(model: TuiModel, cols: int, rows: int) -> list[StyledText]:
+    """A full-screen page of text (help, the verdict) that wraps to the width and scrolls."""
+    if model.overlay == "help":
+        heading, source = "Keys", help_lines(model)
+    else:
+        s = model.session
+        n = s.history[-1].hand_no if s.history else 0
+        heading, source = f"The verdict of hand {n}", _details_lines(model)
+    body: list[StyledText] = []
+    for line in source:
+        body += wrap(line, cols, indent=4) if line else [[]]
+    room = rows - 2
+    model.scroll = max(0, min(model.scroll, len(body) - room))
+    shown = body[model.scroll : model.scroll + room]
+    more = len(body) - model.scroll - room
+    title = f" {heading}" + (f" ({more} more lines below)" if more > 0 else "")
+    header = clip([("class:title", title)], cols)
+    header.append(("class:title", " " * max(0, cols - width(header))))
+    shown += [[] for _ in range(room - len(shown))]
+    return [header, *shown, _footer(model, cols)]

@@ -1,0 +1,167 @@
+"""The one narration of the engine's events (``lanswitch/narrate.py``): every kind told, every
+player's draws and passes logged, the words each reader gets, and ``simulate --verbose``
+telling a hand with it."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from lanswitch.bots import make_bot
+from lanswitch.game import (
+    BLUNDERED,
+    CALLED_LAST,
+    CALLED_PEANUCKLE,
+    DRAW,
+    EVENT_KINDS,
+    MISSED_LAST,
+    MISSED_PEANUCKLE,
+    NO_FINISH,
+    Event,
+    Game,
+    redact,
+)
+from lanswitch.narrate import QUIET_KINDS, Cards, describe, ending, merge, predicate_words
+from lanswitch.rules import PRESETS
+from lanswitch.simulate import play_hand, verbose_printer
+from tests.stacking import c, play, sized, stacked
+
+NAMES = ("ann", "bob", "cid")
+
+
+def told(events: list[Event], *, me: int | None = None) -> list[str]:
+    return [line.text() for line in describe(events, NAMES, me=me)]
+
+
+def test_every_kind_the_engine_emits_is_typed_and_told_in_words() -> None:
+    """Every kind of event the engine makes (each preset, hands to the end) is one the
+    ``EventKind`` Literal names, and describe() tells it without its raw fallback."""
+    seen: set[str] = set()
+    for name, rules in PRESETS.items():
+        for seed in range(6):
+            game = Game(rules, 2 + seed % 3, hand_no=seed + 1)
+            events: list[Event] = []
+
+            def keep(
+                g: Game, seat: int, move: int, ev: list[Event], out: list[Event] = events
+            ) -> None:
+                out.extend(ev)
+
+            bots = [make_bot("random" if seed % 2 else "heuristic", rules)] * game.players
+            play_hand(game, bots, random.Random(seed), keep)
+            seen |= {k for k, _, _ in events}
+            for line in describe(events, NAMES[:1] * game.players):
+                text = line.text()
+                assert not any(text.startswith(f"{k} (") for k in EVENT_KINDS), (name, text)
+    assert seen <= EVENT_KINDS, seen - EVENT_KINDS
+    assert {"play", "draw", "take", "pickup", "finish", "turn", "starter"} <= seen
+    for kind in EVENT_KINDS - QUIET_KINDS:  # told in words, not as "kind (seat, value)"
+        for text in told([(kind, 1, 2)]):
+            assert not text.startswith(f"{kind} ("), text
+    assert told([("unheard-of", 1, 7)]) == ["unheard-of (bob, 7)"]  # a newer host's kind
+
+
+def test_another_players_draws_passes_and_pick_ups_are_logged() -> None:
+    """Item 4: a bot going from 5 to 6 cards and the stock from 21 to 19 was logged as nothing
+    but its play; every draw, pick-up and pass of another player is a line now."""
+    hidden = [redact(e, 0) for e in [("draw", 1, c("5H")), ("draw", 1, c("6S"))]]
+    assert hidden == [("draw", 1, -1), ("draw", 1, -1)]
+    assert told(hidden, me=0) == ["bob draws 2 cards"]
+    assert told([("draw", 2, -1)], me=0) == ["cid draws a card"]
+    assert told([("take", 1, 4), *[("draw", 1, -1)] * 4], me=0) == ["bob picks up 4"]
+    assert told([("pass", 2, -1)], me=0) == ["cid passes"]
+    assert told([("miss", 2, 2)], me=0) == ["cid misses 2 turns"]
+    # One's own cards are named; "you" takes its own verb.
+    assert told([("draw", 0, c("5H"))], me=0) == ["you draw 5♥"]
+    assert told([("take", 0, 2), ("draw", 0, c("5H")), ("draw", 0, c("6S"))], me=0) == [
+        "you pick up 2: 5♥ 6♠"
+    ]
+    # A run of single draws (one move each) reads as one line.
+    lines = [describe([("draw", 1, -1)], NAMES, me=0)[0] for _ in range(3)]
+    joined = merge(merge(lines[0], lines[1]) or lines[0], lines[2])
+    assert joined is not None
+    assert joined.text() == "bob draws 3 cards"
+    assert merge(lines[0], describe([("draw", 2, -1)], NAMES, me=0)[0]) is None
+
+
+def test_calls_and_penalties_say_what_they_are() -> None:
+    """Item 4: "is penalised 3" (a raw reason code) and a peanuckle call read as "calls last
+    card"."""
+    assert told([("call", 1, CALLED_LAST)]) == ["bob calls last card"]
+    assert told([("call", 1, CALLED_PEANUCKLE)]) == ["bob calls peanuckle"]
+    assert told([("penalty", 2, MISSED_LAST), ("draw", 2, -1), ("draw", 2, -1)], me=0) == [
+        "cid did not call last card and draws 2 cards"
+    ]
+    assert told([("penalty", 0, MISSED_PEANUCKLE), ("draw", 0, c("3C"))], me=0) == [
+        "you did not call peanuckle and draw 3♣"
+    ]
+    assert told([("blunder", 1, c("7H")), ("penalty", 1, BLUNDERED), ("draw", 1, -1)]) == [
+        "bob blunders: 7♥ is not legal",
+        "bob pays for a blunder and draws a card",
+    ]
+    assert told([("play", 1, c("AS")), ("penalty", 1, NO_FINISH), ("draw", 1, -1)]) == [
+        "bob plays A♠",
+        "bob may not end the hand on A♠ and draws a card",
+    ]
+    assert told([("penalty", 1, MISSED_LAST)]) == ["bob did not call last card"]  # no cards
+
+
+def test_a_stacked_hand_told_as_it_happens() -> None:
+    rules = sized(PRESETS["switch"], 5)
+    hands = ["2H 5S 5C 9C 6C", "2S 9D 4D 6D QS", "4S 10D 3S 6S QD"]
+    game = stacked(rules, 3, hands, "9H")
+    said = [line.text() for line in describe(play(game, 0, c("2H")), NAMES, me=1)]
+    assert said == ["ann plays 2♥", "the pick-up is now 2"]
+    said = [line.text() for line in describe(play(game, 1, c("2S")), NAMES, me=1)]
+    assert said == ["you play 2♠", "the pick-up is now 4"]
+    took = [redact(e, 1) for e in play(game, 2, DRAW)]
+    assert [line.text() for line in describe(took, NAMES, me=1)] == ["cid picks up 4"]
+    quiet = describe(play(game, 0, c("5S")), NAMES)
+    assert all(line.tone != "notice" for line in quiet)
+    assert any(isinstance(p, Cards) for line in quiet for p in line.parts)
+
+
+def test_the_end_of_a_hand_in_words() -> None:
+    assert ending("finished", NAMES, (1, 0, 2), me=0) == "bob went out"
+    assert ending("finished", NAMES, (0, 1, 2), me=0) == "you went out"
+    assert ending("one_left", NAMES, (1, 0, 2)) == "everyone but cid went out"
+    assert ending("blocked", NAMES, (1, 0, 2)) == "no one could play or draw"
+    assert ending("limit", NAMES, (1, 0, 2)) == "stopped at the rules' limit of moves"
+
+
+@pytest.mark.parametrize(
+    ("predicate", "words"),
+    [
+        ("2", "a 2"),
+        ("8", "an 8"),
+        ("A", "an Ace"),
+        ("black J", "a black Jack"),
+        ("red 5", "a red 5"),
+        ("KH", "K♥"),
+        ("*H", "any heart"),
+        ("joker", "a joker"),
+        ("red", "any red card"),
+    ],
+)
+def test_power_cards_in_words(predicate: str, words: str) -> None:
+    assert predicate_words(predicate) == words
+
+
+def test_simulate_verbose_tells_the_hand_with_the_same_words() -> None:
+    """``simulate --verbose`` and the terminal say the same thing for the same events."""
+    rules = PRESETS["peanuckle"]
+    game = Game(rules, 3)
+    lines: list[str] = []
+    events: list[Event] = []
+    printer = verbose_printer(NAMES, lines.append)
+
+    def both(g: Game, seat: int, move: int, ev: list[Event]) -> None:
+        events.extend(ev)
+        printer(g, seat, move, ev)
+
+    play_hand(game, [make_bot("heuristic", rules)] * 3, random.Random(5), both)
+    plays = [line for line in lines if " plays " in line]
+    assert plays == [t for t in told(events) if " plays " in t]
+    assert any(" draws " in line for line in lines)  # every card face up in a simulation
+    assert lines[-4].startswith("Hand over after")

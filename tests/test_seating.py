@@ -1,0 +1,81 @@
+"""People before bots (issue 14, item 1), through the real host and clients in one process
+(``tests/tablenet.py``): a friend who joins ``lanswitch play``'s table of three bots sits
+down — at once in the lobby, when the hand ends during one — and the host says so."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from lanswitch import protocol as p
+from lanswitch.host import HostConfig
+from lanswitch.rules import PRESETS
+from tests.tablenet import Link, TableNet
+
+M = TypeVar("M", bound=p.Message)
+
+
+def of(link: Link, kind: type[M]) -> list[M]:
+    return [m for m in link.received if isinstance(m, kind)]
+
+
+def play_table(**kw: object) -> TableNet:
+    """The table ``lanswitch play`` makes: four seats, three bots, no end."""
+    config = HostConfig(name="T", seats=4, bots=3, bot_delay=0.0, hands=None, **kw)  # type: ignore[arg-type]
+    return TableNet(config, seed=11)
+
+
+def test_a_friend_joining_in_the_lobby_takes_a_bots_seat_and_the_hand_deals_them_in() -> None:
+    net = play_table()
+    ann = net.join("ann", auto_ready=False)
+    assert ann.session.seat == 0
+    bob = net.join("bob", auto_ready=False)
+    assert bob.session.seat == 3  # not "watching": the last bot stood up for him
+    lobby = ann.session.lobby
+    assert lobby is not None
+    assert [(s.name, s.bot) for s in lobby.seats] == [
+        ("ann", False),
+        ("bot 1", True),
+        ("bot 2", True),
+        ("bob", False),
+    ]
+    assert net.host.log[-2:] == ["bob joined", "bob takes bot 3's seat (seat 4)"]
+    assert net.host.table.open_seats() == 2  # advertised: the two bots' seats
+    net.send(ann, p.Ready(ready=True))
+    assert net.host.hand is None  # bob is not ready yet
+    net.send(bob, p.Ready(ready=True))
+    assert net.host.hand is not None
+    hand = of(bob, p.Hand)[-1]
+    assert bob.session.public_key in hand.keys.values()  # dealt in, with his own key
+
+
+def test_a_friend_joining_during_a_hand_waits_then_takes_a_bots_seat() -> None:
+    net = play_table()
+    ann = net.join("ann")
+    net.run(lambda: ann.session.seq >= 3)
+    carol = net.join("carol")
+    assert carol.session.seat is None  # this hand is dealt: she watches it
+    assert "carol waits for this hand to end, then takes bot 3's seat" in net.host.log
+    net.run(lambda: carol.session.seat is not None, steps=50_000)
+    assert carol.session.seat == 3
+    assert "carol takes bot 3's seat (seat 4)" in net.host.log
+    net.run(lambda: any(v.seat == 3 for v in of(carol, p.SeatView)), steps=50_000)
+
+
+def test_the_seat_keeps_its_score_when_a_person_takes_over_from_a_bot() -> None:
+    """docs/hosting.md: the match adds up scores per seat, so a friend who takes a bot's seat
+    between hands takes over its score too."""
+    rules = PRESETS["two-four-jack"]
+    net = TableNet(
+        HostConfig(name="T", rules=rules, seats=3, bots=2, bot_delay=0.0, hands=None), seed=5
+    )
+    ann = net.join("ann", auto_ready=False)
+    net.send(ann, p.Ready(ready=True))  # one hand; then the table waits for her again
+    net.run(lambda: len(ann.session.history) >= 1, steps=100_000)
+    assert net.host.hand is None
+    scores = net.host.match.totals[:]
+    assert any(scores)
+    carol = net.join("carol", auto_ready=False)
+    assert carol.session.seat == 2
+    lobby = carol.session.lobby
+    assert lobby is not None
+    assert list(lobby.scores) == scores
