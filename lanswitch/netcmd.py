@@ -243,7 +243,7 @@ async def _join(join: Join, watch: Watch, out: TextIO, err: TextIO) -> int:
             distrust.append(session.distrust)
             for message in session.leave("too many void hands"):
                 client.send(message)
-        if news.kind in ("welcome", "pin", "voids"):
+        if news.kind in ("welcome", "pin", "voids", "presence"):
             out.write(f"{news.text}\n")
         elif news.kind == "hand":
             out.write(f"{news.text.replace('begins', 'started')}\n")

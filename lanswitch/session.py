@@ -32,8 +32,10 @@ from .fairdeal import (
     BY_SEAT,
     BY_TIMEOUT,
     DEALER,
+    LEFT,
     Announcement,
     Away,
+    Back,
     Commit,
     Fault,
     HandSetup,
@@ -62,8 +64,9 @@ __all__ = ["HandRecord", "News", "Session", "named"]
 class News:
     """Something that happened, for the screen: ``kind`` and a short English ``text``.
 
-    Kinds: ``welcome``, ``lobby``, ``hand``, ``events``, ``reject``, ``chat``, ``over``,
-    ``verdict``, ``voids`` (the match's void hands, counted), ``warning``, ``closed`` (and
+    Kinds: ``welcome``, ``lobby``, ``hand``, ``events``, ``presence`` (the log says a player
+    went away or came back), ``reject``, ``chat``, ``over``, ``verdict``, ``voids`` (the
+    match's void hands, counted), ``warning``, ``closed`` (and
     ``pin`` from the client shell: the certificate trusted). ``data`` holds the message or
     record behind it.
     """
@@ -385,19 +388,34 @@ class Session:
             self._note("warning", f"missed steps {self.seq + 1}..{m.seq - 1}: resyncing", m)
             return []
         self.seq = m.seq
+        try:
+            logged = [decode_event(b) for b in m.log]
+        except ValueError as e:
+            logged = []
+            self._note("warning", f"step {m.seq}: a log event is not valid: {e}", m)
         rec = h.recorder
         if rec is not None:
-            try:
-                logged = [decode_event(b) for b in m.log]
-            except ValueError as e:
-                logged = []
-                self._note("warning", f"step {m.seq}: a log event is not valid: {e}", m)
             self._own_checks(h, rec, logged, live=not self.catching_up)
             mine = [v for k, s, v in m.events if s == rec.seat and (k == "deal" or k == "draw")]
             self._problems(rec.on_step(logged, mine))
+        self._presence(logged)
         events: tuple[Event, ...] = m.events
         self._note("events", f"step {m.seq}", events)
         return []
+
+    def _presence(self, logged: Sequence[LogEvent]) -> None:
+        """Say who the log says went away or came back: the host plays an away player's seat
+        from then on, and every screen should show that it does."""
+        names = self._names()
+        for ev in logged:
+            if not isinstance(ev, Away | Back):
+                continue
+            who = names[ev.seat] if ev.seat < len(names) and names[ev.seat] else "a player"
+            if isinstance(ev, Back):
+                self._note("presence", f"{who} is back and plays again", ev)
+            else:
+                why = "left the table" if ev.how == LEFT else "lost the link, says the host"
+                self._note("presence", f"{who} {why}: the host plays the seat from now on", ev)
 
     def _own_checks(
         self, h: _HandState, rec: SeatRecorder, logged: Sequence[LogEvent], live: bool

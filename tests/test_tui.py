@@ -350,6 +350,7 @@ def test_a_player_who_vanished_mid_hand_keeps_a_name_in_the_result_and_the_verdi
     assert "bob" in result
     assert "bob lost the link, says the host, at event" in verdict
     assert "and the host played the seat after" in verdict
+    assert any("bob lost the link, says the host: the host plays" in x for x in log_text(model))
 
 
 def test_the_hand_end_screen_shows_cards_left_points_and_placings_that_agree() -> None:

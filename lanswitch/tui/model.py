@@ -277,6 +277,8 @@ class TuiModel:
             self._say(news.text, "class:chat")
         elif news.kind == "link":
             self._link(news.text)
+        elif news.kind in ("presence", "voids"):
+            self._say(news.text, "class:warn")
         elif news.kind in ("warning", "closed", "welcome", "pin", "over"):
             self._say(news.text, "class:dim" if news.kind != "warning" else "class:warn")
 
