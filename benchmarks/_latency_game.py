@@ -9,21 +9,44 @@ issue asks about (a LAN party's host would carry one). Each client is a
 part in every fair-deal round (commit, reveal, signed log heads, the transcript check), and
 when its turn comes plays a random legal move (``make_bot("random", …)``).
 
-Each client's check of each finished hand (its transcript, :func:`lanswitch.transcript.verify`:
-about 7 ms here, most of it Ed25519 signature checks) runs in a worker thread of its client
-process, not on the clients' event loop: a real client checks on its own machine, but here a
-thousand share one loop, where a table's four checks at the end of a hand would stall every
-other client for ~30 ms. (A thread, not a process: the client processes are daemons, which
-may have no children. The interpreter's switch interval is cut to 1 ms, so the thread holds
-the loop up for at most about that long at a time.) A verdict that is not fair counts as an
-error (``verdict:…``); the hands checked fair are counted. The client processes also move what
-their setup made out of the garbage collector's reach (``gc.freeze``): a thousand clients'
-objects in one heap would make full collections that no real client's small heap has.
+The fair deal v2's cost on a move: the mover's client signs it (Ed25519, over the log as it
+holds it: :meth:`lanswitch.session.Session.move`), the host checks that signature before it
+plays the move (and signs the moves it makes itself: bots, stand-ins), and every client at
+the table checks the move's signature as the step arrives (its ``SeatRecorder``) — one
+signature and about 1 + N verifications per move, N the people at the table. All of it is in
+the figures: the host's checks in the server's CPU and round trips, the clients' in the client
+processes' CPU.
 
-What is timed: a ``move`` from just before it is written to just after the client's own next
-``view`` (the first one whose ``seq`` is the move's ``seq + 1``) has been decoded — the same
-edges as the echo's request and answer. A ``reject``, a lost connection or an ``error`` is
-counted as an error of the step it falls in.
+Every check is made afresh (``_latency_harness.forget_verified``): the library's memo of
+verified signatures (``lanswitch.fairdeal.primitives.VERIFIED``) is replaced in the client
+processes by one that keeps nothing. A thousand clients in one process check the same moves
+(the four at a table see each other's): with one memo only the first of them would pay for
+each, where every player's laptop checks each move itself. The cost the other way: a client's
+check of a finished hand verifies again the moves it checked live, which a real client's own
+memo would spare it — so the clients' CPU is an upper bound, and the report gives the share
+of it those end-of-hand checks took. The server process keeps the memo, as ``lanswitch host``
+does.
+
+Each client's check of each finished hand (its transcript, :func:`lanswitch.fairdeal.verify`:
+a few ms, most of it Ed25519 signature checks — every move's among them) runs in a worker
+thread of its client process, not on the clients' event loop: a real client checks on its own
+machine, but here a thousand share one loop, where a table's four checks at the end of a hand
+would stall every other client for tens of ms. (A thread, not a process: the client processes
+are daemons, which may have no children. The interpreter's switch interval is cut to 1 ms, so
+the thread holds the loop up for at most about that long at a time.) Its CPU time (the
+thread's own) is counted (``check_cpu_us``). A verdict that is not fair counts as an error
+(``verdict:…``): no one leaves here, so every hand must be fair with everyone confirming; the
+hands checked fair are counted. The client processes also move what their setup made out of
+the garbage collector's reach (``gc.freeze``): a thousand clients' objects in one heap would
+make full collections that no real client's small heap has.
+
+What is timed: a ``move`` from just before the client signs it (protocol v2: a move is not
+ready to send until signed) to just after the client's own next ``view`` (the first one whose
+``seq`` is the move's ``seq + 1``) has been decoded. The echo's request is timed from just
+before it is written: the difference is the signature and the move's encoding (the signing
+alone is counted too, ``sign_us``, so the report can give it; v1's benchmark started after the
+encoding, and v1 signed no move). A ``reject``, a lost connection or an ``error`` is counted
+as an error of the step it falls in.
 
 Pacing: the client whose turn it is waits for its table's next slot of the schedule (shared by
 the table's four clients) before it sends; with an unpaced step it sends at once. Nothing else
@@ -58,6 +81,7 @@ from _latency_harness import (
     Session,
     Step,
     StepResult,
+    forget_verified,
     gather_limited,
     run_session,
 )
@@ -65,13 +89,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from lanswitch import protocol as p
 from lanswitch.bots import Bot, make_bot
+from lanswitch.fairdeal import Transcript, verify
 from lanswitch.host import Host, HostConfig
 from lanswitch.journal import Journal
 from lanswitch.rules import PRESETS, RuleSet
 from lanswitch.server import Server
 from lanswitch.session import Session as ClientSession
 from lanswitch.tls import Identity, open_pinned_connection, server_context
-from lanswitch.fairdeal import Transcript, verify
 
 #: (a)'s host bots wait this long before acting: longer than a round trip, so the measured
 #: client's move is the only thing the host is doing while it is timed.
@@ -173,6 +197,7 @@ class GameDriver:
         self.setup_errors: dict[str, int] = {}
         self.checker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="checker")
         sys.setswitchinterval(CHECKER_SWITCH_S)
+        forget_verified()  # every client checks every signature itself (module docstring)
         seed = cfg.get("seed", 1)
         for t in self.tables:
             for k in range(self.per_table):
@@ -291,14 +316,16 @@ class GameDriver:
         """Check a finished hand in the worker; an unfair verdict is an error."""
         future = asyncio.get_running_loop().run_in_executor(self.checker, _verdict, transcript)
 
-        def done(f: asyncio.Future[str]) -> None:
+        def done(f: asyncio.Future[tuple[str, float]]) -> None:
             if f.cancelled():
                 return
-            status = "check-failed" if f.exception() is not None else f.result()
+            status, cpu_s = ("check-failed", 0.0) if f.exception() is not None else f.result()
             if status != "fair":
                 self._error(f"verdict:{status}")
             elif self.recorder is not None:
-                self.recorder.count("checked", time.monotonic())
+                now = time.monotonic()
+                self.recorder.count("checked", now)
+                self.recorder.count("check_cpu_us", now, round(cpu_s * 1e6))
 
         future.add_done_callback(done)
 
@@ -331,17 +358,24 @@ class GameDriver:
             return
         if c.bot is None or c.bot_rules is not rules:
             c.bot, c.bot_rules = make_bot("random", rules), rules
-        message = session.move(c.bot.choose_legal(list(view.legal), c.rng))
-        frame = c.conn.send(message)
-        t_send = time.monotonic()
-        c.writer.write(frame)
+        move = c.bot.choose_legal(list(view.legal), c.rng)
+        t_send = time.monotonic()  # the round trip starts here: the move is signed, then sent
+        message = session.move(move)
+        t_signed = time.monotonic()
+        c.writer.write(c.conn.send(message))
         token = self.recorder.sent(t_send) if self.recorder is not None else -1
+        if token >= 0 and self.recorder is not None:
+            self.recorder.count("signed", t_send)
+            self.recorder.count("sign_us", t_send, round((t_signed - t_send) * 1e6))
         c.pending = (token, message.seq, t_send)
 
 
-def _verdict(transcript: Transcript) -> str:
-    """In the checker thread: the hand's verdict, ``fair``, ``unfair`` or ``void``."""
-    return verify(transcript).status
+def _verdict(transcript: Transcript) -> tuple[str, float]:
+    """In the checker thread: the hand's verdict (``fair``, ``unconfirmed``, ``unfair`` or
+    ``void``) and the CPU time this thread spent on it, in seconds."""
+    began = time.thread_time()
+    status = verify(transcript).status
+    return status, time.thread_time() - began
 
 
 # --- the phases ---------------------------------------------------------------------------------

@@ -343,13 +343,14 @@ class Recorder:
             k, t_send = entry
             self.steps[k].latencies.append(t_reply - t_send)
 
-    def count(self, what: str, t: float) -> None:
-        """Something worth counting (a hand dealt…) happened at ``t``: per measurement window."""
+    def count(self, what: str, t: float, n: int = 1) -> None:
+        """Something worth counting (a hand dealt…) happened at ``t``, ``n`` of it (a time in
+        µs, say): per measurement window."""
         k = self.schedule.step_at(t)
         if k is not None and k > self.shipped:
             begin, end = self.schedule.window(k)
             if begin <= t < end:
-                self.steps[k].counts[what] += 1
+                self.steps[k].counts[what] += n
 
     def error(self, kind: str, t: float) -> None:
         """Something went wrong at ``t``: counted against the step then running."""
@@ -408,6 +409,30 @@ class Recorder:
 
 
 # --- drivers and the client process -----------------------------------------------------------
+
+
+class _KeepsNothing(dict[tuple[bytes, bytes, bytes], None]):
+    """A memo of verified signatures that never remembers one."""
+
+    def __setitem__(self, key: tuple[bytes, bytes, bytes], value: None) -> None:
+        return
+
+
+def forget_verified() -> None:
+    """Make every Ed25519 check in this process afresh.
+
+    ``lanswitch.fairdeal.primitives.verify`` remembers the signatures it found good
+    (``VERIFIED``, a few thousand), so a client that checks a move as it arrives finds it known
+    good when it verifies the hand. A load generator runs hundreds of clients in one process,
+    and they check the same moves: with one memo for all of them only the first would pay for
+    each, where every player's laptop checks every move itself. The load generators' client
+    processes call this (the servers keep the memo: a host is one process, as here). The cost:
+    a client's check of a whole hand here verifies again the moves it checked live, which a
+    real client's own memo would spare it — the clients' CPU is an upper bound.
+    """
+    from lanswitch.fairdeal import primitives
+
+    primitives.VERIFIED = _KeepsNothing()
 
 
 class Driver(Protocol):

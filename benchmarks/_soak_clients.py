@@ -10,16 +10,25 @@ a failure it retried, while this soak must decide when and how each visit ends (
 dropped socket, a drop then a resume), and must see and count every failure. The shell costs
 little beside the Session; the load generator's CPU is printed to show it is not the limit.
 
+Signature checks are made afresh: ``lanswitch.fairdeal.primitives.VERIFIED`` (a memo of the
+signatures a process has verified) is replaced here by one that keeps nothing
+(``_latency_harness.forget_verified``). Hundreds of clients in one process check the same
+moves; with one shared memo only the first would pay for each, where every player's laptop
+checks each move itself.
+
 A visit, as a person would make it:
 
 * **seated** (a free seat, or a seat given between hands to a player who waited): it says
   ready (the Session's ``auto_ready``), and in the hand plays ``moves`` of its own turns —
   a random legal move after a short think — then leaves: cleanly with ``bye`` (the seat is
-  kept for the hand, a stand-in plays it, and it is freed after the hand), abruptly (the
-  socket dropped mid-hand: a laptop closing), or by dropping and, after a short pause,
+  kept for the hand, its signed head of the log so far goes before the ``bye``, the log says
+  it left and a stand-in plays it, and it is freed after the hand), abruptly (the socket
+  dropped mid-hand: a laptop closing; after the host's grace the log says its link was lost and
+  a stand-in plays it), or by dropping and, after a short pause,
   *resuming* with the token to the same seat of the same hand, playing a few more turns and
   leaving with ``bye``. A few seated visits *stay* for the whole hand, so their Session
-  verifies the hand's transcript (the deal fair, every card legal) as every real client does.
+  verifies the hand's transcript (the deal fair, every move signed, every card legal) as every
+  real client does.
 * **watching** (a spectator, or a player with no free seat waiting for one): it watches for a
   few seconds (catching up on the hand in progress, then following it) and leaves, mostly
   with ``bye``, sometimes abruptly. A waiting player seated between hands becomes a seated
@@ -28,16 +37,37 @@ A visit, as a person would make it:
 Then the slot pauses and visits again with a new name and key: the population churns.
 
 Errors are counted by kind, never retried away: a failed connect or handshake, no
-``welcome``, any ``error`` or ``reject`` from the host, a ``bye`` the slot did not cause, a
-lost connection, a protocol violation, a Session warning (a fair-deal check that failed, a gap
-in the events), a transcript that does not verify, a void hand not explained by one of our
-leavers, and a hang: every wait is bounded (a welcome, an answer to a move, a turn in a hand
-in play, the host closing after ``bye``, a stayer's verdict).
+``welcome``, any ``error`` or ``reject`` from the host (but one, below), a ``bye`` the slot did
+not cause, a lost connection, a protocol violation, a Session warning (a fair-deal check that
+failed, a gap in the events), an UNFAIR verdict (every party here is honest), a void hand or an
+unconfirmed verdict not explained by one of our leavers, and a hang: every wait is bounded (a
+welcome, an answer to a move, a turn in a hand in play, the host closing after ``bye``, a
+stayer's verdict).
 
-A hand is void when a player who left (or dropped and did not come back in time) owed a
-fair-deal round its seed: that is the protocol working, not an error. An ``abort`` is counted
-as explained when every culprit seat was left by one of this process's slots within the
-host's grace plus a margin (the tables a process serves are its own), else as an error.
+The one ``reject`` that is not an error: a commitment to a round the host had just withdrawn
+(a participant went away while it was committing, SPEC § Round states) that crossed the
+withdrawal on the wire. The host refuses it (``fair_deal``, "takes no commitment from you
+now", as SPEC § "What the host does" says), and the client learns of the withdrawal from the
+next round's stage 1, which is already in its hands when the refusal comes. It is counted
+(``late_commit_withdrawn``) and checked: the refused round was never fixed and a later one
+was announced; any other refusal is an error.
+
+Verdicts, protocol v2 (``lanswitch.fairdeal.verdict``), as the stayers' Sessions give them:
+
+* **fair** — counted, and apart those with someone away (``Verdict.away``: a player who said
+  goodbye mid-hand, ``left``, or whose link the host says was lost, ``lost``): people leaving
+  no longer void a hand, the host's stand-in plays the seat on;
+* **unconfirmed** — counted, with the cause of each missing confirmation: which seat, and what
+  our slot in that seat did (said goodbye, dropped, dropped to resume, before or after the
+  hand's end reached it) — the host logs no one away once the hand is over, so a player who
+  leaves between the hand's end and its head is the expected cause. One that no leaver of ours
+  explains (a person present to the end whose head is missing) is an error;
+* **void** — counted with its cause (the fault and culprits of the ``abort``, seen live by
+  every Session at the table, and the stayers' void verdicts). A void whose culprits are seats
+  our players left is counted as *void because someone left* — issue #13's target is 0 of
+  them, so they are reported on their own, with what each leaver did; any other void is an
+  error (``abort:unexplained``);
+* **unfair** — always an error.
 """
 
 from __future__ import annotations
@@ -56,10 +86,11 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection as Pipe
 from typing import Any
 
-from _latency_harness import _pipe_queue, raise_nofile, sleep_until
+from _latency_harness import _pipe_queue, forget_verified, raise_nofile, sleep_until
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from lanswitch import protocol as p
+from lanswitch.fairdeal import Verdict
 from lanswitch.session import Session
 from lanswitch.tls import open_pinned_connection
 
@@ -75,10 +106,10 @@ STAYER_TIMEOUT_S = 900.0
 IDLE_LEAVE_S = 20.0  # a seated player whose table starts no hand in this long goes home
 ERRORS_KEPT = 30  # the first lines of this many errors are kept (all are counted)
 READ_SIZE = 65536
-#: How ``verify`` judges a hand voided in its first round (the deal): the host signed a log
-#: holding the setup note, which it never sent (it goes with the first step).
-_VOID_FIRST_ROUND = re.compile(r"signed a log of 1 events .*\(0 events")
+CAUSES_KEPT = 40  # the words of this many unconfirmed and void causes are kept (all counted)
 RECENT_S = 10.0  # a seat left this long (plus the host's grace) before an abort explains it
+#: The host's refusal of a commitment to a round that is no longer committing.
+_NO_COMMITMENT = re.compile(r"^round (\d+) takes no commitment from you now")
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,14 +135,55 @@ class Tally:
     counts: Counter[str] = field(default_factory=Counter)
     errors: Counter[str] = field(default_factory=Counter)
     first: list[str] = field(default_factory=list)
+    causes: list[str] = field(default_factory=list)  # the first unconfirmed and void causes
 
     def error(self, kind: str, text: str = "") -> None:
         self.errors[kind] += 1
         if len(self.first) < ERRORS_KEPT:
             self.first.append(f"{time.monotonic():.1f} {kind}: {text}"[:500])
 
+    def cause(self, text: str) -> None:
+        if len(self.causes) < CAUSES_KEPT:
+            self.causes.append(text[:500])
+
     def as_dict(self) -> dict[str, Any]:
-        return {"counts": dict(self.counts), "errors": dict(self.errors), "first": self.first}
+        return {
+            "counts": dict(self.counts),
+            "errors": dict(self.errors),
+            "first": self.first,
+            "causes": self.causes,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Departure:
+    """How one of our players left a seat during a hand (before the hand's log heads came)."""
+
+    how: str  # "bye" | "drop" | "resume" (dropped, to come back with its token) | "failed"
+    at: float  # time.monotonic()
+    saw_over: bool  # its Session had the hand's ``hand_over`` (the hand had ended)
+    events: int  # log events its Session held
+    head: int | None  # the count of the head of the log it signed on its way out (a bye)
+
+    @property
+    def cause(self) -> str:
+        """A short key to count by."""
+        return f"{self.how}:{'after' if self.saw_over else 'before'}_hand_over"
+
+    def text(self) -> str:
+        how = {
+            "bye": "said goodbye",
+            "drop": "dropped its link (no bye) and did not come back",
+            "resume": "dropped its link to resume with its token",
+            "failed": "had its visit fail (an error counted on its own)",
+        }.get(self.how, self.how)
+        when = (
+            "after hand_over reached it"
+            if self.saw_over
+            else f"before hand_over reached it, holding {self.events} log events"
+        )
+        head = "" if self.head is None else f", signing a head of {self.head} events"
+        return f"{how} {when}{head}"
 
 
 @dataclass(slots=True)
@@ -146,6 +218,9 @@ class Slots:
         self.end = 0.0
         # (table, game id, hand number) → the seats our players left during that hand
         self.left_in: dict[tuple[int, bytes, int], set[int]] = {}
+        # (table, game id, hand number, seat) → how our player last left it, before the
+        # hand's log heads came (the cause of a missing confirmation or of a void)
+        self.departures: dict[tuple[int, bytes, int, int], Departure] = {}
         self.left_waiting: dict[tuple[int, str], float] = {}  # (table, name) → when it left
         # (table, seat) → when one of our players last left it
         self.left_at: dict[tuple[int, int], float] = {}
@@ -231,13 +306,14 @@ class Slots:
             return "failed"
         tally.counts["connections"] += 1
         self.active += 1
+        how = "failed"  # unless the visit says otherwise (an exception is counted as a crash)
         try:
             how = await self._converse(table, session, plan, rng, reader, writer, resume=resume)
         except _Leave as leave:
             how = leave.how
         finally:
             self.active -= 1
-            self._left(table, session)
+            self._left(table, session, how)
         if how in ("drop", "resume"):
             writer.transport.abort()  # no bye, no TLS close: the link is simply gone
         else:
@@ -342,12 +418,10 @@ class Slots:
                         tally.counts["joins"] += 1
                         tally.counts["joins_spectating" if plan.spectate else "joins_player"] += 1
                 elif isinstance(m, p.Reject):
-                    kind = f"reject:{m.code.value}"
-                    h = session.hand
-                    if resume and h is not None and h.over is not None and "not open" in m.text:
-                        # Our Session answered the replayed announce of a hand already over.
-                        kind += ":resumed_after_hand_over"
-                    tally.error(kind, f"table {table}: {m.text}")
+                    if _withdrawn_commit(session, m):
+                        tally.counts["late_commit_withdrawn"] += 1  # module docstring
+                    else:
+                        tally.error(f"reject:{m.code.value}", f"table {table}: {m.text}")
                     if pending is not None and m.seq == pending[0]:
                         pending = None
                 elif isinstance(m, p.Error):
@@ -421,10 +495,11 @@ class Slots:
             return "bye"  # a resume is for a hand in progress: between hands, just leave
         return plan.leave
 
-    def _left(self, table: int, session: Session) -> None:
-        """The visit is over, whichever way: a seat left while its hand had begun (or was
-        about to: the hand may be dealt while our bye is on its way) owes that hand's rounds
-        and log head; a void or a missing head naming it is then explained."""
+    def _left(self, table: int, session: Session, how: str) -> None:
+        """The visit is over, whichever way (``how``): a seat left while its hand had begun
+        (or was about to: the hand may be dealt while our bye is on its way) may owe that
+        hand a seed, and its log head; a void or a missing confirmation naming it is then
+        explained, and its cause is what :class:`Departure` records."""
         h = session.hand
         if session.seat is None:
             if not session.spectate:
@@ -434,6 +509,17 @@ class Slots:
                 self.left_waiting[(table, session.name)] = time.monotonic()
             return
         self.left_at[(table, session.seat)] = time.monotonic()
+        if h is not None and not h.done:
+            rec = h.recorder
+            key4 = (table, h.message.game_id, h.message.hand_no, session.seat)
+            if how != "failed" or key4 not in self.departures:  # a bye is noted before its end
+                self.departures[key4] = Departure(
+                    how,
+                    time.monotonic(),
+                    h.over is not None,
+                    0 if rec is None else rec.log.count,
+                    rec.log.count if how == "bye" and rec is not None else None,
+                )
         if h is not None and h.over is None:
             key = (table, h.message.game_id, h.message.hand_no)
             if session.seat not in self.left_in.get(key, ()):
@@ -455,10 +541,9 @@ class Slots:
             tally.counts["drops" if how == "drop" else "drops_to_resume"] += 1
             raise _Leave(how)
         tally.counts["leaves"] += 1
-        # Marked as gone before the bye is written: a host whose round waits only for players
-        # who said bye voids the hand at once, and the others may hear of it before this
-        # visit's end is noted.
-        self._left(table, session)
+        # Marked as gone before the bye is written: the others may hear of what it does to the
+        # hand (a round withdrawn, the seat away) before this visit's end is noted.
+        self._left(table, session, "bye")
         # As the terminal client leaves: its head of the hand so far, then bye.
         writer.write(b"".join(conn.send(m) for m in session.leave("soak: leaving")))
         try:
@@ -489,9 +574,9 @@ class Slots:
         now = time.monotonic()
 
         def gone(q: str) -> bool:
-            if not (q.startswith("seat") and q[4:].isdigit()):
+            seat = _seat_of(q)
+            if seat is None:
                 return False  # the host (@dealer) never leaves its own table
-            seat = int(q[4:])
             # In that hand; or just before its deal (our bye crossed the host's ``hand``).
             window = self.grace_s + RECENT_S
             recent = now - self.left_at.get((table, seat), -1e9) <= window
@@ -499,9 +584,25 @@ class Slots:
             waiting = now - self.left_waiting.get((table, name), -1e9) <= window
             return seat in left or recent or waiting
 
-        return all(gone(q) for q in pids)
+        pids = list(pids)
+        return bool(pids) and all(gone(q) for q in pids)
+
+    def _what_left(self, table: int, game_id: bytes, hand_no: int, pid: str) -> Departure | None:
+        seat = _seat_of(pid)
+        return None if seat is None else self.departures.get((table, game_id, hand_no, seat))
+
+    def _describe(self, table: int, game_id: bytes, hand_no: int, pids: Iterable[str]) -> str:
+        """What our players in ``pids``' seats did in that hand, in words."""
+        parts = []
+        for q in pids:
+            d = self._what_left(table, game_id, hand_no, q)
+            parts.append(f"{q} {d.text() if d is not None else 'left (just before the deal)'}")
+        return "; ".join(parts)
 
     def _abort(self, table: int, session: Session, m: p.Abort) -> None:
+        """A void, as it happens (every Session at the table hears it: counted once). One
+        whose culprits are all seats our players left is a void because someone left (issue
+        #13's target: none); any other is an error."""
         h = session.hand
         if h is None:
             self.tally.error("abort:no_hand", f"table {table}: round {m.round}")
@@ -511,8 +612,17 @@ class Slots:
         if key in self.aborts:
             return
         self.aborts.add(key)
+        self.tally.counts["void_hands"] += 1
         if self._leavers(table, gid, hno, m.culprits, h.names):
             self.tally.counts["void_hands_leaver"] += 1
+            self.tally.counts[f"void_cause:{m.fault}"] += 1
+            for q in m.culprits:
+                d = self._what_left(table, gid, hno, q)
+                self.tally.counts[f"void_leaver:{d.cause if d else 'before_deal'}"] += 1
+            self.tally.cause(
+                f"void because someone left: table {table} hand {hno} round {m.round}: "
+                f"{', '.join(m.culprits)} {m.fault} — {self._describe(table, gid, hno, m.culprits)}"
+            )
         else:
             self.tally.error(
                 "abort:unexplained", f"table {table}: round {m.round} {m.fault} {m.culprits}"
@@ -532,20 +642,62 @@ class Slots:
             if key in self.verdicts:
                 continue
             self.verdicts.add(key)
-            # A player who left mid-hand, by bye or by vanishing, left the host a head of the
-            # log so far (SPEC § log_head): the others' verdicts are fair and say how far it
-            # confirmed the log. An unfair verdict is always an error.
-            if v.status == "fair":
-                self.tally.counts["verified_fair"] += 1
-                if v.partial:
-                    self.tally.counts["verified_fair_partial"] += 1
-            elif v.status == "void":
-                self.tally.counts["verified_void"] += 1
+            self._verdict(table, v, record.names)
+
+    def _verdict(self, table: int, v: Verdict, names: Sequence[str]) -> None:
+        """One stayer's verdict on one hand, counted by kind (module docstring)."""
+        counts, gid, hno = self.tally.counts, v.game_id, v.hand_no
+        counts[f"verdict_{v.status}"] += 1
+        if v.status == "fair":
+            if v.away:
+                counts["verdict_fair_away"] += 1
+            for a in v.away:
+                counts[f"away_{a.how}"] += 1
+        elif v.status == "unconfirmed":
+            for pid, n in v.unconfirmed:
+                d = self._what_left(table, gid, hno, pid)
+                if d is None:
+                    counts["unconfirmed_cause:unexplained"] += 1
+                    self.tally.error(
+                        "unconfirmed:unexplained",
+                        f"table {table} hand {hno}: {pid} confirmed the log only to event {n} "
+                        f"of {v.events}, and none of our players left that seat: {v.text()}",
+                    )
+                    continue
+                counts[f"unconfirmed_cause:{d.cause}"] += 1
+                self.tally.cause(
+                    f"unconfirmed: table {table} hand {hno}: {pid} confirmed the log only to "
+                    f"event {n} of {v.events}: it {d.text()}"
+                )
+        elif v.status == "void":
+            if self._leavers(table, gid, hno, v.culprits, names):
+                counts["verdict_void_leaver"] += 1
             else:
-                kind = f"verdict:{v.status}:{v.check}"
-                if _VOID_FIRST_ROUND.search(v.reason):
-                    kind += ":void_in_first_round"
-                self.tally.error(kind, f"table {table}: {v.text()}")
+                self.tally.error("verdict:void:unexplained", f"table {table}: {v.text()}")
+        else:  # unfair: every party here is honest
+            self.tally.error(f"verdict:{v.status}:{v.check}", f"table {table}: {v.text()}")
+
+
+def _seat_of(pid: str) -> int | None:
+    """The seat of a fair-deal id (``seatN``); None for the host (``@dealer``)."""
+    return int(pid[4:]) if pid.startswith("seat") and pid[4:].isdigit() else None
+
+
+def _withdrawn_commit(session: Session, m: p.Reject) -> bool:
+    """Whether ``m`` refuses our commitment to a round that was withdrawn: never fixed, and a
+    later round already announced (its stage 1 came before the refusal, on the same link)."""
+    found = _NO_COMMITMENT.match(m.text)
+    h = session.hand
+    rec = None if h is None else h.recorder
+    if m.code is not p.ErrorCode.FAIR_DEAL or found is None or rec is None:
+        return False
+    r = int(found[1])
+    mine = next((x for x in rec.rounds if x.round == r), None)
+    return (
+        mine is not None
+        and not any(a.fixed for a in mine.announces)
+        and any(x.round > r for x in rec.rounds)
+    )
 
 
 async def _main(pipe: Pipe, cfg: dict[str, Any]) -> None:
@@ -574,6 +726,7 @@ async def _main(pipe: Pipe, cfg: dict[str, Any]) -> None:
 def client_process(pipe: Pipe, cfg: dict[str, Any]) -> None:
     """Entry point of a client process (spawned: no event loop or socket is inherited)."""
     raise_nofile(cfg["nofile"])
+    forget_verified()  # every check made afresh, as on each player's own laptop
     try:
         asyncio.run(_main(pipe, cfg))
     except Exception as e:

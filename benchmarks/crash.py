@@ -8,11 +8,15 @@ The players notice the lost link, keep reconnecting with their resume tokens, an
 goes on. A trial passes when
 
 * the resumed host ends the match and exits 0, and both players exit 0;
-* each player has a transcript of every hand, and every transcript verifies fair
-  (``lanswitch.transcript.verify``). A hand's transcript is this player's own record of every
-  event it was shown, checked against the host's signed log head: had the resumed host lost an
-  action a player had already been shown, the two would disagree and the hand would fail —
-  so "0 actions lost" is checked for every hand, the one cut by the kill included;
+* each player has a transcript of every hand, and every transcript verifies FAIR
+  (``lanswitch.fairdeal.verify``, protocol v2; UNCONFIRMED, VOID or UNFAIR fail the trial). A
+  hand's transcript is this player's own record of every event it was shown — every move
+  signed by whoever made it, over the log as the signer held it — checked against the host's
+  signed log head and the other player's: had the resumed host lost an action a player had
+  already been shown, they would disagree and the hand would fail — so "0 actions lost" is
+  checked for every hand, the one cut by the kill included. A player whose link stayed down
+  past the host's grace is logged away and its seat played by a stand-in (the verdict is
+  still FAIR, naming it: that is v2 working, not a lost action);
 * nothing hangs: every wait is bounded.
 
 The kill moments are spread evenly at random over a calibration run's length (a match played
@@ -221,7 +225,7 @@ def run_trial(
                 trial.problems.append(f"{who} has transcripts of hands {sorted(hands_seen)}")
             for f in files:
                 verdict = verify(Transcript.from_json(f.read_text()))
-                if verdict.fair:
+                if verdict.status == "fair":
                     trial.hands_verified += 1
                 else:
                     trial.problems.append(f"{who} {f.name}: {verdict.text()}")

@@ -5,6 +5,8 @@ long ``--resume`` takes to replay a journal.
 bots on loopback TLS, one move in flight — run alternately with the journal off (the anchor)
 and on (every batch of calls a sqlite transaction in WAL mode before the answer is written,
 as ``lanswitch host`` runs). The figures are p50 and p99 of the round trip, and the ratio.
+As in ``latency.py`` (protocol v2), a round trip starts just before the client signs its move
+and the host checks that signature before it journals and answers; both ways alike.
 
 (2) Replay. Each journaled run leaves its journal (a table played for ``--seconds``); it is
 opened and replayed into a new host with ``Host.restore``, as ``--resume`` does. The figures

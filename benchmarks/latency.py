@@ -55,6 +55,24 @@ processes whole, and prints each one's own time by area (protocol, TLS, asyncio,
 syscalls) and the top functions; profiling slows them, so its latency figures are not the
 ones to quote.
 
+The fair deal v2 (protocol 2) signs every move: the mover's client signs it, the host checks
+the signature before playing it (and signs the moves of its bots), and every client at the
+table checks it as it arrives — one signature and about 1 + N verifications per move. A
+lanswitch round trip is timed from just before the client signs its move, so it includes the
+signature; the report gives the signing alone too (``sign``: mean µs per move), and the CPU
+an action costs on the server and on the clients, and of the clients' the share spent
+checking whole hands at their end (``end-of-hand checks``). To set the figures beside v1's, run
+v1's own ``benchmarks/latency.py`` (commit 11934c4) the same day on the same machine: its round
+trip starts after the move is encoded, and v1 signs no move.
+
+The client processes check every signature afresh (``_latency_harness.forget_verified``):
+the library's memo of verified signatures (``lanswitch.fairdeal.primitives.VERIFIED``) would
+let a thousand clients in one process share their checks — the four clients of a table check
+the same moves — where every player's laptop makes its own. So the clients' CPU is an upper
+bound: a real client's end-of-hand check would find the moves it checked live in its own memo
+(the report shows what those checks cost). The server keeps the memo, as ``lanswitch host``
+does.
+
 Caveat: all 250 tables deal their first hand during the setup, at about the same moment, and
 a random bot's hand of switch lasts ~160 moves, so the ends of the first hands (the fair
 deal's signatures and transcript checks, on the host and on every client) come in a wave,
@@ -488,18 +506,37 @@ def build_report(sizes: Sizes, procs: int, sessions: dict[str, Session | None]) 
     def cpu(r: StepResult | None) -> dict[str, float | None]:
         """CPU shares of a core, and CPU time per action answered (the clients' counted as
         ``procs`` times the busiest process's: exact for one), and the cores that would take
-        at the offered rate — on a machine of 2, shared by the server and the clients."""
+        at the offered rate — on a machine of 2, shared by the server and the clients. For
+        lanswitch also the clients' end-of-hand checks per action (their thread's CPU, part
+        of the clients')."""
         if r is None or r.server_cpu is None or not r.achieved_per_s:
             return {"server": None, "client": None}
         per_server = r.server_cpu / r.achieved_per_s
         per_client = r.client_cpu * procs / r.achieved_per_s
-        return {
+        out: dict[str, float | None] = {
             "server": round(r.server_cpu, 3),
             "client": round(r.client_cpu, 3),
             "server_ms_per_action": round(1000 * per_server, 3),
             "clients_ms_per_action": round(1000 * per_client, 3),
             "cores_at_offered_rate": round((per_server + per_client) * r.offered_per_s, 2),
         }
+        if "check_cpu_us" in r.counts and r.sent:
+            out["clients_check_ms_per_action"] = round(r.counts["check_cpu_us"] / 1e3 / r.sent, 3)
+        return out
+
+    def sign_us(r: StepResult | None) -> float | None:
+        """The client's mean time to sign a move (lanswitch, protocol v2), µs."""
+        if r is None or not r.counts.get("signed"):
+            return None
+        return round(r.counts["sign_us"] / r.counts["signed"], 1)
+
+    def sign_reps() -> list[float]:
+        out = []
+        for key, session in sessions.items():
+            v = sign_us(_first(session)) if key.startswith("ours_one") else None
+            if v is not None:
+                out.append(v)
+        return out
 
     return {
         "sizes": {
@@ -520,6 +557,7 @@ def build_report(sizes: Sizes, procs: int, sessions: dict[str, Session | None]) 
             "ratio_p50": ratio(a_ours, a_echo),
             "period_ms": sizes.one_period_s * 1000.0,
             "echo_back_to_back_p50_ms": pct(_first(sessions.get("echo_b2b")), 0.50),
+            "ours_sign_us": median(sign_reps()),
             "target": "p50 <= 2x echo p50",
             "met": (a_ours <= 2 * a_echo) if a_ours is not None and a_echo else None,
         },
@@ -535,6 +573,7 @@ def build_report(sizes: Sizes, procs: int, sessions: dict[str, Session | None]) 
             "ours_achieved_per_s": round(gb.achieved_per_s, 1) if gb else None,
             "echo_achieved_per_s": round(eb.achieved_per_s, 1) if eb else None,
             "ours_cpu": cpu(gb),
+            "ours_sign_us": sign_us(gb),
             "echo_cpu": cpu(eb),
             "ours_server_lag_ms": _lag_json(gb.server_lag) if gb else None,
             "echo_server_lag_ms": _lag_json(eb.server_lag) if eb else None,
@@ -652,6 +691,11 @@ def print_report(rep: dict[str, Any]) -> None:
             for o, e in zip(a["ours_p50_ms_each"], a["echo_p50_ms_each"], strict=False)
         )
         print(f"    (a): medians of {a['repetitions']} alternating runs; p50s ours/echo: {each}")
+    if a["ours_sign_us"] is not None:
+        print(
+            f"    (a): lanswitch's round trip starts before the client signs its move; the "
+            f"signing alone: {a['ours_sign_us']:.1f} us (mean)"
+        )
     if a["echo_back_to_back_p50_ms"] is not None:
         print(
             f"    (a): both at one round trip per {a['period_ms']:.0f} ms slot; the echo back to "
@@ -670,6 +714,15 @@ def print_report(rep: dict[str, Any]) -> None:
         print(
             f"    CPU (share of a core): lanswitch server {oc['server']:.0%}, its clients "
             f"{oc['client']:.0%}; echo server {ec['server']:.0%}, its clients {ec['client']:.0%}"
+        )
+    if oc.get("server_ms_per_action") is not None:
+        check = oc.get("clients_check_ms_per_action")
+        sign = b["ours_sign_us"]
+        print(
+            f"    lanswitch CPU per action answered: server {oc['server_ms_per_action']:.3f} ms, "
+            f"clients {oc['clients_ms_per_action']:.3f} ms"
+            + (f" (of which end-of-hand checks {check:.3f} ms)" if check is not None else "")
+            + (f"; a move's signing {sign:.1f} us" if sign is not None else "")
         )
     if b["ours_server_lag_ms"]:
         lag = b["ours_server_lag_ms"]

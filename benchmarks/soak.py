@@ -1,5 +1,6 @@
-"""Join/leave soak (issue #6): 1,000 clients joining and leaving for 5 minutes; 0 errors, host
-memory flat.
+"""Join/leave soak (issues #6 and #13): 1,000 clients joining and leaving for 5 minutes; 0 errors,
+host memory flat; on the fair deal v2, 0 hands void because someone left, 0 UNFAIR verdicts,
+and the UNCONFIRMED verdicts counted with their causes.
 
 **Host.** One process serves ``--tables`` real tables (``lanswitch.server.Server`` over
 ``lanswitch.host.Host``, one port each on 127.0.0.1, real TLS with a pinned self-signed
@@ -11,9 +12,10 @@ spread over 250 tables of 4 or 50 tables of 20. Small tables with 2 bots keep ev
 moving while people come and go (bots and stand-ins act every ``--bot-delay``, 0.6 s as in a
 real game), leave 2 seats to fight over, so some players wait for a seat and are seated
 between hands, and keep each joiner's catch-up (the hand so far, replayed) as long as a real
-one. The tables' waits on an absent player (a stand-in's first turn, a fair-deal round, the
-signed log heads) are shortened from 30 s to ``--grace`` (5 s): every hand here loses players
-mid-way, and each default wait would stall its table for half a minute.
+one. The tables' waits on an absent player (the grace before the log says its link is lost and
+a stand-in plays it, a fair-deal round, the signed log heads) are ``Sizes.grace_s`` (5 s, the
+host's default ``away_grace``; the round and heads timeouts are shortened to it from 30 s):
+every hand here loses players mid-way.
 
 **Clients.** ``--client-procs`` processes (``_soak_clients.py``) run the slots: each slot keeps
 visiting its table — connect (TLS + pin check + hello), sit or spectate, ready, play a few
@@ -23,11 +25,29 @@ token, pause 1–4 s, come again with a new name and key — until ``--duration`
 start evenly over the first seconds (``perf.md``: 1,000 TLS clients starting at one instant
 measure a thundering herd).
 
+**Verdicts** (protocol v2: every move signed, people who leave logged away and the hand goes
+on). The stayers' Sessions verify their hands; counted: fair (and fair with someone away: a
+player who said goodbye mid-hand, or whose link the host says was lost), unconfirmed (each
+missing confirmation with its cause: the seat, and what our player in it did — said goodbye,
+dropped, dropped to resume — and whether the hand's end had reached it), void (each with its
+cause: the abort's fault and culprits, and what those players did). A void whose culprits are
+players who left is *void because someone left*: issue #13's target is 0 of them, so they are
+counted on their own and judged as a target (``targets`` in the report; a missed target fails
+the run like an error). UNFAIR is always an error: every party here is honest.
+
 **Errors** are counted by kind and printed: every failure a slot sees (connect, handshake,
-welcome, ``error``, ``reject``, lost link, protocol violation, a Session warning, a transcript
-that fails to verify, a void hand not explained by a leaver, a hang — every wait is bounded),
-every warning or exception the host process logs or its event loop reports, a table that
-stopped serving, a child process that died. ``0 errors`` is their sum.
+welcome, ``error``, ``reject`` — but a commitment that crossed its round's withdrawal, counted
+on its own —, lost link, protocol violation, a Session warning, an UNFAIR verdict, a void hand
+or an unconfirmed verdict not explained by a leaver, a hang — every wait is bounded), every
+warning or exception the host process logs or its event loop reports, a table that stopped
+serving, a child process that died. ``0 errors`` is their sum.
+
+**Signature checks.** The client processes make every Ed25519 check afresh: the library's memo
+of verified signatures (``lanswitch.fairdeal.primitives.VERIFIED``) is replaced in them by one
+that keeps nothing (``_latency_harness.forget_verified``), since hundreds of clients in one
+process check the same moves where each player's laptop would check them itself. The client
+processes' CPU is then an upper bound (a real client's end-of-hand check finds the moves it
+checked live in its own memo). The host process keeps the memo, as ``lanswitch host`` does.
 
 **Memory.** The host's RSS is read from ``/proc`` before any client connects (the anchor),
 every ``--sample`` seconds during the load, and after the clients have gone. Printed: the
@@ -41,8 +61,8 @@ the CPU of the host and of each client process, and the machine.
 Usage: ``python benchmarks/soak.py [--duration S] [--clients N] [--tables N] [--quick]
 [--client-procs N] [--seed S] [--json] [--save FILE] [--tracemalloc]``; ``tests/test_soak.py``
 runs a short one. Traffic stays on 127.0.0.1; every loop and wait is bounded; only the
-processes started here are ended, by their own pid. Exit status 0 when there were 0 errors and
-the population churned.
+processes started here are ended, by their own pid. Exit status 0 when there were 0 errors,
+the targets were met and the population churned.
 """
 
 from __future__ import annotations
@@ -268,9 +288,9 @@ def _run(sizes: Sizes, seed: int, say: Any, tmp: Path) -> dict[str, Any]:
             first_errors,
             say,
         )
-        # The clients are gone. The hands they left play out with stand-ins (and void at their
-        # next fair-deal round), the away seats are freed: the hosts must come back to holding
-        # nothing of anyone. Wait for that (bounded), then the last memory sample.
+        # The clients are gone. The hands they left play out with stand-ins (the log says who
+        # went), the away seats are freed: the hosts must come back to holding nothing of
+        # anyone. Wait for that (bounded), then the last memory sample.
         settle_start = time.monotonic()
         after_stats: dict[str, Any] = {}
         for _ in range(10_000):
@@ -442,14 +462,18 @@ def _finish(
     """Merge the processes' figures into the report and judge it."""
     sizes = report["sizes"]
     counts: Counter[str] = Counter()
+    causes: list[str] = []
     for tally in tallies.values():
         counts.update(tally.get("counts", {}))
         errors.update(tally.get("errors", {}))
         first_errors += tally.get("first", [])
+        causes += tally.get("causes", [])
     for kind, n in host_final.get("failure_kinds", {}).items():
         errors["host:" + kind] += n
     first_errors += [f"host: {line}" for line in host_final.get("failure_first", [])]
     report["counts"] = dict(counts)
+    report["verdicts"] = verdict_summary(counts)
+    report["causes"] = causes[:60]
     report["errors"] = dict(sorted(errors.items()))
     report["error_total"] = sum(errors.values())
     report["first_errors"] = first_errors[:40]
@@ -510,8 +534,37 @@ def _finish(
         and counts["resumes"] > 0
     )
     report["churned"] = churned
-    report["passed"] = report["error_total"] == 0 and churned and bool(load)
+    targets = {
+        "void_because_someone_left": counts["void_hands_leaver"],
+        "unfair": report["verdicts"]["unfair"],
+    }
+    report["targets"] = {k: {"got": v, "target": 0, "met": v == 0} for k, v in targets.items()}
+    met = all(t["met"] for t in report["targets"].values())
+    report["passed"] = report["error_total"] == 0 and met and churned and bool(load)
     return report
+
+
+def verdict_summary(counts: Counter[str]) -> dict[str, Any]:
+    """The stayers' verdicts and the hands' voids, by kind and cause (``_soak_clients``)."""
+
+    def by(prefix: str) -> dict[str, int]:
+        return {k[len(prefix) :]: v for k, v in sorted(counts.items()) if k.startswith(prefix)}
+
+    return {
+        "fair": counts["verdict_fair"],
+        "fair_with_away": counts["verdict_fair_away"],
+        "away": by("away_"),
+        "unconfirmed": counts["verdict_unconfirmed"],
+        "unconfirmed_causes": by("unconfirmed_cause:"),
+        "void": counts["verdict_void"],
+        "void_leaver": counts["verdict_void_leaver"],
+        "unfair": counts["verdict_unfair"],
+        "void_hands": counts["void_hands"],
+        "void_hands_leaver": counts["void_hands_leaver"],
+        "void_hands_leaver_causes": by("void_leaver:"),
+        "void_hands_faults": by("void_cause:"),
+        "late_commit_withdrawn": counts["late_commit_withdrawn"],
+    }
 
 
 def print_report(rep: dict[str, Any]) -> None:
@@ -543,13 +596,9 @@ def print_report(rep: dict[str, Any]) -> None:
     print(
         f"play: {c.get('moves_sent', 0):,} moves sent by clients, "
         f"{c.get('moves_answered', 0):,} answered; {hf.get('hands', 0):,} hands completed "
-        f"at the host; transcripts verified by clients: {c.get('verified_fair', 0):,} fair, "
-        f"{c.get('verified_void', 0):,} void (any UNFAIR verdict is an error); "
-        f"{c.get('verified_fair_partial', 0):,} of the fair ones with a player who left "
-        f"mid-hand, by bye or by vanishing, and confirmed the log only that far; "
-        f"{c.get('void_hands_leaver', 0):,} hands void because a player left owing a "
-        f"fair-deal round (the protocol's answer, not an error)"
+        f"at the host"
     )
+    print_verdicts(rep)
     mem = rep.get("memory")
     if mem:
         ratio = mem["end_minus_warm_of_idle"]
@@ -622,7 +671,57 @@ def print_report(rep: dict[str, Any]) -> None:
     )
     for line in rep["first_errors"][:15]:
         print(f"  {line}")
-    print("PASS" if rep["passed"] else "FAIL" + ("" if rep["churned"] else " (too little churn)"))
+    missed = [k for k, t in rep.get("targets", {}).items() if not t["met"]]
+    print(
+        "PASS"
+        if rep["passed"]
+        else "FAIL"
+        + ("" if rep["churned"] else " (too little churn)")
+        + (f" (targets missed: {', '.join(missed)})" if missed else "")
+    )
+
+
+def print_verdicts(rep: dict[str, Any]) -> None:
+    """The fair deal's part of the report: verdicts and voids with their causes, the targets."""
+    v = rep["verdicts"]
+    away = ", ".join(f"{how} {n:,}" for how, n in v["away"].items()) or "none"
+    print(
+        f"verdicts of the hands verified by players who stayed to the end (every move signed "
+        f"and checked): {v['fair']:,} FAIR, {v['fair_with_away']:,} of them with someone away "
+        f"(absences: {away}); {v['unconfirmed']:,} UNCONFIRMED; {v['void']:,} VOID "
+        f"({v['void_leaver']:,} blaming players who left); {v['unfair']:,} UNFAIR"
+    )
+    if v["unconfirmed_causes"]:
+        print(
+            "  missing confirmations of the UNCONFIRMED, by what the player did: "
+            + ", ".join(f"{k} {n:,}" for k, n in v["unconfirmed_causes"].items())
+        )
+    print(
+        f"void hands (aborts seen live at the tables): {v['void_hands']:,}, of which "
+        f"{v['void_hands_leaver']:,} because someone left"
+        + (
+            " (faults: "
+            + ", ".join(f"{k} {n:,}" for k, n in v["void_hands_faults"].items())
+            + "; the leavers: "
+            + ", ".join(f"{k} {n:,}" for k, n in v["void_hands_leaver_causes"].items())
+            + ")"
+            if v["void_hands_leaver"]
+            else ""
+        )
+        + "; any other void is an error"
+    )
+    if v["late_commit_withdrawn"]:
+        print(
+            f"  commitments that crossed their round's withdrawal (refused, not errors): "
+            f"{v['late_commit_withdrawn']:,}"
+        )
+    for line in rep.get("causes", [])[:12]:
+        print(f"  {line}")
+    for name, t in rep.get("targets", {}).items():
+        print(
+            f"target: {name.replace('_', ' ')} = {t['got']:,} (target {t['target']}): "
+            + ("met" if t["met"] else "NOT MET")
+        )
 
 
 def _every(series: list[dict[str, Any]], step: float) -> list[dict[str, Any]]:

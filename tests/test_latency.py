@@ -52,12 +52,17 @@ def test_the_quick_latency_benchmark_runs_every_phase_without_an_error() -> None
     assert checked > 0
     a = report["a_one_client"]
     assert a["ours_p50_ms"] is not None
+    # Protocol v2: the client signs each move (timed inside its round trip, and alone).
+    assert a["ours_sign_us"] is not None
+    assert 0 < a["ours_sign_us"] < a["ours_p50_ms"] * 1000
     assert a["echo_back_to_back_p50_ms"] is not None
     b = report["b_paced_load"]
     for key in ("ours_p99_ms", "echo_p99_ms", "fanout_p99_ms"):
         assert b[key] is not None, key
         assert b[key] > 0, key
     assert isinstance(b["fanout_meets_target"], bool)
+    assert b["ours_sign_us"] is not None
+    assert b["ours_sign_us"] > 0
     for who in ("ours_cpu", "fanout_cpu"):  # the CPU an action costs, server and clients
         assert b[who]["server_ms_per_action"] > 0, who
         assert b[who]["clients_ms_per_action"] > 0, who

@@ -1,7 +1,8 @@
 """A short join/leave soak (``benchmarks/soak.py`` runs the 5-minute, 1,000-client one): 40
 client slots on 10 tables keep joining, playing, leaving cleanly or abruptly and resuming for
 12 s against a host process with real TLS on loopback. Every error the script counts (client
-side, host log, host loop, hangs) must be 0, and the population must really have churned.
+side, host log, host loop, hangs) must be 0, the population must really have churned, and the
+fair deal v2's targets hold: no hand void because someone left, no UNFAIR verdict.
 
 The script runs as a subprocess through its command line, as a person would run it; it prints
 its report as JSON.
@@ -47,6 +48,16 @@ def test_a_short_soak_churns_with_no_errors() -> None:
     # Every wait was bounded and the hosts let go of everyone after the clients left.
     after = rep["host_after"]
     assert (after["conns"], after["clients"], after["keys"], after["away"]) == (0, 0, 0, 0)
+    # The fair deal v2's accounting: hands verified by players who stayed; no hand void
+    # because someone left, no UNFAIR verdict (issue #13's targets); every UNCONFIRMED verdict
+    # has a cause (one without is an error, below).
+    v = rep["verdicts"]
+    assert v["fair"] + v["unconfirmed"] > 0, v
+    assert v["unfair"] == 0, v
+    assert v["void_hands_leaver"] == 0, rep["causes"]
+    assert rep["targets"], rep
+    assert all(t["met"] for t in rep["targets"].values()), rep["targets"]
+    assert sum(v["unconfirmed_causes"].values()) >= v["unconfirmed"], v
     # 0 errors: every kind the script counts, printed with the first lines if any.
     assert rep["errors"] == {}, "\n".join(rep["first_errors"])
     assert rep["error_total"] == 0
