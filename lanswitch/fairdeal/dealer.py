@@ -12,9 +12,9 @@ void) or :meth:`~Dealer.withdraw` (a participant went away before all committed)
 ran out: signed as ``@dealer`` and marked so). A player going away or coming back is
 :meth:`~Dealer.away` / :meth:`~Dealer.back`. Each returns the :class:`Step` it added.
 
-:meth:`Dealer.order` and :meth:`Dealer.announced_cards` are where a host's choice could enter:
-an honest host returns what it is given (the tamper tests override them to play a dishonest
-one).
+:meth:`Dealer.order`, :meth:`Dealer.announced_cards` and :meth:`Dealer.own_reveal` are where a
+host's choice could enter: an honest host returns what it is given (the tamper and cheating
+tests override them to play a dishonest one).
 """
 
 from __future__ import annotations
