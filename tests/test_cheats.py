@@ -243,6 +243,8 @@ def test_a_move_the_host_makes_for_a_player_is_seen_by_everyone(
     for name in ("ann", "bob"):
         (v,) = out.verdicts(name)
         assert v.status == "unfair", v.text()
+        assert "a move of ann" in v.text()  # names, not the fair deal's ids
+        assert "seat0" not in v.text()
         assert v.culprits == (DEALER,)
         assert v.proven
         assert why in v.reason

@@ -19,6 +19,7 @@ Verdicts, from worst:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -120,7 +121,7 @@ class Verdict:
             )
         if self.status == "void":
             how = "proven by signatures" if self.proven else "on the host's word"
-            parts = [f"VOID: {hand}: blame {self._names(self.culprits)} ({how}): {self.reason}"]
+            parts = [f"VOID: {hand}: blame {self._names(self.culprits)} ({how}): {self._said()}"]
             if self.forfeit:
                 parts.append(
                     f"{self._names(self.forfeit)} "
@@ -128,7 +129,15 @@ class Verdict:
                 )
             return "; ".join([*parts, *self.caveats()])
         how = "proven by signatures" if self.proven else "on your client's own record"
-        return f"UNFAIR: {hand}: blame {self._names(self.culprits)} ({how}): {self.reason}"
+        return f"UNFAIR: {hand}: blame {self._names(self.culprits)} ({how}): {self._said()}"
+
+    def _said(self) -> str:
+        """The reason, with the fair deal's ids as people read them (the checks that found it
+        speak of seats by id)."""
+        if not self.names:
+            return self.reason
+        ids = "|".join(re.escape(p) for p in sorted(self.names, key=len, reverse=True))
+        return re.sub(rf"(?<![\w@-])({ids})(?![\w-])", lambda m: self.name(m[1]), self.reason)
 
     def as_json(self) -> dict[str, Any]:
         return {
