@@ -317,8 +317,8 @@ class Session:
     def _hand(self, m: p.Hand) -> list[p.Message]:
         h = self.hand
         this = (m.game_id, m.hand_no)
-        if h is not None and (h.message.game_id, h.message.hand_no) == this:
-            return []  # resuming the hand we are in: keep what we have
+        if h is not None and h.message == m:
+            return []  # resuming the hand we are in (or whose end we missed): keep what we have
         setup: HandSetup | None = None
         recorder: SeatRecorder | None = None
         if this in self.seen_hands:

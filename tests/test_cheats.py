@@ -50,6 +50,7 @@ from lanswitch.host import Host
 from lanswitch.host._play import _announce
 from lanswitch.rules import PRESETS
 from lanswitch.session import Session
+from tests import test_tamper as tamper
 from tests.cheats import Outcome, Person, make_host, play_over_tls
 
 PEOPLE = [Person("ann"), Person("bob")]
@@ -717,3 +718,55 @@ def test_an_untouched_headless_join_leaves_a_host_that_keeps_voiding_hands(
     assert "caused or claimed by the host" in done.stderr
     assert "void hands: 2" in done.stdout
     assert out.sessions["ann"].distrust is not None
+
+
+# ---------------------------------------------------------------------------------------------
+# v1's tampers, over TLS: the dishonest dealers of test_tamper.py, plugged into a real host
+
+
+def _tampering(dealer: type[Dealer]) -> type[Host]:
+    return type(f"{dealer.__name__}Host", (Host,), {"dealer_cls": dealer})
+
+
+TAMPERS: dict[str, type[Dealer]] = {
+    "swapped card": tamper.SwapHost,
+    "stacked deck": tamper.StackedHost,
+    "host's seed ground after the others'": tamper.GrindingHost,
+    "player's seed forged": tamper.variant(tamper.ForgingHost, victim="seat1"),
+    "reshuffle of another pile": tamper.WrongPileHost,
+    "miscounted pick-up": tamper.MiscountHost,
+}
+
+
+@pytest.mark.parametrize("name", list(TAMPERS))
+def test_v1s_tampers_are_caught_over_tls(tmp_path: Path, name: str) -> None:
+    """Every honest client that can see the tamper says UNFAIR, blaming the host, live and in
+    ``lanswitch verify``; no verdict blames a player."""
+    dealer = TAMPERS[name]
+    host = make_host(_tampering(dealer), hands=3, rules=BIG_HANDS)
+    out = play_over_tls(host, PEOPLE, tmp_path)
+    statuses = out.statuses("ann") + out.statuses("bob")
+    assert "unfair" in statuses, [v.text() for n in ("ann", "bob") for v in out.verdicts(n)]
+    for n in ("ann", "bob"):
+        for v in out.verdicts(n):
+            assert v.status in ("fair", "unfair"), v.text()
+            if v.status == "unfair":
+                assert v.culprits == (DEALER,), v.text()
+        assert out.cli_statuses(n) == out.statuses(n)
+
+
+def test_a_hand_number_dealt_twice_is_refused(tmp_path: Path) -> None:
+    """The host deals hand 1 again under the same number (a silent redeal): every client
+    refuses to take part in it and says so."""
+
+    class Redealing(Host):
+        def _start_hand(self) -> None:
+            if self.match.hand_no == 1:
+                self.match.hand_no = 0  # the next hand is numbered 1 again
+            super()._start_hand()
+
+    rules = dataclasses.replace(SWITCH, scoring=dataclasses.replace(SWITCH.scoring, void_limit=1))
+    host = make_host(Redealing, hands=2, round_timeout=0.5, rules=rules)
+    out = play_over_tls(host, PEOPLE, tmp_path)
+    for n in ("ann", "bob"):
+        assert any("deals hand 1 again" in w.text for w in out.news(n)), out.news(n)
