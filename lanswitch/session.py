@@ -29,7 +29,6 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from . import protocol as p
 from .fairdeal import (
-    BY_SEAT,
     BY_TIMEOUT,
     DEALER,
     LEFT,
@@ -126,7 +125,8 @@ class _HandState:
     names: tuple[str, ...] = ()  # the seats' names when the hand began
     over: p.HandOver | None = None
     done: bool = False
-    turn_began: float | None = None  # when this seat's turn began, by ``clock``
+    turn_began: float | None = None  # when this seat saw its turn begin, by ``clock``
+    turn_time: float = 0.0  # the seconds it had from then, as it knows them
 
 
 class Session:
@@ -428,28 +428,41 @@ class Session:
                 rec.dispute(
                     k, "the host says you went away, but your connection to it was up all along"
                 )
-            elif isinstance(ev, Move) and ev.seat == rec.seat and ev.by == BY_TIMEOUT:
-                began, clock = h.turn_began, self.clock
-                timer = rec.setup.turn_timer_ms / 1000
-                if live and began is not None and clock is not None:
-                    waited = clock() - began
-                    if waited + TIMER_SLACK < timer:
-                        rec.dispute(
-                            k,
-                            f"the host moved for you on a timeout after {waited:.1f} s of your "
-                            f"{timer:.0f} s turn",
-                        )
-            elif isinstance(ev, Move) and ev.seat == rec.seat and ev.by == BY_SEAT:
-                h.turn_began = None
+            elif isinstance(ev, Move) and ev.seat == rec.seat:
+                timed = rec.setup.turn_timer_ms > 0  # (else the move is invalid to all)
+                if ev.by == BY_TIMEOUT and timed and live and self.clock is not None:
+                    problem = self._early_timeout(h)
+                    if problem is not None:
+                        rec.dispute(k, problem)
+                h.turn_began = None  # its turn is over, however it ended
+
+    def _early_timeout(self, h: _HandState) -> str | None:
+        """What is wrong with a timeout the host just made for this seat, by this client's
+        clock: the seat never saw its turn begin (the host sends every seat a view after each
+        step, so it would have), or its time had not run out."""
+        assert self.clock is not None
+        if h.turn_began is None:
+            return "the host moved for you on a timeout before it showed you your turn"
+        waited = self.clock() - h.turn_began
+        if waited + TIMER_SLACK >= h.turn_time:
+            return None
+        return (
+            f"the host moved for you on a timeout after {waited:.1f} s of your "
+            f"{h.turn_time:.0f} s turn"
+        )
 
     def _view(self, m: p.SeatView) -> list[p.Message]:
         h = self.hand
-        self.catching_up = False
+        resumed, self.catching_up = self.catching_up, False
         if h is None or m.seq != self.seq:
             return []
         mine = m.seat is not None and m.turn == m.seat and bool(m.legal)
         if mine and h.turn_began is None and self.clock is not None:
+            # Seen live, the turn began at the step just shown: the table's whole timer. Seen
+            # as a resume ends, it began while this client was gone: what the view says is left.
             h.turn_began = self.clock()
+            whole = 0.0 if h.setup is None else h.setup.turn_timer_ms / 1000
+            h.turn_time = min(whole, m.timer_ms / 1000) if resumed else whole
         elif not mine:
             h.turn_began = None
         self._latest, self._latest_msg = None, m

@@ -80,6 +80,7 @@ class TableNet:
             spectate=spectate,
             password=password,
             auto_ready=auto_ready,
+            clock=lambda: self.now,  # the session judges the host's timeouts by the test's time
         )
         link = self._open(session)
         if bot is not None:

@@ -37,6 +37,7 @@ from lanswitch.fairdeal import (
     Log,
     Note,
     Shuffle,
+    Step,
     VoidRecord,
     VoidTally,
 )
@@ -181,6 +182,18 @@ class ImpersonatingHost(Host):
     how = "forge"
     victim = 0
 
+    def _step(self, h: Any, step: Step, first: int | None = None) -> None:
+        """``unseen``: ann is never sent the view that shows her turn, so the host need not
+        wait out her timer to make a timeout look honest to the clock she has."""
+        before = len(self.outbox)
+        super()._step(h, step, first)
+        if self.how != "unseen" or h.game.to_act() != self.victim:
+            return
+        cid = self._cid_of_seat(self.victim)
+        self.outbox[before:] = [
+            (c, m) for c, m in self.outbox[before:] if not (c == cid and isinstance(m, p.SeatView))
+        ]
+
     def _turn_due(self, h: Any) -> float | None:
         if h.game.to_act() == self.victim:
             return float(h.turn_since + 0.05)
@@ -254,13 +267,14 @@ def test_a_move_the_host_makes_for_a_player_is_seen_by_everyone(
 
 
 @pytest.mark.parametrize("defence", ["v2", "v1"])
-@pytest.mark.parametrize("how", ["timeout", "away"])
+@pytest.mark.parametrize("how", ["timeout", "unseen", "away"])
 def test_a_host_that_moves_for_a_present_player_on_its_own_word_is_caught_by_that_player(
     tmp_path: Path, defence: str, how: str, v1: pytest.MonkeyPatch
 ) -> None:
     """At a table with a 20 s turn timer the host says ann's time ran out 0.05 s into her
-    turn; or it says her link was lost while it was up, and stands in. Nobody else can know;
-    ann's own client does, and says so (her transcript keeps the dispute)."""
+    turn — or without ever showing her that it was her turn; or it says her link was lost
+    while it was up, and stands in. Nobody else can know; ann's own client does, and says so
+    (her transcript keeps the dispute)."""
     if defence == "v1":
         _v1_no_disputes(v1)
     host_cls = type("Impersonating", (ImpersonatingHost,), {"how": how})

@@ -351,6 +351,38 @@ def test_the_turn_timer_plays_the_safe_move_and_the_view_shows_the_time_left() -
     assert me.session.seq > seq
     made = of(me, p.Events)[events_before].events
     assert any(kind in ("draw", "play", "pass") for kind, _, _ in made)
+    net.run(lambda: bool(a.session.history and b.session.history))
+    for link in (a, b):  # a timeout that ran its course is not disputed
+        (record,) = link.session.history
+        assert record.verdict is not None
+        assert record.verdict.status == "fair"
+        assert record.transcript is not None
+        assert not record.transcript.disputes
+
+
+def test_a_client_that_resumes_during_its_turn_judges_a_timeout_by_the_time_it_was_shown() -> None:
+    """Ann's link drops before her turn begins and comes back 3 s into it: her view says 17 s
+    are left, and the host's timeout 17 s later is honest. (Timing her from the resume with
+    the table's whole 20 s would dispute it.)"""
+    net = TableNet(config(hands=1, turn_timer=20.0, seats=2, bots=0), seed=11)
+    a = net.join("ann", bot=None)
+    b = net.join("bob")
+    seat = a.session.seat
+    net.run(lambda: b.session.my_turn())
+    net.drop(a)
+    net.send(b, b.session.move(net.bot("heuristic")(b.session)))
+    assert net.host.hand is not None
+    assert net.host.hand.game.to_act() == seat
+    net.tick(net.now + 3.0)
+    a = net.resume(a)
+    assert a.session.my_turn()
+    assert 16_000 <= a.session.timer_ms <= 17_000
+    net.run(lambda: bool(a.session.history))
+    (record,) = a.session.history
+    assert record.transcript is not None
+    assert not record.transcript.disputes, record.transcript.disputes
+    assert record.verdict is not None
+    assert record.verdict.status == "fair", record.verdict.text()
 
 
 def test_a_seat_that_never_commits_voids_the_hand_and_is_blamed() -> None:
