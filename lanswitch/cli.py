@@ -142,9 +142,10 @@ def build_parser() -> argparse.ArgumentParser:
         "unchanged, every signature is valid, and the whole hand replays through the rules "
         "engine to exactly the cards you were given and the public log everyone signed. "
         "Transcripts of the same hand are also compared with each other. Prints one verdict "
-        "per file with the reason and who is to blame. Exit status: 0 all fair, 1 any unfair "
-        "or void, 2 a file unreadable or not a transcript. With --hand ID instead of files: "
-        "the transcript kept in the history for hand ID (see lanswitch history).",
+        "per file with the reason and who is to blame. Exit status: 0 all fair, 1 any not fair "
+        "(unconfirmed, unfair or void), 2 a file unreadable or not a transcript. With --hand "
+        "ID instead of files: the transcript kept in the history for hand ID (see lanswitch "
+        "history).",
     )
     v.add_argument("files", nargs="*", metavar="FILE", help="transcript files (.json)")
     v.add_argument(

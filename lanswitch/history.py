@@ -10,7 +10,7 @@ blame), the hand as it was told to this client (the same lines as the terminal's
 :mod:`lanswitch.narrate`; ``lanswitch history ID`` prints them), and, for a seat, **the
 transcript itself**: the very bytes ``lanswitch verify FILE``
 reads, which are what ``lanswitch join --transcripts DIR`` writes
-(:meth:`~lanswitch.transcript.Transcript.to_json`, UTF-8). ``lanswitch history`` lists the
+(:meth:`~lanswitch.fairdeal.Transcript.to_json`, UTF-8). ``lanswitch history`` lists the
 rows; ``lanswitch verify --hand ID`` checks a stored transcript again with the same verifier.
 
 A spectator has no transcript: it took no part in the deal and was shown no cards, so there

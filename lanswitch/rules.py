@@ -229,7 +229,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "void_warning",
         "int",
         "void hands in a match that the host caused or blamed on a player, on its word alone, "
-        "before every player is warned (and a headless player leaves): aborting is the host's "
+        "at which every player is warned (and a headless player leaves): aborting is the host's "
         "one lever over the deal",
         lo=1,
         hi=1000,
@@ -238,7 +238,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "scoring",
         "void_limit",
         "int",
-        "void hands after which a match ends (void hands do not count as hands played)",
+        "void or forfeited hands after which a match ends (neither counts as a hand played)",
         lo=1,
         hi=1000,
     ),

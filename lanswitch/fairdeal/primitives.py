@@ -4,6 +4,8 @@ shuffle, and every signed statement.
 ``protocol/SPEC.md`` ("Fair deal") is the byte-exact description; this module is its
 reference implementation. Everything here is a pure function of its arguments: seeds and keys
 come in as bytes (the shells draw them with ``secrets`` and ``Ed25519PrivateKey.generate()``).
+In the formulas of the docstrings below a label is written short: ``enc("sign/move")`` stands
+for ``enc("lanswitch/v2/sign/move")`` (:data:`LABELS` holds them in full).
 
 Errors: :class:`UsageError` means the caller broke an API rule (a bug on this side, like h11's
 ``LocalProtocolError``); :class:`Blame` means a participant broke the protocol and names it
@@ -598,7 +600,7 @@ def _commitment_list(commitments: Mapping[str, bytes]) -> bytes:
 def announce_message(
     ctx0: bytes, round_no: int, fixed: bool, ctx: bytes, commitments: Mapping[str, bytes]
 ) -> bytes:
-    """What the host signs when it announces a round (§ Announcements).
+    """What the host signs when it announces a round (§ The round, step by step).
 
     ``enc("sign/announce") ‖ ctx_0 ‖ u32(r) ‖ u8(stage) ‖ ctx_r ‖ u8(k) ‖ (enc(id) ‖ enc(C))…``:
     stage 1 (``fixed`` false) lists only ``@dealer``'s commitment — the host commits before

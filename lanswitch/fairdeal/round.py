@@ -219,7 +219,9 @@ class Round:
     Ed25519 public key, and every message must carry its participant's valid signature.
     ``@dealer`` commits first (the host's own commitment goes out in stage 1).
 
-    A rejected message raises :class:`Blame` and changes nothing, except a validly signed
+    A rejected message raises :class:`Blame` (:class:`UsageError` for a call out of order:
+    a commit or reveal the round's state does not take, one before ``@dealer``'s) and changes
+    nothing, except a validly signed
     reveal that does not open its commitment: that fails the round for good (``state``
     ``FAILED``, ``blame`` set, the seed kept as evidence). Time is not an input here: when the
     shell's wait runs out, the host calls :meth:`abandon` (or :meth:`withdraw`).

@@ -3,7 +3,7 @@
 The setup fixes the hand's context ``ctx_0`` — game, hand number, deck, seats, and every
 participant's public key, an empty one for a seat the host runs — and the first event of its
 log, the ``setup`` note, which binds what ``ctx_0`` does not: the rules, the dealer, the seats
-sitting the hand out and the turn timer (``protocol/SPEC.md``, "A hand's log").
+sitting the hand out and the turn timer (``protocol/SPEC.md``, "The hand's setup").
 """
 
 from __future__ import annotations

@@ -35,10 +35,12 @@ MAX_CLIENTS = 32
 HANDSHAKE_TIMEOUT = 5.0
 """Seconds a new connection has to send its ``hello``."""
 RATE_LIMIT = 500
-"""Messages a connection may send per second (a person sends a few; a headless bot at a table
-of bots with no delays, a few hundred; a flood, thousands).
-Beyond it messages are refused with ``reject`` ``rate_limited``; at three times it the
-connection is closed with ``error`` ``rate_limited``."""
+"""Requests a connection may send per second — ``chat``, ``move``, ``sit``, ``stand``,
+``ready``, ``ping``, ``hello`` (a person sends a few; a headless bot at a table of bots with no
+delays, a few hundred; a flood, thousands). Beyond it requests are refused with ``reject``
+``rate_limited`` (the fair deal's messages and pongs never are: refusing them would cost a
+player its part in the deal); at three times it, or at ten times it in messages of any kind,
+the connection is closed with ``error`` ``rate_limited``."""
 CHAT_BURST = 5
 CHAT_WINDOW = 5.0
 """At most ``CHAT_BURST`` chat lines per client per ``CHAT_WINDOW`` seconds."""
