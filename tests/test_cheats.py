@@ -44,7 +44,7 @@ from lanswitch.fairdeal import (
 from lanswitch.fairdeal import primitives as pr
 from lanswitch.fairdeal import replay as fd_verify
 from lanswitch.fairdeal import seat as fd_seat
-from lanswitch.fairdeal.checks import Presence
+from lanswitch.fairdeal.checks import Presence, timeout_move
 from lanswitch.fairdeal.tally import VoidEntry
 from lanswitch.game import Game
 from lanswitch.host import Host
@@ -215,7 +215,7 @@ class ImpersonatingHost(Host):
             self._step(h, dealer.away(seat))
             return True
         legal = game.legal_moves()
-        move = legal[0]
+        move = timeout_move(legal)  # the move the protocol holds a timeout to
         if self.how == "forge":
             msg = dealer.move_message(seat, BY_SEAT, move)
             step = dealer._move(seat, move, BY_SEAT, pr.sign(self.key, msg))

@@ -42,7 +42,8 @@ from lanswitch.fairdeal import (
 )
 from lanswitch.fairdeal import primitives as pr
 from lanswitch.fairdeal.dealer import card_events
-from lanswitch.game import Phase
+from lanswitch.fairdeal.log import BY_TIMEOUT
+from lanswitch.game import BLUNDER_FLAG, DRAW, PASS, Phase
 from tests.fairplay import (
     bad_reveal,
     everyone_sees,
@@ -621,6 +622,63 @@ def test_a_card_never_dealt_is_caught_when_it_is_played(
     for v in caught(hand.transcripts, check="move"):
         assert "seat-2 played" in v.reason
         assert "which is not in its hand as the seeds dealt it" in v.reason
+
+
+# ---------------------------------------------------------------------------------------------
+# (g) the host's own moves for a player: held to what the protocol lets it do
+
+
+class BestCardTimeout(Dealer):
+    """At a table with a turn timer, the host's "timeouts" for seat 2 play a card (its first
+    legal one) rather than the move that gives nothing away: the host plays the player's hand
+    for it, as a timeout that ran out looks like."""
+
+    timed_out = 0
+
+    def act(self, seat: int, move: int, signature: bytes) -> Step:
+        cards = [m for m in self.game.legal_moves() if m not in (DRAW, PASS)]
+        if seat == 1 and cards and self.timed_out < 3 and DRAW in self.game.legal_moves():
+            self.timed_out += 1
+            return self.host_move(seat, cards[0], by=BY_TIMEOUT)
+        return super().act(seat, move, signature)
+
+
+class MadeUpBlunders(Dealer):
+    """Charges seat 2 a blunder on a "timeout" (penalty cards, out of its turn) while seat 1
+    is to act — three times: a player can own up to a blunder; the host cannot make one up."""
+
+    charged = 0
+
+    def act(self, seat: int, move: int, signature: bytes) -> Step:
+        if seat == 0 and self.charged < 3:
+            self.charged += 1
+            return self.host_move(1, BLUNDER_FLAG | move, by=BY_TIMEOUT)
+        return super().act(seat, move, signature)
+
+
+@pytest.mark.parametrize(("preset", "players", "seed"), CASES[:3])
+def test_a_timeout_that_plays_a_card_for_the_player_is_caught(
+    preset: str, players: int, seed: int
+) -> None:
+    for attempt in range(seed, seed + 40, 2):
+        hand = play(preset, players, attempt, dealer_cls=BestCardTimeout, turn_timer_ms=30_000)
+        if hand.dealer.timed_out:  # type: ignore[attr-defined]
+            break
+    else:
+        pytest.fail("seat 2 never had a card to play with a draw allowed")
+    for v in caught(hand.transcripts, check="move"):
+        assert "the host moved for seat-2 on a timeout with" in v.reason
+        assert "gives nothing away (draw)" in v.reason
+        assert v.proven
+
+
+@pytest.mark.parametrize(("preset", "players", "seed"), [c for c in CASES if c[0] == "blackjack"])
+def test_a_blunder_the_host_makes_up_is_caught(preset: str, players: int, seed: int) -> None:
+    hand = play(preset, players, seed, dealer_cls=MadeUpBlunders, turn_timer_ms=30_000)
+    assert hand.dealer.charged  # type: ignore[attr-defined]
+    for v in caught(hand.transcripts, check="move"):
+        assert "the log charges seat-2 a blunder that the host on a timeout made up" in v.reason
+        assert v.proven
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..game import BLUNDER_FLAG, DRAW, PASS
 from .log import (
     BY_BOT,
     BY_SEAT,
@@ -36,7 +37,21 @@ from .primitives import (
 from .round import Announcement
 from .setup import HandSetup
 
-__all__ = ["Presence", "check_announcement", "check_move", "check_same_round"]
+__all__ = [
+    "Presence",
+    "check_announcement",
+    "check_move",
+    "check_same_round",
+    "timeout_move",
+]
+
+
+def timeout_move(legal: Sequence[int]) -> int:
+    """The move the host makes for a present player whose turn timer ran out: the one that
+    gives nothing away — draw if it may, else pass, else the first legal move. A rule of the
+    protocol, not a choice: the verifier holds the host to it, so a timeout cannot play a
+    player's best card for it."""
+    return next((m for m in (DRAW, PASS) if m in legal), legal[0])
 
 
 class Presence:
@@ -115,6 +130,10 @@ def check_move(
         return f"a move by an unknown maker ({by})"
     if not ok:
         return f"the log has a move for {pid} marked as made by {_maker(by)}, but {why}"
+    if ev.move & BLUNDER_FLAG and by != BY_SEAT:
+        # A blunder charges penalty cards for an illegal move the player tried: only the
+        # player can own up to one (the host refuses them all from the network).
+        return f"the log charges {pid} a blunder that {_maker(by)} made up"
     try:
         msg = move_message(setup.ctx0, count, head, seat, by, ev.move)
     except UsageError:

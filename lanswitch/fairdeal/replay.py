@@ -25,10 +25,11 @@ from typing import Any, Final
 
 from ..cards import SUIT_NAMES, format_card
 from ..game import BLUNDER_FLAG, SUIT_BASE, Event, Game, IllegalMove, Reason, format_move
-from .checks import Presence, check_announcement, check_move, check_same_round
+from .checks import Presence, check_announcement, check_move, check_same_round, timeout_move
 from .dealer import card_events
 from .log import (
     BY_SEAT,
+    BY_TIMEOUT,
     LEFT,
     Away,
     Back,
@@ -555,6 +556,14 @@ class _Verifier:
             raise _Unfair("move", problem)
         seat, move = ev.seat, ev.move
         name = self.name(seat)
+        if ev.by == BY_TIMEOUT and seat == game.to_act():
+            due = timeout_move(game.legal_moves())
+            if move != due:
+                raise _Unfair(
+                    "move",
+                    f"the host moved for {name} on a timeout with {format_move(move)}; a "
+                    f"timeout makes the move that gives nothing away ({format_move(due)})",
+                )
         try:
             if move & BLUNDER_FLAG:
                 events = game.blunder(seat, move & ~BLUNDER_FLAG)

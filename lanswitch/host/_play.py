@@ -34,8 +34,9 @@ from ..fairdeal import (
     Step,
     VoidRecord,
 )
+from ..fairdeal.checks import timeout_move
 from ..fairdeal.primitives import log_head_message, public_bytes, seats_of, verify
-from ..game import BLUNDER_FLAG, DRAW, PASS, PRIVATE_KINDS, Event, Game, IllegalMove, redact
+from ..game import BLUNDER_FLAG, PRIVATE_KINDS, Event, Game, IllegalMove, redact
 from ._config import ADVANCE_BOUND, HOST_ID
 from ._core import HostBase
 
@@ -278,8 +279,7 @@ class Host(HostBase):
             bot = h.bots.get(seat) or make_bot("heuristic", self.rules)
             move = bot.choose(game.view(seat), self._rng)
         else:  # the timer ran out: the move that gives nothing away
-            legal = game.legal_moves()
-            move = next((m for m in (DRAW, PASS) if m in legal), legal[0])
+            move = timeout_move(game.legal_moves())
         self._step(h, dealer.host_move(seat, move))
         return True
 
