@@ -44,13 +44,17 @@ unconfirmed verdict not explained by one of our leavers, and a hang: every wait 
 welcome, an answer to a move, a turn in a hand in play, the host closing after ``bye``, a
 stayer's verdict).
 
-The one ``reject`` that is not an error: a commitment to a round the host had just withdrawn
+The ``reject``s that are not errors: a commitment to a round the host had just withdrawn
 (a participant went away while it was committing, SPEC § Round states) that crossed the
 withdrawal on the wire. The host refuses it (``fair_deal``, "takes no commitment from you
 now", as SPEC § "What the host does" says), and the client learns of the withdrawal from the
 next round's stage 1, which is already in its hands when the refusal comes. It is counted
 (``late_commit_withdrawn``) and checked: the refused round was never fixed and a later one
-was announced; any other refusal is an error.
+was announced. Likewise a move refused as ``stale_view`` because the log said someone went
+away (or came back) while it was on its way: a presence step is a step of its own (SPEC § Going
+away), so the seat to act is shown a new view in the middle of its turn and a move already sent
+answers the old one. It is counted (``move_stale_after_presence``) once checked: every log
+event since the move was signed is an ``Away`` or a ``Back``. Any other refusal is an error.
 
 Verdicts, protocol v2 (``lanswitch.fairdeal.verdict``), as the stayers' Sessions give them:
 
@@ -90,7 +94,7 @@ from _latency_harness import _pipe_queue, forget_verified, raise_nofile, sleep_u
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from lanswitch import protocol as p
-from lanswitch.fairdeal import Verdict
+from lanswitch.fairdeal import Away, Back, Verdict
 from lanswitch.session import Session
 from lanswitch.tls import open_pinned_connection
 
@@ -342,7 +346,8 @@ class Slots:
         was_seated = session.seat
         watch_until = began + plan.watch_s
         moves_left = plan.moves
-        pending: tuple[int, float] | None = None  # (seq of the move sent, when)
+        # (seq of the move sent, when, how many log events the Session held when it signed it)
+        pending: tuple[int, float, int] | None = None
         act_at: float | None = None
         progress = began  # the last step of a hand in play we saw while seated
         idle_since: float | None = None  # seated and no hand in play since
@@ -383,7 +388,7 @@ class Slots:
                     if pending is None and session.my_turn() and view is not None:
                         message = session.move(rng.choice(view.legal))
                         writer.write(conn.send(message))
-                        pending = (message.seq, now)
+                        pending = (message.seq, now, _log_count(session))
                         moves_left -= 1
                         tally.counts["moves_sent"] += 1
             # -- read what the host sent, until the next thing we have to do -----------------
@@ -420,6 +425,12 @@ class Slots:
                 elif isinstance(m, p.Reject):
                     if _withdrawn_commit(session, m):
                         tally.counts["late_commit_withdrawn"] += 1  # module docstring
+                    elif (
+                        pending is not None
+                        and m.seq == pending[0]
+                        and _stale_after_presence(session, m, pending[2])
+                    ):
+                        tally.counts["move_stale_after_presence"] += 1  # module docstring
                     else:
                         tally.error(f"reject:{m.code.value}", f"table {table}: {m.text}")
                     if pending is not None and m.seq == pending[0]:
@@ -474,7 +485,7 @@ class Slots:
         session: Session,
         plan: _Plan,
         moves_left: int,
-        pending: tuple[int, float] | None,
+        pending: tuple[int, float, int] | None,
         watch_until: float,
         now: float,
     ) -> str | None:
@@ -681,6 +692,23 @@ class Slots:
 def _seat_of(pid: str) -> int | None:
     """The seat of a fair-deal id (``seatN``); None for the host (``@dealer``)."""
     return int(pid[4:]) if pid.startswith("seat") and pid[4:].isdigit() else None
+
+
+def _log_count(session: Session) -> int:
+    h = session.hand
+    return 0 if h is None or h.recorder is None else h.recorder.log.count
+
+
+def _stale_after_presence(session: Session, m: p.Reject, logged: int) -> bool:
+    """Whether ``m`` refuses our move as stale because someone went away or came back while
+    it was on its way: every log event since we signed it (``logged`` events then) is an
+    ``Away`` or a ``Back`` (its step came before the refusal, on the same link)."""
+    h = session.hand
+    rec = None if h is None else h.recorder
+    if m.code is not p.ErrorCode.STALE_VIEW or rec is None:
+        return False
+    since = rec.log.events[logged:]
+    return bool(since) and all(isinstance(ev, Away | Back) for ev in since)
 
 
 def _withdrawn_commit(session: Session, m: p.Reject) -> bool:

@@ -6,6 +6,14 @@ Besides serving, the process answers the parent's ``stats`` requests with what t
 and, on request, the number of objects the garbage collector tracks — so a growth of the
 resident memory the parent samples from ``/proc`` can be laid at a structure's door.
 
+Once the clients have gone, the parent asks it to ``hurry``: every table's bots and stand-ins
+then act every few milliseconds instead of ``bot_delay``. With protocol v2 the hands the
+clients left are played out to their end by stand-ins (no one voids them any more), and a hand
+of switch can run to hundreds of moves — minutes at 0.6 s a move — while the question asked
+then is only whether each host lets go of everyone once its hand is over. ``held`` describes
+every table still holding someone (its hand's stage, steps, the seat to act, how long since
+the last step), so a table that stalled is told from one still playing.
+
 Every failure of the host that would otherwise scroll past on stderr is counted: the server
 shell logs a host exception (``log.exception``) and a dropped slow reader (``log.warning``);
 an exception no one awaited lands in the event loop's exception handler. Both are caught here
@@ -18,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import dataclasses
 import gc
 import logging
 import os
@@ -65,11 +74,13 @@ class _Failures(logging.Handler):
 def host_config(i: int, cfg: dict[str, Any]) -> HostConfig:
     """Table ``i``: ``switch``, ``cfg["seats"]`` seats of which ``cfg["bots"]`` are host bots.
 
-    The timeouts a table waits on an absent player are shortened from the defaults (30 s) to
-    ``cfg["grace_s"]``: in this soak players leave mid-hand all the time, and each default
-    wait would stall its table for 30 s (a stand-in's first turn, a fair-deal round missing a
-    leaver's seed, the log heads of a hand a leaver will never sign). The paths are the same
-    ones; only the clock runs faster.
+    A table waits ``cfg["grace_s"]`` on an absent player: the grace before the log says its
+    link is lost and a stand-in plays the seat (``away_grace``, 5 s by default), and — cut
+    from the defaults' 30 s — a fair-deal round's wait for a commitment or seed and the wait
+    for the log heads: in this soak players leave mid-hand all the time, and each 30 s wait
+    would stall its table. The paths are the same ones; only the clock runs faster.
+    ``cfg["seat_limit_s"]``: how long a lost player's seat is kept (the host's default, 60 s,
+    in the full soak).
     """
     grace = cfg["grace_s"]
     return HostConfig(
@@ -83,6 +94,7 @@ def host_config(i: int, cfg: dict[str, Any]) -> HostConfig:
         away_grace=grace,
         round_timeout=grace,
         heads_timeout=grace,
+        seat_limit=cfg["seat_limit_s"],
     )
 
 
@@ -113,6 +125,42 @@ def _stats(servers: list[Server], failures: _Failures, objects: bool) -> dict[st
         started = time.perf_counter()
         out["gc_objects"] = len(gc.get_objects())
         out["gc_objects_ms"] = (time.perf_counter() - started) * 1000
+    return out
+
+
+def _hurry(servers: list[Server], delay: float) -> int:
+    """Every table's bots and stand-ins act after ``delay`` from now on; the tables still in
+    a hand."""
+    for s in servers:
+        s.host.config = dataclasses.replace(s.host.config, bot_delay=delay)
+    return sum(1 for s in servers if s.host.hand is not None)
+
+
+def _held(servers: list[Server], top: int = 12) -> list[str]:
+    """One line for each of the first ``top`` tables still holding someone or a hand."""
+    out = []
+    now = time.monotonic()
+    for s in servers:
+        h = s.host
+        hand = h.hand
+        if hand is None and not h.away and not h.table.clients and not h.conns:
+            continue
+        line = (
+            f"{h.config.name}: conns {len(h.conns)}, lobby {len(h.table.clients)}, "
+            f"away seats {sorted(h.away)}"
+        )
+        if hand is not None:
+            game = hand.dealer.game
+            line += (
+                f"; hand {game.hand_no}: stage {hand.dealer.stage.name}, {hand.seq} steps, "
+                f"{hand.dealer.log.count} log events, last step {now - hand.turn_since:.1f} s "
+                f"ago, ended {hand.ended}"
+            )
+            if not hand.ended:
+                line += f", seat {game.to_act()} to act"
+        out.append(line)
+        if len(out) >= top:
+            break
     return out
 
 
@@ -186,6 +234,10 @@ def host_process(pipe: Pipe, cfg: dict[str, Any]) -> None:
                 pipe.send(("stats", _stats(servers, failures, objects=msg[1])))
             elif msg[0] == "trim":
                 pipe.send(("trimmed", _trim()))
+            elif msg[0] == "hurry":
+                pipe.send(("hurried", _hurry(servers, msg[1])))
+            elif msg[0] == "held":
+                pipe.send(("held", _held(servers)))
             elif msg[0] == "baseline":  # --tracemalloc: trace from now on (idle, tables made)
                 tracemalloc.start(1)
                 baseline = tracemalloc.take_snapshot()

@@ -119,7 +119,9 @@ class Sizes:
     bots: int = 2
     bot_delay_s: float = 0.6
     grace_s: float = 5.0
+    seat_limit_s: float = 60.0  # a seat away this long is given up between hands (the default)
     settle_max_s: float = 240.0  # for the hosts to let go of everyone after the clients left
+    hurry_s: float = 0.02  # the bots' and stand-ins' delay once the clients have left
     tracemalloc: bool = False  # trace the host's allocations from idle on (slows it)
     mix: Mix = field(default_factory=Mix)
 
@@ -140,6 +142,7 @@ QUICK = Sizes(
     client_procs=1,
     bot_delay_s=0.02,  # hands of seconds, so a short run sees some end and verified
     grace_s=2.0,  # the hands left behind end soon after the clients go
+    seat_limit_s=10.0,  # and the seats of those who dropped at the end are freed well in time
     settle_max_s=60.0,
     mix=Mix(
         watch_s=(1.0, 4.0),
@@ -222,6 +225,7 @@ def _run(sizes: Sizes, seed: int, say: Any, tmp: Path) -> dict[str, Any]:
         "bots": sizes.bots,
         "bot_delay_s": sizes.bot_delay_s,
         "grace_s": sizes.grace_s,
+        "seat_limit_s": sizes.seat_limit_s,
         "nofile": nofile,
     }
     h_parent, h_child = ctx.Pipe()
@@ -289,9 +293,16 @@ def _run(sizes: Sizes, seed: int, say: Any, tmp: Path) -> dict[str, Any]:
             say,
         )
         # The clients are gone. The hands they left play out with stand-ins (the log says who
-        # went), the away seats are freed: the hosts must come back to holding nothing of
-        # anyone. Wait for that (bounded), then the last memory sample.
+        # went) — hurried: no one is watching them any more (``_soak_host``) —, the away seats
+        # are freed: the hosts must come back to holding nothing of anyone. Wait for that
+        # (bounded), then the last memory sample.
         settle_start = time.monotonic()
+        h_parent.send(("hurry", sizes.hurry_s))
+        for _ in range(100):  # past any late answer to a stats request of the load
+            msg = _recv(h_parent, 30.0, "host process", host)
+            if msg[0] == "hurried":
+                report["in_hand_when_left"] = msg[1]
+                break
         after_stats: dict[str, Any] = {}
         for _ in range(10_000):
             h_parent.send(("stats", False))
@@ -302,6 +313,9 @@ def _run(sizes: Sizes, seed: int, say: Any, tmp: Path) -> dict[str, Any]:
                 held = ", ".join(f"{k} {after_stats[k]}" for k in _HELD)
                 errors["host_not_settled"] += 1
                 first_errors.append(f"{sizes.settle_max_s:.0f} s after the clients left: {held}")
+                h_parent.send(("held",))
+                report["held"] = _recv(h_parent, 30.0, "host process", host)[1]
+                first_errors += [f"  still held: {line}" for line in report["held"]]
                 break
             time.sleep(1.0)
         report["settle_s"] = time.monotonic() - settle_start
@@ -564,6 +578,7 @@ def verdict_summary(counts: Counter[str]) -> dict[str, Any]:
         "void_hands_leaver_causes": by("void_leaver:"),
         "void_hands_faults": by("void_cause:"),
         "late_commit_withdrawn": counts["late_commit_withdrawn"],
+        "move_stale_after_presence": counts["move_stale_after_presence"],
     }
 
 
@@ -580,7 +595,8 @@ def print_report(rep: dict[str, Any]) -> None:
         f"load: {sz['clients']} client slots on {sz['tables']} tables "
         f"({sz['seats']} seats, {sz['bots']} host bots, {sz['per_table']} slots each), "
         f"{sz['duration_s']:.0f} s, {sz['client_procs']} client process(es), "
-        f"bot delay {sz['bot_delay_s']} s, grace {sz['grace_s']} s"
+        f"bot delay {sz['bot_delay_s']} s, grace {sz['grace_s']} s, seats of the gone freed "
+        f"after {sz['seat_limit_s']:.0f} s"
     )
     hf = rep.get("host_final", {})
     print(
@@ -635,6 +651,12 @@ def print_report(rep: dict[str, Any]) -> None:
         print(
             f"host state at idle (before load): {hi.get('gc_objects', 0):,} gc-tracked objects, "
             f"{hi.get('tasks')} asyncio tasks, {hi.get('log_lines'):,} host log lines"
+        )
+    if "in_hand_when_left" in rep:
+        print(
+            f"after the clients left: {rep['in_hand_when_left']} tables were in a hand, played "
+            f"out by stand-ins (hurried to {sz['hurry_s'] * 1000:.0f} ms a move); the hosts let "
+            f"go of everyone in {rep.get('settle_s', 0):.0f} s"
         )
     ha = rep.get("host_after", {})
     if ha:
@@ -710,10 +732,12 @@ def print_verdicts(rep: dict[str, Any]) -> None:
         )
         + "; any other void is an error"
     )
-    if v["late_commit_withdrawn"]:
+    if v["late_commit_withdrawn"] or v["move_stale_after_presence"]:
         print(
-            f"  commitments that crossed their round's withdrawal (refused, not errors): "
-            f"{v['late_commit_withdrawn']:,}"
+            f"  refused, not errors (v2 races, _soak_clients): {v['late_commit_withdrawn']:,} "
+            f"commitments that crossed their round's withdrawal, "
+            f"{v['move_stale_after_presence']:,} moves made stale by someone going away or "
+            "coming back while they were on their way"
         )
     for line in rep.get("causes", [])[:12]:
         print(f"  {line}")
