@@ -55,6 +55,8 @@ away (or came back) while it was on its way: a presence step is a step of its ow
 away), so the seat to act is shown a new view in the middle of its turn and a move already sent
 answers the old one. It is counted (``move_stale_after_presence``) once checked: every log
 event since the move was signed is an ``Away`` or a ``Back``. Any other refusal is an error.
+(So a move counts as answered only by a view after a step whose log has the move itself: a
+newer view alone may be that presence step's.)
 
 Verdicts, protocol v2 (``lanswitch.fairdeal.verdict``), as the stayers' Sessions give them:
 
@@ -94,7 +96,7 @@ from _latency_harness import _pipe_queue, forget_verified, raise_nofile, sleep_u
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from lanswitch import protocol as p
-from lanswitch.fairdeal import Away, Back, Verdict
+from lanswitch.fairdeal import BY_SEAT, Away, Back, Move, Verdict
 from lanswitch.session import Session
 from lanswitch.tls import open_pinned_connection
 
@@ -432,7 +434,8 @@ class Slots:
                     ):
                         tally.counts["move_stale_after_presence"] += 1  # module docstring
                     else:
-                        tally.error(f"reject:{m.code.value}", f"table {table}: {m.text}")
+                        since = "" if pending is None else _events_since(session, pending[2])
+                        tally.error(f"reject:{m.code.value}", f"table {table}: {m.text}{since}")
                     if pending is not None and m.seq == pending[0]:
                         pending = None
                 elif isinstance(m, p.Error):
@@ -443,7 +446,11 @@ class Slots:
                     self._abort(table, session, m)
                 elif isinstance(m, p.SeatView):
                     progress = time.monotonic()
-                    if pending is not None and m.seq >= pending[0] + 1:
+                    if (
+                        pending is not None
+                        and m.seq >= pending[0] + 1
+                        and _moved_since(session, pending[2])
+                    ):
                         pending = None
                         tally.counts["moves_answered"] += 1
                 elif isinstance(m, p.Events | p.Announce):
@@ -699,6 +706,20 @@ def _log_count(session: Session) -> int:
     return 0 if h is None or h.recorder is None else h.recorder.log.count
 
 
+def _moved_since(session: Session, logged: int) -> bool:
+    """Whether the log has our own move since we signed one (``logged`` events then): the view
+    after it answers it. (A newer view alone does not: someone going away or coming back is a
+    step of its own, and may come between our move and the host's refusal of it.)"""
+    h = session.hand
+    rec = None if h is None else h.recorder
+    if rec is None:
+        return True  # nothing to tell by: the view's seq says it
+    return any(
+        isinstance(ev, Move) and ev.seat == rec.seat and ev.by == BY_SEAT
+        for ev in rec.log.events[logged:]
+    )
+
+
 def _stale_after_presence(session: Session, m: p.Reject, logged: int) -> bool:
     """Whether ``m`` refuses our move as stale because someone went away or came back while
     it was on its way: every log event since we signed it (``logged`` events then) is an
@@ -709,6 +730,17 @@ def _stale_after_presence(session: Session, m: p.Reject, logged: int) -> bool:
         return False
     since = rec.log.events[logged:]
     return bool(since) and all(isinstance(ev, Away | Back) for ev in since)
+
+
+def _events_since(session: Session, logged: int) -> str:
+    """The log events that came after our move was signed, in a few words (for an error)."""
+    h = session.hand
+    rec = None if h is None else h.recorder
+    if rec is None:
+        return ""
+    since = rec.log.events[logged:]
+    words = ", ".join(repr(ev) for ev in since[:4]) + (" …" if len(since) > 4 else "")
+    return f" (log events since our move was signed: {words or 'none'}; we are seat {rec.seat})"
 
 
 def _withdrawn_commit(session: Session, m: p.Reject) -> bool:
