@@ -206,10 +206,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     h.add_argument(
         "--turn-timer",
-        type=_duration,
+        type=_turn_timer,
         default=0.0,
         metavar="S",
-        help="seconds a player has to act; then the safest move is made for them (default: none)",
+        help="seconds a player has to act (at least 5); then the safest move is made for them "
+        "(default: none)",
     )
     h.add_argument(
         "--bot-delay",
@@ -297,7 +298,11 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--port", type=_port, default=0, metavar="P", help="TCP port (default any)")
     pl.add_argument("--bot-delay", type=_duration, default=0.6, metavar="S", help=argparse.SUPPRESS)
     pl.add_argument(
-        "--turn-timer", type=_duration, default=0.0, metavar="S", help="seconds a player has to act"
+        "--turn-timer",
+        type=_turn_timer,
+        default=0.0,
+        metavar="S",
+        help="seconds a player has to act (0: none; else at least 5)",
     )
     pl.add_argument(
         "--resume",
@@ -364,6 +369,17 @@ def _duration(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
     if not 0 <= value <= 3600:
         raise argparse.ArgumentTypeError("must be 0..3600 seconds")
+    return value
+
+
+def _turn_timer(text: str) -> float:
+    from .fairdeal.setup import MIN_TURN_TIMER_MS  # (the fair deal's imports: only when asked)
+
+    value = _duration(text)
+    if 0 < value < MIN_TURN_TIMER_MS / 1000:
+        raise argparse.ArgumentTypeError(
+            f"must be 0 (no timer) or at least {MIN_TURN_TIMER_MS // 1000} seconds"
+        )
     return value
 
 

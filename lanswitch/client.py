@@ -284,7 +284,7 @@ class Client:
         self._hands_seen = 0  # session.history entries already handed to the history
         self._writer: asyncio.StreamWriter | None = None
         self._conn: p.Connection | None = None
-        self._acting_seq = -1
+        self._acting: tuple[bytes, int, int] | None = None  # the turn a move is chosen for
         self._act_handle: asyncio.TimerHandle | None = None
         self._slow_until = 0.0  # after a rate-limit refusal, no move before this time
         self._first: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
@@ -324,7 +324,17 @@ class Client:
 
     async def run(self) -> None:
         """Until the host says ``bye`` or ``error`` (JoinError if it cannot be reached, first
-        or after a lost link). Connects first if :meth:`connect` was not called."""
+        or after a lost link). Connects first if :meth:`connect` was not called. Giving up on
+        the host settles the hand in play: it gets a verdict with what this client holds."""
+        try:
+            await self._run()
+        except JoinError as e:
+            self.session.give_up(f"the table is gone before the hand was settled ({e})")
+            self._emit_news()
+            self._record_hands()
+            raise
+
+    async def _run(self) -> None:
         if self._first is None:
             await self.connect()
         lost_at: float | None = None
@@ -382,7 +392,7 @@ class Client:
         s = self.session
         conn = p.Connection(p.Role.CLIENT)
         self._writer, self._conn = writer, conn
-        self._acting_seq = -1
+        self._acting = None
         peer = writer.get_extra_info("peername")
         if isinstance(peer, tuple) and len(peer) >= 2:
             host = str(peer[0])
@@ -426,7 +436,7 @@ class Client:
                     if isinstance(m, p.Reject) and m.code is p.ErrorCode.RATE_LIMITED:
                         # Refused for speed, not for what it was: slow down, then try again
                         # (a move when it is next chosen, a ready when the session says so).
-                        self._acting_seq = -1
+                        self._acting = None
                         self._slow_until = self.clock() + RETRY_AFTER
                         loop = asyncio.get_running_loop()
                         loop.call_later(RETRY_AFTER, self._retry)
@@ -517,21 +527,29 @@ class Client:
 
     def _maybe_act(self) -> None:
         s = self.session
-        if self.chooser is None or not s.my_turn() or self._acting_seq == s.seq:
+        turn = self._turn()
+        if self.chooser is None or not s.my_turn() or self._acting == turn:
             return
-        self._acting_seq = s.seq
+        self._acting = turn
         delay = max(self.think, self._slow_until - self.clock())
         if delay > 0:
-            self._act_handle = asyncio.get_running_loop().call_later(delay, self._act, s.seq)
+            self._act_handle = asyncio.get_running_loop().call_later(delay, self._act, turn)
         else:
-            self._act(s.seq)
+            self._act(turn)
+
+    def _turn(self) -> tuple[bytes, int, int]:
+        """The turn on screen: its hand and ``seq`` (each hand counts its steps from 0, so a
+        ``seq`` alone would take this hand's step 6 for the last hand's)."""
+        s = self.session
+        h = s.hand
+        return (b"", 0, s.seq) if h is None else (h.message.game_id, h.message.hand_no, s.seq)
 
     def _retry(self) -> None:
         for message in self.session.retry():
             self.send(message)
 
-    def _act(self, seq: int) -> None:
+    def _act(self, turn: tuple[bytes, int, int]) -> None:
         s = self.session
-        if self.chooser is None or s.seq != seq or not s.my_turn():
+        if self.chooser is None or self._turn() != turn or not s.my_turn():
             return
         self.send(s.move(self.chooser(s)))

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from . import protocol as p
+from .cards import format_cards
 from .fairdeal import (
     BY_TIMEOUT,
     DEALER,
@@ -54,6 +55,7 @@ from .fairdeal import (
 from .fairdeal.primitives import mask_of, public_bytes
 from .fairdeal.tally import VoidEntry
 from .game import Event, View
+from .handcheck import lobby_problems, own_seat_problem
 from .rules import RuleSet
 
 __all__ = ["HandRecord", "News", "Session", "named"]
@@ -112,6 +114,15 @@ def named(text: str, names: Sequence[str]) -> str:
     return _PID.sub(name, text)
 
 
+HEADS_PATIENCE: Final = 90.0
+"""Seconds after ``hand_over`` a client waits for the hand's seeds and log heads before it
+settles the hand with what it has (the host waits 30 s for the heads, then sends them)."""
+
+_UNFINISHED: Final = p.HandOver(
+    reason="unfinished", placings=(), scores=(), hand_points=(), head=(0, bytes(32), b"")
+)
+"""The end of a hand the host never ended, in a record (no ``hand_over`` came)."""
+
 TIMER_SLACK: Final = 2.0
 """Seconds a turn timer may seem to run short on this client (the view took that long to
 arrive, the clocks tick apart) before a host's timeout move for this seat is disputed."""
@@ -123,8 +134,12 @@ class _HandState:
     setup: HandSetup | None
     recorder: SeatRecorder | None
     names: tuple[str, ...] = ()  # the seats' names when the hand began
+    refused: str | None = None  # why this seat, dealt in, takes no part (the host's doing)
     over: p.HandOver | None = None
+    over_at: float | None = None  # when ``hand_over`` came, by ``clock``
     done: bool = False
+    held: list[int] = field(default_factory=list)  # this seat's cards, by the events
+    shown_wrong: bool = False  # a view showed other cards than ``held`` (disputed once)
     turn_began: float | None = None  # when this seat saw its turn begin, by ``clock``
     turn_time: float = 0.0  # the seconds it had from then, as it knows them
 
@@ -185,12 +200,16 @@ class Session:
         self.catching_up = True
         """Between a ``welcome`` and the next ``view``: the host replays what this client
         missed (SPEC § Resuming), so what arrives is not news of the moment."""
+        self._replaying: bool | None = None
+        """Whether the next ``hand`` is one already in play when this client (re)joined — the
+        host replays it, and the lobby may have changed since it began — as the first lobby
+        after a ``welcome`` says (None: no lobby yet)."""
         self.seen_hands: set[tuple[bytes, int]] = set()
-        self.voids = VoidTally()
-        self._voids_game = b""  # the game the tally counts (a new game is a new match)
+        self.voids = VoidTally()  # the table's, whatever game the host says a hand is of
+        self._rules_text: str | None = None  # the rules of the last hand dealt
         self.distrust: str | None = None
-        """Set once the match's void hands caused or claimed by the host reach the rules'
-        ``void_warning``: why this player should leave (a headless client does)."""
+        """Set once the void hands the host caused or claimed at this table reach the
+        warning (``fairdeal.tally``): why this player should leave (a headless client does)."""
 
     # -- what the shell sends ------------------------------------------------------------------
 
@@ -269,6 +288,7 @@ class Session:
         if handler is None:
             return []
         reply: list[p.Message] = getattr(self, handler)(message)
+        self.expire()  # (the host pings a quiet client: this runs every few seconds)
         return reply
 
     def _note(self, kind: str, text: str, data: object = None) -> None:
@@ -288,12 +308,15 @@ class Session:
         resumed = self.token is not None
         self.token, self.table, self.seat = m.token, m.table, m.seat
         self.catching_up = True
+        self._replaying = None
         where = f"seat {m.seat + 1}" if m.seat is not None else "watching"  # people count from 1
         self._note("welcome", ("resumed " if resumed else "joined ") + f"{where} at {m.table}", m)
         return []
 
     def _lobby(self, m: p.LobbyState) -> list[p.Message]:
         self.lobby = m
+        if self._replaying is None:
+            self._replaying = m.playing
         self.seat = next((i for i, s in enumerate(m.seats) if s.key == self.public_key), None)
         self._note("lobby", f"{sum(1 for s in m.seats if s.name)}/{len(m.seats)} seated", m)
         return self._auto_ready()
@@ -316,45 +339,69 @@ class Session:
 
     def _hand(self, m: p.Hand) -> list[p.Message]:
         h = self.hand
-        this = (m.game_id, m.hand_no)
         if h is not None and h.message == m:
             return []  # resuming the hand we are in (or whose end we missed): keep what we have
-        setup: HandSetup | None = None
-        recorder: SeatRecorder | None = None
-        if this in self.seen_hands:
-            # A hand number is dealt once: a second deal under it would be a redeal.
-            self._note("warning", f"the host deals hand {m.hand_no} again: not taking part", m)
-        else:
-            self.seen_hands.add(this)
-            try:
-                setup = HandSetup.from_toml(
-                    m.game_id,
-                    m.hand_no,
-                    m.rules,
-                    m.seats,
-                    m.keys,
-                    dealer=m.dealer,
-                    out=m.out,
-                    turn_timer_ms=m.turn_timer_ms,
-                )
-            except SetupError as e:
-                self._note("warning", f"the host's hand setup is not valid: {e}", m)
-        mine = next((q for q, k in m.keys.items() if k == self.public_key), None)
-        if setup is not None and mine is not None and mine in m.seats:
-            try:
-                recorder = SeatRecorder(setup, m.seats.index(mine), self.key)
-            except ValueError as e:
-                self._note("warning", f"the host's hand keys are not valid: {e}", m)
+        if h is not None and not h.done:
+            self._settle(h, f"the host began hand {m.hand_no} before this hand was settled")
         names = () if self.lobby is None else tuple(st.name for st in self.lobby.seats)
-        self.hand = _HandState(m, setup, recorder, names=names)
+        setup, refused = self._setup(m)
+        mine = next((q for q, k in m.keys.items() if k == self.public_key), None)
+        seat = self.seat if self.seat is not None or mine not in m.seats else m.seats.index(mine)
+        dealt_in = seat is not None and seat < len(m.seats) and seat not in m.out
+        refused = refused or own_seat_problem(m, seat, self.public_key)
+        recorder: SeatRecorder | None = None
+        if setup is not None and refused is None and seat is not None and dealt_in:
+            try:
+                recorder = SeatRecorder(setup, seat, self.key)
+            except ValueError as e:
+                refused = f"the host's keys for hand {m.hand_no} are not valid ({e})"
+        if refused is not None:
+            self._note("warning", refused, m)
+        self.hand = _HandState(m, setup, recorder, names, refused if dealt_in else None)
         self.seq, self.view = 0, None
-        if m.game_id != self._voids_game:
-            self._voids_game = m.game_id
-            warning = 2 if setup is None else setup.rules.scoring.void_warning
-            self.voids = VoidTally(warning)
-            self.distrust = None
+        if setup is not None:
+            self.voids.heed(setup.rules.scoring.void_warning)
+        if self._replaying is False:
+            self._against_lobby(m, recorder, names)
+        self._replaying = False  # the hands after this one begin while this client is here
+        self._rules_text = m.rules
         self._note("hand", f"hand {m.hand_no} begins", m)
         return []
+
+    def _setup(self, m: p.Hand) -> tuple[HandSetup | None, str | None]:
+        """Hand ``m``'s setup, or why there is none to take part in."""
+        this = (m.game_id, m.hand_no)
+        if this in self.seen_hands:  # a hand number is dealt once: a second deal is a redeal
+            return None, f"the host deals hand {m.hand_no} again: not taking part"
+        self.seen_hands.add(this)
+        try:
+            setup = HandSetup.from_toml(
+                m.game_id,
+                m.hand_no,
+                m.rules,
+                m.seats,
+                m.keys,
+                dealer=m.dealer,
+                out=m.out,
+                turn_timer_ms=m.turn_timer_ms,
+            )
+        except SetupError as e:
+            return None, f"the host's setup of hand {m.hand_no} is not valid ({e}): not taking part"
+        return setup, None
+
+    def _against_lobby(
+        self, m: p.Hand, recorder: SeatRecorder | None, names: Sequence[str]
+    ) -> None:
+        """Where the hand is not the table the lobby shows, or its rules not the last hand's:
+        the host says two things at once. Each is a warning, and a dispute in this seat's
+        transcript (at the setup note, log event 0)."""
+        found = [] if self.lobby is None else lobby_problems(m, self.lobby, names)
+        if self._rules_text is not None and m.rules != self._rules_text:
+            found.append(f"the host changed the rules for hand {m.hand_no}")
+        for text in found:
+            if recorder is not None:
+                recorder.dispute(0, text)
+            self._problems([text])
 
     def _announce(self, m: p.Announce) -> list[p.Message]:
         h = self.hand
@@ -398,6 +445,10 @@ class Session:
             self._own_checks(h, rec, logged, live=not self.catching_up)
             mine = [v for k, s, v in m.events if s == rec.seat and (k == "deal" or k == "draw")]
             self._problems(rec.on_step(logged, mine))
+            h.held += mine
+            for kind, s, v in m.events:
+                if kind == "play" and s == rec.seat and v in h.held:
+                    h.held.remove(v)
         self._presence(logged)
         events: tuple[Event, ...] = m.events
         self._note("events", f"step {m.seq}", events)
@@ -425,15 +476,16 @@ class Session:
         is a dispute, kept in its transcript."""
         for k, ev in enumerate(logged, rec.log.count):
             if isinstance(ev, Away) and ev.seat == rec.seat and live:
-                rec.dispute(
-                    k, "the host says you went away, but your connection to it was up all along"
-                )
+                text = "the host says you went away, but your connection to it was up all along"
+                rec.dispute(k, text)
+                self._problems([text])
             elif isinstance(ev, Move) and ev.seat == rec.seat:
                 timed = rec.setup.turn_timer_ms > 0  # (else the move is invalid to all)
                 if ev.by == BY_TIMEOUT and timed and live and self.clock is not None:
                     problem = self._early_timeout(h)
                     if problem is not None:
                         rec.dispute(k, problem)
+                        self._problems([problem])
                 h.turn_began = None  # its turn is over, however it ended
 
     def _early_timeout(self, h: _HandState) -> str | None:
@@ -465,6 +517,24 @@ class Session:
             h.turn_time = min(whole, m.timer_ms / 1000) if resumed else whole
         elif not mine:
             h.turn_began = None
+        rec = h.recorder
+        if rec is not None and not h.shown_wrong and sorted(m.hand) != sorted(h.held):
+            # The view is the host's word; the cards dealt and drawn to this seat, less those
+            # it played, are the log's (checked against the deal at the end). A view that
+            # hides a card keeps a player from playing it.
+            h.shown_wrong = True
+            gone = sorted(set(h.held) - set(m.hand))
+            extra = sorted(set(m.hand) - set(h.held))
+            what = (
+                "; ".join(
+                    [f"hides {format_cards(gone)}"] * bool(gone)
+                    + [f"shows {format_cards(extra)}, never dealt to you"] * bool(extra)
+                )
+                or "shows another count of your cards"
+            )
+            text = f"at step {m.seq} your screen is not your hand: the host {what}"
+            rec.dispute(max(0, rec.log.count - 1), text)
+            self._problems([text])
         self._latest, self._latest_msg = None, m
         self.timer_ms = m.timer_ms
         return []
@@ -474,9 +544,14 @@ class Session:
         if h is None:
             return []
         h.over = m
+        if h.over_at is None and self.clock is not None:
+            h.over_at = self.clock()
         if h.recorder is not None:
             h.recorder.on_cards_signature(m.cards_signature)
         self._note("over", f"hand {h.message.hand_no} over ({m.reason})", m)
+        if h.refused is not None and not h.done:
+            self._record(h)  # nothing more to wait for: this seat took no part
+            return []
         return self._maybe_head(h)
 
     def _abort(self, m: p.Abort) -> list[p.Message]:
@@ -494,7 +569,9 @@ class Session:
             self._problems(h.recorder.problems[before:])
         # Counted now, on what the abort says; the verdict after the hand settles the blame.
         proven = DEALER in record.culprits and len(record.culprits) == 1
-        self._count_void(VoidEntry(h.message.hand_no, record.culprits, proven, fault))
+        self._count_void(
+            VoidEntry(h.message.hand_no, record.culprits, proven, fault, h.message.game_id)
+        )
         who = named(", ".join(record.culprits), self._names())
         self._note("warning", f"round {m.round} failed ({who} {fault.value}): the hand is void", m)
         return []
@@ -529,24 +606,60 @@ class Session:
         h = self.hand
         if h is None or h.over is None or h.done:
             return []
+        if h.recorder is not None:
+            h.recorder.on_heads({q: SignedHead(*v) for q, v in m.heads.items()})
+        self._record(h)
+        return []
+
+    def _settle(self, h: _HandState, why: str) -> None:
+        """Give hand ``h`` its record now, with what this client holds: the host went on (a
+        new hand), the table closed, or the hand's end never came in time (:meth:`expire`).
+        A hand the host stops short of its seeds or heads is never left without a verdict —
+        the check says what is missing."""
+        if h.done:
+            return
+        if h.recorder is None and h.refused is None:
+            h.done = True  # watched: there is nothing of this client's to judge
+            return
+        rec = h.recorder
+        if rec is not None:
+            missing = []
+            if any(r.revealed is not None and not r.seeds for r in rec.rounds):
+                missing.append("the seeds")
+            if DEALER not in rec.heads:
+                missing.append("its head of the log")
+            if missing:
+                why += f" (it never sent {' nor '.join(missing)})"
+        self._note("warning", f"hand {h.message.hand_no}: {why}", h.message)
+        if rec is not None:
+            rec.on_heads(rec.heads)  # (this seat's own head: its last word)
+        self._record(h)
+
+    def _record(self, h: _HandState) -> None:
+        """Hand ``h``'s record: its transcript and verdict (or, for a seat the host kept out of
+        its part, the verdict that says so), kept in :attr:`history` and told."""
         h.done = True
         transcript: Transcript | None = None
         verdict: Verdict | None = None
         if h.recorder is not None:
-            h.recorder.on_heads({q: SignedHead(*v) for q, v in m.heads.items()})
             transcript = h.recorder.transcript(h.names)
             try:
                 verdict = verify(transcript) if self.verify_hands else None
             except TranscriptError as e:  # cannot be for a transcript we wrote: say so, go on
                 self._note("warning", f"hand {h.message.hand_no}: the transcript is broken: {e}")
+        elif h.refused is not None:
+            verdict = _refusal(h, self.seat, "" if self.lobby is None else self.lobby.rules)
+        m = h.message
         if verdict is not None and verdict.status == "void":
-            self._count_void(VoidEntry(h.message.hand_no, verdict.culprits, verdict.proven, None))
+            self._count_void(
+                VoidEntry(m.hand_no, verdict.culprits, verdict.proven, None, m.game_id)
+            )
         record = HandRecord(
-            h.message.hand_no,
-            h.over,
+            m.hand_no,
+            h.over or _UNFINISHED,
             transcript,
             verdict,
-            game_id=h.message.game_id,
+            game_id=m.game_id,
             rules="" if h.setup is None else h.setup.rules.name,
             seat=self.seat if h.recorder is None else h.recorder.seat,
             names=h.names,
@@ -554,7 +667,21 @@ class Session:
         self.history.append(record)
         if verdict is not None:
             self._note("verdict", verdict.text(), record)
-        return []
+
+    def expire(self) -> None:
+        """The shell's clock says: a hand whose end came long ago (``HEADS_PATIENCE``) and
+        whose seeds or heads never followed is settled now, with what this client holds."""
+        h = self.hand
+        if h is None or h.done or h.over_at is None or self.clock is None:
+            return
+        if self.clock() - h.over_at >= HEADS_PATIENCE:
+            self._settle(h, "the host never finished the hand (its seeds and log heads)")
+
+    def give_up(self, why: str = "the connection to the host is gone") -> None:
+        """The shell has given up on the table: settle the hand in play, if any."""
+        h = self.hand
+        if h is not None and not h.done:
+            self._settle(h, why)
 
     def _chat(self, m: p.Chat) -> list[p.Message]:
         self._note("chat", f"<{m.sender}> {m.text}", m)
@@ -580,10 +707,35 @@ class Session:
         self.close_reason = m
         text = m.reason if isinstance(m, p.Bye) else f"{m.code.value}: {m.text}"
         self._note("closed", text, m)
+        self.give_up("the host closed the table before the hand was settled")
         return []
 
     def _ignore(self, m: p.Message) -> list[p.Message]:
         return []
+
+
+def _refusal(h: _HandState, seat: int | None, rules: str) -> Verdict:
+    """The verdict of a hand the host dealt this seat in but kept it out of its part (a redeal,
+    a setup that is not valid, its key missing or changed): unfair, on its own record."""
+    m = h.message
+    assert h.refused is not None
+    pid = m.seats[seat] if seat is not None and seat < len(m.seats) else ""
+    return Verdict(
+        status="unfair",
+        reason=h.refused,
+        game_id=m.game_id,
+        hand_no=m.hand_no,
+        seat=-1 if seat is None else seat,
+        id=pid,
+        rules=rules if h.setup is None else h.setup.rules.name,
+        players=len(m.seats),
+        events=0,
+        rounds=0,
+        culprits=(DEALER,),
+        check="setup",
+        proven=False,
+        names={q: n for q, n in zip(m.seats, h.names, strict=False) if n},
+    )
 
 
 _HANDLERS: dict[type[p.Message], str] = {

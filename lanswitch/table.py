@@ -24,6 +24,7 @@ Who may do what:
 from __future__ import annotations
 
 import enum
+import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -44,6 +45,9 @@ __all__ = [
 ]
 
 MAX_NAME = 24
+_RESERVED = re.compile(r"the host( \d+)?|@.*|seat ?\d+|bot \d+")
+"""Names a verdict or the lobby uses for someone else ("the host", "@dealer", "seat3",
+"bot 2"): a player who took one could pass its own doing off as another's."""
 MAX_CHAT = 300
 
 
@@ -53,6 +57,7 @@ class Refusal(enum.Enum):
     BAD_PASSWORD = "wrong table password"
     BAD_NAME = "choose a name of 1 to 24 visible characters"
     NAME_TAKEN = "that name is taken at this table"
+    NAME_RESERVED = "that name is how lanswitch speaks of the host or a seat: choose another"
     TABLE_FULL = "every seat is taken"
     NO_SUCH_SEAT = "there is no such seat"
     SEAT_TAKEN = "that seat is taken"
@@ -166,6 +171,8 @@ class Table:
         clean = clean_text(name, MAX_NAME)
         if not clean:
             raise Refused(Refusal.BAD_NAME)
+        if _RESERVED.fullmatch(clean.casefold()):
+            raise Refused(Refusal.NAME_RESERVED)
         if any(c.name.casefold() == clean.casefold() for c in self.clients.values()) or any(
             s.kind == "bot" and s.name.casefold() == clean.casefold() for s in self.seats
         ):

@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from lanswitch import protocol as p
+from lanswitch.bots import make_bot
 from lanswitch.client import Client
 from lanswitch.fairdeal import (
     BY_SEAT,
@@ -784,3 +785,199 @@ def test_a_hand_number_dealt_twice_is_refused(tmp_path: Path) -> None:
     out = play_over_tls(host, PEOPLE, tmp_path)
     for n in ("ann", "bob"):
         assert any("deals hand 1 again" in w.text for w in out.news(n)), out.news(n)
+    for n in ("ann", "bob"):  # and the seat it kept out of its part says so in a verdict
+        redealt = [v for v in out.verdicts(n) if v.check == "setup"]
+        assert redealt, [v.text() for v in out.verdicts(n)]
+        assert all(v.status == "unfair" and not v.proven for v in redealt)
+        assert all(v.culprits == (DEALER,) for v in redealt)
+
+
+# ---------------------------------------------------------------------------------------------
+# 8. The hand against the table: what the lobby showed, and what the client holds
+
+
+class HoppingAbortingHost(AbortingHost):
+    """Aborts every hand, under a new game id each time: a count kept per game would never
+    pass one."""
+
+    def _start_hand(self) -> None:
+        self.game_id = self.entropy(16)
+        super()._start_hand()
+
+
+def test_a_new_game_id_every_hand_does_not_wipe_the_void_count(tmp_path: Path) -> None:
+    out = play_over_tls(
+        make_host(HoppingAbortingHost, hands=2, round_timeout=0.3), PEOPLE, tmp_path
+    )
+    for name in ("ann", "bob"):
+        s = out.sessions[name]
+        assert [v.status for v in out.verdicts(name)] == ["void"] * 6
+        assert s.voids.count == 6
+        assert s.distrust is not None
+
+
+def test_the_hosts_rules_cannot_silence_the_void_warning(tmp_path: Path) -> None:
+    """The rules say warn at 1000 void hands: the client warns at 2 all the same."""
+    rules = dataclasses.replace(
+        SWITCH, scoring=dataclasses.replace(SWITCH.scoring, void_warning=1000)
+    )
+    host = make_host(AbortingHost, hands=2, round_timeout=0.3, rules=rules)
+    out = play_over_tls(host, PEOPLE, tmp_path)
+    for name in ("ann", "bob"):
+        s = out.sessions[name]
+        assert s.voids.by_host == 6
+        assert s.distrust is not None
+        assert "the table warns at 2" in s.distrust
+
+
+def _dealing(**setup: Any) -> type[Dealer]:
+    """A Dealer whose hands are set up with some arguments changed."""
+
+    def init(self: Dealer, game: Any, **kw: Any) -> None:
+        Dealer.__init__(self, game, **{**kw, **setup})
+
+    return type("Changed", (Dealer,), {"__init__": init})
+
+
+class TinyTimerHost(Host):
+    """Deals with a 1 ms turn timer (the lobby shows none) and plays every person's turn
+    itself, on a "timeout", 0.05 s into it."""
+
+    class _Tiny(Dealer):
+        def __init__(self, game: Any, **kw: Any) -> None:
+            super().__init__(game, **kw)
+            # (HandSetup refuses such a timer: this host sends it all the same.)
+            object.__setattr__(self.setup, "turn_timer_ms", 1)
+
+    dealer_cls = _Tiny
+
+    def _turn_due(self, h: Any) -> float | None:
+        return float(h.turn_since + 0.05)
+
+    def _host_moves(self, h: Any) -> bool:
+        if self._now < h.turn_since + 0.05:
+            return False
+        self._step(h, h.dealer.host_move(h.game.to_act(), timeout_move(h.game.legal_moves())))
+        return True
+
+
+@pytest.mark.parametrize("how", ["tiny", "unshown"])
+def test_a_turn_timer_the_table_did_not_show_is_refused_or_disputed(
+    tmp_path: Path, how: str
+) -> None:
+    """A 1 ms timer would let the host play ann's every turn "on a timeout" that her clock
+    cannot call early: no client takes part in such a hand. A valid timer the lobby never
+    showed: every client takes part, and says the host said two things."""
+    if how == "tiny":
+        host = make_host(TinyTimerHost)
+    else:
+        host = make_host(_tampering(_dealing(turn_timer_ms=30_000)))
+    out = play_over_tls(host, SLOW_ANN, tmp_path)
+    for name in ("ann", "bob"):
+        verdicts = out.verdicts(name)
+        assert verdicts
+        for v in verdicts:  # (with nobody taking part, every hand is void: no commitments)
+            assert v.status == "unfair", v.text()
+            assert v.culprits == (DEALER,)
+            assert not v.proven
+        if how == "tiny":
+            assert {v.check for v in verdicts} == {"setup"}
+            assert "the turn timer must be 0 (none) or 5000" in verdicts[0].reason
+            assert "kept by ann, switch" in out.verdicts("ann")[0].text()
+        else:
+            (v,) = verdicts
+            assert v.check == "dispute"
+            assert "30 s turn timer; the table shows no" in v.reason
+
+
+class StackedSilentHost(Host):
+    """Deals hand 1 from a stacked deck, then never sends its seeds nor its log heads, and
+    deals hand 2 honestly: without them no client can check hand 1."""
+
+    class _Stacked(tamper.StackedHost):
+        def order(self, round_no: int, derived: list[int]) -> list[int]:
+            stacked = self.game.hand_no == 1
+            return super().order(round_no, derived) if stacked else derived
+
+    dealer_cls = _Stacked
+
+    def _broadcast(self, message: p.Message) -> None:
+        h = self.hand
+        if isinstance(message, p.Reveals | p.LogHeads) and h is not None and h.game.hand_no == 1:
+            return
+        super()._broadcast(message)
+
+
+def test_a_hand_the_host_never_finishes_still_gets_a_verdict(tmp_path: Path) -> None:
+    out = play_over_tls(make_host(StackedSilentHost, hands=2), PEOPLE, tmp_path)
+    for name in ("ann", "bob"):
+        first = [r for r in out.sessions[name].history if r.hand_no == 1]
+        assert len(first) == 1
+        v = first[0].verdict
+        assert v is not None
+        assert v.status == "unfair", v.text()
+        assert v.culprits == (DEALER,)
+        assert not v.proven  # what never came proves nothing: its own record
+        assert any("before this hand was settled" in n.text for n in out.news(name))
+
+
+class KeylessHost(Host):
+    """Deals bob's seat with no key — the host's bot's, as the hand says — and plays it."""
+
+    class _Keyless(Dealer):
+        def __init__(self, game: Any, **kw: Any) -> None:
+            kw["keys"] = {q: k for q, k in kw["keys"].items() if q != "seat1"}
+            super().__init__(game, **kw)
+
+    dealer_cls = _Keyless
+
+    def _start_hand(self) -> None:
+        super()._start_hand()
+        assert self.hand is not None
+        self.hand.bots[1] = make_bot("heuristic", self.rules)
+
+
+def test_a_persons_seat_dealt_as_the_hosts_own_is_caught(tmp_path: Path) -> None:
+    out = play_over_tls(make_host(KeylessHost), PEOPLE, tmp_path)
+    (b,) = out.verdicts("bob")
+    assert b.status == "unfair", b.text()
+    assert b.check == "setup"
+    assert "no key at your seat" in b.reason
+    (a,) = out.verdicts("ann")
+    assert a.status == "unfair", a.text()
+    assert a.check == "dispute"
+    assert "with no key at bob's seat" in a.text()
+
+
+class HidingHost(Host):
+    """Hides one of ann's cards from her screen (her view's hand and legal moves)."""
+
+    hidden: int | None = None
+
+    def _step(self, h: Any, step: Step, first: int | None = None) -> None:
+        before = len(self.outbox)
+        super()._step(h, step, first)
+        cid = self._cid_of_seat(0)
+        out = []
+        for c, m in self.outbox[before:]:
+            if c == cid and isinstance(m, p.SeatView) and m.hand:
+                if self.hidden is None:
+                    self.hidden = m.hand[0]
+                m = dataclasses.replace(
+                    m,
+                    hand=tuple(x for x in m.hand if x != self.hidden),
+                    legal=tuple(x for x in m.legal if x != self.hidden) or m.legal,
+                )
+            out.append((c, m))
+        self.outbox[before:] = out
+
+
+def test_a_card_hidden_from_a_players_screen_is_disputed(tmp_path: Path) -> None:
+    out = play_over_tls(make_host(HidingHost), PEOPLE, tmp_path)
+    (v,) = out.verdicts("ann")
+    assert v.status == "unfair", v.text()
+    assert v.check == "dispute"
+    assert "your screen is not your hand: the host hides" in v.reason
+    assert any("your screen is not your hand" in n.text for n in out.news("ann"))
+    (b,) = out.verdicts("bob")
+    assert b.status == "fair", b.text()

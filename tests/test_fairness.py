@@ -1510,9 +1510,9 @@ def test_announcement_and_void_record_signatures() -> None:
 
 
 def test_setup_context_note_and_people() -> None:
-    s = setup(turn_timer_ms=1234, dealer=1, out=(2,))
+    s = setup(turn_timer_ms=12_345, dealer=1, out=(2,))
     assert s.ctx0 == fp.hand_context(GAME, 1, 1, 0, SEATS, PUB)
-    data = hashlib.sha256(RULES.encode()).digest() + bytes([1, 1, 2]) + _u32(1234)
+    data = hashlib.sha256(RULES.encode()).digest() + bytes([1, 1, 2]) + _u32(12_345)
     assert s.note == Note("setup", data)
     assert s.note.encode() == b"\x05" + _enc("setup") + _enc(data)
     assert s.humans == {0, 1, 3}
@@ -1545,7 +1545,7 @@ def test_setup_binds_every_field_into_the_log() -> None:
         HandSetup.from_toml(GAME, 1, RULES, SEATS, dict(PUB, carol=fp.public_bytes(raw_key(2)))),
         setup(dealer=1),
         setup(out=(2,)),
-        setup(turn_timer_ms=1),
+        setup(turn_timer_ms=5000),
     ]
     assert len({base, *(head(s) for s in variants)}) == 1 + len(variants)
 
@@ -1564,6 +1564,8 @@ def test_setup_binds_every_field_into_the_log() -> None:
         ({"out": (3, 1)}, UsageError),
         ({"out": (1, 2, 3)}, UsageError),  # one player left
         ({"turn_timer_ms": -1}, UsageError),
+        ({"turn_timer_ms": 1}, UsageError),  # a "timer" that lets the host play every turn
+        ({"turn_timer_ms": 4999}, UsageError),
         ({"turn_timer_ms": 2**32}, UsageError),
     ],
 )

@@ -13,9 +13,9 @@ from lanswitch import protocol as p
 from lanswitch.fairdeal import BY_STAND_IN, LEFT, Away, Move, verify, verify_all
 from lanswitch.fairdeal.primitives import log_head_message, sign
 from lanswitch.game import DRAW
-from lanswitch.host import DROP_AFTER, LOG_KEEP, MAX_CLIENTS, PING_AFTER, HostConfig
+from lanswitch.host import DROP_AFTER, LOG_KEEP, MAX_CLIENTS, PING_AFTER, Host, HostConfig
 from lanswitch.rules import PRESETS
-from lanswitch.session import Session, named
+from lanswitch.session import HEADS_PATIENCE, Session, named
 from lanswitch.tui.model import verdict_line
 from tests.tablenet import Link, TableNet
 
@@ -772,3 +772,89 @@ def test_the_match_goes_on_without_a_player_whose_program_was_killed() -> None:
     assert net.host.table.seats[2].kind == "empty"
     assert a.session.history[1].transcript is not None
     assert a.session.history[1].transcript.setup.out == (2,)  # carl's seat sat hand 2 out
+
+
+class _Unfinishing(Host):
+    """Ends each hand but never sends its seeds nor the log heads; ``stall``: and then never
+    deals again nor ends the match (the table just goes quiet, answering pings)."""
+
+    stall = False
+
+    def _broadcast(self, message: p.Message) -> None:
+        if not isinstance(message, p.Reveals | p.LogHeads):
+            super()._broadcast(message)
+
+    def _between_hands(self) -> bool:
+        return False if self.stall and self.match.hand_no else super()._between_hands()
+
+
+@pytest.mark.parametrize("stall", [False, True])
+def test_a_hand_the_host_never_settles_gets_a_verdict_all_the_same(stall: bool) -> None:
+    """The host closes the table (or goes quiet for good) after a hand's end without its seeds
+    and heads: each seat settles the hand with what it holds — never fair, never no verdict."""
+    cfg = config(hands=2 if stall else 1, seats=2, bots=0)
+    net = TableNet(cfg, seed=3)
+    net.host = type("U", (_Unfinishing,), {"stall": stall})(
+        cfg, entropy=net.rng.randbytes, now=net.now
+    )
+    a = net.join("ann")
+    b = net.join("bob")
+    net.run(lambda: a.session.hand is not None and a.session.hand.over is not None)
+    over = net.now
+    net.tick(over + (HEADS_PATIENCE + 5 if stall else 60))
+    for link in (a, b):
+        (record,) = link.session.history
+        assert record.verdict is not None
+        assert record.verdict.status == "unfair", record.verdict.text()
+        assert record.verdict.culprits == ("@dealer",)
+        why = "the host never finished the hand" if stall else "the host closed the table"
+        said = [n.text for n in link.session.news if why in n.text]
+        assert said, [n.text for n in link.session.news if n.kind == "warning"]
+        assert "it never sent the seeds nor its head of the log" in said[0]
+    assert link.session.closed is not stall
+
+
+SEATS, SEED = 3, 1  # a table where ann's first turn of hand 2 is at a step she played in hand 1
+
+
+def _first_turn_in_hand_2(act_at: int | None) -> tuple[int, bool, bool]:
+    """Hands 1 and 2 at a seeded table where ann's moves are chosen by the net, except at
+    step ``act_at`` of hand 1, chosen through a headless :class:`~lanswitch.client.Client`;
+    that client is asked for ann's first move of hand 2. (ann's step in hand 2, whether the
+    client acted at ``act_at`` in hand 1, whether it chose a move in hand 2.)"""
+    from lanswitch.client import Client, Target  # (the shell; it sends nothing here)
+
+    net = TableNet(config(hands=2, seats=SEATS, bots=SEATS - 2), seed=SEED)
+    a = net.join("ann")
+    net.join("bob")
+    sent: list[p.Message] = []
+    client = Client(
+        a.session, Target("T", ("127.0.0.1",), 1, None, "x"), chooser=net.bot("heuristic")
+    )
+    client.send = sent.append  # type: ignore[method-assign, assignment]
+    acted = False
+    for _ in range(5000):
+        s, h = a.session, a.session.hand
+        if h is not None and s.my_turn() and h.message.hand_no == 2:
+            client._maybe_act()
+            return s.seq, acted, bool(sent)
+        if h is not None and s.my_turn() and h.message.hand_no == 1 and s.seq == act_at:
+            client._maybe_act()
+            acted = True
+            net.send(a, sent.pop())
+            continue
+        if not net.step():
+            break
+    raise AssertionError("ann never had a turn in hand 2")
+
+
+def test_a_headless_client_chooses_afresh_in_each_hand() -> None:
+    """Each hand counts its steps from 0. A client that remembered only the ``seq`` of the
+    turn it last chose a move for took ann's first turn of hand 2 for the one it had played
+    at the same step of hand 1, and never moved: the table stalled for good. (Seen over TLS
+    after a hand ended void a few steps in.) It keys the turn by the hand too."""
+    step, _, _ = _first_turn_in_hand_2(None)
+    same_step, acted, moved = _first_turn_in_hand_2(step)  # the same table, seeded
+    assert acted, "ann had no turn at that step of hand 1: choose another seed"
+    assert same_step == step
+    assert moved, f"no move chosen at step {step} of hand 2: taken for hand 1's"

@@ -29,6 +29,7 @@ CORE_OPTIONAL = (
     "table",
     "host",
     "session",
+    "handcheck",
     "bots",
     "narrate",
     "settings",

@@ -49,6 +49,20 @@ def test_names_must_be_visible_and_unique() -> None:
     assert len(t.join("c3", "x" * 100, 1.0).name) == 24
 
 
+@pytest.mark.parametrize(
+    "name", ["the host", "The  Host", "the host 2", "@dealer", "seat3", "Bot 1"]
+)
+def test_a_name_a_verdict_uses_for_someone_else_is_refused(name: str) -> None:
+    """A player named "the host" could make its own void read as the host's abort."""
+    assert refusal(make_table().join, "c2", name, 1.0) == Refusal.NAME_RESERVED
+
+
+def test_names_that_only_look_alike_are_free() -> None:
+    t = make_table()
+    for i, name in enumerate(["host", "the hostess", "seats", "bot", "Robot 1"]):
+        assert t.join(f"c{i + 2}", name, 1.0).name == name
+
+
 def test_a_password_keeps_others_out() -> None:
     t = make_table(password="s3cret")
     assert refusal(t.join, "c2", "Bob", 1.0) == Refusal.BAD_PASSWORD
@@ -94,10 +108,11 @@ def test_only_the_host_manages_bots_rules_kicks_and_start() -> None:
 
 def test_bots_fill_seats_with_distinct_names() -> None:
     t = make_table(seats_total=5)
-    t.join("c2", "bot 1", 1.0)  # a person may call themself that; bots count past it
+    assert refusal(t.join, "c2", "bot 1", 1.0) == Refusal.NAME_RESERVED  # a bot's name
+    t.join("c2", "bob", 1.0)
     assert t.fill_with_bots("c-host") == 3
     names = [s.name for s in t.seats if s.kind == "bot"]
-    assert names == ["bot 2", "bot 3", "bot 4"]
+    assert names == ["bot 1", "bot 2", "bot 3"]
     assert all(s.ready for s in t.seats if s.kind == "bot")
     assert refusal(t.add_bot, "c-host", 2) == Refusal.SEAT_TAKEN
     t.remove_bot("c-host", 2)

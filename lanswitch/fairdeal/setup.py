@@ -20,9 +20,13 @@ from ..rules import MAX_PLAYERS, MIN_PLAYERS, RulesError, RuleSet, dump_toml, ru
 from .log import Note
 from .primitives import DEALER, UsageError, check_id, hand_context, u8, u32
 
-__all__ = ["HandSetup", "SetupError"]
+__all__ = ["MIN_TURN_TIMER_MS", "HandSetup", "SetupError"]
 
 _MAX_TIMER_MS: Final = (1 << 32) - 1
+MIN_TURN_TIMER_MS: Final = 5000
+"""The shortest turn timer a hand may have (0: none). A timer is what lets the host move for a
+present player; one of a few milliseconds would let it play every turn of theirs "on a
+timeout" with each looking honest to the player's own clock."""
 
 
 class SetupError(ValueError):
@@ -90,9 +94,11 @@ class HandSetup:
             raise UsageError(f"the dealer (seat {self.dealer}) is sitting this hand out")
         if n - len(out) < MIN_PLAYERS:
             raise UsageError("a hand needs at least two players")
-        if not 0 <= self.turn_timer_ms <= _MAX_TIMER_MS:
+        timer = self.turn_timer_ms
+        if not (timer == 0 or MIN_TURN_TIMER_MS <= timer <= _MAX_TIMER_MS):
             raise UsageError(
-                f"the turn timer must be a u32 of milliseconds, not {self.turn_timer_ms}"
+                f"the turn timer must be 0 (none) or {MIN_TURN_TIMER_MS}..{_MAX_TIMER_MS} "
+                f"milliseconds, not {timer}"
             )
         decks = self.rules.decks_for(n - len(out))
         jokers = self.rules.deal.jokers

@@ -3,9 +3,12 @@
 Aborting is the host's one lever over the deal: it reveals last, so it alone can see the
 order a round would give and refuse it — by withholding its own seed (a void blamed on the
 host, proven), or by saying a player's seed never came (a void blamed on that player, on the
-host's word alone, which nobody can prove or disprove). One void is bad luck; several in a
-match are a host choosing its deals. :class:`VoidTally` counts them during play, and past
-the rules' ``scoring.void_warning`` every client warns (and a headless one leaves).
+host's word alone, which nobody can prove or disprove). One void is bad luck; several at a
+table are a host choosing its deals. :class:`VoidTally` counts them during play — over every
+hand a client sees at the table, whatever game the host says each belongs to (a new game id
+must not wipe the count) — and once they reach :data:`VOID_WARNING`, or the rules'
+``scoring.void_warning`` if lower, every client warns (and a headless one leaves). The rules
+are the host's text: they may make the warning come sooner, never later.
 """
 
 from __future__ import annotations
@@ -15,7 +18,10 @@ from dataclasses import dataclass
 
 from .primitives import DEALER, Fault
 
-__all__ = ["VoidEntry", "VoidTally"]
+__all__ = ["VOID_WARNING", "VoidEntry", "VoidTally"]
+
+VOID_WARNING = 2
+"""Void hands caused or claimed by the host at which a client warns, whatever the rules say."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +32,7 @@ class VoidEntry:
     culprits: tuple[str, ...]
     proven: bool
     fault: Fault | None = None
+    game_id: bytes = b""
 
     @property
     def hosts(self) -> bool:
@@ -38,17 +45,22 @@ def _who(pid: str) -> str:
 
 
 class VoidTally:
-    """The void hands of one match (see the module docstring). ``warning``: how many caused or
+    """The void hands of one table (see the module docstring). ``warning``: how many caused or
     claimed by the host make every player warned."""
 
-    def __init__(self, warning: int = 2) -> None:
+    def __init__(self, warning: int = VOID_WARNING) -> None:
         self.warning = warning
         self.entries: list[VoidEntry] = []
+
+    def heed(self, rules_warning: int) -> None:
+        """A hand's rules set ``void_warning``: warn sooner if they ask to, never later."""
+        self.warning = min(self.warning, rules_warning)
 
     def record(self, entry: VoidEntry) -> None:
         """Count a void hand; a later entry for the same hand (the verdict, after the abort)
         replaces the earlier one."""
-        self.entries = [e for e in self.entries if e.hand_no != entry.hand_no]
+        same = (entry.game_id, entry.hand_no)
+        self.entries = [e for e in self.entries if (e.game_id, e.hand_no) != same]
         self.entries.append(entry)
 
     @property
@@ -92,13 +104,13 @@ class VoidTally:
         if not self.warned:
             return None
         return (
-            f"{self.by_host} void hands in this match were caused or claimed by the host "
+            f"{self.by_host} void hands at this table were caused or claimed by the host "
             f"(the table warns at {self.warning}): a host that voids hands until it likes the "
             f"deal is using its one lever over it. {self.describe(name)}. Think about leaving."
         )
 
     @classmethod
-    def of(cls, entries: Iterable[VoidEntry], warning: int = 2) -> VoidTally:
+    def of(cls, entries: Iterable[VoidEntry], warning: int = VOID_WARNING) -> VoidTally:
         tally = cls(warning)
         for e in entries:
             tally.record(e)

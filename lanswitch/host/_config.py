@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from .. import protocol as p
 from ..bots import BOTS
+from ..fairdeal.setup import MIN_TURN_TIMER_MS
 from ..rules import PRESETS, RuleSet
 from ..table import Refusal
 
@@ -108,6 +109,10 @@ class HostConfig:
         ):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative")
+        if 0 < self.turn_timer < MIN_TURN_TIMER_MS / 1000:
+            raise ValueError(
+                f"turn_timer must be 0 (none) or at least {MIN_TURN_TIMER_MS // 1000} s"
+            )
 
 
 @dataclass(slots=True)

@@ -1,0 +1,70 @@
+"""What a client checks of a ``hand`` message before it takes part: the hand against the lobby.
+
+The ``hand`` message fixes who plays with which key, and the turn timer (``ctx_0`` and the
+setup note bind them). The fair deal then holds the host to them — but it cannot tell whether
+they are the table everyone sat down at: a host could deal a person's seat with no key (and
+play it as its own bot), put another key there, or deal a timer the lobby never showed. The
+lobby is the host's word too, but it is what the players see and agree to; a ``hand`` that
+contradicts it is a host saying two things at once. Pure functions of the two messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from . import protocol as p
+
+__all__ = ["lobby_problems", "own_seat_problem"]
+
+
+def own_seat_problem(m: p.Hand, seat: int | None, key: bytes) -> str | None:
+    """Why this client, sitting at ``seat`` (None: it watches) with public ``key``, cannot
+    take its part in hand ``m`` — the host would play its seat as its own —, or None."""
+    if seat is None or seat >= len(m.seats) or seat in m.out:
+        return None  # not dealt in (an empty seat sits the hand out; see lobby_problems)
+    given = m.keys.get(m.seats[seat])
+    if given == key:
+        return None
+    if given is None:
+        return (
+            f"the host deals hand {m.hand_no} with no key at your seat: it would play your "
+            "seat as its own bot; not taking part"
+        )
+    return (
+        f"the host deals hand {m.hand_no} with another key than yours at your seat: it would "
+        "play your seat itself; not taking part"
+    )
+
+
+def lobby_problems(m: p.Hand, lobby: p.LobbyState, names: Sequence[str]) -> list[str]:
+    """Where hand ``m`` is not the table ``lobby`` shows (``names``: the seats' names): a
+    person's seat dealt with no key or another key, a bot's with a key, a person left out,
+    another turn timer. Compared when the hand begins (not as a resume catches up: the lobby
+    may have changed since)."""
+    found: list[str] = []
+    for i, seat in enumerate(lobby.seats[: len(m.seats)]):
+        who = names[i] if i < len(names) and names[i] else f"seat {i + 1}"
+        pid = m.seats[i]
+        given = m.keys.get(pid)
+        person = bool(seat.name) and not seat.bot
+        if person and seat.connected and i in m.out:  # (one away sits the hand out)
+            found.append(f"the host deals hand {m.hand_no} without {who}, who sits at the table")
+        elif person and seat.key and given != seat.key:
+            how = "no key" if given is None else "another key than the lobby's"
+            found.append(
+                f"the host deals hand {m.hand_no} with {how} at {who}'s seat: it can play "
+                f"{who}'s turns as its own"
+            )
+        elif seat.bot and given is not None:
+            found.append(f"the host deals hand {m.hand_no} with a key at its bot {who}'s seat")
+    shown = lobby.turn_timer * 1000  # whole seconds in the lobby
+    if abs(m.turn_timer_ms - shown) > 500:
+        found.append(
+            f"the host deals hand {m.hand_no} with a {_seconds(m.turn_timer_ms)} turn timer; "
+            f"the table shows {_seconds(shown)}"
+        )
+    return found
+
+
+def _seconds(ms: int) -> str:
+    return "no" if ms == 0 else f"{ms / 1000:g} s"
