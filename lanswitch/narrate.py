@@ -337,6 +337,10 @@ def ending(
         return "stopped at the rules' limit of moves"
     if reason == "void":
         return "void: the deal did not complete"
+    if reason == "forfeit":
+        return "void: whoever was blamed forfeits it"
+    if reason == "unfinished":  # (a record of this client's: no hand_over came)
+        return "the host never finished it"
     return reason
 
 

@@ -128,6 +128,8 @@ def test_the_end_of_a_hand_in_words() -> None:
     assert ending("one_left", NAMES, (1, 0, 2)) == "everyone but cid went out"
     assert ending("blocked", NAMES, (1, 0, 2)) == "no one could play or draw"
     assert ending("limit", NAMES, (1, 0, 2)) == "stopped at the rules' limit of moves"
+    assert ending("forfeit", NAMES, (1, 2, 0)) == "void: whoever was blamed forfeits it"
+    assert ending("unfinished", NAMES, ()) == "the host never finished it"
 
 
 @pytest.mark.parametrize(
