@@ -328,16 +328,15 @@ def test_a_silent_reshuffle_is_caught(preset: str, players: int) -> None:
 
 class WrongPileHost(Dealer):
     """Announces reshuffle rounds without the lowest card of the pile, which it keeps back and
-    puts on top of the new stock for whoever draws next."""
+    puts on top of the new stock for whoever draws next. (A pile of one card it reshuffles
+    honestly: a round must order at least one card, and the host's own code says so.)"""
 
     def announced_cards(self, round_no: int, cards: list[int]) -> list[int]:
-        return cards[1:] if round_no else cards
+        return cards[1:] if round_no and len(cards) > 1 else cards
 
     def order(self, round_no: int, derived: list[int]) -> list[int]:
-        if not round_no:
-            return derived
-        kept = min(set(self.game.discard[:-1]) - set(derived))
-        return [kept, *derived]
+        kept = set(self.game.discard[:-1]) - set(derived)
+        return [min(kept), *derived] if round_no and kept else derived
 
 
 @pytest.mark.parametrize(("preset", "players"), RESHUFFLE_CASES)
