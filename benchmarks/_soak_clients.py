@@ -97,7 +97,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from lanswitch import protocol as p
 from lanswitch.fairdeal import BY_SEAT, Away, Back, Move, Verdict
-from lanswitch.session import Session
+from lanswitch.session import SEED_WAIT_S, Session
 from lanswitch.tls import open_pinned_connection
 
 CONNECT_TIMEOUT_S = 10.0  # TCP connect + TLS handshake + the pin check
@@ -356,6 +356,7 @@ class Slots:
         seated = False  # seated at some time in this visit
         hand_began: float | None = None  # when the hand this visit plays in began
         welcomed_unseated = False  # a player who found no free seat (and waited)
+        leave_at: float | None = None  # when this visit first meant to leave (owing a seed)
         for _ in range(10**6):  # bounded: each turn reads or times out within a second
             now = time.monotonic()
             # -- is it time to leave (or has something hung)? --------------------------------
@@ -382,6 +383,14 @@ class Slots:
                         how = how or "bye"
                 else:
                     idle_since = None
+                if how == "bye" and session.owes_seed():
+                    # As the terminal client does: its seed for the round in progress goes
+                    # before its goodbye (a bounded wait), or the hand would be void.
+                    if leave_at is None:
+                        leave_at = now
+                        tally.counts["byes_held_for_a_seed"] += 1
+                    if now - leave_at < SEED_WAIT_S:
+                        how = None
                 if how is not None:
                     return await self._leave(table, session, conn, reader, writer, how)
                 if act_at is not None and now >= act_at:

@@ -118,6 +118,11 @@ HEADS_PATIENCE: Final = 90.0
 """Seconds after ``hand_over`` a client waits for the hand's seeds and log heads before it
 settles the hand with what it has (the host waits 30 s for the heads, then sends them)."""
 
+SEED_WAIT_S: Final = 3.0
+"""Seconds a client about to leave waits for the round it committed to to be fixed and its
+seed to go (:meth:`Session.owes_seed`): commitments come in within milliseconds at a live
+table, and a host that never fixes the round must not keep anyone from leaving."""
+
 _UNFINISHED: Final = p.HandOver(
     reason="unfinished", placings=(), scores=(), hand_points=(), head=(0, bytes(32), b"")
 )
@@ -226,6 +231,13 @@ class Session:
         out.append(bye)
         self.closed, self.close_reason = True, bye  # nothing more to hear: do not resume
         return out
+
+    def owes_seed(self) -> bool:
+        """Whether this seat's seed for the round in progress is still to be sent (see
+        :meth:`SeatRecorder.owes_seed`): a shell about to :meth:`leave` waits a moment
+        (:data:`SEED_WAIT_S`) while this holds, so that leaving does not void the hand."""
+        h = self.hand
+        return h is not None and not h.done and h.recorder is not None and h.recorder.owes_seed()
 
     def hello(self) -> p.Hello:
         """The first message of a connection (with the resume token, once there is one)."""

@@ -1065,6 +1065,25 @@ def test_key_loading() -> None:
     assert fp.public_bytes(sk) == fp.public_bytes(PRIV["alice"]) == PUB["alice"]
 
 
+def test_memos_of_keys_and_own_signatures_answer_only_what_they_were_asked() -> None:
+    """A seat remembers the signatures it makes on its own moves so as not to check them again
+    when the log brings them back, and loaded public keys are kept: neither memo may make a
+    signature pass for another key, message or signature than the one it was made for."""
+    sk = fp.private_key(PRIV["alice"])
+    msg = fp.log_head_message(S.ctx0, "alice", 3, bytes(32))
+    sig = fp.sign_own(sk, msg)
+    assert sig == fp.sign(sk, msg)
+    assert (PUB["alice"], msg, sig) in fp.VERIFIED
+    assert fp.verify(PUB["alice"], msg, sig)
+    assert not fp.verify(PUB["bob"], msg, sig)
+    assert not fp.verify(PUB["alice"], msg + b"\0", sig)
+    assert not fp.verify(PUB["alice"], msg, bytes([sig[0] ^ 1]) + sig[1:])
+    assert fp.public_key(PUB["bob"]) is fp.public_key(bytes(PUB["bob"]))
+    assert fp.raw_public_key(fp.public_key(PUB["bob"])) == PUB["bob"]
+    fp.VERIFIED.clear()
+    assert fp.verify(PUB["alice"], msg, sig)  # afresh: still good
+
+
 def test_blame_pickles_and_reads() -> None:
     b = Blame(Fault.BAD_REVEAL, ["x", "y"], "detail")
     c = pickle.loads(pickle.dumps(b))

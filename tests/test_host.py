@@ -491,6 +491,27 @@ def test_a_long_sessions_log_keeps_the_latest_lines_and_loses_none_a_shell_reads
     assert printed[-1] == "p1499 left"
 
 
+def test_a_player_owes_its_seed_from_its_commitment_to_its_reveal() -> None:
+    """A seat that has committed in a round and not yet revealed is the only source of its seed:
+    leaving then would void the hand and lay it on that player, so the shells wait (briefly)
+    while ``owes_seed()``. Ann's commitment is held back so that bob sits in that window."""
+    net = TableNet(config(hands=1), seed=3)
+    a = net.join("ann")
+    a.withhold = (p.Commit,)
+    b = net.join("bob")
+    net.run(lambda: b.session.hand is not None and a.session.hand is not None)
+    assert b.session.owes_seed()  # committed; the round waits for ann
+    assert a.session.owes_seed()  # (as far as her program knows, she committed too)
+    a.withhold = ()
+    a = net.resume(a)  # her program sends its commitment again on the new connection
+    assert not b.session.owes_seed()  # the round was fixed and his seed went at once
+    assert not a.session.owes_seed()
+    net.run(lambda: over(net))
+    (record,) = b.session.history
+    assert record.verdict is not None and record.verdict.fair, record.verdict.text()
+    assert not b.session.owes_seed()
+
+
 @pytest.mark.parametrize("seed", [4, 9])
 def test_a_player_who_leaves_mid_hand_is_logged_away_and_the_hand_goes_on(seed: int) -> None:
     """Bob says bye mid-hand after signing the log he saw: the log says he left (with that

@@ -71,6 +71,7 @@ __all__ = [
     "shuffle",
     "shuffle_words",
     "sign",
+    "sign_own",
     "stream_block",
     "stream_words",
     "uniform",
@@ -496,13 +497,29 @@ def private_key(key: PrivateKeyLike) -> Ed25519PrivateKey:
 
 
 def public_key(key: PublicKeyLike) -> Ed25519PublicKey:
-    """The key object for ``key`` (raw 32 bytes are loaded, an object passes through)."""
+    """The key object for ``key`` (raw 32 bytes are loaded, an object passes through).
+
+    Loading checks the point and costs about a fifth of a verification; a table has a few
+    keys and checks every move against one, so the loaded keys are kept (the latest few
+    hundred, a pure memo)."""
     if isinstance(key, Ed25519PublicKey):
         return key
+    loaded = _PUBLIC_KEYS.get(key) if isinstance(key, bytes) else None
+    if loaded is not None:
+        return loaded
     try:
-        return Ed25519PublicKey.from_public_bytes(need_bytes("public key", key, 32))
+        loaded = Ed25519PublicKey.from_public_bytes(need_bytes("public key", key, 32))
     except ValueError as e:
         raise UsageError(f"not an Ed25519 public key: {e}") from None
+    _PUBLIC_KEYS[bytes(key)] = loaded
+    if len(_PUBLIC_KEYS) > _PUBLIC_KEYS_KEEP:
+        with contextlib.suppress(RuntimeError, KeyError, StopIteration):
+            del _PUBLIC_KEYS[next(iter(_PUBLIC_KEYS))]
+    return loaded
+
+
+_PUBLIC_KEYS: dict[bytes, Ed25519PublicKey] = {}
+_PUBLIC_KEYS_KEEP: Final = 512
 
 
 def public_bytes(key: PrivateKeyLike) -> bytes:
@@ -542,12 +559,25 @@ def verify(key: PublicKeyLike, message: bytes, signature: bytes) -> bool:
         public_key(key).verify(signature, message)
     except (InvalidSignature, UsageError):
         return False
+    _remember(memo)
+    return True
+
+
+def sign_own(key: Ed25519PrivateKey, message: bytes) -> bytes:
+    """:func:`sign`, and the signature remembered as good for ``key``'s public half: a seat's
+    own move comes back to it in the log, and checking a signature it has just made would
+    cost a verification on every move's round trip."""
+    signature = key.sign(message)
+    _remember((key.public_key().public_bytes_raw(), bytes(message), signature))
+    return signature
+
+
+def _remember(memo: tuple[bytes, bytes, bytes]) -> None:
     VERIFIED[memo] = None
     if len(VERIFIED) > VERIFIED_KEEP:
         # The oldest goes. (A load generator verifies in threads: another may be here too.)
         with contextlib.suppress(RuntimeError, KeyError, StopIteration):
             del VERIFIED[next(iter(VERIFIED))]
-    return True
 
 
 VERIFIED: dict[tuple[bytes, bytes, bytes], None] = {}

@@ -29,6 +29,7 @@ from .primitives import (
     public_bytes,
     reveal_message,
     sign,
+    sign_own,
 )
 from .round import Announcement, RoundEvent, RoundFlowError, RoundState, VoidRecord, next_state
 from .setup import HandSetup
@@ -196,6 +197,20 @@ class SeatRecorder:
             rec.revealed = Reveal(rec.round, rec.own_seed, sign(self.key, msg))
         return rec.revealed
 
+    def owes_seed(self) -> bool:
+        """Whether this seat has committed in the hand's last round and not yet revealed: its
+        seed can come only from this program, so leaving now would fail the round and void the
+        hand (blamed on this seat). A client about to leave waits for the round's commitments
+        to be shown and its seed to go first — briefly: the host may never show them."""
+        rec = self.rounds[-1] if self.rounds and self.void is None else None
+        return (
+            rec is not None
+            and not rec.refused
+            and rec.own_seed is not None
+            and rec.revealed is None
+            and rec.state is RoundState.ANNOUNCED
+        )
+
     def withhold(self, round_no: int) -> None:
         """This seat did not send its seed for round ``round_no`` after all (its program gave
         up, or a test plays a seat that withholds): its transcript must not say it did."""
@@ -259,7 +274,7 @@ class SeatRecorder:
     def sign_move(self, move: int) -> bytes:
         """This seat's signature of ``move`` on the log as it holds it now."""
         msg = move_message(self.setup.ctx0, self.log.count, self.log.head, self.seat, BY_SEAT, move)
-        return sign(self.key, msg)
+        return sign_own(self.key, msg)
 
     def dispute(self, event: int, text: str) -> None:
         """Record what this seat saw itself at log event ``event`` (see :class:`Dispute`)."""

@@ -37,7 +37,7 @@ from ..hosting import (
     settle,
 )
 from ..rules import PRESETS, RuleSet
-from ..session import Session
+from ..session import SEED_WAIT_S, Session
 from ..settings import Join, Play, Screen
 from ..table import Refused
 from ..tls import PinStore, load_or_create_identity
@@ -111,12 +111,24 @@ async def run_client(
         ticker.cancel()
         if not net.done():
             if not session.closed:
+                await _pay_seed(session, net)
                 for message in session.leave():
                     client.send(message)
             net.cancel()
         with contextlib.suppress(asyncio.CancelledError, JoinError, OSError):
             await net
     return model
+
+
+async def _pay_seed(session: Session, net: asyncio.Task[None]) -> None:
+    """Before a player who quits says goodbye: if its seed for the round in progress is still
+    to go, let the network task send it (a bounded wait, SEED_WAIT_S): leaving without it
+    would void the hand and lay it on this player."""
+    deadline = time.monotonic() + SEED_WAIT_S
+    for _ in range(int(SEED_WAIT_S / 0.02) + 1):
+        if net.done() or not session.owes_seed() or time.monotonic() >= deadline:
+            return
+        await asyncio.sleep(0.02)
 
 
 def _loop_takes_signals() -> bool:
