@@ -508,7 +508,8 @@ def test_a_player_owes_its_seed_from_its_commitment_to_its_reveal() -> None:
     assert not a.session.owes_seed()
     net.run(lambda: over(net))
     (record,) = b.session.history
-    assert record.verdict is not None and record.verdict.fair, record.verdict.text()
+    assert record.verdict is not None
+    assert record.verdict.fair, record.verdict.text()
     assert not b.session.owes_seed()
 
 

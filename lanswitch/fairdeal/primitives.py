@@ -23,7 +23,8 @@ import struct
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Final, TypeAlias
 
-from cryptography.exceptions import InvalidSignature
+import nacl.bindings
+import nacl.exceptions
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
@@ -497,29 +498,13 @@ def private_key(key: PrivateKeyLike) -> Ed25519PrivateKey:
 
 
 def public_key(key: PublicKeyLike) -> Ed25519PublicKey:
-    """The key object for ``key`` (raw 32 bytes are loaded, an object passes through).
-
-    Loading checks the point and costs about a fifth of a verification; a table has a few
-    keys and checks every move against one, so the loaded keys are kept (the latest few
-    hundred, a pure memo)."""
+    """The key object for ``key`` (raw 32 bytes are loaded, an object passes through)."""
     if isinstance(key, Ed25519PublicKey):
         return key
-    loaded = _PUBLIC_KEYS.get(key) if isinstance(key, bytes) else None
-    if loaded is not None:
-        return loaded
     try:
-        loaded = Ed25519PublicKey.from_public_bytes(need_bytes("public key", key, 32))
+        return Ed25519PublicKey.from_public_bytes(need_bytes("public key", key, 32))
     except ValueError as e:
         raise UsageError(f"not an Ed25519 public key: {e}") from None
-    _PUBLIC_KEYS[bytes(key)] = loaded
-    if len(_PUBLIC_KEYS) > _PUBLIC_KEYS_KEEP:
-        with contextlib.suppress(RuntimeError, KeyError, StopIteration):
-            del _PUBLIC_KEYS[next(iter(_PUBLIC_KEYS))]
-    return loaded
-
-
-_PUBLIC_KEYS: dict[bytes, Ed25519PublicKey] = {}
-_PUBLIC_KEYS_KEEP: Final = 512
 
 
 def public_bytes(key: PrivateKeyLike) -> bytes:
@@ -552,12 +537,18 @@ def verify(key: PublicKeyLike, message: bytes, signature: bytes) -> bool:
         raw = raw_public_key(key)
     except AttributeError:
         return False
+    if not isinstance(raw, bytes) or len(raw) != 32:
+        return False
     memo = (raw, bytes(message), signature)
     if memo in VERIFIED:
         return True
+    # libsodium's check (crypto_sign_open): RFC 8032 with S < L, and it also refuses public
+    # keys and R of small order and non-canonical encodings — stricter than OpenSSL's on
+    # crafted inputs only, never on a signature made by an honest signer, and over twice as
+    # fast, which every move's round trip and every client's check of it pays.
     try:
-        public_key(key).verify(signature, message)
-    except (InvalidSignature, UsageError):
+        nacl.bindings.crypto_sign_open(signature + bytes(message), raw)
+    except (nacl.exceptions.BadSignatureError, nacl.exceptions.CryptoError, ValueError, TypeError):
         return False
     _remember(memo)
     return True
