@@ -326,7 +326,14 @@ class Session:
         self.lobby = m
         if self._replaying is None:
             self._replaying = m.playing
-        self.seat = m.you if m.you is not None and m.you < len(m.seats) else None
+        self.seat = m.you
+        if m.you is not None and m.you >= len(m.seats):
+            self.seat = None
+            self._note(
+                "warning",
+                f"the host says you sit at seat {m.you + 1} of a table of {len(m.seats)} "
+                "seats: watching",
+            )
         self._note("lobby", f"{sum(1 for s in m.seats if s.name)}/{len(m.seats)} seated", m)
         return self._auto_ready()
 

@@ -392,6 +392,9 @@ def test_a_client_takes_its_seat_from_the_host_not_from_its_key_in_the_lobby() -
     assert me.seat == 1
     me.receive(p.LobbyState(table="T", rules="switch", host=None, seats=seats, you=None))
     assert me.seat is None  # stood up, by the host's word
+    me.receive(p.LobbyState(table="T", rules="switch", host=None, seats=seats, you=5))
+    assert me.seat is None
+    assert "seat 6 of a table of 3 seats" in me.news[-2].text  # (then the lobby's own news)
 
 
 def test_the_hosts_own_name_is_cleaned_as_a_joiners_is() -> None:
