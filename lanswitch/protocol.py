@@ -33,6 +33,7 @@ import dataclasses
 import enum
 import re
 import reprlib
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, TypeVar
@@ -81,6 +82,7 @@ __all__ = [
     "Stand",
     "State",
     "Welcome",
+    "clean_text",
     "decode_frame_payload",
     "encode_frame",
     "encode_message",
@@ -244,6 +246,73 @@ class Str(_Check):
         return v
 
 
+NOT_IN_NAMES: Final = (
+    "\x00-\x1f\x7f-\x9f"  # C0 and C1 controls, DEL
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+    "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"  # format characters (Cf)
+    "\u2028\u2029"  # line and paragraph separators
+)
+"""The characters a ``name`` never holds, as a regular-expression class body: controls, every
+format character of Unicode 15 (general category Cf: the bidi embeddings, overrides,
+isolates and marks, zero-width spaces and joiners, the BOM, invisible operators, tags) and
+the line and paragraph separators. A fixed list rather than a lookup in the running
+Python's Unicode tables, so that a host and a client on different Pythons agree on it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Name(_Check):
+    """A display name (a player's, a seat's, the table's): ``lo..hi`` characters, none of
+    :data:`NOT_IN_NAMES`, and not beginning with a combining mark (Unicode category M) —
+    so never marks alone, which stack onto whatever a terminal printed before them.
+
+    Names are printed on other people's screens: a bidi override or a C1 control in one
+    would reorder or rewrite what is printed after it (issue #15)."""
+
+    lo: int
+    hi: int
+
+    def fault(self, v: str) -> str | None:
+        """Why ``v`` (a string) is not a name, or None."""
+        if not self.lo <= len(v) <= self.hi:
+            return f"a name of {self.lo}..{self.hi} characters"
+        if _NOT_A_NAME(v) is not None:
+            return "a name without control, format or bidi characters"
+        if v and unicodedata.category(v[0])[0] == "M":
+            return "a name that does not begin with a combining mark"
+        return None
+
+    def check(self, v: object, path: str) -> Any:
+        if type(v) is not str:
+            raise _bad(path, f"a name of {self.lo}..{self.hi} characters", v)
+        why = self.fault(v)
+        if why is not None:
+            raise _bad(path, why, v)
+        return v
+
+
+_NOT_A_NAME: Final = re.compile(f"[{NOT_IN_NAMES}]").search
+
+
+def clean_text(text: str, limit: int) -> str:
+    """``text`` made fit to print in a line among others: without control, format or other
+    invisible characters (Unicode category C), white space folded to single spaces, without
+    a combining mark that begins it or follows a space (marks alone), at most ``limit``
+    characters. A non-empty result of at most 32 characters is a ``name``: the host cleans
+    every name it shows with this — a joiner's, its own table's (issue #15)."""
+    kept: list[str] = []
+    for ch in text:
+        if ch.isspace():
+            ch = " "
+        elif unicodedata.category(ch)[0] == "C":
+            continue
+        elif unicodedata.category(ch)[0] == "M" and (not kept or kept[-1] == " "):
+            continue  # a mark with nothing to sit on
+        kept.append(ch)
+    return " ".join("".join(kept).split())[:limit]
+
+
 @dataclass(frozen=True, slots=True)
 class Bytes(_Check):
     lo: int
@@ -364,7 +433,8 @@ MAX_TEXT: Final = 500
 CARD: Final = Int(0, 107)
 CARDS: Final = Array(CARD, 0, 108)
 SEAT: Final = Int(0, MAX_SEATS - 1)
-NAME: Final = Str(1, 32, r"[^\x00-\x1f\x7f]+")  # a display name: no control characters
+NAME: Final = Name(1, 32)  # a display name (§ Messages, field types)
+NAME_OR_EMPTY: Final = Name(0, 32)  # a seat's name: empty for a free seat
 PID_RE: Final = r"[A-Za-z0-9_-]{1,32}"
 PID: Final = Str(1, 32, PID_RE)  # a seat's participant id (§ Fair deal, Participants)
 ANY_PID: Final = Str(1, 32, PID_RE + "|@dealer")
@@ -660,14 +730,14 @@ class Chat(Message):
 
     TYPE: ClassVar[str] = "chat"
     text: str = _wire(Str(1, MAX_TEXT))
-    sender: str = _wire(Str(0, 32), default="")
+    sender: str = _wire(NAME_OR_EMPTY, default="")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LobbySeat:
     """One seat as the lobby shows it. A free seat has ``name == ""``."""
 
-    name: str = _wire(Str(0, 32))
+    name: str = _wire(NAME_OR_EMPTY)
     id: str = _wire(Str(0, 32, f"(?:{PID_RE})?"))
     bot: bool = _wire(Bool(), default=False)
     ready: bool = _wire(Bool(), default=False)
@@ -678,7 +748,11 @@ class LobbySeat:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LobbyState(Message):
     """Host → every client, whenever the lobby changes: seats, who hosts, the rules, the
-    match so far."""
+    match so far — and ``you``, the seat of the client it is sent to (None: it has none).
+
+    A client knows its seat by ``you``, the host's word, not by looking for its own key
+    among the seats: a key is public (every seat's is shown here), and a seat another
+    client took with it would read as its own (issue #15)."""
 
     TYPE: ClassVar[str] = "lobby"
     table: str = _wire(NAME)
@@ -690,6 +764,7 @@ class LobbyState(Message):
     hands: int = _wire(U32, default=0)
     scores: tuple[int, ...] = _wire(Array(I32, 0, MAX_SEATS), default=())
     turn_timer: int = _wire(U32, default=0)
+    you: int | None = _wire(Opt(SEAT), default=None)
 
 
 # -- play -------------------------------------------------------------------------------------

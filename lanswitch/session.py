@@ -176,8 +176,14 @@ class Session:
         one process checks them off its event loop, so no client's check stalls the rest).
 
         ``clock`` (seconds, any origin) lets the session judge the host's timeout moves for
-        its seat; without one it takes them on the host's word."""
-        self.name = name
+        its seat; without one it takes them on the host's word.
+
+        ``name`` is cleaned as the host cleans it (a tab becomes a space, control and
+        format characters go), so that ``hello`` is a valid message; ValueError if nothing
+        is left of it."""
+        self.name = p.clean_text(name, p.NAME.hi)
+        if not self.name:
+            raise ValueError(f"the name {name!r} has no visible characters: choose another")
         self.key = key
         self.public_key = public_bytes(key)
         self.entropy = entropy
@@ -317,6 +323,9 @@ class Session:
         return () if self.lobby is None else tuple(st.name for st in self.lobby.seats)
 
     def _welcome(self, m: p.Welcome) -> list[p.Message]:
+        # Our seat is the host's word, here and in each lobby's ``you`` (SPEC § lobby) —
+        # never the first seat that shows our key: keys are public, and a seat someone
+        # else took with ours would read as our own (issue #15).
         resumed = self.token is not None
         self.token, self.table, self.seat = m.token, m.table, m.seat
         self.catching_up = True
@@ -329,7 +338,14 @@ class Session:
         self.lobby = m
         if self._replaying is None:
             self._replaying = m.playing
-        self.seat = next((i for i, s in enumerate(m.seats) if s.key == self.public_key), None)
+        self.seat = m.you
+        if m.you is not None and m.you >= len(m.seats):
+            self.seat = None
+            self._note(
+                "warning",
+                f"the host says you sit at seat {m.you + 1} of a table of {len(m.seats)} "
+                "seats: watching",
+            )
         self._note("lobby", f"{sum(1 for s in m.seats if s.name)}/{len(m.seats)} seated", m)
         return self._auto_ready()
 
@@ -357,8 +373,7 @@ class Session:
             self._settle(h, f"the host began hand {m.hand_no} before this hand was settled")
         names = () if self.lobby is None else tuple(st.name for st in self.lobby.seats)
         setup, refused = self._setup(m)
-        mine = next((q for q, k in m.keys.items() if k == self.public_key), None)
-        seat = self.seat if self.seat is not None or mine not in m.seats else m.seats.index(mine)
+        seat = self.seat  # by the host's word (welcome, lobby.you), not where our key is dealt
         dealt_in = seat is not None and seat < len(m.seats) and seat not in m.out
         refused = refused or own_seat_problem(m, seat, self.public_key)
         recorder: SeatRecorder | None = None

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import enum
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from .protocol import clean_text
 from .rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet
 
 __all__ = [
@@ -65,6 +65,10 @@ class Refusal(enum.Enum):
     NOT_HOST = "only the host may do that"
     NO_SUCH_CLIENT = "there is no such player"
     BAD_TOKEN = "that resume token is not known here"
+    KEY_IN_USE = (
+        "that session key is already at this table: its player comes back with its resume "
+        "token; anyone else joins with a key of their own"
+    )
     IN_PLAY = "not while a hand is being played"
     NOT_READY = "every seated player must be ready"
     TOO_FEW = "at least two seats must be filled"
@@ -121,16 +125,6 @@ class LobbyState:
     can_start: bool
 
 
-def clean_text(text: str, limit: int) -> str:
-    """``text`` without control characters, spaces folded, at most ``limit`` characters."""
-    visible = (
-        " " if ch.isspace() else ch
-        for ch in text
-        if ch.isspace() or unicodedata.category(ch)[0] != "C"
-    )
-    return " ".join("".join(visible).split())[:limit]
-
-
 @dataclass
 class Table:
     name: str
@@ -162,12 +156,22 @@ class Table:
         password: str | None = None,
         spectate: bool = False,
         resume: str | None = None,
+        key_in_use: bool = False,
     ) -> Client:
-        """A client arrives. With ``resume``, it comes back as whoever held that token."""
+        """A client arrives. With ``resume``, it comes back as whoever held that token.
+
+        ``key_in_use``: the host found the client's session key held by someone at the table
+        already (the table does not keep keys). Every seat's key is public in the lobby, and
+        a seat held with a copy of another's key passes for that player's — to their own
+        client, which then commits for the wrong seat and is blamed for the void —, so it is
+        refused, after the password (which keeps a stranger from learning whose key is at
+        the table). The player it belongs to comes back with its resume token instead."""
         if resume is not None:
             return self._resume(client, resume, now)
         if self.password is not None and password != self.password and client != self.host:
             raise Refused(Refusal.BAD_PASSWORD)
+        if key_in_use:
+            raise Refused(Refusal.KEY_IN_USE)
         clean = clean_text(name, MAX_NAME)
         if not clean:
             raise Refused(Refusal.BAD_NAME)

@@ -33,6 +33,7 @@ import socket
 import ssl
 import time
 import tomllib
+import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -1186,7 +1187,7 @@ def mapping(k: T, v: T, n: int) -> T:
 SEAT_ENTRY: T = (
     "record",
     {
-        "name": ("str", 0, 32),
+        "name": "name_or_empty",
         "id": "pid_or_empty",
         "bot": "bool",
         "ready": "bool",
@@ -1213,7 +1214,7 @@ TYPES: dict[str, dict[str, T]] = {
     "sit": {"seat": opt(SEAT)},
     "stand": {},
     "ready": {"ready": "bool"},
-    "chat": {"text": ("str", 1, 500), "sender": ("str", 0, 32)},
+    "chat": {"text": ("str", 1, 500), "sender": "name_or_empty"},
     "lobby": {
         "table": "name",
         "rules": ("str", 1, 64),
@@ -1224,6 +1225,7 @@ TYPES: dict[str, dict[str, T]] = {
         "hands": U32,
         "scores": arr(I32, 0, 8),
         "turn_timer": U32,
+        "you": opt(SEAT),
     },
     "hand": {
         "game_id": ("bin", 16, 16),
@@ -1303,7 +1305,21 @@ TYPES: dict[str, dict[str, T]] = {
 #: Every message's fields in the order the spec lists them (and lanswitch writes them).
 FIELDS: dict[str, tuple[str, ...]] = {kind: tuple(fields) for kind, fields in TYPES.items()}
 
-CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+#: § Messages, the ``name`` type: the characters a name never holds, as the spec lists them
+#: (controls, Unicode 15's format characters, the line and paragraph separators).
+NOT_IN_NAMES = re.compile(
+    "[\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+    "\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0001\U000e0020-\U000e007f]"
+)
+
+
+def is_name(v: str, lo: int = 1) -> bool:
+    """§ Messages: ``lo..32`` characters, none of those, the first not a combining mark."""
+    if not lo <= len(v) <= 32 or NOT_IN_NAMES.search(v):
+        return False
+    return not v or unicodedata.category(v[0])[0] != "M"
 
 
 class WireError(Exception):
@@ -1325,11 +1341,12 @@ def check_value(t: T, v: Any, where: str) -> None:
         if not isinstance(v, bool):
             raise bad("not a bool")
         return
-    if t in ("name", "pid", "pid+", "pid_or_empty", "code"):
+    if t in ("name", "name_or_empty", "pid", "pid+", "pid_or_empty", "code"):
         if not isinstance(v, str):
             raise bad("not a str")
         ok = {
-            "name": 1 <= len(v) <= 32 and not CONTROL.search(v),
+            "name": is_name(v),
+            "name_or_empty": is_name(v, 0),
             "pid": PID.fullmatch(v) is not None,
             "pid+": v == DEALER or PID.fullmatch(v) is not None,
             "pid_or_empty": v == "" or PID.fullmatch(v) is not None,
@@ -1817,6 +1834,9 @@ class RawClient:
         for s, entry in enumerate(msg["seats"]):
             if entry["bot"]:
                 rep.check(entry["key"] == b"", f"the lobby shows no key for bot seat {s}")
+        # § lobby: ``you`` is our seat by the host's word, as ``welcome`` gave it (this
+        # client neither sits nor stands, and a host seats nobody twice).
+        rep.check(msg["you"] == rep.seat, "lobby.you is the seat welcome gave us")
         if rep.seat is None:
             return  # a spectator: no seat entry, no ready
         if rep.seat >= len(msg["seats"]):

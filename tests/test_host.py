@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import TypeVar
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from lanswitch import protocol as p
 from lanswitch.fairdeal import BY_STAND_IN, LEFT, Away, Move, verify, verify_all
@@ -16,6 +17,7 @@ from lanswitch.game import DRAW
 from lanswitch.host import DROP_AFTER, LOG_KEEP, MAX_CLIENTS, PING_AFTER, Host, HostConfig
 from lanswitch.rules import PRESETS
 from lanswitch.session import HEADS_PATIENCE, Session, named
+from lanswitch.table import Refusal
 from lanswitch.tui.model import verdict_line
 from tests.tablenet import Link, TableNet
 
@@ -308,6 +310,119 @@ def test_a_resume_with_another_key_is_refused() -> None:
     other.token = token
     link = net._open(other)
     assert of(link, p.Error)[-1].code is p.ErrorCode.BAD_TOKEN
+
+
+def _thief(net: TableNet, key: bytes, name: str = "mallory", *, spectate: bool = False) -> Link:
+    """A client that says hello with another player's public session key (read off the
+    lobby, where every seat's key is shown): it has not the private key, only the name."""
+    thief = Session(name, key=net.host.key, entropy=net.rng.randbytes, spectate=spectate)
+    thief.public_key = key
+    return net._open(thief)
+
+
+def test_a_hello_with_a_session_key_someone_at_the_table_holds_is_refused() -> None:
+    """Issue #15, item 2: the host let a second client in with a key already at the table;
+    now only the token the key came with brings it back (and the owner's seat is untouched,
+    in the lobby, away, and back)."""
+    net = TableNet(config(seats=3, bots=1, hands=None))
+    a = net.join("ann", auto_ready=False)
+    b = net.join("bob", auto_ready=False)
+    key = a.session.public_key
+    before = of(b, p.LobbyState)[-1]
+    for spectate in (False, True):
+        thief = _thief(net, key, spectate=spectate)
+        (error,) = of(thief, p.Error)
+        assert error.code is p.ErrorCode.BAD_TOKEN
+        assert error.text == Refusal.KEY_IN_USE.value
+        assert not of(thief, p.Welcome)
+        assert not thief.alive
+    assert of(b, p.LobbyState)[-1] == before  # nobody came, nobody moved
+    assert a.session.seat == 0
+    net.drop(a)  # away: the seat and the key are kept for ann's resume
+    assert of(_thief(net, key), p.Error)[-1].code is p.ErrorCode.BAD_TOKEN
+    a2 = net.resume(a)
+    assert of(a2, p.Welcome)[-1].seat == 0
+    assert of(a2, p.LobbyState)[-1].you == 0
+    a3 = net.resume(a2)  # with the old connection still open: the host closes that one
+    assert of(a3, p.Welcome)[-1].seat == 0
+    assert of(a3, p.LobbyState)[-1].you == 0
+    a2 = a3
+    net.send(b, p.Chat(text="still here"))
+    assert of(a2, p.Chat)[-1].sender == "bob"
+
+
+def test_a_stranger_without_the_password_learns_nothing_of_the_keys() -> None:
+    net = TableNet(config(password="tea"))
+    a = net.join("ann", password="tea")
+    assert of(a, p.Welcome)
+    thief = Session("mallory", key=net.host.key, entropy=net.rng.randbytes, password="nope")
+    thief.public_key = a.session.public_key
+    assert of(net._open(thief), p.Error)[-1].code is p.ErrorCode.BAD_PASSWORD
+
+
+def test_each_client_is_told_its_own_seat_in_the_lobby() -> None:
+    """``lobby.you``: the host's word on the seat of the client it is sent to."""
+    net = TableNet(config(seats=3, bots=0, hands=None))
+    a = net.join("ann", auto_ready=False)
+    b = net.join("bob", auto_ready=False)
+    w = net.join("wes", spectate=True)
+    assert [of(link, p.LobbyState)[-1].you for link in (a, b, w)] == [0, 1, None]
+    net.send(b, p.Sit(seat=2))  # moves
+    assert of(b, p.LobbyState)[-1].you == 2
+    assert [link.session.seat for link in (a, b, w)] == [0, 2, None]
+    # One lobby, alike but for ``you``.
+    assert replace(of(a, p.LobbyState)[-1], you=None) == of(w, p.LobbyState)[-1]
+
+
+def test_a_client_takes_its_seat_from_the_host_not_from_its_key_in_the_lobby() -> None:
+    """Before, a client took the first seat showing its key for its own: a seat someone
+    else held with a copy of its public key came first, and the client played that seat
+    (issue #15, item 2). Its own seat's key is still checked when a hand is dealt."""
+    net = TableNet(config(seats=3, bots=0))
+    me = Session("ann", key=net.host.key, entropy=net.rng.randbytes)
+    mine = me.public_key
+    me.receive(p.Welcome(version=2, table="T", seat=1, token=bytes(16)))
+    assert me.seat == 1
+    seats = (
+        p.LobbySeat(name="mallory", id="seat0", connected=True, key=mine),
+        p.LobbySeat(name="ann", id="seat1", connected=True, key=mine),
+        p.LobbySeat(name="", id=""),
+    )
+    me.receive(p.LobbyState(table="T", rules="switch", host=None, seats=seats, you=1))
+    assert me.seat == 1
+    me.receive(p.LobbyState(table="T", rules="switch", host=None, seats=seats, you=None))
+    assert me.seat is None  # stood up, by the host's word
+    me.receive(p.LobbyState(table="T", rules="switch", host=None, seats=seats, you=5))
+    assert me.seat is None
+    assert "seat 6 of a table of 3 seats" in me.news[-2].text  # (then the lobby's own news)
+
+
+def test_the_hosts_own_name_is_cleaned_as_a_joiners_is() -> None:
+    """Issue #15, item 7: a tab in ``--name`` went out raw, the host's every welcome failed
+    its own check of what it sends, and nobody could join."""
+    assert HostConfig(name="Kitchen\ttable").name == "Kitchen table"
+    assert HostConfig(name="\u202eKitchen\u200b\u0085").name == "Kitchen"
+    assert HostConfig(name="x" * 40).name == "x" * 32
+    for nothing in ("\t", "\u200b\u202e", "\u0301\u0301"):
+        with pytest.raises(ValueError, match="no visible characters"):
+            HostConfig(name=nothing)
+    net = TableNet(config(name="Kitchen\ttable"))
+    a = net.join("ann\tb")
+    assert of(a, p.Welcome)[-1].table == "Kitchen table"
+    assert of(a, p.LobbyState)[-1].table == "Kitchen table"
+    assert of(a, p.LobbyState)[-1].seats[0].name == "ann b"
+
+
+def test_a_client_cleans_its_own_name_before_it_says_hello() -> None:
+    me = Session("ann\t\u202eb", key=net_key(), entropy=bytes)
+    assert me.hello().name == "ann b"
+    p.encode_frame(me.hello())  # a valid hello
+    with pytest.raises(ValueError, match="no visible characters"):
+        Session("\u200b\u0301", key=net_key(), entropy=bytes)
+
+
+def net_key() -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 
 
 def test_a_stand_in_plays_for_an_away_player_after_the_grace_period() -> None:

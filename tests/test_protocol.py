@@ -461,6 +461,91 @@ def test_schema_violations(obj: dict[str, Any], needle: str) -> None:
         conn.receive_data(frame_of(obj))
 
 
+# The ``name`` type (issue #15): names are printed on other people's screens.
+
+NOT_NAMES = {
+    "a C0 control (a tab)": "Ann\tB",
+    "a C1 control (CSI)": "Ann\u009b2J",
+    "NEL": "Ann\u0085",
+    "a bidi override": "Ann\u202egnp.exe",
+    "a bidi embedding": "\u202aAnn",
+    "a bidi isolate": "Ann\u2067x",
+    "a left-to-right mark": "Ann\u200e",
+    "the Arabic letter mark": "Ann\u061c",
+    "a zero-width space": "An\u200bn",
+    "a zero-width joiner": "Ann\u200d",
+    "a word joiner": "Ann\u2060",
+    "a BOM": "\ufeffAnn",
+    "a soft hyphen": "An\u00adn",
+    "a tag character": "Ann\U000e0041",
+    "a line separator": "Ann\u2028Bob",
+    "combining marks alone": "\u0301\u0301\u0301",
+    "one combining mark": "\u20dd",
+    "a leading combining mark": "\u0336Ann",
+    "empty": "",
+    "33 characters": "x" * 33,
+}
+
+
+@pytest.mark.parametrize("name", NOT_NAMES.values(), ids=list(NOT_NAMES))
+def test_a_name_holds_no_control_format_or_bidi_character_nor_begins_with_a_mark(
+    name: str,
+) -> None:
+    assert p.NAME.fault(name) is not None
+    hello = {**GEN.from_json(V["frames"][0]["payload"]), "name": name}
+    with pytest.raises(RemoteProtocolError, match=r"hello\.name") as info:
+        p.decode_message(hello)
+    assert info.value.code is ErrorCode.BAD_MESSAGE
+    welcome = p.Welcome(version=2, table=name, seat=0, token=bytes(16))
+    with pytest.raises(p.LocalProtocolError, match=r"welcome\.table"):
+        p.encode_frame(welcome)  # and the host does not send one either
+
+
+@pytest.mark.parametrize(
+    "name", ["Ann", "Zoë", "Zoe\u0308", "Ann 2", "李雷", "♥ J♠", "🙂", "x" * 32, "a \u0301b"]
+)
+def test_a_name_may_hold_any_visible_text_and_marks_on_it(name: str) -> None:
+    assert p.NAME.fault(name) is None
+    hello = {**GEN.from_json(V["frames"][0]["payload"]), "name": name}
+    assert p.decode_message(hello) == p.Hello(version=2, name=name, key=hello["key"])
+
+
+def test_a_seats_name_and_a_chat_sender_are_names_or_empty() -> None:
+    lobby = next(f for f in V["frames"] if f["type"] == "lobby")["payload"]
+    obj = GEN.from_json(lobby)
+    obj["seats"][0]["name"] = "Ann\u202e"
+    with pytest.raises(RemoteProtocolError, match=r"lobby\.seats\[0\]\.name"):
+        p.decode_message(obj)
+    with pytest.raises(RemoteProtocolError, match=r"chat\.sender"):
+        p.decode_message({"type": "chat", "text": "hi", "sender": "\u0301"})
+    assert p.decode_message({"type": "chat", "text": "hi", "sender": ""}) == p.Chat(text="hi")
+
+
+@pytest.mark.parametrize(
+    ("text", "clean"),
+    [
+        ("Kitchen\ttable", "Kitchen table"),
+        ("Ann\u202e\u0085\u200b  B", "Ann B"),
+        ("\u0301\u0301Ann", "Ann"),
+        ("\u0301\u0301", ""),
+        ("a \u0301b", "a b"),
+        ("Zoe\u0308", "Zoe\u0308"),
+        ("  \x07 ", ""),
+    ],
+)
+def test_clean_text_makes_names(text: str, clean: str) -> None:
+    assert p.clean_text(text, 32) == clean
+
+
+@settings(max_examples=500)
+@given(st.text(max_size=60), st.integers(1, 32))
+def test_whatever_clean_text_leaves_of_any_text_is_a_name(text: str, limit: int) -> None:
+    """The host cleans every name it sends with it: a name that failed the host's own check
+    would keep every welcome or lobby from being sent (issue #15, item 7)."""
+    clean = p.clean_text(text, limit)
+    assert clean == "" or p.NAME.fault(clean) is None, repr(clean)
+
+
 def test_we_do_not_send_what_the_peer_would_refuse() -> None:
     conn = opened(Role.CLIENT)
     bad: list[p.Message] = [
@@ -711,6 +796,8 @@ def strategy(spec: p._Check) -> st.SearchStrategy[Any]:
         if spec.pattern is None:
             return st.text(min_size=spec.lo, max_size=hi)
         return st.from_regex(spec.pattern, fullmatch=True).filter(lambda s: spec.lo <= len(s) <= hi)
+    if isinstance(spec, p.Name):
+        return st.text(min_size=spec.lo, max_size=spec.hi).filter(lambda s: not spec.fault(s))
     if isinstance(spec, p.Bytes):
         return st.binary(min_size=spec.lo, max_size=min(spec.hi, 80))
     if isinstance(spec, p.Opt):

@@ -204,6 +204,27 @@ def test_clean_text_drops_control_and_format_characters() -> None:
     assert clean_text("♥ J♠", 10) == "♥ J♠"
 
 
+def test_names_of_bidi_c1_or_marks_alone_are_cleaned_or_refused() -> None:
+    """Issue #15: what the table keeps of a name holds no C1 or bidi control, and does not
+    begin with a combining mark (marks alone leave nothing)."""
+    t = make_table()
+    assert t.join("c2", "Bob\u202e\u009b", 1.0).name == "Bob"
+    assert t.join("c3", "\u0336Cy", 1.0).name == "Cy"
+    assert refusal(t.join, "c4", "\u0301\u0301\u0301", 1.0) == Refusal.BAD_NAME
+    assert refusal(t.join, "c4", "\u2066\u200b\u0301", 1.0) == Refusal.BAD_NAME
+
+
+def test_a_session_key_already_at_the_table_is_refused_after_the_password() -> None:
+    """The host says whether the joiner's key is held at the table (the table keeps no
+    keys); a stranger without the password is told only that (issue #15, item 2)."""
+    t = make_table(password="tea")
+    assert refusal(t.join, "c2", "Eve", 1.0, key_in_use=True) == Refusal.BAD_PASSWORD
+    assert refusal(t.join, "c2", "Eve", 1.0, password="tea", key_in_use=True) == Refusal.KEY_IN_USE
+    assert "c2" not in t.clients
+    assert [s.name for s in t.seats if s.kind == "human"] == ["Ann"]
+    assert t.join("c2", "Eve", 1.0, password="tea").seat == 1
+
+
 def test_unknown_clients_are_refused() -> None:
     t = make_table()
     assert refusal(t.chat, "ghost", "hi", 1.0) == Refusal.NO_SUCH_CLIENT

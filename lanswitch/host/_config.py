@@ -58,6 +58,7 @@ LIMITED = (p.Chat, p.Move, p.Sit, p.Stand, p.Ready, p.Ping, p.Hello)
 REFUSAL_CODES = {
     Refusal.BAD_PASSWORD: p.ErrorCode.BAD_PASSWORD,
     Refusal.BAD_TOKEN: p.ErrorCode.BAD_TOKEN,
+    Refusal.KEY_IN_USE: p.ErrorCode.BAD_TOKEN,  # the key is bound to a token it did not bring
     Refusal.TABLE_FULL: p.ErrorCode.TABLE_FULL,
     Refusal.SEAT_TAKEN: p.ErrorCode.SEAT_TAKEN,
 }
@@ -93,6 +94,16 @@ class HostConfig:
     heads_timeout: float = 30.0  # seconds the host waits for the seats' log heads
 
     def __post_init__(self) -> None:
+        # The table's name goes out in every welcome and lobby as a ``name``: cleaned as a
+        # joiner's name is (a tab in ``--name`` made every welcome fail its own check, so
+        # nobody could join: issue #15).
+        name = p.clean_text(self.name, p.NAME.hi)
+        if not name:
+            raise ValueError(
+                f"the table's name {self.name!r} has no visible characters: give it 1 to "
+                f"{p.NAME.hi}"
+            )
+        object.__setattr__(self, "name", name)
         if not 0 <= self.bots <= self.seats:
             raise ValueError(f"bots must be 0..{self.seats}, not {self.bots}")
         if self.bot_strategy not in BOTS:

@@ -4,6 +4,7 @@ between hands, the journal, and the calls a shell makes (see the package docstri
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Self
 
 import msgpack
@@ -380,6 +381,7 @@ class HostBase:
                         self._now,
                         password=hello.password,
                         spectate=hello.spectate,
+                        key_in_use=self._key_in_use(hello.key),
                     )
                     break
                 except Refused as e:
@@ -410,6 +412,11 @@ class HostBase:
         self._broadcast_lobby()
         if not self._quiet:
             self._catch_up(cid, resumed=hello.token is not None)
+
+    def _key_in_use(self, key: bytes) -> bool:
+        """Whether someone at the table — seated, waiting, watching, or away with the seat
+        kept — joined with session key ``key``."""
+        return any(self.keys.get(c.token) == key for c in self.table.clients.values())
 
     def _sit(self, cid: int, m: p.Sit) -> None:
         seat = m.seat
@@ -477,8 +484,17 @@ class HostBase:
         )
 
     def _broadcast_lobby(self) -> None:
-        if self.conns and not self._quiet:
-            self._broadcast(self._lobby())
+        """The lobby to every welcomed connection, each with its own ``you``: its seat by
+        the host's word (SPEC § lobby). Those without a seat share one message, so the
+        server encodes it once."""
+        if not self.conns or self._quiet:
+            return
+        lobby = self._lobby()
+        for cid, conn in self.conns.items():
+            if conn.welcomed:
+                entry = self.table.clients.get(str(cid))
+                seat = None if entry is None else entry.seat
+                self.outbox.append((cid, lobby if seat is None else replace(lobby, you=seat)))
 
     # -- connections -----------------------------------------------------------------------
 

@@ -130,6 +130,16 @@ SAMPLES: list[tuple[str, p.Message]] = [
             hands=2,
             scores=(10, -3, 0),
             turn_timer=30,
+            you=0,
+        ),
+    ),
+    (
+        "lobby_to_a_spectator",
+        p.LobbyState(
+            table="Kitchen",
+            rules="switch",
+            host=None,
+            seats=(p.LobbySeat(name="Zoë", id="zoe"), p.LobbySeat(name="", id="")),
         ),
     ),
     (
@@ -296,6 +306,12 @@ def _frame(obj: object) -> str:
     return (len(payload).to_bytes(4, "big") + payload).hex()
 
 
+def _hello_named(name: str) -> str:
+    """A ``hello`` frame valid in all but its ``name``."""
+    hello = {"type": "hello", "version": 2, "name": name, "key": KEY}
+    return _frame(hello | {"spectate": False, "password": None, "token": None})
+
+
 REJECTS: list[tuple[str, str, p.ErrorCode]] = [
     ("empty_frame", "00000000", p.ErrorCode.BAD_FRAME),
     ("too_big", f"{p.MAX_FRAME + 1:08x}", p.ErrorCode.TOO_BIG),
@@ -307,6 +323,21 @@ REJECTS: list[tuple[str, str, p.ErrorCode]] = [
     ("extra_field", _frame({"type": "ping", "nonce": 1, "x": 0}), p.ErrorCode.BAD_MESSAGE),
     ("wrong_type", _frame({"type": "ping", "nonce": "1"}), p.ErrorCode.BAD_MESSAGE),
     ("bool_is_not_int", _frame({"type": "ping", "nonce": True}), p.ErrorCode.BAD_MESSAGE),
+    (
+        "name_with_a_bidi_override",
+        _hello_named("Ann\u202e"),
+        p.ErrorCode.BAD_MESSAGE,
+    ),
+    (
+        "name_with_a_c1_control",
+        _hello_named("Ann\u009b2J"),
+        p.ErrorCode.BAD_MESSAGE,
+    ),
+    (
+        "name_of_combining_marks",
+        _hello_named("\u0301\u0301"),
+        p.ErrorCode.BAD_MESSAGE,
+    ),
     (
         "version_mismatch_v1",
         _frame({"type": "hello", "version": 1, "name": "Ann", "key": KEY}),
