@@ -752,6 +752,19 @@ def default_name() -> str:
     return user[:24] or "player"
 
 
+def _player_name(given: str | None) -> str:
+    """``--name`` as the host will show it (cleaned as the host cleans every name), or the
+    user name; a name with nothing visible left is a usage error before anything starts."""
+    from . import protocol as p
+
+    if given is None:
+        return p.clean_text(default_name(), p.NAME.hi) or "player"
+    name = p.clean_text(given, p.NAME.hi)
+    if not name:
+        raise _UsageError(f"--name {given!r} has nothing visible to show: give another name")
+    return name
+
+
 def _interface(addr: str | None) -> str | None:
     """``--interface``: an IPv4 address of this machine (loopback included)."""
     if addr is None:
@@ -835,7 +848,7 @@ def _play_settings(args: argparse.Namespace) -> Play:
     )
     return Play(
         table=table,
-        player=args.name or default_name(),
+        player=_player_name(args.name),
         screen=_screen(args),
         history=not args.no_history,
     )
@@ -862,7 +875,7 @@ def _join_settings(args: argparse.Namespace) -> Join:
         if address is not None:
             table = None
     return Join(
-        name=args.name or default_name(),
+        name=_player_name(args.name),
         data=data_dir(args.data_dir),
         table=table,
         address=address,

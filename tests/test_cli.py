@@ -144,6 +144,11 @@ def test_simulate_verbose_narrates_a_hand(capsys: pytest.CaptureFixture[str]) ->
         (["simulate", "--players", "9"], "players must be 2..8"),
         (["simulate", "--games", "0"], "must be at least 1"),
         (["simulate", "--seed", "x"], "not a whole number"),
+        # A name the host would clean to nothing (issue 15): said before anything starts, not
+        # a traceback once a table is chosen.
+        (["play", "--name", "\u200b"], "has nothing visible to show"),
+        (["join", "127.0.0.1:1", "--name", "\t \u202e"], "has nothing visible to show"),
+        (["join", "127.0.0.1:1", "--name", "\u0301"], "has nothing visible to show"),
     ],
 )
 def test_bad_options_exit_2_with_the_reason(
