@@ -275,3 +275,21 @@ def test_a_fresh_fingerprint_is_never_taken_for_a_pinned_one() -> None:
     fp = secrets.token_hex(32)
     assert parse_fingerprint_choice(words(fp)).matches(bytes.fromhex(fp))
     assert not parse_fingerprint_choice(words(fp)).matches(bytes.fromhex(FP_A))
+
+
+def test_a_pinned_table_answering_under_another_name_is_pointed_to(tmp_path: Path) -> None:
+    """The fake took the name first and the real table was renamed "Kitchen-2" (zeroconf's
+    rename on a clash): joining "Kitchen" is refused before connecting, naming the answer with
+    the pinned words and the command that joins it."""
+    from lanswitch.client import _chosen
+
+    store = PinStore.in_dir(tmp_path)
+    store.check(Target.from_table(table("Kitchen")).pin_as, FP_A, now=NOW)
+    heard = [table("Kitchen", FP_B, "10.0.0.9", 5000), table("Kitchen-2", FP_A)]
+    with pytest.raises(JoinError) as info:
+        _chosen(heard, "Kitchen", None, store, accept_change=False)
+    said = str(info.value)
+    assert "not the one you pinned" in said
+    assert f'lanswitch join Kitchen-2 --fingerprint "{words(FP_A)}"' in said
+    # Accepting the change on purpose is still the user's to do.
+    assert _chosen(heard, "Kitchen", None, store, accept_change=True) is heard[0]
