@@ -109,6 +109,12 @@ _TYPE_PTR = 12
 _CLASS_IN = 1
 _TYPE_SUFFIX = "." + SERVICE_TYPE.lower()
 
+#: Bounds on the answers kept apart (:class:`_Answers`): a LAN where someone advertises
+#: thousands of fake tables must not grow a browser without end. Beyond them, new answers
+#: are ignored until old ones expire or say goodbye.
+MAX_TABLES = 256
+MAX_ANSWERS_PER_TABLE = 8
+
 
 PROBE_TIMEOUT = 1.0
 """Seconds to wait for a table's host to accept a TCP connection (:func:`answers`)."""
@@ -318,8 +324,10 @@ class _Answers(RecordUpdateListener):
     one SRV and one TXT record for a table, they belong together. Answers are kept by table
     (the instance name in lower case, as DNS compares names) and by server and port; a
     goodbye (an SRV record with TTL 0) removes one, and an answer is left out once its SRV
-    record has expired. A message with the TXT record alone (or the SRV alone) refreshes the
-    answer it can only belong to, and is otherwise ignored: whose it is cannot be told.
+    record has expired. A message with the TXT record alone refreshes the one answer it can
+    belong to (the only one, with the same fingerprint), one with an SRV alone the answer of
+    that server and port; anything else is ignored: whose it is cannot be told. At most
+    :data:`MAX_TABLES` tables and :data:`MAX_ANSWERS_PER_TABLE` answers each are kept.
     """
 
     def __init__(self, changed: Callable[[], None]) -> None:
@@ -345,15 +353,21 @@ class _Answers(RecordUpdateListener):
             ):
                 addresses.setdefault(r.key, []).append(socket.inet_ntoa(r.address))
         changed = False
+        if len(self.by_table) >= MAX_TABLES:
+            self._prune(now)
         for key in srvs.keys() | txts.keys():
+            if key not in self.by_table and len(self.by_table) >= MAX_TABLES:
+                continue
             known = self.by_table.setdefault(key, {})
             ss, ts = srvs.get(key, []), [t for t in txts.get(key, []) if not t.is_expired(now)]
-            if not ss:  # a TXT record alone: it can only be the one answer's, if one
-                if len(ts) == 1 and len(known) == 1:
-                    ident, old = next(iter(known.items()))
+            if not ss and len(ts) == 1 and len(known) == 1:
+                # A TXT record alone (free seats changed): the one answer's, if there is one
+                # and the fingerprint is the same — another fingerprint is another responder.
+                ident, old = next(iter(known.items()))
+                fp = _txt_properties(ts[0].text).get("fp")
+                if fp == _txt_properties(old.txt.text).get("fp") and old.txt.text != ts[0].text:
                     known[ident] = _Answer(old.srv, ts[0], old.addresses)
-                    changed = changed or old.txt.text != ts[0].text
-                continue
+                    changed = True
             for srv in ss:
                 ident = (srv.server_key, srv.port)
                 old_answer = known.get(ident)
@@ -367,6 +381,8 @@ class _Answers(RecordUpdateListener):
                     txt = old_answer.txt
                 else:
                     continue  # whose TXT record goes with it cannot be told: wait for more
+                if old_answer is None and len(known) >= MAX_ANSWERS_PER_TABLE:
+                    continue
                 got = tuple(dict.fromkeys(addresses.get(srv.server_key, ())))
                 if not got and old_answer is not None:
                     got = old_answer.addresses
@@ -381,6 +397,15 @@ class _Answers(RecordUpdateListener):
                 del self.by_table[key]
         if changed:
             self._changed()
+
+    def _prune(self, now: float) -> None:
+        """Drop the answers whose SRV record has expired."""
+        for key in list(self.by_table):
+            known = self.by_table[key]
+            for ident in [i for i, a in known.items() if a.srv.is_expired(now)]:
+                del known[ident]
+            if not known:
+                del self.by_table[key]
 
     def tables(self, zc: Zeroconf, key: str) -> list[Table]:
         """The live answers for the table ``key`` (an instance name in lower case)."""

@@ -293,3 +293,43 @@ def test_a_pinned_table_answering_under_another_name_is_pointed_to(tmp_path: Pat
     assert f'lanswitch join Kitchen-2 --fingerprint "{words(FP_A)}"' in said
     # Accepting the change on purpose is still the user's to do.
     assert _chosen(heard, "Kitchen", None, store, accept_change=True) is heard[0]
+
+
+def test_a_txt_record_alone_updates_only_the_answer_it_belongs_to() -> None:
+    """A host whose seat count changed may send its TXT record alone: the one answer with
+    that fingerprint takes it. A TXT record alone with another fingerprint is another
+    responder's claim on the name, and does not relabel the answer heard."""
+    answers = _Answers(lambda: None)
+    zc = cast(Zeroconf, None)
+    key = f"kitchen.{SERVICE_TYPE}".lower()
+    now = current_time_millis()
+    answers.async_update_records(
+        zc, now, _message("Kitchen", FP_A, "real.local.", "10.0.0.2", 4000)
+    )
+    srv, txt, _a = _message("Kitchen", FP_A, "real.local.", "10.0.0.2", 4000)
+    fake_txt = _message("Kitchen", FP_B, "fake.local.", "10.0.0.9", 5000)[1]
+    answers.async_update_records(zc, now, [fake_txt])
+    assert [t.fingerprint for t in answers.tables(zc, key)] == [FP_A]
+    seats = txt.new.text.replace(b"free=3", b"free=1")  # type: ignore[attr-defined]
+    answers.async_update_records(
+        zc, now, [RecordUpdate(DNSText(srv.new.name, 16, 0x8001, 120, seats), None)]
+    )
+    assert [t.seats_free for t in answers.tables(zc, key)] == [1]
+
+
+def test_answers_kept_are_bounded() -> None:
+    from lanswitch.discovery import MAX_ANSWERS_PER_TABLE, MAX_TABLES
+
+    answers = _Answers(lambda: None)
+    zc = cast(Zeroconf, None)
+    now = current_time_millis()
+    for i in range(MAX_TABLES + 20):
+        answers.async_update_records(
+            zc, now, _message(f"T{i}", FP_A, f"s{i}.local.", "10.0.0.2", 4000)
+        )
+    for i in range(MAX_ANSWERS_PER_TABLE + 5):
+        answers.async_update_records(
+            zc, now, _message("T0", FP_B, f"x{i}.local.", "10.0.0.3", 4000 + i)
+        )
+    assert len(answers.by_table) == MAX_TABLES
+    assert len(answers.by_table[f"t0.{SERVICE_TYPE}".lower()]) == MAX_ANSWERS_PER_TABLE
