@@ -239,8 +239,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Join a table by its name (found by zeroconf) or by HOST:PORT. With no "
         "table named, the terminal client opens the table browser (the tables heard on the "
         "network, live); with --headless or --bot, the only table on the network is joined. "
-        "The host's certificate is pinned on first use. After every hand your transcript is "
-        "checked: was the deal fair and every card legal?",
+        "Names are matched as people read them (KITCHEN is Kitchen). When tables with "
+        "different fingerprints answer to one name, join refuses to guess and lists them: "
+        "pick one with --fingerprint WORDS (the six words lanswitch tables shows; ask the "
+        "host which its screen shows). The host's certificate is pinned on first use, per "
+        "table name, or per HOST:PORT. After every hand your transcript is checked: was the "
+        "deal fair and every card legal?",
     )
     j.add_argument("table", nargs="?", metavar="HOST:PORT|TABLE-NAME")
     j.add_argument("--name", metavar="N", help="your display name (default: your user name)")
@@ -259,6 +263,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     j.add_argument(
         "--think", type=_duration, default=0.0, metavar="S", help="a bot's pause before moving"
+    )
+    j.add_argument(
+        "--fingerprint",
+        metavar="WORDS",
+        help="join only the table with this fingerprint: its six words as lanswitch tables "
+        "shows them (or 12 or more of its hex digits), when more than one answers to the name",
     )
     j.add_argument(
         "--accept-new-fingerprint",
@@ -392,8 +402,11 @@ def _cmd_rules(args: argparse.Namespace, out: TextIO) -> int:
             out.write(f"{name:<{width}}  {rules.description}\n")
         return 0
     from .rules import dump_toml, load_rules
+    from .textsafe import escape
 
-    out.write(dump_toml(load_rules(args.name)))
+    # The file's own strings (its name, description, power names) as TOML escapes: the
+    # output still loads back to the same rule set, and prints nothing a terminal acts on.
+    out.write(escape(dump_toml(load_rules(args.name)), keep="\n", style="toml"))
     return 0
 
 
@@ -442,8 +455,8 @@ def _cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         on_move = verbose_printer(labels, write)
         out.write(f"{rules.name}: {rules.description}\n")
     progress = None
-    if not args.json and not args.verbose and args.games >= 200 and err.isatty():
-        progress = _Progress(args.games, err)
+    if not args.json and not args.verbose and args.games >= 200 and sys.stderr.isatty():
+        progress = _Progress(args.games, sys.stderr)  # its own \r, and numbers only
     directory = None
     if args.transcripts is not None:
         directory = Path(args.transcripts)
@@ -613,6 +626,7 @@ def _cmd_history(args: argparse.Namespace, out: TextIO) -> int:
     from datetime import datetime
 
     from .history import History, HistoryError, history_path, result_text, verdict_text
+    from .textsafe import escape
 
     path = history_path(data_dir(args.data_dir))
     if args.id is not None:
@@ -645,10 +659,10 @@ def _cmd_history(args: argparse.Namespace, out: TextIO) -> int:
     table += [
         (
             str(r.id),
-            when(r.at),
-            r.table[:24],
+            escape(when(r.at)),
+            escape(r.table[:24]),
             str(r.hand_no),
-            r.rules[:16],
+            escape(r.rules[:16]),
             result_text(r),
             verdict_text(r),
         )
@@ -671,25 +685,27 @@ def _cmd_history(args: argparse.Namespace, out: TextIO) -> int:
 def _show_hand(hand: int, path: Path, as_json: bool, out: TextIO) -> int:
     """``lanswitch history ID``: one hand in full, as this client saw it."""
     from .history import result_text, verdict_text
+    from .textsafe import escape
 
     row = _history_row(hand, path, "show")
     if as_json:
         out.write(json.dumps(row.as_json()) + "\n")
         return 0
     where = "watching" if row.seat is None else f"seat {row.seat + 1}"
+    at = escape(row.at[:16].replace("T", " "))
     out.write(
-        f"hand {row.hand_no} at {row.table} ({row.rules}), {row.at[:16].replace('T', ' ')} UTC,"
-        f" {row.name} in {where}\n"
+        f"hand {row.hand_no} at {escape(row.table)} ({escape(row.rules)}), {at} UTC,"
+        f" {escape(row.name)} in {where}\n"
     )
     out.write(f"result: {result_text(row)}\n")
     if row.placings:
-        out.write("placings: " + ", ".join(f"{i}. {n}" for i, n in enumerate(row.placings, 1)))
-        out.write("\n")
+        placed = (f"{i}. {escape(n)}" for i, n in enumerate(row.placings, 1))
+        out.write("placings: " + ", ".join(placed) + "\n")
     out.write(f"verdict: {verdict_text(row)}\n")
     if row.log:
         out.write("the hand as it was told to you:\n")
         for line in row.log:
-            out.write(f"  {line}\n")
+            out.write(f"  {escape(line)}\n")
     else:
         out.write("(no log kept for this hand: an older lanswitch recorded it)\n")
     if row.transcript is not None:
@@ -700,7 +716,8 @@ def _show_hand(hand: int, path: Path, as_json: bool, out: TextIO) -> int:
 def _cmd_tables(args: argparse.Namespace, out: TextIO) -> int:
     import asyncio
 
-    from .discovery import list_tables
+    from .discovery import conflicts, list_tables
+    from .textsafe import escape
     from .tls import fingerprint_words, parse_fingerprint
 
     interfaces = [args.interface] if args.interface else None
@@ -717,6 +734,7 @@ def _cmd_tables(args: argparse.Namespace, out: TextIO) -> int:
             "and does it let multicast DNS (UDP port 5353) through?\n"
         )
         return 0
+    clashes = conflicts(tables)
     for t in tables:
         try:
             words = fingerprint_words(parse_fingerprint(t.fingerprint or ""))
@@ -725,9 +743,19 @@ def _cmd_tables(args: argparse.Namespace, out: TextIO) -> int:
         where = ", ".join(f"{a}:{t.port}" for a in t.addresses) or f"port {t.port}"
         free = "?" if t.seats_free is None else t.seats_free
         total = "?" if t.seats_total is None else t.seats_total
+        # Every field came from the network: escaped, so a TXT record cannot drive the
+        # terminal or disguise one name as another.
         out.write(
-            f"{t.name}  {t.rules}  {free} of {total} seats free  {where}\n"
+            f"{escape(t.name)}  {escape(t.rules)}  {free} of {total} seats free  {where}\n"
             f"    fingerprint: {words}\n"
+        )
+    for answers in clashes.values():
+        shown = escape(answers[0].name)
+        out.write(
+            f"\nWARNING: {len({t.fingerprint for t in answers})} different tables answer to "
+            f'the name "{shown}": one may be pretending to be another. Ask the host which '
+            "fingerprint words its screen shows, and join that one with: lanswitch join "
+            f'NAME --fingerprint "WORDS"\n'
         )
     return 0
 
@@ -885,7 +913,25 @@ def _join_settings(args: argparse.Namespace) -> Join:
         timeout=args.timeout,
         accept_new_fingerprint=args.accept_new_fingerprint,
         history=not args.no_history,
+        fingerprint=_fingerprint_choice(args.fingerprint, address is not None),
     )
+
+
+def _fingerprint_choice(text: str | None, by_address: bool) -> str | None:
+    """``--fingerprint``, checked: the six words (or hex digits) of one table's fingerprint."""
+    if text is None:
+        return None
+    from .tls import parse_fingerprint_choice
+
+    if by_address:
+        raise _UsageError(
+            "--fingerprint picks among the tables answering to a NAME; joining by HOST:PORT "
+            "pins that address's certificate on first use"
+        )
+    try:
+        return parse_fingerprint_choice(text).text
+    except ValueError as e:
+        raise _UsageError(f"--fingerprint: {e}") from None
 
 
 def _watch(args: argparse.Namespace) -> Watch:
@@ -933,7 +979,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if given:
             names = ", ".join("--" + k.replace("_", "-") for k in given)
             parser.error(f"{args.command} --resume keeps the table's own settings; drop {names}")
-    out, err = sys.stdout, sys.stderr
+    from .textsafe import safe_stream
+
+    # Every string a command prints may have come from the network, a file or the history:
+    # both streams escape what a terminal would act on (lanswitch/textsafe.py).
+    out, err = safe_stream(sys.stdout), safe_stream(sys.stderr)
     try:
         if args.command == "rules":
             return _cmd_rules(args, out)

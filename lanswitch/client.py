@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import shlex
 import ssl
 import time
 from collections.abc import Callable, Sequence
@@ -38,20 +39,33 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from . import protocol as p
-from .discovery import Table, TableBrowser, list_tables, preferred_order
+from .discovery import (
+    Table,
+    TableBrowser,
+    TableChoiceError,
+    list_tables,
+    pick_table,
+    preferred_order,
+    same_name,
+)
 from .narrate import Line, describe, merge
 from .session import News, Session
 from .settings import Join, parse_target
+from .textsafe import escape
 from .tls import (
+    FingerprintChoice,
     FingerprintMismatch,
     PinChanged,
     PinStore,
     PinStoreError,
     PinVerdict,
+    address_pin_key,
     client_context,
     fingerprint_words,
     parse_fingerprint,
+    parse_fingerprint_choice,
     peer_fingerprint,
+    table_pin_key,
 )
 
 if TYPE_CHECKING:
@@ -98,14 +112,15 @@ class Target:
     addresses: tuple[str, ...]
     port: int
     fingerprint: bytes | None  # advertised by zeroconf; None for a HOST:PORT join
-    pin_as: str  # the pin store's key: the host machine's name, or HOST:PORT
+    pin_as: str  # the pin store's key: the table's name as people read it, or HOST:PORT
 
     @classmethod
     def from_table(cls, table: Table) -> Target:
         fp = parse_fingerprint(table.fingerprint) if table.fingerprint else None
         # Pinned per table name: two machines may share a host name, and one machine may run
-        # several tables (each with its own identity if it has its own data dir).
-        return cls(table.name, table.addresses, table.port, fp, f"table {table.name}")
+        # several tables (each with its own identity if it has its own data dir). The name
+        # as people read it (KITCHEN is Kitchen), as join NAME finds it.
+        return cls(table.name, table.addresses, table.port, fp, table_pin_key(table.name))
 
 
 def parse_address(text: str) -> tuple[str, int] | None:
@@ -120,21 +135,89 @@ def parse_address(text: str) -> tuple[str, int] | None:
 async def find_target(join: Join) -> Target:
     """The table ``join`` asks for: at its address, by its name on the LAN, or (neither
     given) the only table heard. JoinError says why not, and what to try."""
+    choice = None
+    if join.fingerprint is not None:
+        try:
+            choice = parse_fingerprint_choice(join.fingerprint)
+        except ValueError as e:
+            raise JoinError(f"--fingerprint: {e}") from None
     if join.address is not None:
-        host, port = join.address  # pinned per host: the port may change from run to run
-        return Target(f"{host}:{port}", (host,), port, None, host)
+        if choice is not None:
+            raise JoinError(
+                "--fingerprint chooses among the tables answering to a name, not HOST:PORT"
+            )
+        host, port = join.address  # pinned per HOST:PORT: one machine may host two tables
+        return Target(f"{host}:{port}", (host,), port, None, address_pin_key(host, port))
+    pins = PinStore.in_dir(join.data)  # to say which answer matches a pin
     if join.table:
-        return await find_table(join.table, timeout=join.timeout, interfaces=join.interfaces)
+        return await find_table(
+            join.table,
+            timeout=join.timeout,
+            interfaces=join.interfaces,
+            choice=choice,
+            pins=pins,
+            accept_change=join.accept_new_fingerprint,
+        )
     tables = await list_tables(min(join.timeout, 3.0), interfaces=join.interfaces, probe=True)
-    if len(tables) == 1:
-        return Target.from_table(tables[0])
+    if tables and all(same_name(t.name, tables[0].name) for t in tables):
+        # One name (perhaps answered twice): chosen as join NAME would choose.
+        return Target.from_table(_chosen(tables, None, choice, pins, join.accept_new_fingerprint))
     if not tables:
         raise JoinError(
             "no table answered on this network; name one, or join by address: "
             "lanswitch join HOST:PORT"
         )
-    names = ", ".join(repr(t.name) for t in tables)
+    names = ", ".join(dict.fromkeys(repr(t.name) for t in tables))
     raise JoinError(f"several tables answered ({names}): say which, e.g. lanswitch join NAME")
+
+
+def _chosen(
+    tables: Sequence[Table],
+    name: str | None,
+    choice: FingerprintChoice | None,
+    pins: PinStore | None,
+    accept_change: bool,
+) -> Table:
+    """The one answer ``name`` means (JoinError, saying how to choose, if that cannot be
+    told; or, when the only answer is not the pinned table, which answer is)."""
+    want = name if name is not None else (tables[0].name if tables else "")
+    pinned = None
+    if pins is not None:
+        try:
+            pinned = pins.get(table_pin_key(want))
+        except PinStoreError:
+            pinned = None
+    try:
+        table = pick_table(tables, name, choice=choice, pinned=pinned)
+    except TableChoiceError as e:
+        raise JoinError(str(e)) from None
+    if table is None:
+        raise JoinError(f"no table called {want!r} answered")
+    changed = pinned is not None and table.fingerprint != pinned.fingerprint.hex()
+    if pinned is not None and changed and table.fingerprint and not accept_change:
+        # The name's pin will refuse this one (PinChanged, when connecting): say first
+        # whether the pinned table answers too, under another name, and how to join it.
+        others = [t for t in tables if t.fingerprint == pinned.fingerprint.hex()]
+        if others:
+            raise JoinError(
+                f"the table answering to {escape(table.name)!r} is not the one you pinned "
+                f"for that name ({fingerprint_words(pinned.fingerprint)}, since "
+                f"{pinned.first_seen[:10]}); it is {_words_of(table)}. Refused. "
+                + _pick_hint(others[0])
+            )
+    return table
+
+
+def _words_of(table: Table) -> str:
+    return fingerprint_words(parse_fingerprint(table.fingerprint))
+
+
+def _pick_hint(table: Table) -> str:
+    """How to join ``table`` and no other answer."""
+    return (
+        f"The table with the pinned words answers as {escape(table.name)!r}: lanswitch join "
+        f'{shlex.quote(escape(table.name))} --fingerprint "{_words_of(table)}"'
+    )
 
 
 def join_failure(exc: BaseException) -> str:
@@ -151,27 +234,42 @@ def join_failure(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-async def find_table(
-    name: str, *, timeout: float = 5.0, interfaces: Sequence[str] | None = None
-) -> Target:
-    """The table called ``name`` on the LAN (JoinError, naming the tables seen, if none)."""
-    want = name.casefold()
+#: How long ``join NAME`` keeps listening once the name has answered, for a second answer.
+ANSWERS_SETTLE = 0.6
 
-    def match(tables: dict[str, Table]) -> bool:
-        return any(t.name.casefold() == want for t in tables.values())
+
+async def find_table(
+    name: str,
+    *,
+    timeout: float = 5.0,
+    interfaces: Sequence[str] | None = None,
+    choice: FingerprintChoice | None = None,
+    pins: PinStore | None = None,
+    accept_change: bool = False,
+) -> Target:
+    """The table called ``name`` on the LAN (JoinError, naming the tables seen, if none).
+
+    Names are compared as people read them (case, compatibility forms, invisible characters
+    aside). Once one answers, the browser listens :data:`ANSWERS_SETTLE` s more: when answers
+    with different fingerprints come for the name, JoinError lists them and says how to pick
+    one (``choice``: the start of its fingerprint) and which matches the pin in ``pins``."""
+
+    def match(_: object) -> bool:
+        return any(same_name(t.name, name) for t in browser.answers())
 
     async with TableBrowser(interfaces=interfaces) as browser:
-        await browser.wait_for(match, timeout)
-        tables = browser.tables
-    for t in tables.values():
-        if t.name.casefold() == want:
-            if t.version is not None and t.version != p.PROTOCOL_VERSION:
-                raise JoinError(
-                    f"table {t.name!r} speaks protocol {t.version}; this lanswitch speaks "
-                    f"{p.PROTOCOL_VERSION}: update the older one"
-                )
-            return Target.from_table(t)
-    seen = ", ".join(sorted(repr(t.name) for t in tables.values())) or "none"
+        if await browser.wait_for(match, timeout):
+            await asyncio.sleep(ANSWERS_SETTLE)
+        tables = browser.answers()
+    if any(same_name(t.name, name) for t in tables):
+        t = _chosen(tables, name, choice, pins, accept_change)
+        if t.version is not None and t.version != p.PROTOCOL_VERSION:
+            raise JoinError(
+                f"table {t.name!r} speaks protocol {t.version}; this lanswitch speaks "
+                f"{p.PROTOCOL_VERSION}: update the older one"
+            )
+        return Target.from_table(t)
+    seen = ", ".join(sorted({repr(t.name) for t in tables})) or "none"
     raise JoinError(
         f"no table called {name!r} answered within {timeout:g} s (tables seen: {seen}). "
         "If the host's network blocks mDNS, join by address: lanswitch join HOST:PORT"

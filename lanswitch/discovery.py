@@ -22,6 +22,18 @@ clients must treat a failed connect as the table being gone (:meth:`TableBrowser
 
 :class:`TableBrowser` keeps a live map of tables; :func:`list_tables` is the one-shot form for
 ``lanswitch tables --timeout S``.
+
+**A name is not an identity.** Multicast DNS compares names without regard to case, and
+nothing stops a second machine from answering for a name already taken (a responder may skip
+the probe that would make it rename itself). Two answers for one name then share every cache
+slot: a resolver reads one server (SRV) record and one TXT record for the name, perhaps one
+responder's SRV beside the other's TXT, and which one flips as each evicts the other. So the
+browser also keeps every responder's answer apart (:class:`_Answers`): the records of one mDNS
+response come from one responder, and a response holding a table's SRV and TXT records is one
+whole answer. :meth:`TableBrowser.answers` lists them all, two for a name when two
+fingerprints answer for it, and :func:`pick_table` refuses to guess between them: the
+fingerprint, checked in the TLS handshake, is the table's identity; the name only finds it.
+Names are compared as people read them (:func:`lanswitch.textsafe.fold_name`).
 """
 
 from __future__ import annotations
@@ -30,6 +42,7 @@ import asyncio
 import contextlib
 import ipaddress
 import re
+import shlex
 import socket
 import time
 from collections.abc import Callable, Sequence
@@ -38,10 +51,27 @@ from types import TracebackType
 from typing import Any
 
 import ifaddr  # a dependency of zeroconf, used to list this machine's addresses
-from zeroconf import DNSQuestionType, InterfaceChoice, IPVersion, ServiceStateChange
-from zeroconf._dns import DNSQuestion  # re-exported by zeroconf, but not in its __all__
+from zeroconf import (
+    DNSQuestionType,
+    InterfaceChoice,
+    IPVersion,
+    RecordUpdate,
+    RecordUpdateListener,
+    ServiceStateChange,
+    Zeroconf,
+    current_time_millis,
+)
+from zeroconf._dns import (  # re-exported by zeroconf, but not in its __all__
+    DNSAddress,
+    DNSQuestion,
+    DNSService,
+    DNSText,
+)
 from zeroconf._protocol.outgoing import DNSOutgoing
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
+
+from .textsafe import escape, fold_name
+from .tls import FingerprintChoice, Pin, fingerprint_words
 
 __all__ = [
     "DEFAULT_LIST_TIMEOUT",
@@ -49,10 +79,14 @@ __all__ = [
     "Table",
     "TableAdvertiser",
     "TableBrowser",
+    "TableChoiceError",
     "answers",
+    "conflicts",
     "list_tables",
     "local_ipv4_addresses",
+    "pick_table",
     "preferred_order",
+    "same_name",
 ]
 
 SERVICE_TYPE = "_lanswitch._tcp.local."
@@ -70,8 +104,16 @@ REANNOUNCE_S = 2.5
 
 _MAX_LABEL = 63  # bytes in one DNS label
 _FLAGS_QUERY = 0x0000
+_TYPE_A = 1
 _TYPE_PTR = 12
 _CLASS_IN = 1
+_TYPE_SUFFIX = "." + SERVICE_TYPE.lower()
+
+#: Bounds on the answers kept apart (:class:`_Answers`): a LAN where someone advertises
+#: thousands of fake tables must not grow a browser without end. Beyond them, new answers
+#: are ignored until old ones expire or say goodbye.
+MAX_TABLES = 256
+MAX_ANSWERS_PER_TABLE = 8
 
 
 PROBE_TIMEOUT = 1.0
@@ -190,6 +232,26 @@ def _int_or_none(text: str | None) -> int | None:
     return int(text)
 
 
+def _table_from_props(
+    name: str, addresses: Sequence[str], port: int, props: dict[str, str], server: str
+) -> Table:
+    fp = props.get("fp", "").lower()
+    if not re.fullmatch(r"[0-9a-f]{64}", fp):
+        fp = ""
+    return Table(
+        name=name,
+        addresses=tuple(addresses),
+        port=port,
+        rules=props.get("rules", ""),
+        seats_free=_int_or_none(props.get("free")),
+        seats_total=_int_or_none(props.get("seats")),
+        version=_int_or_none(props.get("v")),
+        fingerprint=fp,
+        host=props.get("host", ""),
+        server=server,
+    )
+
+
 def _table_from_info(info: AsyncServiceInfo) -> Table:
     props: dict[str, str] = {}
     for k, v in info.properties.items():
@@ -197,21 +259,163 @@ def _table_from_info(info: AsyncServiceInfo) -> Table:
             props[k.decode(errors="replace")] = (
                 v.decode(errors="replace") if isinstance(v, bytes) else ""
             )
-    fp = props.get("fp", "").lower()
-    if not re.fullmatch(r"[0-9a-f]{64}", fp):
-        fp = ""
-    return Table(
-        name=info.name.removesuffix("." + SERVICE_TYPE),
-        addresses=tuple(info.parsed_addresses(IPVersion.V4Only)),
-        port=info.port or 0,
-        rules=props.get("rules", ""),
-        seats_free=_int_or_none(props.get("free")),
-        seats_total=_int_or_none(props.get("seats")),
-        version=_int_or_none(props.get("v")),
-        fingerprint=fp,
-        host=props.get("host", ""),
-        server=info.server or "",
+    return _table_from_props(
+        info.name.removesuffix("." + SERVICE_TYPE),
+        info.parsed_addresses(IPVersion.V4Only),
+        info.port or 0,
+        props,
+        info.server or "",
     )
+
+
+def _txt_properties(text: bytes) -> dict[str, str]:
+    """A TXT record's ``key=value`` strings (RFC 6763 §6: each string after its length byte;
+    the first of a repeated key counts, a key without ``=`` has the value "")."""
+    props: dict[str, str] = {}
+    i = 0
+    while i < len(text):
+        n = text[i]
+        item = text[i + 1 : i + 1 + n]
+        i += 1 + n
+        key, sep, value = item.partition(b"=")
+        k = key.decode(errors="replace")
+        if k and k not in props:
+            props[k] = value.decode(errors="replace") if sep else ""
+    return props
+
+
+def _instance_of(record_name: str) -> str:
+    """The instance name of a record of our service type, as the responder spelled it."""
+    return record_name[: -len(_TYPE_SUFFIX)]
+
+
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    """One responder's answer for one table: its SRV and TXT records, and the addresses it
+    gave with them."""
+
+    srv: DNSService
+    txt: DNSText
+    addresses: tuple[str, ...]
+
+    def table(self, zc: Zeroconf) -> Table:
+        addresses = self.addresses
+        if not addresses:  # sent in a response of their own: take them from the cache
+            now = current_time_millis()
+            addresses = tuple(
+                socket.inet_ntoa(r.address)
+                for r in zc.cache.async_all_by_details(self.srv.server_key, _TYPE_A, _CLASS_IN)
+                if isinstance(r, DNSAddress) and len(r.address) == 4 and not r.is_expired(now)
+            )
+        return _table_from_props(
+            _instance_of(self.srv.name),
+            addresses,
+            self.srv.port,
+            _txt_properties(self.txt.text),
+            self.srv.server,
+        )
+
+
+class _Answers(RecordUpdateListener):
+    """Every responder's answer for every table of our service type, kept apart.
+
+    Zeroconf passes the records of one incoming mDNS message together
+    (``async_update_records``), and one message comes from one responder: where it holds
+    one SRV and one TXT record for a table, they belong together. Answers are kept by table
+    (the instance name in lower case, as DNS compares names) and by server and port; a
+    goodbye (an SRV record with TTL 0) removes one, and an answer is left out once its SRV
+    record has expired. A message with the TXT record alone refreshes the one answer it can
+    belong to (the only one, with the same fingerprint), one with an SRV alone the answer of
+    that server and port; anything else is ignored: whose it is cannot be told. At most
+    :data:`MAX_TABLES` tables and :data:`MAX_ANSWERS_PER_TABLE` answers each are kept.
+    """
+
+    def __init__(self, changed: Callable[[], None]) -> None:
+        super().__init__()
+        self.by_table: dict[str, dict[tuple[str, int], _Answer]] = {}
+        self._changed = changed
+
+    def async_update_records(self, zc: Zeroconf, now: float, records: list[RecordUpdate]) -> None:
+        srvs: dict[str, list[DNSService]] = {}
+        txts: dict[str, list[DNSText]] = {}
+        addresses: dict[str, list[str]] = {}
+        for update in records:
+            r = update.new
+            if isinstance(r, DNSService) and r.key.endswith(_TYPE_SUFFIX):
+                srvs.setdefault(r.key, []).append(r)
+            elif isinstance(r, DNSText) and r.key.endswith(_TYPE_SUFFIX):
+                txts.setdefault(r.key, []).append(r)
+            elif (
+                isinstance(r, DNSAddress)
+                and r.type == _TYPE_A
+                and len(r.address) == 4
+                and not r.is_expired(now)
+            ):
+                addresses.setdefault(r.key, []).append(socket.inet_ntoa(r.address))
+        changed = False
+        if len(self.by_table) >= MAX_TABLES:
+            self._prune(now)
+        for key in srvs.keys() | txts.keys():
+            if key not in self.by_table and len(self.by_table) >= MAX_TABLES:
+                continue
+            known = self.by_table.setdefault(key, {})
+            ss, ts = srvs.get(key, []), [t for t in txts.get(key, []) if not t.is_expired(now)]
+            if not ss and len(ts) == 1 and len(known) == 1:
+                # A TXT record alone (free seats changed): the one answer's, if there is one
+                # and the fingerprint is the same — another fingerprint is another responder.
+                ident, old = next(iter(known.items()))
+                fp = _txt_properties(ts[0].text).get("fp")
+                if fp == _txt_properties(old.txt.text).get("fp") and old.txt.text != ts[0].text:
+                    known[ident] = _Answer(old.srv, ts[0], old.addresses)
+                    changed = True
+            for srv in ss:
+                ident = (srv.server_key, srv.port)
+                old_answer = known.get(ident)
+                if srv.is_expired(now):  # a goodbye
+                    if known.pop(ident, None) is not None:
+                        changed = True
+                    continue
+                if len(ss) == 1 and len(ts) == 1:
+                    txt = ts[0]
+                elif old_answer is not None:
+                    txt = old_answer.txt
+                else:
+                    continue  # whose TXT record goes with it cannot be told: wait for more
+                if old_answer is None and len(known) >= MAX_ANSWERS_PER_TABLE:
+                    continue
+                got = tuple(dict.fromkeys(addresses.get(srv.server_key, ())))
+                if not got and old_answer is not None:
+                    got = old_answer.addresses
+                known[ident] = _Answer(srv, txt, got)
+                changed = changed or (
+                    old_answer is None
+                    or old_answer.txt.text != txt.text
+                    or old_answer.addresses != got
+                    or old_answer.srv.name != srv.name
+                )
+            if not known:
+                del self.by_table[key]
+        if changed:
+            self._changed()
+
+    def _prune(self, now: float) -> None:
+        """Drop the answers whose SRV record has expired."""
+        for key in list(self.by_table):
+            known = self.by_table[key]
+            for ident in [i for i, a in known.items() if a.srv.is_expired(now)]:
+                del known[ident]
+            if not known:
+                del self.by_table[key]
+
+    def tables(self, zc: Zeroconf, key: str) -> list[Table]:
+        """The live answers for the table ``key`` (an instance name in lower case)."""
+        now = current_time_millis()
+        return [
+            a.table(zc) for a in self.by_table.get(key, {}).values() if not a.srv.is_expired(now)
+        ]
+
+    def forget(self, key: str) -> bool:
+        return self.by_table.pop(key, None) is not None
 
 
 class TableAdvertiser:
@@ -405,11 +609,15 @@ ChangeCallback = Callable[[str, Table | None], None]
 
 
 class TableBrowser:
-    """A live map of the tables on the LAN, by name.
+    """A live map of the tables on the LAN, by name, and every answer for each name.
 
     Tables appear once resolved (addresses, port and TXT), change when their TXT record does
     (free seats) and disappear on the host's goodbye. ``on_change`` is called on every change
-    in the event loop. ``interfaces`` as for :class:`TableAdvertiser`.
+    of :attr:`tables` in the event loop. ``interfaces`` as for :class:`TableAdvertiser`.
+
+    :attr:`tables` has one table per name, as a resolver reads it; :meth:`answers` has every
+    responder's answer apart (see the module docstring) and is what a choice must be made
+    from.
     """
 
     def __init__(
@@ -425,6 +633,7 @@ class TableBrowser:
         self._browser: AsyncServiceBrowser | None = None
         self._resolving: dict[str, asyncio.Task[None]] = {}
         self._changed = asyncio.Event()
+        self._answers = _Answers(self._notify)
 
     @property
     def tables(self) -> dict[str, Table]:
@@ -435,6 +644,7 @@ class TableBrowser:
         if self._zc is not None:
             raise RuntimeError("already started")
         self._zc = _zeroconf(self.interfaces)
+        self._zc.zeroconf.async_add_listener(self._answers, None)
         # Every query asks for a multicast answer (QM). Zeroconf's default first query asks
         # for a unicast one (QU), sent to port 5353 on our address; where several mDNS
         # sockets share that port (avahi beside us, or a host on the same machine) the
@@ -480,13 +690,34 @@ class TableBrowser:
             return
         else:
             self._tables[name] = table
-        self._changed.set()
-        self._changed = asyncio.Event()
+        self._notify()
         if self.on_change is not None:
             self.on_change(name, table)
 
+    def _notify(self) -> None:
+        """Wake every :meth:`wait_for`."""
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    def answers(self) -> list[Table]:
+        """Every answer heard, sorted by name (as people read it) and fingerprint: one per
+        responder, so two for one name when two machines answer for it. A table whose
+        responses never held its SRV and TXT records together is taken as resolved."""
+        found: list[Table] = []
+        whole: set[str] = set()
+        if self._zc is not None:
+            for key in list(self._answers.by_table):
+                tables = self._answers.tables(self._zc.zeroconf, key)
+                if tables:
+                    whole.add(key)
+                    found += tables
+        found += [t for n, t in self._tables.items() if (n + _TYPE_SUFFIX).lower() not in whole]
+        return sorted(found, key=lambda t: (fold_name(t.name), t.name, t.fingerprint, t.port))
+
     def forget(self, name: str) -> None:
         """Drop a table that is known to be gone (a failed connect after a host crash)."""
+        if self._answers.forget((name + _TYPE_SUFFIX).lower()):
+            self._notify()
         self._set(f"{name}.{SERVICE_TYPE}", None)
 
     async def wait_for(self, predicate: Callable[[dict[str, Table]], bool], timeout: float) -> bool:
@@ -511,6 +742,8 @@ class TableBrowser:
             await asyncio.gather(*pending, return_exceptions=True)
         browser, zc = self._browser, self._zc
         self._browser = self._zc = None
+        if zc is not None:
+            zc.zeroconf.async_remove_listener(self._answers)
         try:
             if browser is not None:
                 await browser.async_cancel()
@@ -557,12 +790,111 @@ async def list_tables(
     interfaces: Sequence[str] | None = None,
     probe: bool = False,
 ) -> list[Table]:
-    """The tables heard within ``timeout`` seconds, sorted by name. With ``probe``, only
-    those whose host answers (:func:`answers`): a crashed host's table is left out."""
+    """The tables heard within ``timeout`` seconds, every answer apart
+    (:meth:`TableBrowser.answers`), sorted by name. With ``probe``, only those whose host
+    answers (:func:`answers`): a crashed host's table is left out."""
     async with TableBrowser(interfaces=interfaces) as browser:
         await asyncio.sleep(timeout)
-        tables = sorted(browser.tables.values(), key=lambda t: t.name.casefold())
+        tables = browser.answers()
     if probe and tables:
         alive = await asyncio.gather(*(answers(t) for t in tables))
         tables = [t for t, ok in zip(tables, alive, strict=True) if ok]
     return tables
+
+
+# -- which table a name means ---------------------------------------------------------------
+
+
+class TableChoiceError(ValueError):
+    """Which table is meant cannot be told (two fingerprints answer for the name), or the
+    fingerprint chosen is not among the answers. The message says how to choose."""
+
+
+def same_name(a: str, b: str) -> bool:
+    """Whether two table names read the same (:func:`lanswitch.textsafe.fold_name`)."""
+    return fold_name(a) == fold_name(b)
+
+
+def _words(table: Table) -> str:
+    try:
+        return fingerprint_words(bytes.fromhex(table.fingerprint))
+    except ValueError:
+        return "(no fingerprint)"
+
+
+def _where(table: Table) -> str:
+    return ", ".join(f"{a}:{table.port}" for a in table.addresses) or f"port {table.port}"
+
+
+def conflicts(tables: Sequence[Table]) -> dict[str, list[Table]]:
+    """The names (as people read them) answered with more than one fingerprint, each with
+    its answers."""
+    by_name: dict[str, list[Table]] = {}
+    for t in tables:
+        by_name.setdefault(fold_name(t.name), []).append(t)
+    return {n: ts for n, ts in by_name.items() if len({t.fingerprint or None for t in ts}) > 1}
+
+
+def _join_command(table: Table, words: str | None = None) -> str:
+    """The command that joins ``table`` and no other answer for its name."""
+    name = shlex.quote(escape(table.name))
+    return f'lanswitch join {name} --fingerprint "{words or _words(table)}"'
+
+
+def pick_table(
+    tables: Sequence[Table],
+    name: str | None,
+    *,
+    choice: FingerprintChoice | None = None,
+    pinned: Pin | None = None,
+) -> Table | None:
+    """The table ``name`` means among the answers heard (None: every answer is a candidate;
+    the caller has checked they share a name): None if no answer has the name, else the one
+    answer. TableChoiceError if answers with different fingerprints have it and ``choice``
+    does not pick one of them, or ``choice`` matches none of them.
+
+    ``pinned`` is the pin the user keeps for the name: the message then says which answer
+    matches it and how to join that one.
+    """
+    candidates = [t for t in tables if name is None or same_name(t.name, name)]
+    if not candidates:
+        return None
+    shown = escape(name if name is not None else candidates[0].name)
+    if choice is not None:
+        chosen = [
+            t for t in candidates if t.fingerprint and choice.matches(bytes.fromhex(t.fingerprint))
+        ]
+        if not chosen:
+            raise TableChoiceError(
+                f'no table called "{shown}" has the fingerprint {choice.text}; '
+                + _list_answers(candidates, pinned)
+            )
+        candidates = chosen
+    if len({t.fingerprint or None for t in candidates}) == 1:
+        return candidates[0]
+    raise TableChoiceError(
+        f"{len({t.fingerprint or None for t in candidates})} different tables answer to the "
+        f'name "{shown}", so one may be pretending to be another; '
+        + _list_answers(candidates, pinned)
+    )
+
+
+def _list_answers(candidates: Sequence[Table], pinned: Pin | None) -> str:
+    """The answers, one a line with their fingerprint words, which one matches the pin, and
+    how to join one."""
+    lines = ["the answers:"]
+    matching: Table | None = None
+    for t in candidates:
+        mark = ""
+        if pinned is not None and t.fingerprint == pinned.fingerprint.hex():
+            mark = f"  <- the fingerprint you pinned for this name on {pinned.first_seen[:10]}"
+            matching = matching or t
+        lines.append(f'  "{escape(t.name)}" at {_where(t)}: {_words(t)}{mark}')
+    if matching is not None:
+        lines.append(f"To join the table you joined before: {_join_command(matching)}")
+    else:
+        lines.append(
+            "Ask the host which words its screen shows, and join that table with: "
+            + _join_command(candidates[0], "WORDS")
+        )
+    return "\n".join(lines)

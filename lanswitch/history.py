@@ -58,6 +58,7 @@ from typing import Any, Final
 
 from .narrate import nth
 from .session import HandRecord
+from .textsafe import escape
 
 __all__ = [
     "BUSY_TIMEOUT",
@@ -226,23 +227,25 @@ def row_of(
 
 
 def result_text(row: HandRow) -> str:
-    """The result in a few words: "you won", "Alice won, you 3rd", "Alice won", "void"."""
+    """The result in a few words: "you won", "Alice won, you 3rd", "Alice won", "void".
+    Names are escaped for printing (:func:`lanswitch.textsafe.escape`)."""
     if row.ending == "void" or not row.placings:
         return "void: no result"
     if row.place == 1:
         return "you won"
-    first = f"{row.placings[0]} won"
+    first = f"{escape(row.placings[0])} won"
     return first if row.place is None else f"{first}, you {nth(row.place)}"
 
 
 def verdict_text(row: HandRow) -> str:
-    """The verdict in a few words: "fair, every card legal", or what failed and who is to blame."""
+    """The verdict in a few words: "fair, every card legal", or what failed and who is to blame
+    (escaped for printing: the reason and the names came from the hand)."""
     if row.status == "fair":
         return "fair, every card legal"
     if row.status == "watched":
         return "watched: no transcript of yours to check"
-    who = ", ".join(row.culprits) or "nobody"
-    return f"{row.status.upper()}: {row.why} (blame {who})"
+    who = ", ".join(escape(c) for c in row.culprits) or "nobody"
+    return f"{escape(row.status.upper())}: {escape(row.why)} (blame {who})"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -40,6 +40,7 @@ from .protocol import Bye, Error
 from .rules import PRESETS, load_rules
 from .session import HandRecord, News, Session, named
 from .settings import Hosting, Join, Watch
+from .textsafe import escape
 from .tls import Identity, IdentityError, PinStore, load_or_create_identity
 
 __all__ = ["CommandError", "cmd_host", "cmd_join"]
@@ -138,11 +139,14 @@ async def _host(table: HostedTable, identity: Identity, out: TextIO, err: TextIO
     name = advertiser.name if advertised else config.name
     shown = (address if interfaces else "") or ", ".join(advertiser.addresses) or address
     first, *others = shown.split(", ")
-    out.write(f'table "{name}" listening on {first}:{server.port}')
+    # Names and the rules' name are the host's own, but came from its command line or a
+    # file's name: escaped like everything else printed (lanswitch/textsafe.py), a newline
+    # included, so that no name can start a line of its own in the log.
+    out.write(f'table "{escape(name)}" listening on {first}:{server.port}')
     out.write(f" (also on {', '.join(others)})\n" if others else "\n")
     out.write(f"fingerprint: {fp_hex} ({fp_words})\n")
     out.write(
-        f"rules {host.rules_name}, {config.seats} seats, {_count(config.bots, 'bot')}"
+        f"rules {escape(host.rules_name)}, {config.seats} seats, {_count(config.bots, 'bot')}"
         + (f", {_count(config.hands, 'hand')}" if config.hands else "")
         + (", password set" if config.password else "")
         + "\n"
@@ -171,7 +175,7 @@ async def _host(table: HostedTable, identity: Identity, out: TextIO, err: TextIO
             stopper.cancel()
             lines, shown_log = host.log_since(shown_log)
             for line in lines:
-                out.write(line + "\n")
+                out.write(escape(line) + "\n")  # it names players, and their chat
             if server.journal_error is not None and not journal_said:
                 journal_said = True
                 err.write(
@@ -193,7 +197,7 @@ async def _host(table: HostedTable, identity: Identity, out: TextIO, err: TextIO
             with contextlib.suppress(NotImplementedError, RuntimeError, AttributeError):
                 loop.remove_signal_handler(sig)
     for line in host.log_since(shown_log)[0]:
-        out.write(line + "\n")
+        out.write(escape(line) + "\n")
     if stop.is_set() and not host.match.over:
         out.write("table closed\n")
     return 0
@@ -243,12 +247,15 @@ async def _join(join: Join, watch: Watch, out: TextIO, err: TextIO) -> int:
             distrust.append(session.distrust)
             for message in session.leave("too many void hands"):
                 client.send(message)
+        # Every line below holds what the host sent (the table's and players' names, chat,
+        # reasons): escaped, a newline included, so none can drive the terminal or forge a
+        # line of its own.
         if news.kind in ("welcome", "pin", "voids", "presence"):
-            out.write(f"{news.text}\n")
+            out.write(f"{escape(news.text)}\n")
         elif news.kind == "hand":
-            out.write(f"{news.text.replace('begins', 'started')}\n")
+            out.write(f"{escape(news.text.replace('begins', 'started'))}\n")
         elif news.kind == "over":
-            out.write(f"{news.text}\n")
+            out.write(f"{escape(news.text)}\n")
         elif news.kind == "link":
             out.write("lost the host: reconnecting\n" if news.text == "lost" else "reconnected\n")
         elif news.kind == "verdict" and isinstance(news.data, HandRecord):
@@ -269,11 +276,11 @@ async def _join(join: Join, watch: Watch, out: TextIO, err: TextIO) -> int:
                 )
                 path.write_text(t.to_json(), encoding="utf-8")
                 where = f", transcript {path}"
-            out.write(f"hand {record.hand_no} verified {label}{where}: {detail}\n")
+            out.write(f"hand {record.hand_no} verified {label}{escape(where)}: {escape(detail)}\n")
         elif news.kind in ("warning", "reject"):
-            err.write(f"lanswitch: {news.text}\n")
+            err.write(f"lanswitch: {escape(news.text)}\n")
         elif news.kind == "chat":
-            out.write(f"{news.text}\n")
+            out.write(f"{escape(news.text)}\n")
         out.flush()
 
     history = open_writer(join.data, keep=join.history)
@@ -300,13 +307,15 @@ async def _join(join: Join, watch: Watch, out: TextIO, err: TextIO) -> int:
             err.write(said + "\n")
     reason = session.close_reason
     if isinstance(reason, Bye) and not distrust:
-        out.write(f"the host ended the match: {reason.reason}\n")
+        out.write(f"the host ended the match: {escape(reason.reason)}\n")
     elif isinstance(reason, Error):
-        raise CommandError(f"the host closed the connection: {reason.code.value}: {reason.text}")
+        raise CommandError(
+            f"the host closed the connection: {escape(reason.code.value)}: {escape(reason.text)}"
+        )
     if unfair:
         err.write(f"lanswitch: {len(unfair)} hand(s) did not verify fair\n")
         return 1
     if distrust:
-        err.write(f"lanswitch: left the table: {distrust[0]}\n")
+        err.write(f"lanswitch: left the table: {escape(distrust[0])}\n")
         return 3
     return 0

@@ -39,6 +39,7 @@ class Join(NamedTuple):
     timeout: float = 5.0
     accept_new_fingerprint: bool = False
     history: bool = True
+    fingerprint: str | None = None  # --fingerprint: which answer for the name (its words)
 
     @property
     def interfaces(self) -> list[str] | None:

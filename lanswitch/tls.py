@@ -16,7 +16,7 @@ Typical use (``directory`` is :func:`lanswitch.cli.data_dir`)::
 
     host:   ident = load_or_create_identity(directory)        # show ident.words on screen
             server = await asyncio.start_server(..., ssl=server_context(ident))
-    client: PinStore.in_dir(directory).check(table.host, table.fingerprint)  # may raise
+    client: PinStore.in_dir(directory).check(table_pin_key(table.name), table.fingerprint)
             reader, writer = await open_pinned_connection(addr, port, table.fingerprint)
 """
 
@@ -29,6 +29,7 @@ import hmac
 import ipaddress
 import json
 import os
+import re
 import socket
 import ssl
 import tempfile
@@ -41,11 +42,14 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from .textsafe import fold_name
+
 __all__ = [
     "CERT_FILE",
     "KEY_FILE",
     "PINS_FILE",
     "WORDS",
+    "FingerprintChoice",
     "FingerprintMismatch",
     "Identity",
     "IdentityError",
@@ -54,6 +58,7 @@ __all__ = [
     "PinStore",
     "PinStoreError",
     "PinVerdict",
+    "address_pin_key",
     "check_peer",
     "client_context",
     "fingerprint_hex",
@@ -63,8 +68,10 @@ __all__ = [
     "load_or_create_identity",
     "open_pinned_connection",
     "parse_fingerprint",
+    "parse_fingerprint_choice",
     "peer_fingerprint",
     "server_context",
+    "table_pin_key",
 ]
 
 CERT_FILE = "host-cert.pem"
@@ -100,6 +107,7 @@ whale window wizard wolf yacht zebra
 WORDS: tuple[str, ...] = tuple(_WORDS_TEXT.split())
 assert len(WORDS) == 256
 assert len(set(WORDS)) == 256
+_WORD_INDEX = {w: i for i, w in enumerate(WORDS)}
 
 #: How many words :func:`fingerprint_words` shows by default (48 bits of the fingerprint).
 WORD_COUNT = 6
@@ -145,6 +153,51 @@ def parse_fingerprint(text: str | bytes) -> bytes:
     if len(raw) != 32:
         raise ValueError(f"a SHA-256 fingerprint is 64 hex digits, not {len(cleaned)}: {text!r}")
     return raw
+
+
+#: The fewest hex digits a fingerprint choice may give: as many bits as the six words.
+MIN_CHOICE_HEX = 12
+
+
+@dataclass(frozen=True, slots=True)
+class FingerprintChoice:
+    """Which of several answers the user picked: the start of a fingerprint, as the six words
+    ``lanswitch tables`` shows (``"donkey wolf lamp shark clown berry"``) or as hex digits (at
+    least :data:`MIN_CHOICE_HEX`; the whole 64 may be given)."""
+
+    prefix: bytes
+    text: str  # as the user gave it, for messages
+
+    def matches(self, fingerprint: bytes) -> bool:
+        """Whether ``fingerprint`` starts with the chosen bytes."""
+        return fingerprint[: len(self.prefix)] == self.prefix
+
+
+def parse_fingerprint_choice(text: str) -> FingerprintChoice:
+    """``--fingerprint``'s value: the six words (or more, up to 32) or at least 12 hex
+    digits (``:``, ``-`` and spaces ignored). ValueError says what is wrong."""
+    words = text.replace("-", " ").lower().split()
+    if words and all(w in _WORD_INDEX for w in words):
+        if not WORD_COUNT <= len(words) <= 32:
+            raise ValueError(
+                f"give all {WORD_COUNT} fingerprint words lanswitch tables shows, "
+                f"not {len(words)}: {text!r}"
+            )
+        return FingerprintChoice(bytes(_WORD_INDEX[w] for w in words), " ".join(words))
+    cleaned = "".join(ch for ch in text if ch not in ":- ").lower()
+    if re.fullmatch(r"[0-9a-f]+", cleaned) and len(cleaned) % 2 == 0:
+        if not MIN_CHOICE_HEX <= len(cleaned) <= 64:
+            raise ValueError(
+                f"give at least {MIN_CHOICE_HEX} hex digits of the fingerprint (or its "
+                f"{WORD_COUNT} words), not {len(cleaned)}: {text!r}"
+            )
+        return FingerprintChoice(bytes.fromhex(cleaned), cleaned)
+    unknown = [w for w in words if w not in _WORD_INDEX][:1]
+    why = f" ({unknown[0]!r} is not one of the fingerprint words)" if unknown else ""
+    raise ValueError(
+        f"not a fingerprint: {text!r}{why}; give the {WORD_COUNT} words lanswitch tables "
+        f"shows, or at least {MIN_CHOICE_HEX} hex digits"
+    )
 
 
 # --- the host's identity ------------------------------------------------------------------
@@ -425,32 +478,71 @@ class PinChanged(Exception):  # noqa: N818 (reads as what happened, like Illegal
     It may be an attack or just a host that made a new identity. The message says what
     changed and how to accept the new fingerprint (``--accept-new-fingerprint``, or
     :meth:`PinStore.check` with ``accept_change=True``, or :meth:`PinStore.accept`).
+    ``by_address`` is set when the pin was an old one kept for the address alone (before pins
+    recorded the port): then another table on the same machine is the likely reason.
     """
 
-    def __init__(self, host: str, old: Pin, new: bytes) -> None:
+    def __init__(self, host: str, old: Pin, new: bytes, *, by_address: bool = False) -> None:
         self.host = host
         self.old = old
         self.new = new
+        self.by_address = by_address
+        why = (
+            "Someone may be intercepting the connection, or the host made a new identity (a "
+            "new data dir or install)."
+        )
+        if by_address:
+            why = (
+                "The pin was kept for the address alone, by an older lanswitch that did not "
+                "record the port: if this is another table on the same machine, that is why. "
+                "Otherwise someone may be intercepting the connection."
+            )
         super().__init__(
             f"THE CERTIFICATE OF {host!r} HAS CHANGED. Pinned since {old.first_seen}: "
             f"{fingerprint_words(old.fingerprint)} ({fingerprint_short(old.fingerprint)}); "
-            f"now: {fingerprint_words(new)} ({fingerprint_short(new)}). Someone may be "
-            "intercepting the connection, or the host made a new identity (a new data dir or "
-            "install). Refused. If the words on the host's screen are the new ones, accept "
-            "them with --accept-new-fingerprint."
+            f"now: {fingerprint_words(new)} ({fingerprint_short(new)}). {why} Refused. If the "
+            "words on the host's screen are the new ones, accept them with "
+            "--accept-new-fingerprint."
         )
 
     def __str__(self) -> str:
         return str(self.args[0])
 
 
+#: A pin key for an address: ``HOST:PORT``, or ``[V6]:PORT``.
+_ADDRESS_KEY = re.compile(r"(?P<host>\[[^\]]*\]|[^:\[\]]+):(?P<port>[0-9]{1,5})")
+_TABLE_PREFIX = "table "
+
+
+def table_pin_key(name: str) -> str:
+    """The pin key of a table joined by its name: ``table`` and the name as people read it
+    (:func:`lanswitch.textsafe.fold_name`: case, compatibility forms and invisible
+    characters do not make another table), e.g. ``"table kitchen"`` for ``"KITCHEN"``."""
+    return _TABLE_PREFIX + fold_name(name)
+
+
+def address_pin_key(host: str, port: int) -> str:
+    """The pin key of a table joined by address: ``HOST:PORT`` (``[V6]:PORT``). Per port, as
+    one machine may host several tables, each with its own identity."""
+    host = host.strip("[]")
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
 class PinStore:
     """Trust on first use: host identity → pinned fingerprint, in ``pins.json``.
 
-    The key is whatever names the host for the caller (the host name from the TXT record,
-    or ``HOST:PORT`` for a manual join). The file is JSON,
-    ``{"version": 1, "pins": {key: {"fingerprint": hex, "first_seen": iso}}}``, rewritten
-    atomically on every change.
+    The key names the host for the caller: :func:`table_pin_key` for a table found by name
+    (``"table kitchen"``), :func:`address_pin_key` for a join by address (``"10.0.0.5:4711"``).
+    The file is JSON, ``{"version": 1, "pins": {key: {"fingerprint": hex, "first_seen":
+    iso}}}``, rewritten atomically on every change.
+
+    **Older keys** (lanswitch before issue 15) are read too, so no pin is lost: ``table NAME``
+    with the name as advertised (``"table Kitchen"``) stands for ``table_pin_key(NAME)``, and
+    a bare ``HOST`` for every ``HOST:PORT``. Where several old keys stand for one new key, the
+    earliest pinned counts (a fake that answered later, say as ``KITCHEN``, could have been
+    pinned under its own spelling). The first check that settles a key — the fingerprint
+    matches, or the user accepts a new one — writes the new key and drops the old ones it
+    stood for; until then they stay in the file as they were.
     """
 
     def __init__(self, path: Path) -> None:
@@ -493,8 +585,34 @@ class PinStore:
         }
         _write_private(self.path, (json.dumps(data, indent=2) + "\n").encode(), 0o600)
 
+    @staticmethod
+    def _older_keys(pins: dict[str, Pin], key: str) -> list[str]:
+        """The keys an older lanswitch wrote that stand for ``key``, earliest pinned first."""
+        if key.startswith(_TABLE_PREFIX):
+            found = [
+                k
+                for k in pins
+                if k != key
+                and k.startswith(_TABLE_PREFIX)
+                and table_pin_key(k[len(_TABLE_PREFIX) :]) == key
+            ]
+        elif (m := _ADDRESS_KEY.fullmatch(key)) is not None:
+            host = m["host"].strip("[]")
+            found = [host] if host in pins and host != key else []
+        else:
+            found = []
+        return sorted(found, key=lambda k: (pins[k].first_seen, k))
+
+    def _lookup(self, pins: dict[str, Pin], key: str) -> tuple[Pin | None, list[str]]:
+        """The pin for ``key`` (its own, else the earliest older one) and the older keys."""
+        older = self._older_keys(pins, key)
+        if key in pins:
+            return pins[key], older
+        return (pins[older[0]] if older else None), older
+
     def get(self, host: str) -> Pin | None:
-        return self._load().get(host)
+        """The pin for ``host`` (a key as above; an older key standing for it counts)."""
+        return self._lookup(self._load(), host)[0]
 
     def all(self) -> dict[str, Pin]:
         return self._load()
@@ -509,17 +627,26 @@ class PinStore:
     ) -> PinVerdict:
         """Pin an unknown host, pass a known one, refuse a changed one with PinChanged.
 
-        Returns a :class:`PinVerdict`. With ``accept_change`` a changed fingerprint
-        replaces the old pin (verdict ``replaced``) instead of raising.
+        ``host`` is the pin key (:func:`table_pin_key`, :func:`address_pin_key`). Returns a
+        :class:`PinVerdict`. With ``accept_change`` a changed fingerprint replaces the old pin
+        (verdict ``replaced``) instead of raising.
         """
         fp = parse_fingerprint(fingerprint)
         pins = self._load()
-        old = pins.get(host)
+        old, older = self._lookup(pins, host)
         if old is not None and _eq(old.fingerprint, fp):
+            if host not in pins or older:  # settled: the new key replaces the older ones
+                for k in older:
+                    del pins[k]
+                pins[host] = old
+                self._save(pins)
             return PinVerdict.KNOWN
         if old is not None and not accept_change:
-            raise PinChanged(host, old, fp)
+            by_address = host not in pins and bool(older) and not host.startswith(_TABLE_PREFIX)
+            raise PinChanged(host, old, fp, by_address=by_address)
         when = (now or dt.datetime.now(dt.UTC)).isoformat(timespec="seconds")
+        for k in older:
+            del pins[k]
         pins[host] = Pin(fp, when)
         self._save(pins)
         return PinVerdict.NEW if old is None else PinVerdict.REPLACED
@@ -531,9 +658,12 @@ class PinStore:
         self.check(host, fingerprint, accept_change=True, now=now)
 
     def forget(self, host: str) -> bool:
-        """Drop the pin of ``host``; True if there was one."""
+        """Drop the pin of ``host`` and the older keys standing for it; True if there was one."""
         pins = self._load()
-        if pins.pop(host, None) is None:
+        older = self._older_keys(pins, host)
+        if pins.pop(host, None) is None and not older:
             return False
+        for k in older:
+            del pins[k]
         self._save(pins)
         return True

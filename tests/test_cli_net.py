@@ -254,3 +254,46 @@ def test_bad_addresses_ports_interfaces_and_seat_counts_are_one_line_before_anyt
     assert time.monotonic() - t0 < 30
     helped = run("join", "--help").stdout
     assert "table browser" in " ".join(helped.split())
+
+
+def test_join_headless_and_the_host_log_print_names_escaped(tmp_path: Path, host_factory) -> None:  # type: ignore[no-untyped-def]
+    """Issue 15, item 3: a table name with U+009B (CSI) and U+202E reached ``join
+    --headless`` raw (the wire's name type allowed C1), and the host's log printed a rules
+    file's name raw. Whatever the host lets through of such a name, neither prints a
+    character a terminal would act on."""
+    from lanswitch.textsafe import unsafe
+
+    rules = tmp_path / "sw\x1b]0;TITLE\x07\u202e.toml"  # a file's name is anybody's choice
+    rules.write_text('base = "switch"\n', encoding="utf-8")
+    name = f"Kit\u009b2J\u202e{uuid.uuid4().hex[:4]}"
+    host = host_factory("--name", name, "--rules", str(rules), "--seats", "2", "--bots", "1")
+    joined = subprocess.Popen(
+        lanswitch(
+            tmp_path / "watcher",
+            "join",
+            f"{LOOPBACK}:{host.port}",
+            "--spectate",
+            "--headless",
+            "--name",
+            f"eve\u202e\u009b{uuid.uuid4().hex[:4]}",
+        ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(),
+    )
+    try:
+        for _ in range(100):  # up to 10 s for the welcome, and the host's line about it
+            if " joined to watch" in host.out_path.read_text() or joined.poll() is not None:
+                break
+            time.sleep(0.1)
+    finally:
+        joined.kill()  # our own child, by its handle
+        out, err = joined.communicate(timeout=10)
+    host.stop()
+    host_out = host.out_path.read_text()
+    assert "sw\\x1b]0;TITLE\\x07\\u202e" in host_out, host_out
+    assert "joined watching at Kit" in out, (out, err)  # the name as sent, escaped
+    for text in (out, err, host_out):
+        raw = [f"U+{ord(c):04X}" for c in text if c != "\n" and unsafe(c)]
+        assert not raw, (raw, text)

@@ -18,6 +18,7 @@ import json
 import os
 import re
 import secrets
+import shlex
 import shutil
 import subprocess
 import sys
@@ -445,3 +446,144 @@ def test_a_friends_laptop_joins_a_play_table_of_three_bots_by_name_and_is_seated
         for t in (bob, ann):
             if t is not None:
                 t.kill()
+
+
+# -- a fake table answering for a real one's name (issue 15, item 1) --------------------------
+
+#: A fake table: a TLS server with an identity of its own (made in DATA), advertised under
+#: NAME with its own fingerprint by zeroconf on ADDR, *without* probing for the name first
+#: (``cooperating_responders``: what a responder that wants to share a name does), for at most
+#: LIMIT seconds. Prints "faking NAME on PORT FP" once announced. Arguments: ADDR NAME DATA LIMIT.
+FAKE_TABLE = """
+import asyncio, sys
+from pathlib import Path
+from zeroconf import IPVersion
+from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
+from lanswitch.discovery import SERVICE_TYPE
+from lanswitch.tls import load_or_create_identity, server_context
+addr, name, data, limit = sys.argv[1], sys.argv[2], Path(sys.argv[3]), float(sys.argv[4])
+
+async def main() -> None:
+    ident = load_or_create_identity(data)
+    server = await asyncio.start_server(
+        lambda r, w: None, addr, 0, ssl=server_context(ident)
+    )
+    port = server.sockets[0].getsockname()[1]
+    zc = AsyncZeroconf(interfaces=[addr], ip_version=IPVersion.V4Only)
+    info = AsyncServiceInfo(
+        SERVICE_TYPE, f"{name}.{SERVICE_TYPE}", port=port, server="fake-pc.local.",
+        parsed_addresses=[addr],
+        properties={"v": "2", "name": name, "rules": "switch", "free": "3", "seats": "4",
+                    "fp": ident.hex, "host": "fake-pc"},
+    )
+    await (await zc.async_register_service(info, cooperating_responders=True))
+    print("faking", name, "on", port, ident.hex, flush=True)
+    try:
+        await asyncio.sleep(limit)
+    finally:
+        await (await zc.async_unregister_service(info))
+        await zc.async_close()
+        server.close()
+
+asyncio.run(main())
+"""
+
+
+def _words(fp: str) -> str:
+    from lanswitch.tls import fingerprint_words
+
+    return fingerprint_words(bytes.fromhex(fp))
+
+
+def test_a_fake_answering_for_a_tables_name_is_shown_and_never_joined_silently(lan: Lan) -> None:
+    """Issue 15, item 1, as it was seen: a fake on another laptop answers for the host's
+    table, first as "KITCHEN" beside "Kitchen" (mDNS names ignore case), then under the very
+    same name, each time with a fingerprint of its own. ``lanswitch tables`` lists both
+    answers with their words and a warning; ``join NAME`` joins neither, for a fresh player
+    and for one who pinned the real table — who is told which answer has the pinned words and
+    the command that joins it, and that command reaches the real table ("as pinned")."""
+    match = _host(lan, bot_delay=0)
+    name = match.name  # "Lan <tag>"
+    real_words = _words(match.fingerprint)
+
+    def node_run(node: str, *args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+        return lan.run(
+            node,
+            _lanswitch(lan, node, *args),
+            timeout=timeout,
+            env=_env(lan.workdir / f"data-{node}"),
+            cwd=ROOT,
+        )
+
+    # l1 watches the real table once: the pin of its name is made.
+    watcher = lan.start(
+        "l1",
+        _lanswitch(
+            lan,
+            "l1",
+            *("join", name, "--spectate", "--headless", "--interface", lan.address("l1")),
+        ),
+        name="pin-l1",
+        env=_env(lan.workdir / "data-l1"),
+        cwd=ROOT,
+    )
+    watcher.wait_for_line(rf"^host certificate: {re.escape(real_words)} \(new, pinned\)$", 30)
+    watcher.stop()
+
+    for fake_name in (name.upper(), name):
+        fake = lan.start(
+            "l3",
+            [PY, "-c", FAKE_TABLE, lan.address("l3"), fake_name, str(lan.workdir / "fake"), "60"],
+            name=f"fake-{len(lan.processes)}",
+            env=_env(),
+        )
+        got = fake.wait_for_line(rf"^faking {re.escape(fake_name)} on (\d+) ([0-9a-f]{{64}})$", 20)
+        fake_port, fake_words = int(got.group(1)), _words(got.group(2))
+        assert fake_words != real_words
+
+        # Every laptop sees both answers, each with its own words, and a warning.
+        listed = node_run("l2", "tables", "--timeout", "3", "--interface", lan.address("l2"))
+        assert listed.returncode == 0, listed.stderr
+        text = listed.stdout
+        assert f"{lan.address('host')}:{match.port}\n    fingerprint: {real_words}" in text, text
+        assert f"{lan.address('l3')}:{fake_port}\n    fingerprint: {fake_words}" in text, text
+        assert "WARNING: 2 different tables answer to the name" in text, text
+
+        # A fresh player is not taken anywhere: both answers listed, no connection made.
+        fresh = node_run("l2", "join", name, "--bot", "heuristic", "--interface", lan.address("l2"))
+        assert fresh.returncode == 1, (fresh.stdout, fresh.stderr)
+        assert "host certificate" not in fresh.stdout, fresh.stdout
+        assert "2 different tables answer" in fresh.stderr, fresh.stderr
+        assert real_words in fresh.stderr, fresh.stderr
+        assert fake_words in fresh.stderr, fresh.stderr
+        assert not (lan.workdir / "data-l2" / "pins.json").exists()
+
+        # The pinned player is told which answer it pinned, and the command that joins it.
+        pinned = node_run(
+            "l1", "join", name, "--bot", "heuristic", "--interface", lan.address("l1")
+        )
+        assert pinned.returncode == 1, (pinned.stdout, pinned.stderr)
+        assert "host certificate" not in pinned.stdout, pinned.stdout
+        line = next((x for x in pinned.stderr.splitlines() if "you pinned" in x), "")
+        assert f"{lan.address('host')}:{match.port}: {real_words}" in line, pinned.stderr
+        command = re.search(r"lanswitch join (.+ --fingerprint \"[a-z ]+\")$", pinned.stderr, re.M)
+        assert command is not None, pinned.stderr
+        typed = shlex.split(command.group(1))
+        assert typed == [name, "--fingerprint", real_words], command.group(0)
+
+        # That command, as typed, reaches the real table (the same certificate, as pinned)
+        # while the fake still answers.
+        chosen = lan.start(
+            "l1",
+            _lanswitch(
+                lan,
+                "l1",
+                *("join", *typed, "--spectate", "--headless", "--interface", lan.address("l1")),
+            ),
+            name=f"chosen-{len(lan.processes)}",
+            env=_env(lan.workdir / "data-l1"),
+            cwd=ROOT,
+        )
+        chosen.wait_for_line(rf"^host certificate: {re.escape(real_words)} \(as pinned\)$", 30)
+        chosen.stop()
+        fake.stop()

@@ -33,6 +33,7 @@ CORE_OPTIONAL = (
     "bots",
     "narrate",
     "settings",
+    "textsafe",
 )
 
 FORBIDDEN_STDLIB = frozenset(

@@ -912,7 +912,7 @@ def test_the_browser_model_picks_the_highlighted_table() -> None:
     assert state.pick(True)
     assert state.choice is not None
     assert state.choice.spectate
-    assert state.choice.target.pin_as == "table Kitchen"
+    assert state.choice.target.pin_as == "table kitchen"  # the name as people read it
     assert "Kitchen" in text(state.render(Look()))
 
 

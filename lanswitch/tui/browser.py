@@ -3,6 +3,12 @@
 ``lanswitch join`` with no table opens it. The list is the zeroconf browser's, redrawn as
 tables come and go; Enter joins the highlighted table, ``s`` watches it, ``a`` asks for
 ``HOST:PORT`` (for networks that block multicast DNS), ``q`` leaves.
+
+Every answer is a row of its own (:meth:`lanswitch.discovery.TableBrowser.answers`), with its
+fingerprint words: when two machines answer for one name, both rows show, marked, and the
+player picks by the words the host's screen shows. Whatever came from the network is printed
+through :func:`lanswitch.textsafe.escape` (prompt_toolkit shows C0 and C1 controls as ``^[``
+and ``<9b>`` itself, but draws bidi and zero-width characters as they are).
 """
 
 from __future__ import annotations
@@ -20,9 +26,10 @@ from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 
 from ..client import Target
-from ..discovery import Table, TableBrowser
+from ..discovery import Table, TableBrowser, conflicts
 from ..settings import parse_target
-from ..tls import fingerprint_words, parse_fingerprint
+from ..textsafe import escape
+from ..tls import address_pin_key, fingerprint_words, parse_fingerprint
 from .app import ESCAPE_WAIT, build_style
 from .render import Look, StyledText
 
@@ -48,10 +55,15 @@ class TableList:
         self.choice: Choice | None = None
 
     def update(self, tables: Sequence[Table]) -> None:
-        current = self.tables[self.cursor].name if self.tables else None
-        self.tables = sorted(tables, key=lambda t: t.name.casefold())
-        names = [t.name for t in self.tables]
-        self.cursor = names.index(current) if current in names else 0
+        """The answers heard now; the cursor stays on the answer it was on."""
+
+        def ident(t: Table) -> tuple[str, str, int]:
+            return (t.name, t.fingerprint, t.port)
+
+        current = ident(self.tables[self.cursor]) if self.tables else None
+        self.tables = sorted(tables, key=lambda t: (t.name.casefold(), t.fingerprint, t.port))
+        idents = [ident(t) for t in self.tables]
+        self.cursor = idents.index(current) if current in idents else 0
 
     def pick(self, spectate: bool) -> bool:
         if not self.tables:
@@ -70,13 +82,15 @@ class TableList:
             self.status = f"{text.strip()!r} is not HOST:PORT"
             return False
         host, port = addr
-        self.choice = Choice(Target(text.strip(), (host,), port, None, host), False)
+        pin_as = address_pin_key(host, port)  # per HOST:PORT: one machine, several tables
+        self.choice = Choice(Target(text.strip(), (host,), port, None, pin_as), False)
         return True
 
     def render(self, look: Look) -> StyledText:
         out: StyledText = [("class:title", "\n  Tables on this network\n\n")]
         if not self.tables:
             out.append(("class:dim", f"  listening{look.g.more} (none heard yet)\n"))
+        clashing = {id(t) for ts in conflicts(self.tables).values() for t in ts}
         for i, t in enumerate(self.tables):
             try:
                 words = fingerprint_words(parse_fingerprint(t.fingerprint))
@@ -86,9 +100,20 @@ class TableList:
             total = "?" if t.seats_total is None else t.seats_total
             style = "class:cursor" if i == self.cursor else ""
             seats = f"{free} of {total} seats free"
-            line = f"  {t.name[:24]:<24} {t.host[:12]:<12} {t.rules[:12]:<12} {seats}"
+            name, host, rules = escape(t.name)[:24], escape(t.host)[:12], escape(t.rules)[:12]
+            mark = "!" if id(t) in clashing else " "
+            line = f" {mark}{name:<24} {host:<12} {rules:<12} {seats}"
             out.append((style, line))
             out.append(("class:dim", f"   {words}\n"))
+        if clashing:
+            out.append(
+                (
+                    "class:dim",
+                    "\n  ! tables with different fingerprints answer to one name: one may be "
+                    "pretending to be another.\n    Join the one whose words the host's screen "
+                    "shows.\n",
+                )
+            )
         out.append(("", "\n"))
         return out
 
@@ -184,7 +209,7 @@ async def browse(
 
         async def follow() -> None:
             for _ in range(10**9):
-                state.update(list(browser.tables.values()))
+                state.update(browser.answers())
                 app.invalidate()
                 await asyncio.sleep(0.3)
 
