@@ -64,6 +64,7 @@ SHELLS = frozenset(
             "tui",
             "simulate",
             "journal",
+            "datadir",
             "hosting",
             "history",
             "_build",
