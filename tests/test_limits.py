@@ -27,6 +27,7 @@ from lanswitch.host import MAX_CLIENTS, Host, HostConfig
 from lanswitch.hosting import new_table, serve, settle
 from lanswitch.server import Limits, Server, _Guesses, address_key
 from lanswitch.tls import Identity, client_context, load_or_create_identity, server_context
+from tests.test_cli_net import Host as CliHost
 
 LOOPBACK = "127.0.0.1"
 LIMITS = Limits()
@@ -502,3 +503,29 @@ def test_the_wait_after_wrong_passwords_doubles_is_capped_and_forgotten() -> Non
     assert len(guesses) == 3
     assert guesses.wait("b", 2000.5) == 0.0  # forgotten, though its second has not passed
     assert guesses.wait("c", 2001.5) == 0.5
+
+
+def test_the_host_command_says_each_wrong_password_on_its_terminal(tmp_path: Path) -> None:
+    """``lanswitch host`` as a user runs it: two wrong passwords from 127.0.0.2 appear on its
+    terminal (stderr) with the address; its data dir is private."""
+    host = CliHost(tmp_path, "--password", "sesame")
+    try:
+
+        async def main() -> None:
+            for i in range(2):
+                raw, answer = await join(host.port, "127.0.0.2", f"g{i}", password="x")
+                raw.close()
+                assert isinstance(answer, p.Error)
+                assert answer.code is p.ErrorCode.BAD_PASSWORD
+
+        run(main)
+        for _ in range(50):  # the lines reach the file through the process's stderr
+            said = host.err_path.read_text()
+            if "(2 in a row)" in said:
+                break
+            time.sleep(0.1)
+        assert "wrong table password from 127.0.0.2 (1 in a row)" in said
+        assert "wrong table password from 127.0.0.2 (2 in a row)" in said
+        assert (tmp_path / "host-data").stat().st_mode & 0o777 == 0o700
+    finally:
+        host.stop()
