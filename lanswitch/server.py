@@ -365,7 +365,7 @@ class Server:
         link = None if oldest is None else self._forget(oldest)
         if link is None:  # pragma: no cover - the counts and the links agree
             return False
-        link.writer.transport.abort()  # its task sees the connection gone and ends
+        _end(link.writer, abort=True)  # its task sees the connection gone and ends
         self.evicted += 1
         return True
 
@@ -380,6 +380,8 @@ class Server:
                 and self._deliver(cid, first.messages[1:], first.error)
             ):
                 await self._serve(cid, reader)
+        except Exception:  # a bug of ours: this connection ends, not the table's task group
+            log.exception("connection %d failed", cid)
         finally:
             if cid in self._links:
                 self._drop(cid, close=True)
@@ -389,7 +391,7 @@ class Server:
             except Exception:
                 # A peer that does not take part in the TLS close (one that never reads) would
                 # hold the TLS state for asyncio's 30 s shutdown timeout: let it go now.
-                writer.transport.abort()
+                _end(writer, abort=True)
 
     async def _handshake(
         self, cid: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
@@ -403,6 +405,7 @@ class Server:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.limits.hello_deadline
         first: _First | None = None
+        plain = writer.transport
         try:
             async with asyncio.timeout_at(deadline):
                 await writer.start_tls(
@@ -411,7 +414,7 @@ class Server:
                 for _ in range(MAX_HELLO_READS):
                     data = await reader.read(READ_SIZE)
                     if not data or cid not in self._links:
-                        writer.transport.abort()
+                        _end(writer, abort=True)
                         return None
                     try:
                         messages = link.conn.receive_data(data)
@@ -425,11 +428,14 @@ class Server:
                         first = _First(messages)
                         break
         except (TimeoutError, ConnectionError, OSError, ssl.SSLError):
-            writer.transport.abort()  # silent, or gone: nothing to say, and no TLS close
+            _end(writer, abort=True)  # silent, or gone: nothing to say, and no TLS close
             return None
         except Exception as e:  # whatever a peer does before its hello ends only its connection
             log.debug("connection %d failed before its hello: %r", cid, e)
-            writer.transport.abort()
+            if writer.transport is None:  # a TLS upgrade cut short (see _end): give the writer
+                # its closed plain transport back, or its __del__ fails on the None and prints so
+                writer._transport = plain
+            _end(writer, abort=True)
             return None
         if first is None or not isinstance(first.messages[0], p.Hello):
             return None  # a bye or an error before the hello: nothing to do
@@ -566,6 +572,9 @@ class Server:
         if link is None:
             return
         writer = link.writer
+        if writer.transport is None:  # see _end
+            self._drop(cid, close=False)
+            return
         writer.write(data)
         transport = writer.transport
         if transport.get_write_buffer_size() > self.write_limit:
@@ -594,7 +603,7 @@ class Server:
         if cid in self.host.conns:
             self.host.disconnected(cid, self.clock())
         if close:
-            link.writer.close()
+            _end(link.writer)
         self._flush()
 
     def _flush(self) -> None:
@@ -640,7 +649,7 @@ class Server:
             for cid in closing:
                 gone = self._forget(cid)
                 if gone is not None:
-                    gone.writer.close()  # after the frames written above
+                    _end(gone.writer)  # after the frames written above
         deadline = host.next_deadline()
         if deadline is not None and (self._sleep_until is None or deadline < self._sleep_until):
             self._wake.set()
@@ -668,6 +677,20 @@ class Server:
                 log.exception("the host failed on a tick")
                 await asyncio.sleep(0.1)
             self._flush()
+
+
+def _end(writer: asyncio.StreamWriter, *, abort: bool = False) -> None:
+    """Close ``writer``'s connection (``abort``: at once, without a TLS close). A TLS upgrade
+    the peer cut short just as it finished leaves a writer without a transport
+    (``loop.start_tls`` returns None, and ``StreamWriter.start_tls`` stores it): nothing to
+    close then, and nothing may raise here."""
+    transport = writer.transport
+    if transport is None:
+        return
+    if abort:
+        transport.abort()
+    else:
+        transport.close()
 
 
 @dataclass(slots=True)

@@ -12,6 +12,7 @@ import contextlib
 import gc
 import logging
 import os
+import random
 import socket
 import ssl
 import time
@@ -19,15 +20,21 @@ from asyncio import sslproto
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import msgpack
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from lanswitch import protocol as p
+from lanswitch.bots import make_bot
+from lanswitch.client import Client, Target
 from lanswitch.host import MAX_CLIENTS, Host, HostConfig
 from lanswitch.hosting import new_table, serve, settle
-from lanswitch.server import Limits, Server, _Guesses, address_key
+from lanswitch.server import CLOSE_WAIT, Limits, Server, _Guesses, address_key
+from lanswitch.session import Session
 from lanswitch.tls import Identity, client_context, load_or_create_identity, server_context
 from tests.test_cli_net import Host as CliHost
+from tests.test_journal import state
+from tests.test_server import target_of
 
 LOOPBACK = "127.0.0.1"
 LIMITS = Limits()
@@ -307,6 +314,45 @@ def test_a_waiting_room_full_of_silent_connections_makes_room_for_another_addres
     run(main)
 
 
+def test_a_tls_upgrade_cut_short_ends_only_its_connection(
+    identity: Identity, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the connection is lost just as the TLS handshake completes, Python 3.11's
+    ``StreamWriter.start_tls`` stores the None that ``loop.start_tls`` returns and fails on it
+    (seen when a table closed with a guesser mid-handshake). That connection ends; the
+    server, its task group and the next connection go on. (Forced here: the race is rare.)"""
+    real = asyncio.StreamWriter.start_tls
+    cut: list[asyncio.StreamWriter] = []
+
+    async def cut_short(self: asyncio.StreamWriter, *args: object, **kw: object) -> None:
+        if not cut:
+            cut.append(self)
+            self._transport.abort()  # type: ignore[attr-defined]
+            self._transport = None  # type: ignore[attr-defined]
+            raise AttributeError("'NoneType' object has no attribute 'get_extra_info'")
+        await real(self, *args, **kw)  # type: ignore[arg-type]
+
+    async def main() -> None:
+        server = Server(make_host(), ssl_context=server_context(identity), address=LOOPBACK)
+        await server.start()
+        try:
+            monkeypatch.setattr(asyncio.StreamWriter, "start_tls", cut_short)
+            with pytest.raises((ConnectionError, ssl.SSLError)):
+                await join(server.port, "127.0.0.2", "first")
+            await asyncio.sleep(CLOSE_WAIT + 0.5)  # the cut connection's task has ended
+            assert cut
+            assert server._task is not None
+            assert not server._task.done()
+            raw, answer = await join(server.port, "127.0.0.2", "ann")
+            assert isinstance(answer, p.Welcome), answer
+            raw.close()
+            assert server.pending == 0
+        finally:
+            await server.close()
+
+    run(main)
+
+
 # ---------------------------------------------------------------------------------------------
 # Password guessing
 
@@ -459,6 +505,76 @@ def test_refused_connections_leave_the_journal_as_it_was(
         finally:
             await server.close()
             settle(table)
+
+    run(main)
+
+
+def test_a_journal_without_its_refused_connections_replays_to_the_same_table(
+    tmp_path: Path, identity: Identity
+) -> None:
+    """A two-hand match behind a password while wrong passwords keep arriving from other
+    addresses: the journal holds the two players' connections only, and replays to the
+    table as it ended (the time of the latest call aside: a refusal after the last record
+    moved it on, as ``host/_journal.py`` says)."""
+
+    def player(name: str, target: Target) -> Client:
+        session = Session(
+            name,
+            key=Ed25519PrivateKey.generate(),
+            entropy=os.urandom,
+            auto_ready=True,
+            password="sesame",
+        )
+        rng = random.Random(name)
+
+        def choose(s: Session) -> int:
+            assert s.rules is not None
+            assert s.view is not None
+            return make_bot("heuristic", s.rules).choose(s.view, rng)
+
+        return Client(session, target, chooser=choose)
+
+    async def main() -> None:
+        config = HostConfig(
+            name="Door", seats=3, bots=1, bot_delay=0.01, hands=2, password="sesame"
+        )
+        table = new_table(config, tmp_path, address=LOOPBACK, port=0)
+        assert table.journal is not None
+        server = await serve(table, identity)
+        clients = [player(n, target_of(server, identity)) for n in ("ann", "bob")]
+        tasks = [asyncio.create_task(c.run()) for c in clients]
+        guessed = 0
+        for i in range(200):  # a guess every 20 ms or so, each from its own address
+            if all(t.done() for t in tasks) or table.host.finished:
+                break
+            try:
+                raw, answer = await join(server.port, f"127.0.3.{i + 1}", "g", password="x")
+            except (OSError, AssertionError):  # the match ended meanwhile: the table closed
+                break
+            raw.close()
+            if table.host.finished:
+                break
+            assert isinstance(answer, p.Error)
+            assert answer.code is p.ErrorCode.BAD_PASSWORD
+            guessed += 1
+            await asyncio.sleep(0.02)
+        await asyncio.gather(*tasks)
+        await server.wait_finished()
+        records = list(table.journal.records())
+        await server.close()
+        settle(table)
+        assert guessed >= 5
+        calls = [msgpack.unpackb(r, raw=False) for r in records]
+        assert sum(name == "connect" for name, *_ in calls) == 2  # ann and bob, no guesser
+        restored = Host.restore(records, entropy=os.urandom)
+        assert restored.now <= table.host.now
+        restored._now = table.host.now
+        assert state(restored) == state(table.host)
+        for c in clients:
+            assert [r.verdict is not None and r.verdict.fair for r in c.session.history] == [
+                True,
+                True,
+            ]
 
     run(main)
 
