@@ -104,7 +104,7 @@ def _stats(servers: list[Server], failures: _Failures, objects: bool) -> dict[st
         "t": time.monotonic(),
         "connections_total": sum(s.connections_total for s in servers),
         "conns": sum(len(h.conns) for h in hosts),
-        "server_conns": sum(len(s._conns) for s in servers),
+        "server_conns": sum(len(s._links) for s in servers),
         "clients": sum(len(h.table.clients) for h in hosts),
         "keys": sum(len(h.keys) for h in hosts),
         "away": sum(len(h.away) for h in hosts),

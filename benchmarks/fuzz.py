@@ -142,8 +142,15 @@ async def drain(reader: asyncio.StreamReader, state: dict[str, float]) -> None:
 
 
 async def fuzzer(
-    port: int, rng: random.Random, budget: list[int], result: Result, tls_share: float
+    port: int,
+    rng: random.Random,
+    budget: list[int],
+    result: Result,
+    tls_share: float,
+    source: str = LOOPBACK,
 ) -> None:
+    """One fuzzing client, from its own ``source`` address (the host limits connections per
+    address: eight fuzzers from one address would be measuring those limits)."""
     failures = 0
     for _ in range(10**9):
         if budget[0] <= 0:
@@ -157,7 +164,9 @@ async def fuzzer(
             # rest of a handshake that never comes, until its 5 s handshake limit: neither is a
             # hang, and the fuzzer does not wait for it.
             try:
-                reader, writer = await asyncio.open_connection(LOOPBACK, port)
+                reader, writer = await asyncio.open_connection(
+                    LOOPBACK, port, local_addr=(source, 0)
+                )
                 writer.write(rng.randbytes(rng.randrange(1, 300)))
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(0.2):
@@ -168,7 +177,7 @@ async def fuzzer(
             continue
         try:
             reader, writer = await asyncio.open_connection(
-                LOOPBACK, port, ssl=client_context(), server_hostname=""
+                LOOPBACK, port, ssl=client_context(), server_hostname="", local_addr=(source, 0)
             )
         except (ConnectionError, OSError, ssl.SSLError) as e:
             failures += 1
@@ -266,7 +275,12 @@ async def soak(
         await asyncio.sleep(0.2)  # the player takes its seat before the crowd arrives
         budget = [frames]
         rngs = [random.Random(seed * 1000 + i) for i in range(conns)]
-        await asyncio.gather(*(fuzzer(server.port, r, budget, result, tls_share) for r in rngs))
+        await asyncio.gather(
+            *(
+                fuzzer(server.port, r, budget, result, tls_share, f"127.0.0.{10 + i}")
+                for i, r in enumerate(rngs)
+            )
+        )
         try:
             async with asyncio.timeout(120):
                 while len(session.history) < hands:

@@ -56,6 +56,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+from .datadir import create_private, make_private, tighten_sqlite
 from .narrate import nth
 from .session import HandRecord
 from .textsafe import escape
@@ -258,6 +259,7 @@ class History:
     def __init__(self, path: Path, *, timeout: float = BUSY_TIMEOUT) -> None:
         self.path = path
         self._timeout = timeout
+        tighten_sqlite(path)  # your cards: a file an older lanswitch left readable is made 0600
         try:
             # isolation_level None: no implicit transactions; each write is BEGIN IMMEDIATE.
             self._db = sqlite3.connect(path, timeout=timeout, isolation_level=None)
@@ -279,7 +281,10 @@ class History:
     def in_dir(cls, data: Path, *, timeout: float = BUSY_TIMEOUT) -> History:
         """The history in the data dir ``data`` (made, with the directory, if missing)."""
         try:
-            data.mkdir(parents=True, exist_ok=True)
+            # Your cards: the data dir 0700, the file 0600 before sqlite writes a byte (its
+            # -wal and -shm files take the file's mode); an older, looser one is tightened.
+            make_private(data)
+            create_private(history_path(data))
         except OSError as e:
             raise HistoryError(f"cannot make the data dir {data}: {e.strerror or e}") from None
         return cls(history_path(data), timeout=timeout)

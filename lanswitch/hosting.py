@@ -7,10 +7,14 @@ journal's last time (so no timer ran out while it was down), it listens on the p
 clients know, and every connection it had is gone — those players are away, and come back
 with their resume tokens as after any lost link (``lanswitch.client`` keeps trying for
 ``HOST_GONE_AFTER`` seconds of refused connections).
+
+Either way the data dir is made private first (:func:`lanswitch.datadir.make_private`: 0700,
+its key, history and journal files 0600, tightening what an older version left readable).
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import hmac
@@ -23,6 +27,7 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from .datadir import make_private
 from .discovery import TableAdvertiser
 from .host import Host, HostConfig, ReplayError
 from .journal import Journal, JournalError, journal_dir, unfinished
@@ -77,6 +82,8 @@ def new_table(
     hosted anyway, without crash recovery, and ``warning`` says why)."""
     j: Journal | None = None
     warning = None
+    with contextlib.suppress(OSError):  # if it cannot be made, the journal says so below
+        make_private(data)
     if journal:
         try:
             j = Journal.create(data, config.name)
@@ -97,6 +104,8 @@ def new_table(
 
 def resume_table(data: Path, name: str | None = None) -> HostedTable:
     """The newest unfinished table in ``data`` (named ``name``, if given), restored."""
+    with contextlib.suppress(OSError):  # no data dir: nothing to resume, as said below
+        make_private(data)
     tables = unfinished(data)
     candidates = [u for u in tables if name is None or u.name == name]
     if not candidates:

@@ -16,8 +16,16 @@ it runs, so a second ``--resume`` of a live table fails (:class:`JournalBusy`) i
 hosts writing one journal. The operating system drops the lock when the process dies.
 
 Files live in ``DATA/tables/``, named after the table and the time it started, readable by
-their owner only. A table whose match ends (or whose host closes it) has its journal removed:
-there is nothing to resume.
+their owner only (the folder 0700, the files 0600: :mod:`lanswitch.datadir`). A table whose
+match ends (or whose host closes it) has its journal removed: there is nothing to resume.
+
+A budget: a table's journal holds at most :data:`BUDGET` bytes of records. Only what joined
+players (and the host's own clock and powers) did is journaled — a connection turned away at
+its ``hello`` leaves no record (``lanswitch.server``) — but a player or spectator who was let in
+can still send up to the rate limit's 500 requests a second, each a record. A write that would
+go past the budget raises :class:`JournalFull` instead; the shell then removes the journal (a
+journal that stopped short would resume an older table than the players saw) and says on the
+host's terminal that this table can no longer be resumed after a crash. The game plays on.
 """
 
 from __future__ import annotations
@@ -31,11 +39,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .datadir import create_private, make_private, private_dir
+
 __all__ = [
+    "BUDGET",
     "FORMAT",
     "Journal",
     "JournalBusy",
     "JournalError",
+    "JournalFull",
     "Unfinished",
     "journal_dir",
     "unfinished",
@@ -43,6 +55,14 @@ __all__ = [
 
 FORMAT = 1
 """The journal's schema version (``PRAGMA user_version``)."""
+
+BUDGET = 128 << 20
+"""Bytes of records one table's journal may hold (the file is somewhat larger: sqlite's pages
+and index). Measured with the pure host, a lobby of four players pinged every 2 s journals
+0.35 MiB an hour, one of 32 connections 2.6 MiB: days of play. A client let in that sends
+messages at the rate limits (up to 5,000 a second) fills it within minutes; then crash
+recovery ends for that table, loudly, and the game plays on."""
+
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -56,6 +76,10 @@ class JournalError(Exception):
 
 class JournalBusy(JournalError):  # noqa: N818  (a state, not a failure of ours)
     """Another process holds the journal: its table is still being hosted."""
+
+
+class JournalFull(JournalError):  # noqa: N818  (a state, not a failure of ours)
+    """The journal reached its budget (:data:`BUDGET`): nothing more is written to it."""
 
 
 def journal_dir(data: Path) -> Path:
@@ -83,21 +107,26 @@ def _failed(path: Path, e: sqlite3.Error) -> JournalError:
 class Journal:
     """One table's journal (see the module docstring)."""
 
-    def __init__(self, path: Path, con: sqlite3.Connection) -> None:
+    def __init__(
+        self, path: Path, con: sqlite3.Connection, *, budget: int = BUDGET, size: int = 0
+    ) -> None:
         self.path = path
         self._con: sqlite3.Connection | None = con
+        self.budget = budget
+        self.size = size  # bytes of records written so far
 
     @classmethod
-    def create(cls, data: Path, name: str) -> Journal:
+    def create(cls, data: Path, name: str, *, budget: int = BUDGET) -> Journal:
         """A new, empty journal for table ``name`` in ``data``."""
         folder = journal_dir(data)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         path = folder / f"{_slug(name)}-{stamp}-{os.getpid()}.sqlite"
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            make_private(data)
+            private_dir(folder)
             # The journal holds the table's secrets (the host's signing key, its seeds): the
             # owner's only, like the host's TLS key. SQLite gives its WAL the same mode.
-            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+            create_private(path)
             con = _connect(path)
             with con:
                 con.execute("BEGIN")
@@ -111,10 +140,10 @@ class Journal:
             raise JournalError(f"cannot create a journal in {folder}: {e}") from None
         except sqlite3.Error as e:
             raise _failed(path, e) from None
-        return cls(path, con)
+        return cls(path, con, budget=budget)
 
     @classmethod
-    def open(cls, path: Path) -> Journal:
+    def open(cls, path: Path, *, budget: int = BUDGET) -> Journal:
         """The journal at ``path``, held by this process from now on."""
         if not path.is_file():
             raise JournalError(f"no journal at {path}")
@@ -127,9 +156,10 @@ class Journal:
                     f"{path} is a journal of format {version}; this lanswitch reads {FORMAT}"
                 )
             con.execute("SELECT count(*) FROM meta").fetchone()
+            (size,) = con.execute("SELECT coalesce(sum(length(record)), 0) FROM inputs").fetchone()
         except sqlite3.Error as e:
             raise _failed(path, e) from None
-        return cls(path, con)
+        return cls(path, con, budget=budget, size=int(size))
 
     @property
     def con(self) -> sqlite3.Connection:
@@ -138,7 +168,15 @@ class Journal:
         return self._con
 
     def write(self, records: Sequence[bytes]) -> None:
-        """Append ``records`` as one transaction (JournalError if it did not happen)."""
+        """Append ``records`` as one transaction (JournalError if it did not happen;
+        JournalFull, writing nothing, if they would take the journal past its budget)."""
+        size = self.size + sum(len(r) for r in records)
+        if size > self.budget:
+            raise JournalFull(
+                f"the journal {self.path.name} reached its budget of "
+                f"{self.budget / (1 << 20):.4g} MiB: this table can no longer be resumed after "
+                "a crash (it plays on)"
+            )
         try:
             with self.con:
                 self.con.execute("BEGIN")
@@ -147,6 +185,7 @@ class Journal:
                 )
         except sqlite3.Error as e:
             raise _failed(self.path, e) from None
+        self.size = size
 
     def records(self) -> Iterator[bytes]:
         """Every record, in order."""

@@ -14,29 +14,192 @@ With a ``journal`` (``lanswitch.journal.Journal.write``), the records the host m
 call go to it before anything that call produced is written: what a client has been told is
 always in the journal. If the journal fails, the table plays on without it (the failure is in
 :attr:`Server.journal_error`, for the command to say).
+
+Who gets in (the values: :class:`Limits`; why: docs/security.md, Connection limits). The
+server is the part that knows peer addresses, so it keeps the door; the host only ever meets
+a connection with its ``hello``:
+
+1. **Accept**, before TLS: a connection is refused (closed at once, costing nothing) when
+   ``pending_per_address`` connections from its address wait for their ``hello`` already,
+   or when ``pending`` wait in all — unless another address has at least two more waiting
+   than its own: then that address's oldest waiting connection is put out to make room (the
+   room is shared evenly among addresses; a lone waiting connection is never put out). TLS
+   starts only after this (``StreamWriter.start_tls``), so the TLS state that makes a
+   connection expensive — asyncio's 256 KiB read buffer among it — exists only for
+   connections inside the limit.
+2. **Hello deadline**: TLS handshake and ``hello`` within ``hello_deadline`` seconds of the
+   accept, or the connection is closed and its slot freed.
+3. **Password guesses**: a ``hello`` without a resume token from an address that recently
+   sent a wrong password waits until its back-off has passed (1 s after the first wrong one,
+   doubling, at most 60 s); if that is past the hello deadline it is refused at once with
+   ``rate_limited``. Every wrong password and every refusal for it is logged — at most
+   ``log_burst`` lines a ``log_window``, the rest counted.
+4. **Room**: a ``hello`` without a resume token is refused with ``table_full`` when its
+   address already has ``per_address`` joined connections, or when the table holds
+   ``MAX_CLIENTS`` people (seated players who are away count: their slots are kept). A
+   ``hello`` with a token goes to the host, which checks it: a resume always finds its slot.
+5. Only then does the host hear of the connection (``connect`` and the ``hello``, in one
+   step). If the host turns it away without changing anything else (a wrong password, an
+   unknown token, another version), the two records are taken back out of the journal: a
+   connection that never joined leaves no trace there (``lanswitch.host._journal``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import itertools
 import logging
+import math
 import ssl
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from types import TracebackType
 
 from . import protocol as p
-from .host import Host
+from .host import MAX_CLIENTS, Host
 
-__all__ = ["Server"]
+__all__ = ["Limits", "Server", "address_key"]
 
 log = logging.getLogger(__name__)
 
 READ_SIZE = 65536
 CLOSE_WAIT = 2.0  # seconds to let a closing connection flush its last frames
 TLS_HANDSHAKE_TIMEOUT = 5.0  # seconds a new connection has to finish the TLS handshake
+MAX_HELLO_READS = 100_000  # reads before a hello (a frame's 65,540 bytes one at a time)
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Who the server lets in, and how fast (the module docstring; docs/security.md)."""
+
+    pending: int = 32
+    """Connections between TCP accept and ``hello``, from every address together. Each holds
+    TLS state (asyncio's 256 KiB read buffer, OpenSSL's buffers) and at most a partial frame;
+    beyond this limit the next is closed at once, before TLS, so it costs nothing — unless it
+    comes from an address with at least two fewer waiting than another (``_make_room``)."""
+    pending_per_address: int = 4
+    """Of those, from one address (an IPv6 address: its /64)."""
+    per_address: int = 8
+    """Joined connections from one address: a ``hello`` without a resume token beyond it gets
+    ``table_full``."""
+    hello_deadline: float = 5.0
+    """Seconds from TCP accept to ``hello``, the TLS handshake included."""
+    guess_wait: float = 1.0
+    """After a wrong password, the next ``hello`` without a token from that address waits
+    this long; each further wrong one doubles it, up to ``guess_wait_max``."""
+    guess_wait_max: float = 60.0
+    guess_forget: float = 600.0
+    """An address's wrong passwords are forgotten this long after its last (and at once after
+    a right one)."""
+    guess_addresses: int = 4096
+    """Addresses whose wrong passwords are kept (beyond: the longest quiet is forgotten)."""
+    log_burst: int = 10
+    log_window: float = 60.0
+    """Log lines about refused guesses and connections: at most ``log_burst`` a
+    ``log_window``; the others are counted, and the count said when lines are let through
+    again."""
+
+
+def address_key(peer: object) -> str:
+    """What the limits count a peer as: its IPv4 address, or its IPv6 address's /64 (a single
+    machine may hold a whole /64); an IPv4-mapped IPv6 address counts as the IPv4 one."""
+    host = peer[0] if isinstance(peer, tuple) and peer else None
+    if not isinstance(host, str):
+        return "?"
+    try:
+        ip = ipaddress.ip_address(host.partition("%")[0])
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+class _Guesses:
+    """Wrong passwords per address: how many in a row, the last when, and so how long the next
+    ``hello`` without a token from there waits. Bounded: ``guess_addresses`` addresses, the
+    least recently wrong forgotten first (a dict keeps insertion order; a wrong guess
+    re-inserts)."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self._by: dict[str, tuple[int, float]] = {}
+
+    def delay(self, count: int) -> float:
+        """The wait after ``count`` (≥ 1) wrong passwords in a row."""
+        lim = self.limits
+        return min(lim.guess_wait * 2.0 ** min(count - 1, 40), lim.guess_wait_max)
+
+    def _count(self, address: str, now: float) -> tuple[int, float]:
+        count, last = self._by.get(address, (0, 0.0))
+        if count and now - last >= self.limits.guess_forget:
+            del self._by[address]
+            return 0, 0.0
+        return count, last
+
+    def wait(self, address: str, now: float) -> float:
+        """Seconds until a ``hello`` from ``address`` may be tried (0: now)."""
+        count, last = self._count(address, now)
+        return max(0.0, last + self.delay(count) - now) if count else 0.0
+
+    def wrong(self, address: str, now: float) -> tuple[int, float]:
+        """A wrong password from ``address``: wrong ones in a row, and the wait now."""
+        count = self._count(address, now)[0] + 1
+        self._by.pop(address, None)
+        self._by[address] = (count, now)
+        while len(self._by) > self.limits.guess_addresses:
+            del self._by[next(iter(self._by))]
+        return count, self.delay(count)
+
+    def right(self, address: str) -> None:
+        self._by.pop(address, None)
+
+    def __len__(self) -> int:
+        return len(self._by)
+
+
+class _Said:
+    """Log lines an attacker can cause (a refused guess, a refused connection), at most
+    ``burst`` a ``window``: the host's log must not be the next thing flooded."""
+
+    def __init__(self, burst: int, window: float) -> None:
+        self.burst, self.window = burst, window
+        self._start = -math.inf
+        self._lines = 0
+        self.held = 0  # lines not said in the current window
+
+    def warn(self, now: float, text: str, *args: object) -> None:
+        if now - self._start >= self.window:
+            if self.held:
+                log.warning(
+                    "%d more refused connections or guesses were not logged (at most %d "
+                    "lines every %.0f s)",
+                    self.held,
+                    self.burst,
+                    self.window,
+                )
+            self._start, self._lines, self.held = now, 0, 0
+        if self._lines < self.burst:
+            self._lines += 1
+            log.warning(text, *args)
+        else:
+            self.held += 1
+
+
+@dataclass(slots=True)
+class _Link:
+    """One open connection, as the server holds it."""
+
+    writer: asyncio.StreamWriter
+    conn: p.Connection
+    address: str  # address_key() of its peer
+    joined: bool = False  # welcomed by the host (until then: pending, unknown to the host)
 
 
 class Server:
@@ -52,6 +215,7 @@ class Server:
         clock: Callable[[], float] = time.monotonic,
         write_limit: int = 1 << 20,
         journal: Callable[[list[bytes]], None] | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self.host = host
         self.ssl_context = ssl_context
@@ -61,8 +225,14 @@ class Server:
         self.write_limit = write_limit
         self.journal = journal
         self.journal_error: Exception | None = None
+        self.limits = limits = limits or Limits()
         self._ids = itertools.count(host.last_cid + 1)  # a resumed host's ids are taken
-        self._conns: dict[int, tuple[asyncio.StreamWriter, p.Connection]] = {}
+        self._links: dict[int, _Link] = {}
+        self._pending: Counter[str] = Counter()  # address → connections before hello
+        self._joined: Counter[str] = Counter()  # address → connections the host welcomed
+        self._pending_total = 0
+        self._guesses = _Guesses(limits)
+        self._said = _Said(limits.log_burst, limits.log_window)
         self._wake = asyncio.Event()
         self._stop = asyncio.Event()
         self._started = asyncio.Event()
@@ -70,7 +240,15 @@ class Server:
         self._tg: asyncio.TaskGroup | None = None
         self._task: asyncio.Task[None] | None = None
         self._error: BaseException | None = None
-        self.connections_total = 0
+        self.connections_total = 0  # connections let in at accept (TLS begun)
+        self.refused_early = 0  # connections closed at accept, before TLS
+        self.evicted = 0  # waiting connections put out to make room for another address's
+        self.wrong_passwords = 0
+
+    @property
+    def pending(self) -> int:
+        """Connections that are waiting for their TLS handshake or ``hello``."""
+        return self._pending_total
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -116,14 +294,8 @@ class Server:
 
     async def serve(self) -> None:
         """Run until the host's match is over or :meth:`close`."""
-        server = await asyncio.start_server(
-            self._accept,
-            self.address,
-            self.port,
-            ssl=self.ssl_context,
-            limit=READ_SIZE,
-            ssl_handshake_timeout=TLS_HANDSHAKE_TIMEOUT,
-        )
+        # Plain TCP here: TLS begins per connection once it is let in (``_accept``).
+        server = await asyncio.start_server(self._accept, self.address, self.port, limit=READ_SIZE)
         self.port = server.sockets[0].getsockname()[1]
         try:
             async with asyncio.TaskGroup() as tg:
@@ -133,7 +305,7 @@ class Server:
                 await self._stop.wait()
                 server.close()
                 ticker.cancel()
-                for cid in list(self._conns):
+                for cid in list(self._links):
                     self._drop(cid, close=True)
         finally:
             self._tg = None
@@ -145,62 +317,264 @@ class Server:
     # -- connections -------------------------------------------------------------------------
 
     def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """A TCP connection, before TLS: let in (its task does TLS and waits for the hello),
+        or closed at once if too many wait for their hello already."""
         if self._tg is None or self._stop.is_set():
-            writer.close()
+            writer.transport.abort()
+            return
+        address = address_key(writer.get_extra_info("peername"))
+        lim = self.limits
+        if self._pending[address] >= lim.pending_per_address or (
+            self._pending_total >= lim.pending and not self._make_room(address)
+        ):
+            writer.transport.abort()
+            self.refused_early += 1
+            self._said.warn(
+                self.clock(),
+                "refused a connection from %s: %d connections wait for their hello, %d from "
+                "there (limits %d and %d)",
+                address,
+                self._pending_total,
+                self._pending[address],
+                lim.pending,
+                lim.pending_per_address,
+            )
             return
         cid = next(self._ids)
         self.connections_total += 1
-        self._conns[cid] = (writer, p.Connection(p.Role.SERVER))
+        self._links[cid] = _Link(writer, p.Connection(p.Role.SERVER), address)
+        self._pending[address] += 1
+        self._pending_total += 1
         self._tg.create_task(self._serve_connection(cid, reader, writer))
+
+    def _make_room(self, address: str) -> bool:
+        """The waiting room is full and a connection from ``address`` knocks: it takes the
+        place of the oldest waiting connection of the address with the most waiting, if that
+        address has at least two more waiting than ``address`` — so the room is shared out
+        evenly among addresses, a lone waiting connection is never put out, and silent
+        connections keep others out only from as many addresses as the room has places."""
+        if not self._pending:
+            return False
+        victim, count = max(self._pending.items(), key=lambda kv: kv[1])
+        if count < self._pending[address] + 2:
+            return False
+        oldest = next(
+            (c for c, link in self._links.items() if not link.joined and link.address == victim),
+            None,
+        )
+        link = None if oldest is None else self._forget(oldest)
+        if link is None:  # pragma: no cover - the counts and the links agree
+            return False
+        _end(link.writer, abort=True)  # its task sees the connection gone and ends
+        self.evicted += 1
+        return True
 
     async def _serve_connection(
         self, cid: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
-        host = self.host
-        host.connect(cid, self.clock())
-        self._flush()
         try:
-            while cid in self._conns:
-                try:
-                    data = await reader.read(READ_SIZE)
-                except (ConnectionError, OSError, ssl.SSLError):
-                    data = b""
-                conn = self._conns.get(cid)
-                if conn is None:
-                    break
-                try:
-                    messages = conn[1].receive_data(data)
-                except p.RemoteProtocolError as e:
-                    now = self.clock()
-                    for m in e.received:
-                        host.receive(cid, m, now)
-                    self._write(cid, conn[1].send(e.error_message()))
-                    self._drop(cid, close=True)
-                    break
-                now = self.clock()
-                try:
-                    for m in messages:
-                        host.receive(cid, m, now)
-                except Exception:  # a bug of ours: this client is told, the table goes on
-                    log.exception("the host failed on a message from %d", cid)
-                    self._write(cid, conn[1].send(p.Error(code=p.ErrorCode.INTERNAL)))
-                    self._drop(cid, close=True)
-                    break
-                self._flush()
-                if not data or conn[1].closed:
-                    break
+            first = await self._handshake(cid, reader, writer)
+            if (
+                first is not None
+                and self._admit(cid, first.messages[0])
+                and self._deliver(cid, first.messages[1:], first.error)
+            ):
+                await self._serve(cid, reader)
+        except Exception:  # a bug of ours: this connection ends, not the table's task group
+            log.exception("connection %d failed", cid)
         finally:
-            if cid in self._conns:
+            if cid in self._links:
                 self._drop(cid, close=True)
-            with contextlib.suppress(Exception):
+            try:
                 async with asyncio.timeout(CLOSE_WAIT):
                     await writer.wait_closed()
+            except Exception:
+                # A peer that does not take part in the TLS close (one that never reads) would
+                # hold the TLS state for asyncio's 30 s shutdown timeout: let it go now.
+                _end(writer, abort=True)
+
+    async def _handshake(
+        self, cid: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> _First | None:
+        """TLS, then the connection's first messages, the first a ``hello``, within the hello
+        deadline — and, for a hello without a token, its address's back-off waited out. None:
+        the connection is to be closed (it said nothing in time, or something else)."""
+        link = self._links.get(cid)
+        if link is None:  # dropped before its task began (the server is closing)
+            return None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.limits.hello_deadline
+        first: _First | None = None
+        plain = writer.transport
+        try:
+            async with asyncio.timeout_at(deadline):
+                await writer.start_tls(
+                    self.ssl_context, ssl_handshake_timeout=TLS_HANDSHAKE_TIMEOUT
+                )
+                for _ in range(MAX_HELLO_READS):
+                    data = await reader.read(READ_SIZE)
+                    if not data or cid not in self._links:
+                        _end(writer, abort=True)
+                        return None
+                    try:
+                        messages = link.conn.receive_data(data)
+                    except p.RemoteProtocolError as e:
+                        if not e.received:
+                            self._write(cid, link.conn.send(e.error_message()))
+                            return None
+                        first = _First(list(e.received), e)
+                        break
+                    if messages:
+                        first = _First(messages)
+                        break
+        except (TimeoutError, ConnectionError, OSError, ssl.SSLError):
+            _end(writer, abort=True)  # silent, or gone: nothing to say, and no TLS close
+            return None
+        except Exception as e:  # whatever a peer does before its hello ends only its connection
+            log.debug("connection %d failed before its hello: %r", cid, e)
+            if writer.transport is None:  # a TLS upgrade cut short (see _end): give the writer
+                # its closed plain transport back, or its __del__ fails on the None and prints so
+                writer._transport = plain
+            _end(writer, abort=True)
+            return None
+        if first is None or not isinstance(first.messages[0], p.Hello):
+            return None  # a bye or an error before the hello: nothing to do
+        hello = first.messages[0]
+        if hello.token is not None:
+            return first  # a resume: never held up (a token cannot be guessed)
+        # Wait out the address's back-off after wrong passwords (each wait re-checked: another
+        # connection from there may have guessed wrong meanwhile and pushed it further).
+        for _ in range(100):
+            wait = self._guesses.wait(link.address, self.clock())
+            if wait <= 0:
+                return first
+            if loop.time() + wait >= deadline:
+                text = (
+                    f"too many wrong passwords from {link.address}: try again in "
+                    f"{math.ceil(wait)} s"
+                )
+                self._said.warn(self.clock(), "refused a hello from %s: %s", link.address, text)
+                self._write(cid, link.conn.send(p.Error(code=p.ErrorCode.RATE_LIMITED, text=text)))
+                return None
+            await asyncio.sleep(wait)
+            if cid not in self._links:
+                return None
+        return None
+
+    def _room_for(self, address: str) -> str | None:
+        """Why a new player or spectator from ``address`` may not join now (None: it may)."""
+        joined = self._joined[address]
+        if joined >= self.limits.per_address:
+            return (
+                f"{joined} connections from {address} are at this table already: the most "
+                "one address may have"
+            )
+        if len(self.host.table.clients) >= MAX_CLIENTS:
+            return "this table is full"
+        return None
+
+    def _admit(self, cid: int, hello: p.Message) -> bool:
+        """Introduce connection ``cid`` to the host with its ``hello``; True if welcomed.
+
+        The host's ``connect`` and ``receive`` of the hello run back to back, so their two
+        journal records are the last ones; if the host turned the connection away and changed
+        nothing else — it closed only this one, told only this one — they are taken out
+        again: a connection that never joined leaves nothing in the journal."""
+        link = self._links.get(cid)
+        if link is None or not isinstance(hello, p.Hello):
+            return False
+        host = self.host
+        now = self.clock()
+        if hello.token is None:
+            full = self._room_for(link.address)
+            if full is not None:
+                self._said.warn(now, "refused a join from %s: %s", link.address, full)
+                self._write(cid, link.conn.send(p.Error(code=p.ErrorCode.TABLE_FULL, text=full)))
+                self._drop(cid, close=True)
+                return False
+        mark, told, closed = len(host.inputs), len(host.outbox), len(host.closing)
+        host.connect(cid, now)
+        if cid in host.conns:
+            host.receive(cid, hello, now)
+        conn = host.conns.get(cid)
+        if conn is not None and conn.welcomed:
+            self._pending[link.address] -= 1
+            self._pending_total -= 1
+            if self._pending[link.address] <= 0:
+                del self._pending[link.address]
+            self._joined[link.address] += 1
+            link.joined = True
+            if hello.token is None:
+                self._guesses.right(link.address)
+            self._flush()
+            return True
+        answers = [m for c, m in host.outbox[told:] if c == cid]
+        if host.closing[closed:] == [cid] and len(answers) == len(host.outbox) - told:
+            del host.inputs[mark:]
+        if any(isinstance(m, p.Error) and m.code is p.ErrorCode.BAD_PASSWORD for m in answers):
+            self.wrong_passwords += 1
+            count, wait = self._guesses.wrong(link.address, now)
+            self._said.warn(
+                now,
+                "wrong table password from %s (%d in a row): its next try waits %.0f s",
+                link.address,
+                count,
+                wait,
+            )
+        self._flush()
+        return False
+
+    def _deliver(
+        self, cid: int, messages: Sequence[p.Message], error: p.RemoteProtocolError | None = None
+    ) -> bool:
+        """Hand ``messages`` from ``cid`` to the host and send what it queued; then, if the
+        stream broke the protocol (``error``), tell the peer and close. False: ``cid`` is
+        closed."""
+        link = self._links.get(cid)
+        if link is None:
+            return False
+        now = self.clock()
+        try:
+            for m in messages:
+                self.host.receive(cid, m, now)
+        except Exception:  # a bug of ours: this client is told, the table goes on
+            log.exception("the host failed on a message from %d", cid)
+            self._write(cid, link.conn.send(p.Error(code=p.ErrorCode.INTERNAL)))
+            self._drop(cid, close=True)
+            return False
+        if error is not None:
+            self._write(cid, link.conn.send(error.error_message()))
+            self._drop(cid, close=True)
+            return False
+        self._flush()
+        return cid in self._links
+
+    async def _serve(self, cid: int, reader: asyncio.StreamReader) -> None:
+        """A joined connection's messages, until it or the host ends it."""
+        while cid in self._links:
+            try:
+                data = await reader.read(READ_SIZE)
+            except (ConnectionError, OSError, ssl.SSLError):
+                data = b""
+            link = self._links.get(cid)
+            if link is None:
+                break
+            try:
+                messages = link.conn.receive_data(data)
+            except p.RemoteProtocolError as e:
+                self._deliver(cid, e.received, e)
+                break
+            if not self._deliver(cid, messages) or not data or link.conn.closed:
+                break
 
     def _write(self, cid: int, data: bytes) -> None:
-        conn = self._conns.get(cid)
-        if conn is None:
+        link = self._links.get(cid)
+        if link is None:
             return
-        writer = conn[0]
+        writer = link.writer
+        if writer.transport is None:  # see _end
+            self._drop(cid, close=False)
+            return
         writer.write(data)
         transport = writer.transport
         if transport.get_write_buffer_size() > self.write_limit:
@@ -208,14 +582,28 @@ class Server:
             transport.abort()
             self._drop(cid, close=False)
 
+    def _forget(self, cid: int) -> _Link | None:
+        """Take ``cid`` off the server's books (its address's counts with it)."""
+        link = self._links.pop(cid, None)
+        if link is None:
+            return None
+        counts = self._joined if link.joined else self._pending
+        counts[link.address] -= 1
+        if counts[link.address] <= 0:
+            del counts[link.address]
+        if not link.joined:
+            self._pending_total -= 1
+        return link
+
     def _drop(self, cid: int, *, close: bool) -> None:
-        """Forget connection ``cid`` (telling the host if it did not end it itself)."""
-        conn = self._conns.pop(cid, None)
-        if conn is None:
+        """Forget connection ``cid`` (telling the host, if it knows it and did not end it)."""
+        link = self._forget(cid)
+        if link is None:
             return
-        self.host.disconnected(cid, self.clock())
+        if cid in self.host.conns:
+            self.host.disconnected(cid, self.clock())
         if close:
-            conn[0].close()
+            _end(link.writer)
         self._flush()
 
     def _flush(self) -> None:
@@ -241,8 +629,8 @@ class Server:
                 batches.setdefault(cid, []).append(message)
             encoded: dict[int, bytes] = {}  # id(message) → frame, while ``out`` holds them
             for cid, messages in batches.items():
-                conn = self._conns.get(cid)
-                if conn is None or conn[1].closed:
+                link = self._links.get(cid)
+                if link is None or link.conn.closed:
                     # Gone, or said bye in the same read as a request whose answers the host
                     # addressed to it as well: there is no one to tell.
                     continue
@@ -253,15 +641,15 @@ class Server:
                         if frame is None:
                             check = message.TYPE not in p.BUILT_FROM_ENGINE
                             frame = encoded[id(message)] = p.encode_frame(message, check=check)
-                        frames.append(conn[1].send(message, frame=frame))
+                        frames.append(link.conn.send(message, frame=frame))
                     except p.LocalProtocolError as e:  # a bug of ours: say so, serve the rest
                         log.error("not sent to %d: %s", cid, e)
                 self._write(cid, b"".join(frames))
             closing, host.closing = host.closing, []
             for cid in closing:
-                conn = self._conns.pop(cid, None)
-                if conn is not None:
-                    conn[0].close()  # after the frames written above
+                gone = self._forget(cid)
+                if gone is not None:
+                    _end(gone.writer)  # after the frames written above
         deadline = host.next_deadline()
         if deadline is not None and (self._sleep_until is None or deadline < self._sleep_until):
             self._wake.set()
@@ -289,3 +677,26 @@ class Server:
                 log.exception("the host failed on a tick")
                 await asyncio.sleep(0.1)
             self._flush()
+
+
+def _end(writer: asyncio.StreamWriter, *, abort: bool = False) -> None:
+    """Close ``writer``'s connection (``abort``: at once, without a TLS close). A TLS upgrade
+    the peer cut short just as it finished leaves a writer without a transport
+    (``loop.start_tls`` returns None, and ``StreamWriter.start_tls`` stores it): nothing to
+    close then, and nothing may raise here."""
+    transport = writer.transport
+    if transport is None:
+        return
+    if abort:
+        transport.abort()
+    else:
+        transport.close()
+
+
+@dataclass(slots=True)
+class _First:
+    """A connection's first messages (the first its ``hello``) and the protocol error that
+    ended the read they came in, if one did."""
+
+    messages: list[p.Message]
+    error: p.RemoteProtocolError | None = None

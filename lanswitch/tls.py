@@ -337,7 +337,7 @@ def load_or_create_identity(
     cert_path, key_path = directory / CERT_FILE, directory / KEY_FILE
     if cert_path.exists() and key_path.exists():
         return _load_identity(cert_path, key_path)
-    directory.mkdir(parents=True, exist_ok=True)
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)  # the data dir: private
     key, cert = _make_certificate(host or _host_label(), now or dt.datetime.now(dt.UTC))
     key_pem = key.private_bytes(
         serialization.Encoding.PEM,
@@ -575,7 +575,7 @@ class PinStore:
             ) from e
 
     def _save(self, pins: dict[str, Pin]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # the data dir: private
         data = {
             "version": 1,
             "pins": {

@@ -8,6 +8,7 @@ Everything listens on 127.0.0.1 and every wait is bounded."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import socket
 import sqlite3
@@ -19,7 +20,7 @@ import pytest
 
 from lanswitch.host import Host, HostConfig
 from lanswitch.hosting import HostedTable, ResumeError, new_table, resume_table, serve, settle
-from lanswitch.journal import FORMAT, Journal, JournalError, unfinished
+from lanswitch.journal import FORMAT, Journal, JournalError, JournalFull, unfinished
 from lanswitch.tls import Identity, load_or_create_identity
 from tests.scripts import load_script
 from tests.test_journal import state
@@ -59,6 +60,21 @@ def test_a_journal_keeps_its_records_in_order_and_its_settings(tmp_path: Path) -
         assert f.stat().st_mode & 0o777 == 0o600, f
     again.finish()
     assert list(tmp_path.glob("tables/*")) == []
+
+
+def test_a_journal_keeps_to_its_budget_and_counts_what_it_holds(tmp_path: Path) -> None:
+    j = Journal.create(tmp_path, "Budget", budget=100)
+    j.write([b"a" * 60])
+    with pytest.raises(JournalFull, match="reached its budget"):
+        j.write([b"b" * 30, b"c" * 30])  # the whole batch or nothing
+    j.write([b"d" * 40])
+    assert list(j.records()) == [b"a" * 60, b"d" * 40]
+    j.close()
+    again = Journal.open(j.path, budget=100)  # a resumed table counts what is there
+    assert again.size == 100
+    with pytest.raises(JournalFull):
+        again.write([b"e"])
+    again.finish()
 
 
 def test_a_journal_held_by_a_running_host_cannot_be_opened_twice(tmp_path: Path) -> None:
@@ -170,6 +186,35 @@ def test_a_journal_that_fails_ends_crash_recovery_but_not_the_game(
     assert list(tmp_path.glob("tables/*.sqlite*")) == []
     with pytest.raises(ResumeError, match="no unfinished table"):
         resume_table(tmp_path)
+
+
+def test_a_journal_that_reaches_its_budget_is_given_up_loudly_and_the_game_plays_on(
+    tmp_path: Path, identity: Identity, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.ERROR, logger="lanswitch.server")
+
+    async def main() -> None:
+        table = new_table(config(hands=1), tmp_path, address=LOOPBACK, port=0)
+        journal = table.journal
+        assert journal is not None
+        journal.budget = journal.size + 4000  # a few dozen records: the hand needs hundreds
+        server = await serve(table, identity)
+        target = target_of(server, identity)
+        clients = [bot_client(n, target) for n in ("ann", "bob")]
+        await asyncio.gather(*(c.run() for c in clients))
+        await server.close()
+        settle(table)
+        assert isinstance(server.journal_error, JournalFull)
+        assert "budget" in str(server.journal_error)
+        assert "can no longer be resumed" in str(server.journal_error)
+        for c in clients:
+            (record,) = c.session.history
+            assert record.verdict is not None
+            assert record.verdict.fair
+
+    run(main)
+    assert list(tmp_path.glob("tables/*.sqlite*")) == []  # no journal that stops short
+    assert any("can no longer be resumed" in r.getMessage() for r in caplog.records)
 
 
 def test_resume_says_what_there_is_when_it_cannot(tmp_path: Path) -> None:

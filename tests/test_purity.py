@@ -65,6 +65,7 @@ SHELLS = frozenset(
             "tui",
             "simulate",
             "journal",
+            "datadir",
             "hosting",
             "history",
             "_build",

@@ -230,7 +230,12 @@ class HostBase:
                 self._send(cid, p.Reject(code=p.ErrorCode.RATE_LIMITED, text=text, seq=seq))
             return
         if isinstance(message, p.Hello):
+            closed = len(self.closing)
             self._hello(conn, message)
+            if not conn.welcomed and self.closing[closed:] == [cid]:
+                # Turned away, and nothing else changed: there is nothing to advance (and the
+                # shell may leave this connection out of the journal: _journal's docstring).
+                return
         elif isinstance(message, p.Bye | p.Error):
             self._gone(cid, left=isinstance(message, p.Bye))
         elif isinstance(message, p.Ping):

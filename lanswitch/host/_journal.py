@@ -4,6 +4,17 @@ The host is a deterministic function of its calls, their times and the bytes it 
 ``entropy``; with ``journal=True`` every call the shell makes (and every local power) is one
 msgpack record — its name, its arguments (a message as its payload, a rule set as TOML),
 whether it raised, and the randomness it drew — and :meth:`Host.restore` plays them back.
+
+A connection turned away at its ``hello`` is left out: the server shell calls ``connect``
+only with the ``hello`` in hand, and ``receive`` of it right after, so their two records are
+the last ones; when the host turned the connection away having closed and told nobody else
+(a wrong password, an unknown token, another version, a full table), the shell takes them
+back out of :attr:`Host.inputs` (``lanswitch.server``, ``Server._admit``). That is exact for
+the replay: such a hello changes nothing the host keeps — it returns before advancing the
+table (``receive``), ``Table.join`` refuses before it changes anything, and no randomness is
+drawn — but the time of the latest call (which every later call that reads the time sets
+again first) and ``last_cid`` (a resumed server then numbers from a lower id: the left-out
+id is in no record). An attacker guessing passwords thus leaves the journal as it was.
 """
 
 from __future__ import annotations

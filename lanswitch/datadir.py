@@ -1,0 +1,89 @@
+"""The data dir is private to its user: mode 0700, and 0600 for every file that holds cards,
+seeds or keys (a shell).
+
+What the data dir holds (see docs/security.md, Files): the history of the hands you played
+(``history.sqlite``: your cards), the host's TLS key (``host-key.pem``), the pins of the tables
+you joined (``pins.json``), and the journals of the tables you host (``tables/*.sqlite``: the
+host's signing key and every seed it drew). Another user of the same machine must read none
+of them. Each file is made with mode 0600 where lanswitch creates it; :func:`make_private`
+also tightens a data dir and files that an older lanswitch (or a lax umask) left readable, on
+every start of a command that uses them. Only permission bits are changed, and only ever
+tightened; a file we cannot change (another user's, a read-only disk) is left as it is — the
+command goes on, as it would have before.
+
+On a system without POSIX modes (Windows), ``chmod`` only sets the read-only flag: the
+private-ness of the files there is the user profile's ACL, and this does nothing harmful.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+__all__ = [
+    "DIR_MODE",
+    "FILE_MODE",
+    "SECRET_FILES",
+    "create_private",
+    "make_private",
+    "private_dir",
+    "tighten",
+    "tighten_sqlite",
+]
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+SECRET_FILES = ("history.sqlite", "host-key.pem", "pins.json")
+"""The data dir's files that hold cards or keys (each with its sqlite ``-wal``/``-shm``/
+``-journal`` companions where it has them); every ``tables/*.sqlite*`` journal as well."""
+_COMPANIONS = ("", "-wal", "-shm", "-journal")
+
+
+def tighten(path: Path, mode: int) -> None:
+    """Take every permission bit beyond ``mode`` away from ``path`` (if it exists)."""
+    with contextlib.suppress(OSError):
+        current = path.stat().st_mode & 0o777
+        if current & ~mode:
+            path.chmod(current & mode)
+
+
+def tighten_sqlite(path: Path) -> None:
+    """Tighten the sqlite file ``path`` and its ``-wal``, ``-shm`` and ``-journal`` to 0600."""
+    for suffix in _COMPANIONS:
+        tighten(Path(f"{path}{suffix}"), FILE_MODE)
+
+
+def private_dir(path: Path) -> Path:
+    """``path`` as a directory of its own user's only (made, with missing parents, if
+    needed: the parents get the usual mode, the directory itself 0700). OSError if it cannot
+    be made."""
+    path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    tighten(path, DIR_MODE)
+    return path
+
+
+def create_private(path: Path) -> None:
+    """Make ``path`` as an empty file of mode 0600 unless it exists (then: tighten it), so a
+    file that is about to hold secrets never exists with looser permissions."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, FILE_MODE))
+    except FileExistsError:
+        tighten(path, FILE_MODE)
+
+
+def make_private(data: Path) -> None:
+    """Make the data dir ``data`` (0700) and tighten what is already in it: the files of
+    :data:`SECRET_FILES` and every journal in ``tables/`` to 0600, ``tables/`` to 0700.
+    OSError if the data dir cannot be made."""
+    private_dir(data)
+    for name in SECRET_FILES:
+        tighten_sqlite(data / name)  # a file without companions: only itself
+    tables = data / "tables"
+    if tables.is_dir():
+        tighten(tables, DIR_MODE)
+        with contextlib.suppress(OSError):
+            for path in tables.iterdir():
+                if path.name.endswith(tuple(f".sqlite{s}" for s in _COMPANIONS)):
+                    tighten(path, FILE_MODE)
