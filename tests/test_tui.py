@@ -782,6 +782,21 @@ def test_chat_reaches_the_other_players() -> None:
     assert any(isinstance(m, p.Chat) and m.text == "good luck" for m in bob.received)
 
 
+def test_a_chat_line_a_host_did_not_clean_is_shown_escaped() -> None:
+    """The host cleans chat, but a modified host need not: a line with a right-to-left override
+    and a zero-width space (which prompt_toolkit prints as they are) is shown with them
+    escaped, on the screen as drawn (issue 15, item 3)."""
+    net = TableNet(HostConfig(name="T", seats=3, bots=1, bot_delay=0.0))
+    model, _ = tui_at(net)
+    model.session.receive(p.Chat(sender="bob", text="gg \u202eevil\u200b\u009b2J"))
+    lines = log_text(model)
+    assert any("gg \\u202eevil\\u200b\\x9b2J" in line for line in lines), lines
+    shown = "\n".join(screen_text(model))
+    assert "\u202e" not in shown
+    assert "\u200b" not in shown
+    assert "\\u202eevil" in shown
+
+
 def test_looks_ascii_four_colour_and_no_colour() -> None:
     ascii_look = Look(ascii=True)
     assert card_text(9 + 13 * 2, ascii_look) == "10H"

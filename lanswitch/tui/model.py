@@ -21,6 +21,7 @@ from .. import protocol as p
 from ..game import CALL_LAST, CALL_TWO, DRAW, PASS, SUIT_BASE, Phase
 from ..narrate import Line, describe, merge
 from ..session import HandRecord, News, Session, named
+from ..textsafe import escape
 from .prompts import Spot, cannot_follow, tables_for, why_not
 from .render import Look, StyledText, card_text, line_text, move_text
 
@@ -240,7 +241,7 @@ class TuiModel:
         self._add([(style, text)], source)
 
     def _add(self, text: StyledText, source: Line | None = None) -> None:
-        self.log.append(LogLine(text, source))
+        self.log.append(_logged(text, source))
         del self.log[:-LOG_LINES]
 
     def _narrate(self, line: Line) -> None:
@@ -248,7 +249,7 @@ class TuiModel:
         last = self.log[-1].source if self.log else None
         joined = merge(last, line) if last is not None else None
         if joined is not None:
-            self.log[-1] = LogLine(line_text(joined, self.look, _TONES[joined.tone]), joined)
+            self.log[-1] = _logged(line_text(joined, self.look, _TONES[joined.tone]), joined)
         else:
             self._add(line_text(line, self.look, _TONES[line.tone]), line)
 
@@ -526,3 +527,11 @@ def verdict_line(record: HandRecord) -> str:
 def special_moves(legal: tuple[int, ...]) -> list[int]:
     """The moves that are not cards or choices: draw, pass, the calls."""
     return [m for m in (DRAW, PASS, CALL_LAST, CALL_TWO) if m in legal]
+
+
+def _logged(text: StyledText, source: Line | None) -> LogLine:
+    """A line of the log, its text escaped (:func:`lanswitch.textsafe.escape`): chat, the
+    host's words and every name in them came over the network. prompt_toolkit already shows C0
+    and C1 controls as ``^X``; this also shows bidi and zero-width characters, which would
+    make a line read otherwise than it is."""
+    return LogLine([(style, escape(part)) for style, part in text], source)
