@@ -534,4 +534,10 @@ def _logged(text: StyledText, source: Line | None) -> LogLine:
     host's words and every name in them came over the network. prompt_toolkit already shows C0
     and C1 controls as ``^X``; this also shows bidi and zero-width characters, which would
     make a line read otherwise than it is."""
-    return LogLine([(style, escape(part)) for style, part in text], source)
+    out: StyledText = []
+    for frag in text:  # (style, text) or (style, text, mouse handler)
+        if len(frag) == 2:
+            out.append((frag[0], escape(frag[1])))
+        else:
+            out.append((frag[0], escape(frag[1]), frag[2]))
+    return LogLine(out, source)
