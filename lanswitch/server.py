@@ -37,7 +37,8 @@ a connection with its ``hello``:
 4. **Room**: a ``hello`` without a resume token is refused with ``table_full`` when its
    address already has ``per_address`` joined connections, or when the table holds
    ``MAX_CLIENTS`` people (seated players who are away count: their slots are kept). A
-   ``hello`` with a token goes to the host, which checks it: a resume always finds its slot.
+   ``hello`` with a token goes to the host, which checks it: a resume finds its slot (unless
+   the host's own cap of open connections is reached, its dead old one still counted).
 5. Only then does the host hear of the connection (``connect`` and the ``hello``, in one
    step). If the host turns it away without changing anything else (a wrong password, an
    unknown token, another version), the two records are taken back out of the journal: a
@@ -68,6 +69,7 @@ log = logging.getLogger(__name__)
 
 READ_SIZE = 65536
 CLOSE_WAIT = 2.0  # seconds to let a closing connection flush its last frames
+MAX_CLOSING = 32  # connections let flush their last frames at once; more are cut at once
 TLS_HANDSHAKE_TIMEOUT = 5.0  # seconds a new connection has to finish the TLS handshake
 MAX_HELLO_READS = 100_000  # reads before a hello (a frame's 65,540 bytes one at a time)
 
@@ -225,6 +227,7 @@ class Server:
         self.write_limit = write_limit
         self.journal = journal
         self.journal_error: Exception | None = None
+        self._closing = 0  # connections in their polite close (CLOSE_WAIT), at most MAX_CLOSING
         self.limits = limits = limits or Limits()
         self._ids = itertools.count(host.last_cid + 1)  # a resumed host's ids are taken
         self._links: dict[int, _Link] = {}
@@ -385,13 +388,23 @@ class Server:
         finally:
             if cid in self._links:
                 self._drop(cid, close=True)
-            try:
-                async with asyncio.timeout(CLOSE_WAIT):
-                    await writer.wait_closed()
-            except Exception:
-                # A peer that does not take part in the TLS close (one that never reads) would
-                # hold the TLS state for asyncio's 30 s shutdown timeout: let it go now.
+            if self._closing >= MAX_CLOSING:
+                # Connections are being turned away faster than they finish closing: a peer
+                # that never reads holds its TLS state for the whole polite close, outside
+                # every other limit (a made-up resume token, over and over). Past this many at
+                # once, a closing connection is cut at once (its last frame may be lost).
                 _end(writer, abort=True)
+            else:
+                self._closing += 1
+                try:
+                    async with asyncio.timeout(CLOSE_WAIT):
+                        await writer.wait_closed()
+                except Exception:
+                    # A peer that does not take part in the TLS close (one that never reads)
+                    # would hold the TLS state for asyncio's 30 s shutdown timeout: let it go.
+                    _end(writer, abort=True)
+                finally:
+                    self._closing -= 1
 
     async def _handshake(
         self, cid: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter

@@ -29,7 +29,7 @@ from lanswitch.bots import make_bot
 from lanswitch.client import Client, Target
 from lanswitch.host import MAX_CLIENTS, Host, HostConfig
 from lanswitch.hosting import new_table, serve, settle
-from lanswitch.server import CLOSE_WAIT, Limits, Server, _Guesses, address_key
+from lanswitch.server import CLOSE_WAIT, MAX_CLOSING, Limits, Server, _Guesses, address_key
 from lanswitch.session import Session
 from lanswitch.tls import Identity, client_context, load_or_create_identity, server_context
 from tests.test_cli_net import Host as CliHost
@@ -261,6 +261,58 @@ def test_silent_connections_hold_at_most_the_pending_slots_and_lose_them_at_the_
             assert isinstance(answer, p.Welcome), answer
             raw.close()
             again.close()
+        finally:
+            await server.close()
+
+    run(main)
+
+
+def _refused_and_deaf(port: int, source: str, count: int) -> list[ssl.SSLSocket]:
+    """``count`` connections, one after another, that each finish TLS, send a ``hello`` with a
+    made-up resume token (refused ``bad_token``) and then never read: each turned-away
+    connection would hold its TLS state through the host's polite close."""
+    ctx = client_context()
+    key = Ed25519PrivateKey.generate().public_key().public_bytes_raw()
+    hello = p.Hello(version=p.PROTOCOL_VERSION, name="x", key=key, token=b"A" * 22)
+    held = []
+    for _ in range(count):
+        sock = socket.create_connection((LOOPBACK, port), timeout=5, source_address=(source, 0))
+        try:
+            tls = ctx.wrap_socket(sock)
+            tls.sendall(p.Connection(p.Role.CLIENT).send(hello))
+            held.append(tls)
+        except (OSError, ssl.SSLError):
+            sock.close()
+    return held
+
+
+def test_connections_turned_away_after_tls_do_not_pile_up_in_their_close(
+    identity: Identity,
+) -> None:
+    """A connection the host turns away is closed politely (its last frame, the error, should
+    reach it), and a peer that never reads keeps that close — and the TLS state — for
+    CLOSE_WAIT. Made-up resume tokens, sent as fast as one address can, kept hundreds so on
+    the code before (outside every other limit); now at most MAX_CLOSING are let linger."""
+
+    async def main() -> None:
+        server = Server(make_host(), ssl_context=server_context(identity), address=LOOPBACK)
+        await server.start()
+        try:
+            most = 0
+            opening = asyncio.create_task(
+                asyncio.to_thread(_refused_and_deaf, server.port, "127.0.0.2", 300)
+            )
+            for _ in range(600):  # bounded: 30 s
+                most = max(most, _server_tls_states())
+                if opening.done():
+                    break
+                await asyncio.sleep(0.05)
+            held = await opening
+            assert MAX_CLOSING == 32
+            assert len(held) > 100  # (they did get through TLS, one after another)
+            assert most <= 32 + LIMITS.pending, most
+            for sock in held:
+                sock.close()
         finally:
             await server.close()
 
