@@ -787,10 +787,12 @@ def _player_name(given: str | None) -> str:
 
     if given is None:
         return p.clean_text(default_name(), p.NAME.hi) or "player"
-    name = p.clean_text(given, p.NAME.hi)
-    if not name:
-        raise _UsageError(f"--name {given!r} has nothing visible to show: give another name")
-    return name
+    try:
+        return p.clean_name(given)
+    except ValueError:
+        raise _UsageError(
+            f"--name {given!r} has nothing visible to show: give another name"
+        ) from None
 
 
 def _interface(addr: str | None) -> str | None:

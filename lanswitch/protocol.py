@@ -82,6 +82,7 @@ __all__ = [
     "Stand",
     "State",
     "Welcome",
+    "clean_name",
     "clean_text",
     "decode_frame_payload",
     "encode_frame",
@@ -311,6 +312,17 @@ def clean_text(text: str, limit: int) -> str:
             continue  # a mark with nothing to sit on
         kept.append(ch)
     return " ".join("".join(kept).split())[:limit]
+
+
+def clean_name(text: str, what: str = "the name") -> str:
+    """``text`` cleaned (:func:`clean_text`) into a ``name``: a player's, the table's.
+    ValueError, naming ``what``, if nothing visible is left of it."""
+    name = clean_text(text, NAME.hi)
+    if not name:
+        raise ValueError(
+            f"{what} {text!r} has no visible characters: give one of 1 to {NAME.hi} characters"
+        )
+    return name
 
 
 @dataclass(frozen=True, slots=True)

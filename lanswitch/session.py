@@ -58,7 +58,7 @@ from .game import Event, View
 from .handcheck import lobby_problems, own_seat_problem
 from .rules import RuleSet
 
-__all__ = ["HandRecord", "News", "Session", "named"]
+__all__ = ["HandRecord", "News", "Session", "hand_setup", "named"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +112,20 @@ def named(text: str, names: Sequence[str]) -> str:
         return names[i] if i < len(names) and names[i] else m[0]
 
     return _PID.sub(name, text)
+
+
+def hand_setup(m: p.Hand) -> HandSetup:
+    """The fair deal's setup of the hand ``m`` deals (SetupError if it is not a valid one)."""
+    return HandSetup.from_toml(
+        m.game_id,
+        m.hand_no,
+        m.rules,
+        m.seats,
+        m.keys,
+        dealer=m.dealer,
+        out=m.out,
+        turn_timer_ms=m.turn_timer_ms,
+    )
 
 
 HEADS_PATIENCE: Final = 90.0
@@ -181,9 +195,7 @@ class Session:
         ``name`` is cleaned as the host cleans it (a tab becomes a space, control and
         format characters go), so that ``hello`` is a valid message; ValueError if nothing
         is left of it."""
-        self.name = p.clean_text(name, p.NAME.hi)
-        if not self.name:
-            raise ValueError(f"the name {name!r} has no visible characters: choose another")
+        self.name = p.clean_name(name)
         self.key = key
         self.public_key = public_bytes(key)
         self.entropy = entropy
@@ -402,16 +414,7 @@ class Session:
             return None, f"the host deals hand {m.hand_no} again: not taking part"
         self.seen_hands.add(this)
         try:
-            setup = HandSetup.from_toml(
-                m.game_id,
-                m.hand_no,
-                m.rules,
-                m.seats,
-                m.keys,
-                dealer=m.dealer,
-                out=m.out,
-                turn_timer_ms=m.turn_timer_ms,
-            )
+            setup = hand_setup(m)
         except SetupError as e:
             return None, f"the host's setup of hand {m.hand_no} is not valid ({e}): not taking part"
         return setup, None

@@ -24,10 +24,11 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from lanswitch import protocol as p
-from lanswitch.fairdeal import HandSetup, Log, Move, TurnUp, decode_event
+from lanswitch.fairdeal import Log, Move, TurnUp, decode_event
 from lanswitch.fairdeal import primitives as pr
 from lanswitch.host import Host, HostConfig
 from lanswitch.rules import PRESETS
+from lanswitch.session import hand_setup
 
 # Hands over all presets: 450 in the test suite (about 40 s); set LANSWITCH_HIDDEN_HANDS=10000
 # for the long run issue #6 asks for.
@@ -52,9 +53,7 @@ class Player:
         if isinstance(m, p.Hand):
             self.pid = next(q for q, k in m.keys.items() if k == self.public)
             self.seat = m.seats.index(self.pid)
-            setup = HandSetup.from_toml(
-                m.game_id, m.hand_no, m.rules, m.seats, m.keys, dealer=m.dealer, out=m.out
-            )
+            setup = hand_setup(m)
             self.log = Log(setup.ctx0, [setup.note])
             self.seeds, self.commitments = {}, {}
             return []

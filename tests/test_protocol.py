@@ -50,6 +50,7 @@ from lanswitch.protocol import (
     State,
 )
 from lanswitch.rules import PRESETS, RuleSet
+from lanswitch.session import hand_setup
 from lanswitch.simulate import play_hand
 from tests.scripts import load_script
 
@@ -1029,16 +1030,7 @@ def test_real_hands_fit_the_messages(preset: str, players: int) -> None:
 def scenario_setup() -> HandSetup:
     hand = SAMPLES["hand"]
     assert isinstance(hand, p.Hand)
-    return HandSetup.from_toml(
-        hand.game_id,
-        hand.hand_no,
-        hand.rules,
-        hand.seats,
-        hand.keys,
-        dealer=hand.dealer,
-        out=hand.out,
-        turn_timer_ms=hand.turn_timer_ms,
-    )
+    return hand_setup(hand)
 
 
 def announcement_of(m: p.Message) -> Announcement:
@@ -1191,17 +1183,7 @@ def test_the_messages_carry_a_whole_transcript() -> None:
     def seat_side(m: p.Message) -> list[p.Message]:
         """A seat's client, reduced to what the fair deal needs."""
         if isinstance(m, p.Hand):
-            got = HandSetup.from_toml(
-                m.game_id,
-                m.hand_no,
-                m.rules,
-                m.seats,
-                m.keys,
-                dealer=m.dealer,
-                out=m.out,
-                turn_timer_ms=m.turn_timer_ms,
-            )
-            seat_state["rec"] = SeatRecorder(got, m.seats.index(me), private)
+            seat_state["rec"] = SeatRecorder(hand_setup(m), m.seats.index(me), private)
             return []
         rec = seat_state["rec"]
         if isinstance(m, p.Announce):

@@ -97,13 +97,7 @@ class HostConfig:
         # The table's name goes out in every welcome and lobby as a ``name``: cleaned as a
         # joiner's name is (a tab in ``--name`` made every welcome fail its own check, so
         # nobody could join: issue #15).
-        name = p.clean_text(self.name, p.NAME.hi)
-        if not name:
-            raise ValueError(
-                f"the table's name {self.name!r} has no visible characters: give it 1 to "
-                f"{p.NAME.hi}"
-            )
-        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "name", p.clean_name(self.name, "the table's name"))
         if not 0 <= self.bots <= self.seats:
             raise ValueError(f"bots must be 0..{self.seats}, not {self.bots}")
         if self.bot_strategy not in BOTS:
