@@ -17,7 +17,6 @@ import socket
 import ssl
 import time
 from asyncio import sslproto
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import msgpack
@@ -34,7 +33,8 @@ from lanswitch.session import Session
 from lanswitch.tls import Identity, client_context, load_or_create_identity, server_context
 from tests.test_cli_net import Host as CliHost
 from tests.test_journal import state
-from tests.test_server import target_of
+from tests.test_server import make_host as loop_host
+from tests.test_server import run, target_of
 
 LOOPBACK = "127.0.0.1"
 LIMITS = Limits()
@@ -45,18 +45,8 @@ def identity(tmp_path_factory: pytest.TempPathFactory) -> Identity:
     return load_or_create_identity(tmp_path_factory.mktemp("host"))
 
 
-def run(coro: Callable[[], Awaitable[None]], limit: float = 60.0) -> None:
-    async def bounded() -> None:
-        async with asyncio.timeout(limit):
-            await coro()
-
-    asyncio.run(bounded())
-
-
 def make_host(**kw: object) -> Host:
-    base: dict[str, object] = {"name": "Door", "seats": 3, "bots": 1, "bot_delay": 0.0}
-    base.update(kw)
-    return Host(HostConfig(**base), entropy=os.urandom, now=time.monotonic())  # type: ignore[arg-type]
+    return loop_host(**{"name": "Door", **kw})
 
 
 class Raw:
