@@ -56,6 +56,7 @@ __all__ = [
     "CALL_TWO",
     "DRAW",
     "EVENT_KINDS",
+    "HIDDEN_BASE",
     "MIMIC_BASE",
     "MISSED_LAST",
     "MISSED_PEANUCKLE",
@@ -88,6 +89,10 @@ CALL_LAST: Final = 220
 CALL_TWO: Final = 221
 MIMIC_BASE: Final = 300  # + face 0..51
 BLUNDER_FLAG: Final = 1 << 16  # marks a blunder in the log
+# A hidden card: a position of a dealer-blind deck whose card nobody running this engine knows
+# yet (``HIDDEN_BASE + position``, see :meth:`Game.reveal`). Above every card id and move, so
+# it is never a legal move and matches nothing.
+HIDDEN_BASE: Final = 512
 
 
 class Phase(enum.IntEnum):
@@ -505,6 +510,7 @@ STATE_FIELDS: Final = (
     "active",
     "again",
     "any_debt",
+    "blind",
     "called_last",
     "called_two",
     "counts",
@@ -527,6 +533,7 @@ STATE_FIELDS: Final = (
     "hand_no",
     "hand_size",
     "hands",
+    "hold",
     "idle_passes",
     "knock",
     "last",
@@ -578,6 +585,7 @@ class Game:
         dealer: int = 0,
         out: Iterable[int] = (),
         hand_no: int = 1,
+        blind: bool = False,
     ) -> None:
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise ValueError(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, not {players}")
@@ -642,6 +650,15 @@ class Game:
         self.reshuffles = 0
         self.turns = 0
         self.mimic_allowed = 0
+        # A dealer-blind hand: its host runs this engine on public information, with the
+        # cards nobody has opened hidden (HIDDEN_BASE and up), and each player runs it with its
+        # own cards known. So no outcome may be decided by a card in the mover's hand: where
+        # the rules end a turn because nothing more can be played ("only PASS is legal"), a
+        # blind hand waits for the PASS instead (the player's client sends it), and the held
+        # back last card of 001 becomes `hold` (1: only PASS is legal; 2: a hidden card might
+        # be held back, so PASS is legal too, and the check after the hand tells).
+        self.blind = blind
+        self.hold = 0
         self.special = True
         self._reset_turn()
         self._legal: list[int] | None = None
@@ -652,6 +669,7 @@ class Game:
         if self.special:
             self._reset_special()
         self.played = 0
+        self.hold = 0
         self.called_last = self.called_two = self.drew = False
         self.start_count = self.counts[self.turn]
 
@@ -680,13 +698,25 @@ class Game:
             return ("reshuffle", sorted(self.discard[:-1]))
         return None
 
-    def apply_chance(self, order: Sequence[int]) -> list[Event]:
-        """Answer the chance request with those cards in order; ``order[0]`` is the top."""
+    def apply_chance(self, order: Sequence[int], *, hidden: bool = False) -> list[Event]:
+        """Answer the chance request with those cards in order; ``order[0]`` is the top.
+
+        ``hidden``: a dealer-blind deal, where the engine runs on public information only.
+        Then ``order`` may hold hidden cards (distinct ids from :data:`HIDDEN_BASE` up) in
+        place of the awaited cards nobody knows yet; the known ones (a turned-up starter) must
+        still be awaited cards. :meth:`reveal` names a hidden card once it is opened.
+        """
         req = self.chance_request()
         if req is None:
             raise ValueError("no shuffle is awaited now")
         kind, cards = req
-        if sorted(order) != cards:
+        if hidden:
+            known = {c for c in order if c < HIDDEN_BASE}
+            if len(order) != len(cards) or len(set(order)) != len(order) or not known <= set(cards):
+                raise ValueError(
+                    f"the {kind} order must hold each awaited card or a hidden one, once"
+                )
+        elif sorted(order) != cards:
             raise ValueError(f"the {kind} order must be a permutation of the awaited cards")
         self.events = ev = []
         self.log.append((-1, tuple(order)))
@@ -778,7 +808,13 @@ class Game:
         legal = self._legal
         if legal is not None:
             return legal
-        if self.phase == _PLAY and not self.pend_kind and not self.free and self.named_suit < 0:
+        if (
+            self.phase == _PLAY
+            and not self.pend_kind
+            and not self.free
+            and self.named_suit < 0
+            and not self.hold
+        ):
             # The most common question, answered inline: what starts a turn on a plain top
             # card. The same rules as the general path in _compute_legal.
             seat = self.turn
@@ -808,6 +844,8 @@ class Game:
         t = self.t
         hand = self.hands[seat]
         if phase == _PLAY:
+            if self.hold == 1:
+                return [PASS]
             if self.pend_kind and self.pend_target == seat:
                 stack, cancel, ret = t.answers(self.pend_rows)
                 cards = hand & (stack | cancel | ret)
@@ -824,6 +862,8 @@ class Game:
                 ):
                     # With nothing left to draw (no reshuffle possible), not playing is a pass.
                     moves.append(DRAW if self.stock else PASS)
+            if self.hold == 2 and PASS not in moves:
+                moves.append(PASS)
             if self.counts[seat] <= t.call_max:
                 self._add_calls(moves, seat)
             return moves
@@ -939,6 +979,7 @@ class Game:
             move < MAX_CARD
             and t.plain_card[move]
             and not self.played
+            and not self.hold
             and counts[seat] > t.quiet_hand
             and not self.called_last
             and not self.called_two
@@ -1162,7 +1203,7 @@ class Game:
             self._end_turn(seat)  # nothing can continue this turn: no need to list moves
             return
         moves = self._compute_legal()
-        if moves == [PASS]:
+        if moves == [PASS] and not self.blind:
             self._end_turn(seat)
         else:
             self._legal = moves
@@ -1193,16 +1234,25 @@ class Game:
         elif policy == "one_then_play":
             self._draw(seat, 1)
             self.phase = _AFTER_DRAW
-            if self._compute_legal() == [PASS]:
+            if not self.blind and self._compute_legal() == [PASS]:
                 self._end_turn(seat)
         else:  # until_playable: stay in PLAY; the legal moves say what comes next
-            held = self.hands[seat] & self.playable_mask() if self.counts[seat] == 1 else 0
+            one = self.counts[seat] == 1
+            held = self.hands[seat] & self.playable_mask() if one else 0
             held_back = held and not self._finish_filter(held, seat)
+            unknown = self.blind and one and self.hands[seat] >> HIDDEN_BASE != 0
             self._draw(seat, 1)
             if held_back:
                 # The last card would play but may not end the hand: 001 "they must pick up a
                 # card from the deck and cannot play the trick card" - one card, turn over.
-                self._end_turn(seat)
+                if self.blind:
+                    self.hold = 1
+                    self._legal = None
+                else:
+                    self._end_turn(seat)
+            elif unknown:
+                self.hold = 2
+                self._legal = None
 
     def _on_pass(self, seat: int) -> None:
         if self.pend_kind == 2 and self.pend_target == seat:
@@ -1572,9 +1622,10 @@ class Game:
         dealer: int = 0,
         out: Iterable[int] = (),
         hand_no: int = 1,
+        blind: bool = False,
     ) -> Game:
         """Rebuild a hand from its log (chance orders and moves, as :attr:`log` holds them)."""
-        g = cls(rules, players, dealer=dealer, out=out, hand_no=hand_no)
+        g = cls(rules, players, dealer=dealer, out=out, hand_no=hand_no, blind=blind)
         for seat, entry in log:
             if isinstance(entry, tuple):
                 g.apply_chance(entry)
@@ -1604,7 +1655,8 @@ class Game:
         return self.clone()
 
     def cards_conserved(self) -> bool:
-        """Every card is in exactly one place: a hand, the stock or the discard pile."""
+        """Every card is in exactly one place: a hand, the stock or the discard pile (in a
+        dealer-blind hand, some of them as hidden cards, each in one place too)."""
         seen = 0
         total = 0
         for h in self.hands:
@@ -1617,7 +1669,31 @@ class Game:
                 return False
             seen |= 1 << c
             total += 1
-        return total == len(self.deck) and seen == sum(1 << c for c in self.deck)
+        known = seen & ((1 << HIDDEN_BASE) - 1)
+        return total == len(self.deck) and known & ~self.t.all_mask == 0
+
+    def reveal(self, hidden: int, card: int) -> int:
+        """The hidden card ``hidden`` (in a hand or the stock) is ``card``: the seat that holds
+        it, or -1 for the stock. Refused (ValueError, nothing changed) if there is no such
+        hidden card, or ``card`` is not of this deck or is already known to be elsewhere."""
+        if hidden < HIDDEN_BASE or not 0 <= card < MAX_CARD or not (self.t.all_mask >> card) & 1:
+            raise ValueError(f"cannot reveal {hidden} as {card}")
+        for h in self.hands:
+            if (h >> card) & 1:
+                raise ValueError(f"{format_card(card)} is already in a hand")
+        if card in self.stock or card in self.discard:
+            raise ValueError(f"{format_card(card)} is already on the table")
+        bit = 1 << hidden
+        for seat in range(self.players):
+            if self.hands[seat] & bit:
+                self.hands[seat] = (self.hands[seat] ^ bit) | (1 << card)
+                self._legal = None
+                return seat
+        for i in range(len(self.stock)):
+            if self.stock[i] == hidden:
+                self.stock[i] = card
+                return -1
+        raise ValueError(f"no hidden card {hidden}")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,447 @@
+"""The dealer-blind deck's cryptography: card points, the two locking passes, opening a
+position, and a key released to one drawer alone.
+
+Theory of operation
+-------------------
+SRA-style mental poker on the prime-order subgroup of Ed25519 (order ``ℓ``), with libsodium's
+group operations (PyNaCl). Every card ``c`` of a shuffle is a point ``P_c`` (hash to curve,
+bound to the hand). Locking a point with a secret scalar ``k`` is ``k·P``; locks commute
+(``a·(b·P) = b·(a·P)``) and one is removed with ``k⁻¹ mod ℓ``. Telling which card hides
+under ``k·P`` without ``k`` is the decisional Diffie–Hellman problem in that group.
+
+A shuffle of ``n`` cards is two passes over the deck by every participant in turn (the people
+present, then ``@dealer``):
+
+1. **lock pass**: participant ``i`` locks every point with one key ``k_i`` and permutes the
+   deck with a permutation ``π_i``: ``out[t] = k_i · in[π_i[t]]``;
+2. **key pass**: participant ``i`` swaps its one lock for one key per position ``c_{i,j}``:
+   ``out[j] = (c_{i,j} · k_i⁻¹) · in[j]`` (no permutation).
+
+After both passes position ``j`` holds ``(∏_i c_{i,j}) · P_card``; nobody knows which card
+until every participant has given its ``c_{i,j}``. A drawer gets the others' keys of its
+position sealed to it alone (:func:`seal_release`); laying a card, or turning one up, makes
+every key of its position public (:func:`open_position`).
+
+Everything a participant uses in a shuffle is derived from one 32-byte seed
+(:class:`BlindKeys`), so after the hand it reveals that seed and everyone recomputes its passes
+exactly, position by position (:func:`check_passes`), and every key it released. A pass that
+swaps in a duplicate or drops a card, or a key released wrong, is then proven against its
+author's signatures. Between the passes only what needs no secret is checked live (every point
+valid, all distinct, the right count: :func:`check_points`).
+
+Pure: seeds come in as bytes. ``protocol/SPEC.md`` ("Dealer-blind") is the byte-exact
+description.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import nacl.bindings as sodium
+import nacl.exceptions
+
+from ..cards import MAX_CARD
+from .primitives import (
+    HASH_BYTES,
+    SEED_BYTES,
+    UsageError,
+    check_id,
+    enc,
+    need_bytes,
+    shuffle,
+    u8,
+    u16,
+    u32,
+)
+
+__all__ = [
+    "ELL",
+    "POINT_BYTES",
+    "SCALAR_BYTES",
+    "SEALED_BYTES",
+    "BlindKeys",
+    "CardPoints",
+    "PassFault",
+    "card_point",
+    "check_passes",
+    "check_points",
+    "dealt_order",
+    "key_pass",
+    "lock_pass",
+    "open_position",
+    "pass_message",
+    "points_hash",
+    "release_message",
+    "seal_release",
+    "unseal_release",
+]
+
+ELL: Final = 2**252 + 27742317777372353535851937790883648493
+"""The order ``ℓ`` of Ed25519's prime-order subgroup, where every point here lives."""
+POINT_BYTES: Final = 32
+SCALAR_BYTES: Final = 32
+_SIG: Final = 64
+_TAG: Final = 16
+SEALED_BYTES: Final = SCALAR_BYTES + _SIG + _TAG
+"""A released key sealed to its drawer: the key, its sender's signature, the AEAD tag."""
+
+_PREFIX: Final = "lanswitch/v2/blind/"
+
+
+def _label(name: str) -> bytes:
+    return enc(_PREFIX + name)
+
+
+def _h(name: str, *parts: bytes) -> bytes:
+    """``SHA-256(enc("lanswitch/v2/blind/" + name) ‖ parts…)``."""
+    h = hashlib.sha256(_label(name))
+    for p in parts:
+        h.update(p)
+    return h.digest()
+
+
+def _scalar(name: str, *parts: bytes) -> bytes:
+    """A scalar mod ℓ, uniform: ``SHA-512(label ‖ parts…)`` reduced (libsodium's
+    ``scalar_reduce`` of 64 bytes). Zero has probability 2⁻²⁵² and is refused."""
+    h = hashlib.sha512(_label(name))
+    for p in parts:
+        h.update(p)
+    s: bytes = sodium.crypto_core_ed25519_scalar_reduce(h.digest())
+    if s == bytes(SCALAR_BYTES):  # pragma: no cover  (2^-252)
+        raise UsageError("a derived scalar is zero")
+    return s
+
+
+def _mult(k: bytes, p: bytes) -> bytes:
+    """``k·P`` without clamping, so that locks commute exactly. libsodium refuses a point
+    that is not on the curve, not canonical, or of small order, and a zero result."""
+    try:
+        out: bytes = sodium.crypto_scalarmult_ed25519_noclamp(k, p)
+    except (nacl.exceptions.RuntimeError, nacl.exceptions.CryptoError, ValueError, TypeError):
+        raise UsageError("not a point of the prime-order group") from None
+    return out
+
+
+def _inv(k: bytes) -> bytes:
+    out: bytes = sodium.crypto_core_ed25519_scalar_invert(k)
+    return out
+
+
+def _mul(a: bytes, b: bytes) -> bytes:
+    out: bytes = sodium.crypto_core_ed25519_scalar_mul(a, b)
+    return out
+
+
+def _is_scalar(s: object) -> bool:
+    """A canonical nonzero scalar: 32 bytes, little-endian, ``0 < s < ℓ``."""
+    return isinstance(s, bytes) and len(s) == SCALAR_BYTES and 0 < int.from_bytes(s, "little") < ELL
+
+
+# ---------------------------------------------------------------------------------------------
+# Card points
+
+
+def card_point(ctx0: bytes, card: int) -> bytes:
+    """``P_c = from_uniform(H("card", ctx_0 ‖ u8(c)))``: card ``c``'s point for the hand
+    ``ctx_0`` (libsodium's Elligator 2 map, cleared to the prime-order subgroup)."""
+    if not 0 <= card < MAX_CARD:
+        raise UsageError(f"{card} is not a card id")
+    r = _h("card", need_bytes("ctx0", ctx0, HASH_BYTES), u8(card))
+    out: bytes = sodium.crypto_core_ed25519_from_uniform(r)
+    return out
+
+
+class CardPoints:
+    """The points of a hand's cards and the way back from a point to its card."""
+
+    __slots__ = ("_card", "_point", "ctx0")
+
+    def __init__(self, ctx0: bytes, cards: Iterable[int]) -> None:
+        self.ctx0 = need_bytes("ctx0", ctx0, HASH_BYTES)
+        self._point: dict[int, bytes] = {c: card_point(ctx0, c) for c in sorted(set(cards))}
+        self._card = {p: c for c, p in self._point.items()}
+        if len(self._card) != len(self._point):  # pragma: no cover  (a SHA-256 collision)
+            raise UsageError("two cards share a point")
+
+    def point(self, card: int) -> bytes:
+        return self._point[card]
+
+    def card(self, point: bytes) -> int | None:
+        """The card whose point this is, or None (a point that is no card of this hand)."""
+        return self._card.get(point)
+
+    def deck(self, cards: Iterable[int]) -> list[bytes]:
+        """The input of a shuffle's first pass: the points of ``cards`` sorted ascending."""
+        return [self._point[c] for c in sorted(cards)]
+
+
+# ---------------------------------------------------------------------------------------------
+# One participant's keys for one shuffle
+
+
+@dataclass(frozen=True, slots=True)
+class BlindKeys:
+    """Everything participant ``pid`` uses in the shuffle ``ctx`` of ``n`` cards, derived from
+    its ``seed``: the lock ``k`` of the first pass, its permutation ``π`` (``perm[t]`` is the
+    input position that goes to output ``t``), and the key ``c_j`` of every position.
+
+    ``k = S("lock", ctx ‖ enc(id) ‖ seed)``, ``c_j = S("position", ctx ‖ enc(id) ‖ seed ‖
+    u16(j))`` where ``S`` reduces a SHA-512 mod ℓ; ``π`` is the fair deal's unbiased shuffle of
+    ``0..n−1`` under the key ``H("permute", ctx ‖ enc(id) ‖ seed)``.
+    """
+
+    ctx: bytes
+    pid: str
+    n: int
+    lock: bytes
+    perm: tuple[int, ...]
+    positions: tuple[bytes, ...]
+
+    @classmethod
+    def derive(cls, ctx: bytes, pid: str, seed: bytes, n: int) -> BlindKeys:
+        ctx = need_bytes("ctx", ctx, HASH_BYTES)
+        seed = need_bytes("seed", seed, SEED_BYTES)
+        if not 1 <= n <= MAX_CARD:
+            raise UsageError(f"a shuffle has 1..{MAX_CARD} cards, not {n}")
+        who = enc(check_id(pid, dealer_ok=True))
+        lock = _scalar("lock", ctx, who, seed)
+        perm = tuple(shuffle(_h("permute", ctx, who, seed), range(n)))
+        positions = tuple(_scalar("position", ctx, who, seed, u16(j)) for j in range(n))
+        return cls(ctx, pid, n, lock, perm, positions)
+
+
+# ---------------------------------------------------------------------------------------------
+# The two passes
+
+
+def lock_pass(points: Sequence[bytes], keys: BlindKeys) -> list[bytes]:
+    """The first pass: ``out[t] = k · in[π[t]]``."""
+    if len(points) != keys.n:
+        raise UsageError(f"a pass over {keys.n} positions got {len(points)} points")
+    k = keys.lock
+    return [_mult(k, points[src]) for src in keys.perm]
+
+
+def key_pass(points: Sequence[bytes], keys: BlindKeys) -> list[bytes]:
+    """The second pass: ``out[j] = (c_j · k⁻¹) · in[j]``, one scalar multiplication each."""
+    if len(points) != keys.n:
+        raise UsageError(f"a pass over {keys.n} positions got {len(points)} points")
+    unlock = _inv(keys.lock)
+    return [_mult(_mul(c, unlock), p) for c, p in zip(keys.positions, points, strict=True)]
+
+
+def check_points(points: object, n: int) -> str | None:
+    """What is wrong with a pass's output that anyone can see without a key: the count, a
+    point that is not in the prime-order group, or two equal points (a copied card). None if
+    nothing is."""
+    if not isinstance(points, list | tuple) or len(points) != n:
+        return f"a pass must give {n} points"
+    seen: set[bytes] = set()
+    for j, p in enumerate(points):
+        if not isinstance(p, bytes) or len(p) != POINT_BYTES:
+            return f"position {j} is not a 32-byte point"
+        if not sodium.crypto_core_ed25519_is_valid_point(p):
+            return f"position {j} is not a point of the prime-order group"
+        if p in seen:
+            return f"position {j} repeats a point given before it"
+        seen.add(p)
+    return None
+
+
+def points_hash(points: Sequence[bytes]) -> bytes:
+    """``H("points", u16(n) ‖ point…)``: what a pass's signature covers of its output."""
+    return _h("points", u16(len(points)), *points)
+
+
+def pass_message(ctx: bytes, pid: str, number: int, points: Sequence[bytes]) -> bytes:
+    """``enc("sign/pass") ‖ ctx ‖ enc(id) ‖ u8(pass) ‖ H(points)``: ``id`` gave ``points`` as
+    its output of pass ``number`` (1, the lock pass; 2, the key pass) of the shuffle ``ctx``."""
+    if number not in (1, 2):
+        raise UsageError(f"a pass is 1 or 2, not {number}")
+    return (
+        _label("sign/pass")
+        + need_bytes("ctx", ctx, HASH_BYTES)
+        + enc(check_id(pid, dealer_ok=True))
+        + u8(number)
+        + points_hash(points)
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Opening a position
+
+
+def open_position(point: bytes, keys: Iterable[bytes]) -> bytes:
+    """The card point under ``point`` once every participant's key of its position is
+    given: ``(∏ c_j)⁻¹ · point`` (one inversion and one multiplication, whatever the number
+    of participants)."""
+    m = None
+    for c in keys:
+        if not _is_scalar(c):
+            raise UsageError("a position key must be a canonical nonzero scalar")
+        m = c if m is None else _mul(m, c)
+    if m is None:
+        raise UsageError("no keys to open a position with")
+    return _mult(_inv(m), point)
+
+
+def release_message(ctx: bytes, sender: str, to: str, position: int, key: bytes) -> bytes:
+    """``enc("sign/release") ‖ ctx ‖ enc(sender) ‖ enc(to) ‖ u16(j) ‖ c``: ``sender``'s key
+    ``c`` of position ``j`` of the shuffle ``ctx``, given to ``to`` (``""``: made public, when
+    the card is laid or turned up). Signed, so a wrong key is proven against the seed revealed
+    after the hand."""
+    if not 0 <= position < MAX_CARD:
+        raise UsageError(f"position {position} is out of range")
+    return (
+        _label("sign/release")
+        + need_bytes("ctx", ctx, HASH_BYTES)
+        + enc(check_id(sender, dealer_ok=True))
+        + enc(check_id(to, dealer_ok=True) if to else "")
+        + u16(position)
+        + need_bytes("key", key, SCALAR_BYTES)
+    )
+
+
+def _curve_secret(ed_seed: bytes) -> bytes:
+    """The X25519 secret of an Ed25519 key given by its 32-byte seed (libsodium's map)."""
+    _pk, sk = sodium.crypto_sign_seed_keypair(need_bytes("private key", ed_seed, 32))
+    out: bytes = sodium.crypto_sign_ed25519_sk_to_curve25519(sk)
+    return out
+
+
+def _curve_public(ed_public: bytes) -> bytes:
+    try:
+        out: bytes = sodium.crypto_sign_ed25519_pk_to_curve25519(
+            need_bytes("public key", ed_public, 32)
+        )
+    except (nacl.exceptions.RuntimeError, nacl.exceptions.CryptoError, ValueError):
+        raise UsageError("not an Ed25519 public key") from None
+    return out
+
+
+def _seal_key(
+    own_seed: bytes, peer_public: bytes, ctx: bytes, sender: str, to: str, position: int
+) -> tuple[bytes, bytes, bytes]:
+    """The AEAD key, nonce and associated data of one release. The key is
+    ``H("seal", X25519(a, B) ‖ ctx ‖ enc(sender) ‖ enc(to))`` between the two session keys
+    (the same from either side); the nonce is ``u32(0) ‖ u32(0) ‖ u32(j)``: unique, since a
+    position of a shuffle is released from one sender to one drawer once."""
+    try:
+        shared = sodium.crypto_scalarmult(_curve_secret(own_seed), _curve_public(peer_public))
+    except nacl.exceptions.RuntimeError:
+        raise UsageError("the peer's key gives no shared secret") from None
+    who = enc(check_id(sender, dealer_ok=True)) + enc(check_id(to, dealer_ok=True))
+    key = _h("seal", shared, need_bytes("ctx", ctx, HASH_BYTES), who)
+    return key, bytes(8) + u32(position), _label("sealed") + ctx + who + u16(position)
+
+
+def seal_release(
+    sender_seed: bytes,
+    to_public: bytes,
+    ctx: bytes,
+    sender: str,
+    to: str,
+    position: int,
+    key: bytes,
+    signature: bytes,
+) -> bytes:
+    """``key ‖ signature`` encrypted to ``to`` alone (ChaCha20-Poly1305 under a key from
+    X25519 between the two Ed25519 session keys): the host relays it and cannot read it."""
+    aead_key, nonce, aad = _seal_key(sender_seed, to_public, ctx, sender, to, position)
+    body = need_bytes("key", key, SCALAR_BYTES) + need_bytes("signature", signature, _SIG)
+    out: bytes = sodium.crypto_aead_chacha20poly1305_ietf_encrypt(body, aad, nonce, aead_key)
+    return out
+
+
+def unseal_release(
+    own_seed: bytes,
+    sender_public: bytes,
+    ctx: bytes,
+    sender: str,
+    to: str,
+    position: int,
+    sealed: bytes,
+) -> tuple[bytes, bytes] | None:
+    """``(key, signature)`` from a sealed release, or None if it does not open (it was not
+    sealed by ``sender`` to this drawer for this position, or it was changed on the way)."""
+    if not isinstance(sealed, bytes) or len(sealed) != SEALED_BYTES:
+        return None
+    aead_key, nonce, aad = _seal_key(own_seed, sender_public, ctx, sender, to, position)
+    try:
+        body: bytes = sodium.crypto_aead_chacha20poly1305_ietf_decrypt(sealed, aad, nonce, aead_key)
+    except nacl.exceptions.CryptoError:
+        return None
+    return body[:SCALAR_BYTES], body[SCALAR_BYTES:]
+
+
+# ---------------------------------------------------------------------------------------------
+# After the hand: every pass recomputed from the revealed seeds
+
+
+@dataclass(frozen=True, slots=True)
+class PassFault:
+    """The first pass that its author's revealed seed does not reproduce."""
+
+    pid: str
+    number: int
+    detail: str
+
+
+def check_passes(
+    ctx: bytes,
+    deck: Sequence[bytes],
+    order: Sequence[str],
+    passes: Mapping[tuple[str, int], Sequence[bytes]],
+    seeds: Mapping[str, bytes],
+    *,
+    complete: bool = True,
+) -> PassFault | None:
+    """Recompute a whole shuffle from the revealed seeds: the first pass (in the order they
+    were made: every participant's lock pass in ``order``, then every key pass) whose given
+    output differs from what its author's seed makes of its input is that author's fault.
+
+    ``deck`` is the first input (the round's card points, sorted by card); ``passes[(id, k)]``
+    is the output ``id`` signed for pass ``k``; a participant without a seed here cannot be
+    checked and is the caller's to blame (it withheld its seed). ``complete=False``: the
+    shuffle was cut short, and the passes given so far are checked.
+    """
+    n = len(deck)
+    current = list(deck)
+    for number in (1, 2):
+        for pid in order:
+            given = passes.get((pid, number))
+            if given is None:
+                if not complete:
+                    return None  # a shuffle cut short: every pass given so far checks
+                return PassFault(pid, number, "gave no output for this pass")
+            seed = seeds.get(pid)
+            if seed is None:
+                raise UsageError(f"no seed of {pid} to check its passes with")
+            keys = BlindKeys.derive(ctx, pid, seed, n)
+            made = lock_pass(current, keys) if number == 1 else key_pass(current, keys)
+            if len(given) != n:
+                return PassFault(pid, number, f"gave {len(given)} points for {n} positions")
+            if list(given) != made:
+                bad = next(j for j in range(n) if given[j] != made[j])
+                return PassFault(
+                    pid, number, f"position {bad} is not what its seed makes of its input"
+                )
+            current = made
+    return None
+
+
+def dealt_order(
+    ctx: bytes, cards: Iterable[int], order: Sequence[str], seeds: Mapping[str, bytes]
+) -> list[int]:
+    """The cards of a shuffle by position (``[0]`` is the top of the stock) that the revealed
+    seeds make: the lock passes' permutations composed, in ``order``. Only the permutations:
+    :func:`check_passes` is what shows that the points given follow them."""
+    current = sorted(cards)
+    n = len(current)
+    for pid in order:
+        perm = BlindKeys.derive(ctx, pid, seeds[pid], n).perm
+        current = [current[src] for src in perm]
+    return current

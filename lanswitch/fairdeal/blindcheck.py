@@ -1,0 +1,151 @@
+"""After a dealer-blind hand: every seed revealed, every pass, key and move checked again.
+
+Theory of operation
+-------------------
+Live, a follower (:mod:`.blindhand`) checks what needs no secret. Once the hand is over every
+participant reveals its seed of every shuffle, and :func:`check_hand` recomputes the rest from
+one participant's record alone:
+
+1. every shuffle's passes, position by position, from its revealed seeds
+   (:func:`~.blind.check_passes`): a pass its seed does not make is its author's fault, proven
+   by the author's signature over the pass;
+2. every key the record holds — the public ones of each card laid or turned up, and the ones
+   released to this participant alone — against the key its sender's seed makes: a wrong one
+   is its sender's fault, proven by its signature;
+3. the whole hand replayed through the rules engine with every card known: every move must be
+   legal with the mover's real hand — so "I cannot lay anything, so I draw" by a player who
+   could lay is caught here, proven by its own signed move — and the replay must end where
+   the hand did.
+
+A participant who reveals no seed leaves its passes unchecked: the hand is void and it is to
+blame, as for a seed withheld in the commit-reveal deal. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from ..game import Game, HandResult, IllegalMove
+from . import blind
+from .blindhand import BlindFault, Follower, Share
+
+__all__ = ["BlindOutcome", "Status", "check_hand"]
+
+Status = Literal["fair", "unfair", "void"]
+
+
+@dataclass(frozen=True, slots=True)
+class BlindOutcome:
+    """What a participant found of a blind hand: ``fair`` (with the hand's real result),
+    ``unfair`` (``culprit`` broke the deal; ``proven`` by its own signatures) or ``void`` (the
+    hand could not be played or checked; ``culprit`` is to blame)."""
+
+    status: Status
+    culprit: str = ""
+    fault: BlindFault | None = None
+    detail: str = ""
+    proven: bool = True
+    result: HandResult | None = None
+
+    def __str__(self) -> str:
+        if self.status == "fair":
+            return "FAIR (dealer-blind)"
+        why = self.fault.value if self.fault else ""
+        word = "UNFAIR" if self.status == "unfair" else "VOID"
+        return f"{word} (dealer-blind): {self.culprit or 'nobody'} {why}" + (
+            f" ({self.detail})" if self.detail else ""
+        )
+
+
+def _check_keys(
+    follower: Follower,
+    shares: Iterable[tuple[int, int, Share]],
+    seeds: Mapping[str, Mapping[int, bytes]],
+) -> BlindOutcome | None:
+    for k, position, share in shares:
+        rec = follower.shuffles[k]
+        seed = seeds[share.sender][k]
+        made = blind.BlindKeys.derive(rec.ctx, share.sender, seed, rec.n).positions[position]
+        if share.key != made:
+            return BlindOutcome(
+                "unfair", share.sender, BlindFault.BAD_KEY, f"shuffle {k}, position {position}"
+            )
+    return None
+
+
+def check_hand(
+    follower: Follower,
+    seeds: Mapping[str, Mapping[int, bytes]],
+    received: Iterable[tuple[int, int, Share]] = (),
+    *,
+    finished: bool = True,
+) -> BlindOutcome:
+    """Check a blind hand from one participant's ``follower`` and everyone's revealed
+    ``seeds`` (participant → shuffle → seed), with the keys ``received`` by this participant
+    alone (``(shuffle, position, share)``). ``finished``: the hand was played to its end (a
+    hand cut short is checked as far as it went, and is void)."""
+    setup = follower.setup
+    for rec in follower.shuffles:
+        for pid in rec.order:
+            if rec.index not in seeds.get(pid, {}):
+                return BlindOutcome(
+                    "void",
+                    pid,
+                    BlindFault.WITHHELD,
+                    f"no seed for shuffle {rec.index}",
+                    proven=False,
+                )
+    for rec in follower.shuffles:
+        given = {p: seeds[p][rec.index] for p in rec.order}
+        fault = _first_pass_fault(follower, rec.index, given)
+        if fault is not None:
+            return fault
+    public = [(o.shuffle, o.position, s) for o in follower.openings for s in o.shares]
+    bad = _check_keys(follower, [*public, *received], seeds)
+    if bad is not None:
+        return bad
+    # The replay with every card known, in the blind engine's form (the form everyone played).
+    orders = [
+        blind.dealt_order(
+            rec.ctx, rec.cards, rec.order, {p: seeds[p][rec.index] for p in rec.order}
+        )
+        for rec in follower.shuffles
+    ]
+    g = Game(setup.rules, setup.players, dealer=setup.dealer, blind=True)
+    for kind, index in follower.steps:
+        if kind == "shuffle":
+            g.apply_chance(orders[index])
+            continue
+        move = follower.moves[index]
+        owner = setup.owner(move.seat)
+        try:
+            g.apply(move.seat, move.move)
+        except IllegalMove as e:
+            return BlindOutcome(
+                "unfair", owner, BlindFault.ILLEGAL_MOVE, f"move {index}: {e.reason.value}"
+            )
+    if (
+        g.counts != follower.game.counts
+        or g.turn != follower.game.turn
+        or g.over != follower.game.over
+    ):
+        return BlindOutcome(
+            "void", "@dealer", BlindFault.WITHHELD, "the replay ends elsewhere", proven=False
+        )
+    if not finished or g.result is None:
+        return BlindOutcome("void", "", None, "the hand was not finished", proven=False)
+    return BlindOutcome("fair", result=g.result)
+
+
+def _first_pass_fault(
+    follower: Follower, k: int, seeds: Mapping[str, bytes]
+) -> BlindOutcome | None:
+    rec = follower.shuffles[k]
+    deck = follower.points.deck(rec.cards)
+    complete = rec.next_pass() is None
+    fault = blind.check_passes(rec.ctx, deck, rec.order, rec.passes, seeds, complete=complete)
+    if fault is None:
+        return None
+    return BlindOutcome("unfair", fault.pid, BlindFault.BAD_PASS, f"shuffle {k}: {fault.detail}")

@@ -1,0 +1,506 @@
+"""A dealer-blind hand: its public record, the engine that follows it on public information,
+and one participant's secrets.
+
+Theory of operation
+-------------------
+Everyone at a blind table — the host and each player — runs a :class:`Follower`: the rules
+engine in its blind form (:mod:`.blindgame`) fed the hand's public steps, checking each as it
+comes. The steps are a shuffle's passes (:meth:`Follower.on_pass`: its author's signature,
+and the points it gave — the right count, valid, distinct), a position opened to everyone
+(:meth:`Follower.open_public`: every participant's signed key of it, and the card under it
+must be one this shuffle holds and not yet opened), and a move (:meth:`Follower.on_move`: the
+mover's signature; a card laid comes with every key of its position, must open to that card,
+and must be a hidden card of the mover's own hand). Everything else a move does is the
+engine's to judge, on what it can see; what it cannot see — "I have nothing I can lay" — is
+judged after the hand, when every seed is revealed (:mod:`.blindcheck`).
+
+A :class:`Holder` is one participant's secret side: its seed per shuffle (so its lock, its
+permutation and its key per position, :class:`~.blind.BlindKeys`), the keys others released to
+it, and the cards it holds. Its own follower knows those cards: that is the player's own view.
+The host's holder is ``@dealer``: the owner of the seats the host runs (its bots), so the host
+sees their cards and no others.
+
+Pure: seeds and keys come in as bytes; no clock, no socket.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from ..game import DRAW, HIDDEN_BASE, MAX_CARD, PASS, Event, Game, IllegalMove
+from ..rules import RuleSet
+from . import blind
+from .blindgame import Positions, apply_blind_chance
+from .primitives import (
+    DEALER,
+    HASH_BYTES,
+    FairnessError,
+    UsageError,
+    check_id,
+    enc,
+    need_bytes,
+    sign,
+    u8,
+    u16,
+    u32,
+)
+from .primitives import verify as verify_signature
+
+__all__ = [
+    "BlindFault",
+    "BlindSetup",
+    "Cheat",
+    "Follower",
+    "Holder",
+    "MoveRecord",
+    "Opening",
+    "Share",
+    "ShuffleRecord",
+    "move_message",
+    "shuffle_context",
+]
+
+_NO_HIDDEN: Final = 0xFFFFFFFF
+
+
+class BlindFault(enum.Enum):
+    """How a participant broke the blind deal. The value is the text a player reads."""
+
+    BAD_PASS = "gave a shuffle pass that is not its input locked and reordered"
+    BAD_KEY = "released a position key that its seed does not make"
+    BAD_SIGNATURE = "sent a message whose signature does not verify"
+    NOT_ITS_CARD = "laid a card that was never in its hand"
+    WRONG_CARD = "laid a card its position's keys do not open to"
+    ILLEGAL_MOVE = "made a move the rules do not allow"
+    WITHHELD = "withheld what the blind deal needs from it"
+    FALSE_CLAIM = "claimed a key it got was wrong when it was not"
+
+
+class Cheat(FairnessError):  # noqa: N818  (what it is: a participant caught cheating)
+    """A participant broke the blind deal: ``culprit`` (``@dealer`` = the host), and whether
+    its own signatures prove it to anyone (``proven``) or it is this follower's finding."""
+
+    def __init__(self, fault: BlindFault, culprit: str, detail: str = "", *, proven: bool = True):
+        self.fault = fault
+        self.culprit = culprit
+        self.detail = detail
+        self.proven = proven
+        super().__init__(f"{culprit} {fault.value}" + (f": {detail}" if detail else ""))
+
+
+# ---------------------------------------------------------------------------------------------
+# Setup and the public record
+
+
+@dataclass(frozen=True)
+class BlindSetup:
+    """What everyone at a blind table agrees before a hand: ``ctx0`` binds every signature and
+    card point to the hand; ``people`` are the seats with a person (and a key of its own); the
+    other seats are the host's bots, owned by ``@dealer``."""
+
+    ctx0: bytes
+    rules: RuleSet
+    seats: tuple[str, ...]
+    people: frozenset[int]
+    keys: Mapping[str, bytes]
+    dealer: int = 0
+
+    def __post_init__(self) -> None:
+        need_bytes("ctx0", self.ctx0, HASH_BYTES)
+        for s in self.seats:
+            check_id(s)
+        for p in (*self.participants,):
+            need_bytes(f"the key of {p}", self.keys.get(p, b""), 32)
+
+    @property
+    def players(self) -> int:
+        return len(self.seats)
+
+    @property
+    def participants(self) -> tuple[str, ...]:
+        """The people in seat order, then ``@dealer``: the order of every pass."""
+        return (*(self.seats[s] for s in sorted(self.people)), DEALER)
+
+    def owner(self, seat: int) -> str:
+        """Who holds ``seat``'s cards: its person, or ``@dealer`` for a bot."""
+        return self.seats[seat] if seat in self.people else DEALER
+
+
+def shuffle_context(ctx0: bytes, index: int, cards: Sequence[int]) -> bytes:
+    """``H("shuffle", ctx_0 ‖ u32(k) ‖ u16(n) ‖ u8(card)…)``: the ``k``-th shuffle of the
+    hand, of these cards (sorted): what every pass, key and release of it is bound to."""
+    return blind._h("shuffle", ctx0, u32(index), u16(len(cards)), bytes(sorted(cards)))
+
+
+def move_message(ctx0: bytes, seq: int, seat: int, by: str, move: int, hidden: int) -> bytes:
+    """``enc("sign/move") ‖ ctx_0 ‖ u32(seq) ‖ u8(seat) ‖ enc(by) ‖ u32(move) ‖ u32(hidden)``:
+    the ``seq``-th move of the hand (``hidden``: the hidden card a laid card was, or
+    ``0xFFFFFFFF``), signed by the seat's owner."""
+    return (
+        blind._label("sign/move")
+        + need_bytes("ctx0", ctx0, HASH_BYTES)
+        + u32(seq)
+        + u8(seat)
+        + enc(check_id(by, dealer_ok=True))
+        + u32(move)
+        + u32(_NO_HIDDEN if hidden < 0 else hidden)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Share:
+    """``sender``'s key of one position, signed (``to``: the drawer it was released to, or
+    ``""`` when made public)."""
+
+    sender: str
+    to: str
+    key: bytes
+    signature: bytes
+
+
+@dataclass
+class ShuffleRecord:
+    """One shuffle as everyone sees it: its context, cards (sorted), the pass order, the
+    hidden-card base of its positions, and every pass given so far."""
+
+    index: int
+    ctx: bytes
+    cards: tuple[int, ...]
+    order: tuple[str, ...]
+    base: int
+    passes: dict[tuple[str, int], tuple[bytes, ...]] = field(default_factory=dict)
+    signatures: dict[tuple[str, int], bytes] = field(default_factory=dict)
+    opened: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return len(self.cards)
+
+    def next_pass(self) -> tuple[str, int] | None:
+        """``(participant, pass)`` awaited next, or None when both passes are done."""
+        for number in (1, 2):
+            for pid in self.order:
+                if (pid, number) not in self.passes:
+                    return pid, number
+        return None
+
+    def last_output(self, points: blind.CardPoints) -> list[bytes]:
+        """The input of the next pass (the card points, before any)."""
+        done = [(p, k) for k in (1, 2) for p in self.order if (p, k) in self.passes]
+        return list(self.passes[done[-1]]) if done else points.deck(self.cards)
+
+    def deck(self) -> tuple[bytes, ...]:
+        """The shuffled, locked deck: the last key pass's output."""
+        return self.passes[(self.order[-1], 2)]
+
+
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """A position opened to everyone: the starter, or a card as it was laid."""
+
+    shuffle: int
+    position: int
+    card: int
+    shares: tuple[Share, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRecord:
+    """A move as signed: ``hidden`` is the hidden card a laid card was (-1 otherwise)."""
+
+    seq: int
+    seat: int
+    by: str
+    move: int
+    hidden: int
+    signature: bytes
+    opening: Opening | None = None
+
+
+Step = tuple[str, int]
+"""A step of the hand in order: ``("shuffle", k)`` or ``("move", seq)``."""
+
+
+# ---------------------------------------------------------------------------------------------
+# The follower: the engine on public information, every step checked
+
+
+class Follower:
+    """The hand as one participant follows it (module docstring). ``known`` cards of its own
+    are revealed in its engine by :meth:`know`; everything else stays hidden."""
+
+    def __init__(self, setup: BlindSetup, points: blind.CardPoints | None = None) -> None:
+        self.setup = setup
+        self.game = Game(
+            setup.rules,
+            setup.players,
+            dealer=setup.dealer,
+            blind=True,
+        )
+        self.points = points or blind.CardPoints(setup.ctx0, self.game.deck)
+        self.positions = Positions()
+        self.shuffles: list[ShuffleRecord] = []
+        self.moves: list[MoveRecord] = []
+        self.steps: list[Step] = []
+        self.openings: list[Opening] = []
+
+    # -- shuffles ----------------------------------------------------------------------------
+
+    def begin_shuffle(self) -> ShuffleRecord:
+        """The shuffle the engine awaits now, opened (its passes are still to come)."""
+        req = self.game.chance_request()
+        if req is None:
+            raise UsageError("no shuffle is awaited now")
+        cards = tuple(req[1])
+        k = len(self.shuffles)
+        rec = ShuffleRecord(
+            k,
+            shuffle_context(self.setup.ctx0, k, cards),
+            cards,
+            self.setup.participants,
+            self.positions.add(len(cards)),
+        )
+        self.shuffles.append(rec)
+        return rec
+
+    def on_pass(self, pid: str, number: int, points: Sequence[bytes], signature: bytes) -> None:
+        """A pass of the open shuffle; :class:`Cheat` if it is not its author's, or shows a
+        fault anyone can see."""
+        rec = self.shuffles[-1]
+        if rec.next_pass() != (pid, number):
+            raise UsageError(f"{pid}'s pass {number} is not the one awaited")
+        pts = tuple(points)
+        message = blind.pass_message(rec.ctx, pid, number, pts)
+        if not verify_signature(self.setup.keys[pid], message, signature):
+            raise Cheat(BlindFault.BAD_SIGNATURE, pid, f"pass {number}", proven=False)
+        problem = blind.check_points(list(pts), rec.n)
+        if problem is not None:
+            raise Cheat(BlindFault.BAD_PASS, pid, problem)
+        # A point every earlier pass gave too would be a copy: caught here, live, when the
+        # author copied its own output's point (the permutation cannot make two equal).
+        rec.passes[(pid, number)] = pts
+        rec.signatures[(pid, number)] = signature
+
+    def _check_share(self, rec: ShuffleRecord, position: int, share: Share) -> None:
+        message = blind.release_message(rec.ctx, share.sender, share.to, position, share.key)
+        if share.sender not in rec.order or not verify_signature(
+            self.setup.keys[share.sender], message, share.signature
+        ):
+            raise Cheat(BlindFault.BAD_SIGNATURE, share.sender, "a position key", proven=False)
+
+    def open_with(self, rec: ShuffleRecord, position: int, shares: Sequence[Share]) -> int:
+        """The card under ``position`` given one signed key of every participant. Raises
+        :class:`Cheat` naming ``blame`` (a share's signer if a signature fails, else the
+        caller's to say) as WRONG_CARD if the keys open no card of this shuffle."""
+        senders = sorted(s.sender for s in shares)
+        if senders != sorted(rec.order):
+            raise UsageError(f"position {position} needs one key from each of {rec.order}")
+        for s in shares:
+            self._check_share(rec, position, s)
+        point = blind.open_position(rec.deck()[position], [s.key for s in shares])
+        card = self.points.card(point)
+        if card is None or card not in rec.cards:
+            raise UsageError("the keys open no card of this shuffle")
+        if card in rec.opened.values() and rec.opened.get(position) != card:
+            raise UsageError("the keys open a card of this shuffle opened before")
+        return card
+
+    def open_public(self, position: int, shares: Sequence[Share]) -> int:
+        """A position of the current shuffle opened to everyone (a card turned up)."""
+        rec = self.shuffles[-1]
+        try:
+            card = self.open_with(rec, position, shares)
+        except UsageError as e:
+            # Every key was signed by its sender and none opens: only the seeds can tell whose
+            # key was wrong, after the hand.
+            raise Cheat(BlindFault.BAD_KEY, "", str(e), proven=False) from None
+        rec.opened[position] = card
+        self.openings.append(Opening(rec.index, position, card, tuple(shares)))
+        return card
+
+    def deal(self, turn_up: Callable[[int], Sequence[Share]]) -> list[Event]:
+        """Apply the open shuffle to the engine once both passes are in; ``turn_up(j)`` gives
+        every participant's public key of each position the step turns up."""
+        rec = self.shuffles[-1]
+        if rec.next_pass() is not None:
+            raise UsageError("the shuffle's passes are not all in")
+        events = apply_blind_chance(
+            self.game, rec.base, rec.n, lambda j: self.open_public(j, turn_up(j))
+        )
+        self.steps.append(("shuffle", rec.index))
+        return events
+
+    # -- moves -----------------------------------------------------------------------------
+
+    def on_move(self, record: MoveRecord) -> list[Event]:
+        """A move, checked and played. :class:`Cheat` names the mover if it is not its
+        owner's, or lays a card that was not its own or that its keys do not open to."""
+        seat = record.seat
+        setup = self.setup
+        if record.seq != len(self.moves) or seat != self.game.to_act():
+            raise UsageError(f"move {record.seq} by seat {seat} is not the one awaited")
+        owner = setup.owner(seat)
+        message = move_message(setup.ctx0, record.seq, seat, record.by, record.move, record.hidden)
+        if record.by != owner or not verify_signature(setup.keys[owner], message, record.signature):
+            raise Cheat(BlindFault.BAD_SIGNATURE, owner, f"move {record.seq}", proven=False)
+        move = record.move
+        if move < MAX_CARD:
+            self._lay(record)
+        try:
+            events = self.game.apply(seat, move)
+        except IllegalMove as e:
+            raise Cheat(BlindFault.ILLEGAL_MOVE, owner, str(e.reason.value)) from None
+        self.moves.append(record)
+        self.steps.append(("move", record.seq))
+        return events
+
+    def _lay(self, record: MoveRecord) -> None:
+        """A laid card's position opened to everyone: checked, recorded, and revealed in the
+        engine (a follower that already knew it — its own card — only checks it)."""
+        owner = self.setup.owner(record.seat)
+        opening = record.opening
+        if opening is None or record.hidden < HIDDEN_BASE:
+            raise Cheat(BlindFault.NOT_ITS_CARD, owner, "no hidden card named")
+        try:
+            k, position = self.positions.locate(record.hidden)
+        except UsageError:
+            raise Cheat(BlindFault.NOT_ITS_CARD, owner, "no such hidden card") from None
+        if (opening.shuffle, opening.position) != (k, position):
+            raise Cheat(BlindFault.NOT_ITS_CARD, owner, "the keys are for another position")
+        hand = self.game.hands[record.seat]
+        known = bool((hand >> record.move) & 1)
+        if not known and not (hand >> record.hidden) & 1:
+            raise Cheat(BlindFault.NOT_ITS_CARD, owner, f"position {position} is not its own")
+        rec = self.shuffles[k]
+        try:
+            card = self.open_with(rec, position, opening.shares)
+        except UsageError as e:
+            raise Cheat(BlindFault.WRONG_CARD, owner, str(e)) from None
+        if card != record.move or opening.card != card:
+            raise Cheat(BlindFault.WRONG_CARD, owner, "its keys open another card")
+        rec.opened[position] = card
+        self.openings.append(opening)
+        if not known:
+            self.game.reveal(record.hidden, card)
+
+    def know(self, hidden: int, card: int) -> None:
+        """A card of this participant's own, opened privately: revealed in its engine."""
+        self.game.reveal(hidden, card)
+
+
+# ---------------------------------------------------------------------------------------------
+# One participant's secrets
+
+
+class Holder:
+    """One participant's side of a blind hand (module docstring). ``seed_for(k)`` gives its
+    fresh seed for shuffle ``k`` (``secrets.token_bytes(32)`` in a shell); ``signing_key`` is
+    its 32-byte Ed25519 private key."""
+
+    def __init__(
+        self,
+        setup: BlindSetup,
+        pid: str,
+        signing_key: bytes,
+        seed_for: Callable[[int], bytes],
+        points: blind.CardPoints | None = None,
+    ) -> None:
+        if pid not in setup.participants:
+            raise UsageError(f"{pid} is not a participant")
+        self.setup = setup
+        self.pid = pid
+        self._sk = need_bytes("signing key", signing_key, 32)
+        self._seed_for = seed_for
+        self.seeds: dict[int, bytes] = {}
+        self._keys: dict[int, blind.BlindKeys] = {}
+        self.follower = Follower(setup, points)
+        # Keys released to this holder, per (shuffle, position): sender → share.
+        self.received: dict[tuple[int, int], dict[str, Share]] = {}
+        self.cards: dict[int, int] = {}  # hidden card → card, for the cards it holds
+
+    def keys(self, rec: ShuffleRecord) -> blind.BlindKeys:
+        got = self._keys.get(rec.index)
+        if got is None:
+            seed = self.seeds.setdefault(rec.index, self._seed_for(rec.index))
+            got = self._keys[rec.index] = blind.BlindKeys.derive(rec.ctx, self.pid, seed, rec.n)
+        return got
+
+    def make_pass(self, number: int) -> tuple[tuple[bytes, ...], bytes]:
+        """This participant's pass ``number`` of the open shuffle, and its signature."""
+        rec = self.follower.shuffles[-1]
+        inp = rec.last_output(self.follower.points)
+        keys = self.keys(rec)
+        out = tuple(blind.lock_pass(inp, keys) if number == 1 else blind.key_pass(inp, keys))
+        return out, sign(self._sk, blind.pass_message(rec.ctx, self.pid, number, out))
+
+    def share(self, shuffle: int, position: int, to: str = "") -> Share:
+        """Its own key of a position, signed for ``to`` (``""``: public)."""
+        rec = self.follower.shuffles[shuffle]
+        key = self.keys(rec).positions[position]
+        message = blind.release_message(rec.ctx, self.pid, to, position, key)
+        return Share(self.pid, to, key, sign(self._sk, message))
+
+    def seal(self, shuffle: int, position: int, to: str) -> bytes:
+        """Its key of a position, signed and sealed to ``to`` alone."""
+        s = self.share(shuffle, position, to)
+        rec = self.follower.shuffles[shuffle]
+        return blind.seal_release(
+            self._sk, self.setup.keys[to], rec.ctx, self.pid, to, position, s.key, s.signature
+        )
+
+    def release_to(self, seat: int, hidden: int) -> tuple[str, bytes] | None:
+        """The sealed key a drawer is owed for a hidden card the public steps gave ``seat``:
+        ``(drawer, sealed)``, or None if this participant owns the seat. It checks that its
+        own follower gave that hidden card to that seat: the host cannot ask for a position
+        on behalf of anyone else."""
+        to = self.setup.owner(seat)
+        if to == self.pid:
+            return None
+        if not (self.follower.game.hands[seat] >> hidden) & 1:
+            raise UsageError(f"seat {seat} holds no hidden card {hidden}")
+        k, position = self.follower.positions.locate(hidden)
+        return to, self.seal(k, position, to)
+
+    def receive(self, hidden: int, sender: str, sealed: bytes) -> int | None:
+        """A key released to this holder; the card once every key is in (None before).
+        :class:`Cheat` if the release does not open or is not signed by ``sender``; if all
+        keys are in and they open no card, BAD_KEY with no culprit yet (the seeds after the
+        hand tell whose key was wrong)."""
+        k, position = self.follower.positions.locate(hidden)
+        rec = self.follower.shuffles[k]
+        got = blind.unseal_release(
+            self._sk, self.setup.keys[sender], rec.ctx, sender, self.pid, position, sealed
+        )
+        if got is None:
+            raise Cheat(BlindFault.BAD_SIGNATURE, sender, "a sealed key", proven=False)
+        share = Share(sender, self.pid, got[0], got[1])
+        self.follower._check_share(rec, position, share)
+        shares = self.received.setdefault((k, position), {})
+        shares[sender] = share
+        if len(shares) < len(rec.order) - 1:
+            return None
+        mine = self.share(k, position, self.pid)
+        try:
+            card = self.follower.open_with(rec, position, [*shares.values(), mine])
+        except UsageError as e:
+            raise Cheat(BlindFault.BAD_KEY, "", str(e), proven=False) from None
+        self.cards[hidden] = card
+        self.follower.know(hidden, card)
+        return card
+
+    def move(self, seq: int, seat: int, move: int) -> MoveRecord:
+        """Its signed move for ``seat``; a laid card carries every key of its position."""
+        hidden = -1
+        opening = None
+        if move < MAX_CARD and move not in (DRAW, PASS):
+            hidden = next((h for h, c in self.cards.items() if c == move), -1)
+            if hidden >= 0:
+                del self.cards[hidden]  # laid: the same card may come back after a reshuffle
+                k, position = self.follower.positions.locate(hidden)
+                shares = (*self.received[(k, position)].values(), self.share(k, position, self.pid))
+                opening = Opening(k, position, move, shares)
+        message = move_message(self.setup.ctx0, seq, seat, self.pid, move, hidden)
+        return MoveRecord(seq, seat, self.pid, move, hidden, sign(self._sk, message), opening)
