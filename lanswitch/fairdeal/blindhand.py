@@ -33,7 +33,7 @@ from typing import Final
 from ..game import DRAW, HIDDEN_BASE, MAX_CARD, PASS, Event, Game, IllegalMove
 from ..rules import RuleSet
 from . import blind
-from .blindgame import Positions, apply_blind_chance
+from .blindgame import Positions, apply_blind_chance, drawn_positions
 from .primitives import (
     DEALER,
     HASH_BYTES,
@@ -246,6 +246,7 @@ class Follower:
         self.moves: list[MoveRecord] = []
         self.steps: list[Step] = []
         self.openings: list[Opening] = []
+        self.drawn: dict[int, int] = {}  # hidden card → the seat it was given to (public)
 
     # -- shuffles ----------------------------------------------------------------------------
 
@@ -331,7 +332,12 @@ class Follower:
             self.game, rec.base, rec.n, lambda j: self.open_public(j, turn_up(j))
         )
         self.steps.append(("shuffle", rec.index))
+        self._note_drawn(events)
         return events
+
+    def _note_drawn(self, events: Sequence[Event]) -> None:
+        for seat, hidden in drawn_positions(events):
+            self.drawn[hidden] = seat
 
     # -- moves -----------------------------------------------------------------------------
 
@@ -355,6 +361,7 @@ class Follower:
             raise Cheat(BlindFault.ILLEGAL_MOVE, owner, str(e.reason.value)) from None
         self.moves.append(record)
         self.steps.append(("move", record.seq))
+        self._note_drawn(events)
         return events
 
     def _lay(self, record: MoveRecord) -> None:

@@ -24,6 +24,9 @@ __all__ = ["BlindHand", "Chooser", "Withheld", "play_blind_hand"]
 Chooser = Callable[[Game, int], int]
 """``(the owner's own engine, seat) → move``: a bot, or a player's input."""
 
+Relay = Callable[[str, str, int, bytes], None]
+"""``(sender, drawer, hidden card, sealed key)``: each sealed key as the host relays it."""
+
 
 class Withheld(Exception):  # noqa: N818
     """Raised by a participant's holder that does not send what is due (the tests' model of a
@@ -44,10 +47,16 @@ class BlindHand:
 
 
 def play_blind_hand(
-    setup: BlindSetup, holders: Mapping[str, Holder], choose: Chooser, *, check: bool = True
+    setup: BlindSetup,
+    holders: Mapping[str, Holder],
+    choose: Chooser,
+    *,
+    check: bool = True,
+    relay: Relay | None = None,
 ) -> BlindHand:
     """Play a blind hand to its end (or until a participant is caught or goes silent), then
-    reveal every seed and, with ``check``, have each person and the host check it."""
+    reveal every seed and, with ``check``, have each person and the host check it. ``relay``
+    sees every sealed key on its way, as the host does."""
     if sorted(holders) != sorted(setup.participants):
         raise UsageError("a holder for every participant, and no other")
     everyone = [holders[p] for p in setup.participants]
@@ -61,7 +70,7 @@ def play_blind_hand(
             if game.over:
                 break
             if game.chance_request() is not None:
-                _shuffle(setup, holders, everyone)
+                _shuffle(setup, holders, everyone, relay)
                 continue
             seat = game.to_act()
             owner = holders[setup.owner(seat)]
@@ -72,7 +81,7 @@ def play_blind_hand(
                 got = h.follower.on_move(record)
                 if h is host:
                     events = got
-            _deliver(setup, holders, events)
+            _deliver(setup, holders, events, relay)
     except Cheat as c:
         live = c
     except Withheld as w:
@@ -107,7 +116,9 @@ def _verdict(
     return BlindOutcome("void", "", live.fault, live.detail, proven=False)
 
 
-def _shuffle(setup: BlindSetup, holders: Mapping[str, Holder], everyone: list[Holder]) -> None:
+def _shuffle(
+    setup: BlindSetup, holders: Mapping[str, Holder], everyone: list[Holder], relay: Relay | None
+) -> None:
     """A two-pass shuffle by every participant in turn, then the deal from it."""
     for h in everyone:
         h.follower.begin_shuffle()
@@ -129,10 +140,15 @@ def _shuffle(setup: BlindSetup, holders: Mapping[str, Holder], everyone: list[Ho
         got = h.follower.deal(turn_up)
         if h is holders[DEALER]:
             events = got
-    _deliver(setup, holders, events)
+    _deliver(setup, holders, events, relay)
 
 
-def _deliver(setup: BlindSetup, holders: Mapping[str, Holder], events: Sequence[Event]) -> None:
+def _deliver(
+    setup: BlindSetup,
+    holders: Mapping[str, Holder],
+    events: Sequence[Event],
+    relay: Relay | None,
+) -> None:
     """Every key owed for the hidden cards an engine step gave out, sealed to the drawer."""
     for seat, hidden in drawn_positions(events):
         for pid in setup.participants:
@@ -140,4 +156,6 @@ def _deliver(setup: BlindSetup, holders: Mapping[str, Holder], events: Sequence[
             if got is None:
                 continue
             to, sealed = got
+            if relay is not None:
+                relay(pid, to, hidden, sealed)
             holders[to].receive(hidden, pid, sealed)
