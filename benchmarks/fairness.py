@@ -23,7 +23,15 @@ signature already checked (a client checks each move as it arrives, and its verd
 hand's end finds them known good: :data:`lanswitch.fairdeal.primitives.VERIFIED`).
 ``--verify-only`` skips the other cases.
 
-Usage: ``python benchmarks/fairness.py [--runs N] [--json] [--verify-only]``.
+``--blind`` times the dealer-blind deal instead (issue #16, ``lanswitch.fairdeal.blind``),
+in one process, beside the commit-reveal deal measured in the same run: a whole blind shuffle
+(both passes of every participant: 2, 4 and 8 seats of people, plus the host), one
+participant's share of it (what each laptop computes), one draw (every other participant's key
+sealed to the drawer, unsealed, checked, opened), a reshuffle of 30 cards, and a whole hand of
+four people played by heuristic bots, blind and commit-reveal (every participant's work in this
+one process, so the blind figure is the sum of what four laptops and the host would do apart).
+
+Usage: ``python benchmarks/fairness.py [--runs N] [--json] [--verify-only | --blind]``.
 """
 
 from __future__ import annotations
@@ -49,6 +57,7 @@ from lanswitch import fairdeal as fd
 from lanswitch.bots import HeuristicBot
 from lanswitch.cards import deck_cards
 from lanswitch.fairdeal import primitives as pr
+from lanswitch.fairdeal.blindhand import Holder
 from lanswitch.fairdeal.checks import Presence, check_move
 from lanswitch.game import Game
 from lanswitch.rules import PRESETS
@@ -221,6 +230,98 @@ def cases(verify_only: bool = False) -> dict[str, Case]:
     )
 
 
+def blind_cases() -> dict[str, Case]:
+    """The dealer-blind deal's costs (module docstring), with the commit-reveal round and hand
+    beside them."""
+    from tests.blindtable import blind_table
+
+    from lanswitch.fairdeal import blind
+    from lanswitch.fairdeal.blindhand import shuffle_context
+
+    out: dict[str, Case] = {}
+    for people in (2, 4, 8):
+        t = blind_table(people, 0, "switch", seed=people)
+        setup = t.setup
+        cards = deck_cards(setup.rules.decks_for(people), setup.rules.deal.jokers)
+        n = len(cards)
+        points = blind.CardPoints(setup.ctx0, cards)
+        ctx = shuffle_context(setup.ctx0, 0, cards)
+        seeds = {p: hashlib.sha256(p.encode()).digest() for p in setup.participants}
+
+        def whole(
+            points: blind.CardPoints = points,
+            ctx: bytes = ctx,
+            seeds: dict[str, bytes] = seeds,
+            cards: list[int] = cards,
+            order: tuple[str, ...] = setup.participants,
+        ) -> list[bytes]:
+            cur = points.deck(cards)
+            keys = [blind.BlindKeys.derive(ctx, p, seeds[p], len(cards)) for p in order]
+            for k in keys:
+                cur = blind.lock_pass(cur, k)
+            for k in keys:
+                cur = blind.key_pass(cur, k)
+            return cur
+
+        out[f"blind shuffle: {people} people + host, {n} cards, all passes"] = whole
+
+        def one_share(
+            points: blind.CardPoints = points, ctx: bytes = ctx, cards: list[int] = cards
+        ) -> list[bytes]:
+            k = blind.BlindKeys.derive(ctx, "p0", b"\x01" * 32, len(cards))
+            return blind.key_pass(blind.lock_pass(points.deck(cards), k), k)
+
+        out[f"blind shuffle: one participant's two passes, {n} cards"] = one_share
+        out[f"commit-reveal round: {people} people + host, {n} cards"] = round_case(people, cards)
+        # A draw: every other participant seals its key to the drawer, who opens them all.
+        holders = t.holders()
+        for h in holders.values():
+            rec = h.follower.begin_shuffle()
+            del rec
+        for number in (1, 2):
+            for pid in setup.participants:
+                got = holders[pid].make_pass(number)
+                for h in holders.values():
+                    h.follower.on_pass(pid, number, *got)
+        out[f"blind draw: keys of {people} others sealed, checked, opened"] = functools.partial(
+            _blind_draw, holders, setup.participants, points
+        )
+        thirty = cards[:30]
+        ctx30 = shuffle_context(setup.ctx0, 1, thirty)
+        out[f"blind reshuffle: {people} people + host, 30 cards, all passes"] = functools.partial(
+            whole, points, ctx30, seeds, thirty
+        )
+    t4 = blind_table(4, 0, "switch", seed=4)
+    out["whole hand, blind: 4 people, one process"] = lambda: t4.play()
+    out["whole hand, commit-reveal: 4 people, one process"] = lambda: fair_hand("switch", 4, 4)
+    return out
+
+
+def _blind_draw(holders: dict[str, Holder], order: tuple[str, ...], points: object) -> int:
+    """One draw of position 7 by ``p0``: every other participant's key sealed to it, unsealed,
+    its signature checked, and the position opened (signatures checked cold)."""
+    from lanswitch.fairdeal import blind
+
+    pr.VERIFIED.clear()
+    drawer = holders["p0"]
+    rec = drawer.follower.shuffles[0]
+    j = 7
+    keys = []
+    for pid in order[1:]:
+        sealed = holders[pid].seal(0, j, "p0")
+        got = blind.unseal_release(
+            drawer._sk, drawer.setup.keys[pid], rec.ctx, pid, "p0", j, sealed
+        )
+        assert got is not None
+        message = blind.release_message(rec.ctx, pid, "p0", j, got[0])
+        assert pr.verify(drawer.setup.keys[pid], message, got[1])
+        keys.append(got[0])
+    keys.append(drawer.keys(rec).positions[j])
+    card = drawer.follower.points.card(blind.open_position(rec.deck()[j], keys))
+    assert card is not None
+    return card
+
+
 def measure(fn: Case, runs: int) -> dict[str, float]:
     """Median, 99th percentile and minimum of ``runs`` timed calls, in µs."""
     for _ in range(max(10, runs // 20)):
@@ -250,9 +351,14 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=2000, help="timed calls per case")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--verify-only", action="store_true", help="only the whole-hand cases")
+    ap.add_argument("--blind", action="store_true", help="the dealer-blind deal's cases")
     args = ap.parse_args()
 
-    results = {name: measure(fn, args.runs) for name, fn in cases(args.verify_only).items()}
+    chosen = blind_cases() if args.blind else cases(args.verify_only)
+    results = {}
+    for name, fn in chosen.items():
+        slow = args.blind and ("whole hand" in name or "all passes" in name)
+        results[name] = measure(fn, max(3, args.runs // 100) if slow else args.runs)
     if args.json:
         report = {"results": results, "targets_us": TARGETS_US, "hands": HANDS}
         print(json.dumps(report | {"engine": lanswitch.ENGINE}, indent=2))

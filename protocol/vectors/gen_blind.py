@@ -1,0 +1,245 @@
+"""Generate ``protocol/vectors/blind.json``, the dealer-blind deal's known-answer vectors
+(``protocol/SPEC.md``, "Dealer-blind").
+
+``python protocol/vectors/gen_blind.py`` prints the JSON, ``--write`` updates the file and
+``--check`` exits 1 if it is stale. ``tests/test_blind_vectors.py`` checks every vector against
+``lanswitch.fairdeal.blind`` and that the file is what this script writes.
+
+The scalars are computed here from the spec alone (SHA-512 reduced mod ℓ, inverses and products
+mod ℓ in plain integers, the permutation by the fair deal's textbook shuffle); the group
+operations (Elligator 2 onto the prime-order subgroup, scalar multiplication without clamping)
+are libsodium's, through PyNaCl, as the spec names them. All inputs are fixed, so the output
+is the same on every run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+import sys
+from pathlib import Path
+from typing import Any
+
+import nacl.bindings as sodium
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+sys.path.insert(0, str(ROOT))
+
+from lanswitch.fairdeal import blind  # noqa: E402
+from lanswitch.fairdeal import primitives as fp  # noqa: E402
+from lanswitch.fairdeal.blindhand import move_message, shuffle_context  # noqa: E402
+
+OUT = ROOT / "protocol" / "vectors" / "blind.json"
+ELL = 2**252 + 27742317777372353535851937790883648493
+PREFIX = "lanswitch/v2/blind/"
+
+
+def enc(s: str | bytes) -> bytes:
+    b = s.encode("ascii") if isinstance(s, str) else s
+    return struct.pack(">H", len(b)) + b
+
+
+def h(name: str, *parts: bytes) -> bytes:
+    return hashlib.sha256(enc(PREFIX + name) + b"".join(parts)).digest()
+
+
+def scalar(name: str, *parts: bytes) -> int:
+    return (
+        int.from_bytes(hashlib.sha512(enc(PREFIX + name) + b"".join(parts)).digest(), "little")
+        % ELL
+    )
+
+
+def sb(k: int) -> bytes:
+    return k.to_bytes(32, "little")
+
+
+def textbook_shuffle(key: bytes, n: int) -> list[int]:
+    """The fair deal's unbiased Fisher-Yates over HMAC-SHA256 keystream words (SPEC, "Keystream"
+    and "Unbiased shuffle"), here through lanswitch's own words for brevity: the words are
+    checked against the fair-deal vectors already."""
+    a = list(range(n))
+    words = fp.stream_words(key)
+    for i in range(n - 1, 0, -1):
+        j = fp.uniform(i + 1, words)
+        a[i], a[j] = a[j], a[i]
+    return a
+
+
+def mult(k: int, p: bytes) -> bytes:
+    out: bytes = sodium.crypto_scalarmult_ed25519_noclamp(sb(k), p)
+    return out
+
+
+def build() -> dict[str, Any]:
+    ctx0 = hashlib.sha256(b"blind vectors ctx0").digest()
+    cards = [0, 1, 12, 25, 51]
+    points = {}
+    for c in cards:
+        r = h("card", ctx0, bytes([c]))
+        points[c] = sodium.crypto_core_ed25519_from_uniform(r)
+        assert points[c] == blind.card_point(ctx0, c)
+    ctx = shuffle_context(ctx0, 0, cards)
+    assert ctx == h("shuffle", ctx0, struct.pack(">IH", 0, len(cards)), bytes(cards))
+    order = ["alice", "@dealer"]
+    seeds = {"alice": bytes([0xA1]) * 32, "@dealer": bytes([0xD0]) * 32}
+    participants = []
+    cur = [points[c] for c in cards]
+    deck_in = list(cur)
+    outputs: dict[str, Any] = {}
+    keys = {}
+    for pid in order:
+        who = enc(pid)
+        lock = scalar("lock", ctx, who, seeds[pid])
+        perm = textbook_shuffle(h("permute", ctx, who, seeds[pid]), len(cards))
+        pos = [
+            scalar("position", ctx, who, seeds[pid], struct.pack(">H", j))
+            for j in range(len(cards))
+        ]
+        mine = blind.BlindKeys.derive(ctx, pid, seeds[pid], len(cards))
+        assert (sb(lock), tuple(perm), tuple(sb(c) for c in pos)) == (
+            mine.lock,
+            mine.perm,
+            mine.positions,
+        )
+        keys[pid] = (lock, perm, pos)
+        participants.append(
+            {
+                "id": pid,
+                "seed": seeds[pid].hex(),
+                "lock": sb(lock).hex(),
+                "perm": perm,
+                "position_keys": [sb(c).hex() for c in pos],
+            }
+        )
+    for pid in order:
+        lock, perm, _pos = keys[pid]
+        cur = [mult(lock, cur[src]) for src in perm]
+        outputs[f"{pid}/1"] = [p.hex() for p in cur]
+    for pid in order:
+        lock, _perm, pos = keys[pid]
+        inv = pow(lock, -1, ELL)
+        cur = [mult(c * inv % ELL, p) for c, p in zip(pos, cur, strict=True)]
+        outputs[f"{pid}/2"] = [p.hex() for p in cur]
+    dealt = blind.dealt_order(ctx, cards, order, seeds)
+    # Opening position 2 with both keys: (c_a · c_d)⁻¹ · D_2.
+    j = 2
+    m = keys["alice"][2][j] * keys["@dealer"][2][j] % ELL
+    opened = mult(pow(m, -1, ELL), cur[j])
+    assert opened == points[dealt[j]]
+    # One release: alice's key of position 2, signed and sealed to the host.
+    alice_sk = hashlib.sha256(b"blind vectors alice key").digest()
+    host_sk = hashlib.sha256(b"blind vectors host key").digest()
+    alice_pk = Ed25519PrivateKey.from_private_bytes(alice_sk).public_key().public_bytes_raw()
+    host_pk = Ed25519PrivateKey.from_private_bytes(host_sk).public_key().public_bytes_raw()
+    key = sb(keys["alice"][2][j])
+    rmsg = (
+        enc(PREFIX + "sign/release")
+        + ctx
+        + enc("alice")
+        + enc("@dealer")
+        + struct.pack(">H", j)
+        + key
+    )
+    assert rmsg == blind.release_message(ctx, "alice", "@dealer", j, key)
+    rsig = fp.sign(alice_sk, rmsg)
+    _pk, alice_full = sodium.crypto_sign_seed_keypair(alice_sk)
+    shared = sodium.crypto_scalarmult(
+        sodium.crypto_sign_ed25519_sk_to_curve25519(alice_full),
+        sodium.crypto_sign_ed25519_pk_to_curve25519(host_pk),
+    )
+    who = enc("alice") + enc("@dealer")
+    aead_key = h("seal", shared, ctx, who)
+    nonce = bytes(8) + struct.pack(">I", j)
+    aad = enc(PREFIX + "sealed") + ctx + who + struct.pack(">H", j)
+    sealed = sodium.crypto_aead_chacha20poly1305_ietf_encrypt(key + rsig, aad, nonce, aead_key)
+    assert sealed == blind.seal_release(alice_sk, host_pk, ctx, "alice", "@dealer", j, key, rsig)
+    pmsg = (
+        enc(PREFIX + "sign/pass")
+        + ctx
+        + enc("alice")
+        + bytes([1])
+        + h(
+            "points", struct.pack(">H", len(cards)), *[bytes.fromhex(x) for x in outputs["alice/1"]]
+        )
+    )
+    assert pmsg == blind.pass_message(
+        ctx, "alice", 1, [bytes.fromhex(x) for x in outputs["alice/1"]]
+    )
+    mmsg = move_message(ctx0, 3, 1, "alice", 25, blind_hidden := 512 + j)
+    return {
+        "about": "protocol/SPEC.md, Dealer-blind; generated by protocol/vectors/gen_blind.py",
+        "ell": str(ELL),
+        "label_prefix": PREFIX,
+        "ctx0": ctx0.hex(),
+        "card_points": {str(c): points[c].hex() for c in cards},
+        "shuffle": {
+            "index": 0,
+            "cards": cards,
+            "ctx": ctx.hex(),
+            "order": order,
+            "participants": participants,
+            "input": [p.hex() for p in deck_in],
+            "outputs": outputs,
+            "dealt_order": dealt,
+        },
+        "lock": {
+            "scalar": participants[0]["lock"],
+            "point": points[0].hex(),
+            "locked": mult(keys["alice"][0], points[0]).hex(),
+        },
+        "open": {
+            "position": j,
+            "point": cur[j].hex(),
+            "card": dealt[j],
+            "card_point": opened.hex(),
+        },
+        "release": {
+            "sender": "alice",
+            "to": "@dealer",
+            "position": j,
+            "sender_private": alice_sk.hex(),
+            "sender_public": alice_pk.hex(),
+            "to_private": host_sk.hex(),
+            "to_public": host_pk.hex(),
+            "key": key.hex(),
+            "message": rmsg.hex(),
+            "signature": rsig.hex(),
+            "aead_key": aead_key.hex(),
+            "nonce": nonce.hex(),
+            "aad": aad.hex(),
+            "sealed": sealed.hex(),
+        },
+        "pass_message": {"pid": "alice", "number": 1, "bytes": pmsg.hex()},
+        "move_message": {
+            "seq": 3,
+            "seat": 1,
+            "by": "alice",
+            "move": 25,
+            "hidden": blind_hidden,
+            "bytes": mmsg.hex(),
+        },
+    }
+
+
+def render() -> str:
+    return json.dumps(build(), indent=1) + "\n"
+
+
+def main() -> int:
+    text = render()
+    if "--write" in sys.argv:
+        OUT.write_text(text, encoding="utf-8")
+    elif "--check" in sys.argv:
+        if OUT.read_text(encoding="utf-8") != text:
+            print(f"{OUT} is stale: run python protocol/vectors/gen_blind.py --write")
+            return 1
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
