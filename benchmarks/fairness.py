@@ -233,10 +233,9 @@ def cases(verify_only: bool = False) -> dict[str, Case]:
 def blind_cases() -> dict[str, Case]:
     """The dealer-blind deal's costs (module docstring), with the commit-reveal round and hand
     beside them."""
-    from tests.blindtable import blind_table
-
     from lanswitch.fairdeal import blind
     from lanswitch.fairdeal.blindhand import shuffle_context
+    from tests.blindtable import blind_table
 
     out: dict[str, Case] = {}
     for people in (2, 4, 8):
