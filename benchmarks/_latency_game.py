@@ -93,7 +93,7 @@ from lanswitch.fairdeal import Transcript, verify
 from lanswitch.host import Host, HostConfig
 from lanswitch.journal import Journal
 from lanswitch.rules import PRESETS, RuleSet
-from lanswitch.server import Server
+from lanswitch.server import Server, collector_policy
 from lanswitch.session import Session as ClientSession
 from lanswitch.tls import Identity, open_pinned_connection, server_context
 
@@ -149,6 +149,8 @@ async def start_tables(cfg: dict[str, Any]) -> _Tables:
         )
         await server.start()
         servers.append(server)
+    # The host's collector policy, as ``lanswitch host`` installs it once serving (issue #17).
+    collector_policy().install()
     return _Tables(servers)
 
 

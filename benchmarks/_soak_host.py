@@ -43,7 +43,7 @@ from _latency_harness import _pipe_queue, raise_nofile
 from lanswitch.host import Host, HostConfig
 from lanswitch.hosting import steady_memory
 from lanswitch.rules import PRESETS
-from lanswitch.server import Server
+from lanswitch.server import Server, collector_policy
 from lanswitch.tls import Identity, server_context
 
 #: First lines of at most this many host failures are shipped to the parent (all are counted).
@@ -225,7 +225,7 @@ def host_process(pipe: Pipe, cfg: dict[str, Any]) -> None:
         except Exception as e:
             pipe.send(("failed", f"host: {type(e).__name__}: {e}", traceback.format_exc()))
             return
-        gc.collect()
+        collector_policy().install()  # as lanswitch host does once serving (hosting.serve)
         baseline: tracemalloc.Snapshot | None = None
         pipe.send(("ready", os.getpid(), [s.port for s in servers]))
         for _ in range(10**7):  # bounded: the parent sends a stats request every few seconds
