@@ -17,15 +17,18 @@ signature and about 1 + N verifications per move, N the people at the table. All
 the figures: the host's checks in the server's CPU and round trips, the clients' in the client
 processes' CPU.
 
-Every check is made afresh (``_latency_harness.forget_verified``): the library's memo of
-verified signatures (``lanswitch.fairdeal.primitives.VERIFIED``) is replaced in the client
-processes by one that keeps nothing. A thousand clients in one process check the same moves
-(the four at a table see each other's): with one memo only the first of them would pay for
-each, where every player's laptop checks each move itself. The cost the other way: a client's
+The clients of one process share the library's memo of verified signatures
+(``lanswitch.fairdeal.primitives.VERIFIED``): a move's signature is checked once per client
+process as it arrives — the first of the table's four clients pays for it, the other three find
+it known good (issue #17: the load generator must not be what limits the host's figure, and on
+two cores it was: a thousand clients checking every move four times took a whole core at
+~700 actions/s, 0.85 ms of client CPU per action). What a real client does is more than this:
+each player's laptop checks every move itself, about 90 µs a move on this machine — the
+clients' CPU here is a lower bound of the whole table's. ``fresh_checks`` (``latency.py
+--fresh-checks``) makes every check afresh instead, as before issue #17
+(``_latency_harness.forget_verified``): then the clients' CPU is an upper bound (a client's
 check of a finished hand verifies again the moves it checked live, which a real client's own
-memo would spare it — so the clients' CPU is an upper bound, and the report gives the share
-of it those end-of-hand checks took. The server process keeps the memo, as ``lanswitch host``
-does.
+memo would spare it). The server process keeps the memo, as ``lanswitch host`` does.
 
 Each client's check of each finished hand (its transcript, :func:`lanswitch.fairdeal.verify`:
 a few ms, most of it Ed25519 signature checks — every move's among them) runs in a worker
@@ -93,7 +96,7 @@ from lanswitch.fairdeal import Transcript, verify
 from lanswitch.host import Host, HostConfig
 from lanswitch.journal import Journal
 from lanswitch.rules import PRESETS, RuleSet
-from lanswitch.server import Server
+from lanswitch.server import Server, collector_policy
 from lanswitch.session import Session as ClientSession
 from lanswitch.tls import Identity, open_pinned_connection, server_context
 
@@ -149,6 +152,8 @@ async def start_tables(cfg: dict[str, Any]) -> _Tables:
         )
         await server.start()
         servers.append(server)
+    # The host's collector policy, as ``lanswitch host`` installs it once serving (issue #17).
+    collector_policy().install()
     return _Tables(servers)
 
 
@@ -197,7 +202,8 @@ class GameDriver:
         self.setup_errors: dict[str, int] = {}
         self.checker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="checker")
         sys.setswitchinterval(CHECKER_SWITCH_S)
-        forget_verified()  # every client checks every signature itself (module docstring)
+        if cfg.get("fresh_checks"):
+            forget_verified()  # every client checks every signature itself (module docstring)
         seed = cfg.get("seed", 1)
         for t in self.tables:
             for k in range(self.per_table):
@@ -432,6 +438,7 @@ def game_load(
     profile: Path | None,
     profile_name: str = "server-load",
     gc_freeze: bool = False,
+    fresh_checks: bool = False,
 ) -> Session:
     """(b) and (c): tables of bot clients (``client_tables``: the global table indices of each
     client process), paced by ``steps``, stopped early when ``keep_going`` says so."""
@@ -457,6 +464,7 @@ def game_load(
                 "per_table": per_table,
                 "nofile": nofile,
                 "profile": _profile_path(profile, f"clients-{profile_name}-{k}"),
+                "fresh_checks": fresh_checks,
             }
             for k, tables in enumerate(client_tables)
         ],

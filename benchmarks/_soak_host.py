@@ -43,7 +43,7 @@ from _latency_harness import _pipe_queue, raise_nofile
 from lanswitch.host import Host, HostConfig
 from lanswitch.hosting import steady_memory
 from lanswitch.rules import PRESETS
-from lanswitch.server import Server
+from lanswitch.server import Server, collector_policy
 from lanswitch.tls import Identity, server_context
 
 #: First lines of at most this many host failures are shipped to the parent (all are counted).
@@ -121,9 +121,14 @@ def _stats(servers: list[Server], failures: _Failures, objects: bool) -> dict[st
         "failure_first": list(failures.first),
         "finished_tables": sum(1 for h in hosts if h.finished),
     }
+    policy = collector_policy()
+    out["gc_sweeps"] = policy.sweeps
     if objects:
         started = time.perf_counter()
-        out["gc_objects"] = len(gc.get_objects())
+        # Frozen ones too: the host's collector policy (lanswitch.server.CollectorPolicy) keeps
+        # the long-lived objects out of the collector's generations.
+        out["gc_objects"] = len(gc.get_objects()) + gc.get_freeze_count()
+        out["gc_frozen"] = gc.get_freeze_count()
         out["gc_objects_ms"] = (time.perf_counter() - started) * 1000
     return out
 
@@ -164,11 +169,21 @@ def _held(servers: list[Server], top: int = 12) -> list[str]:
     return out
 
 
+def _collect_all() -> None:
+    """A full collection, frozen objects included (the host's collector policy keeps the
+    long-lived ones out of ``gc.collect``'s reach: its sweep is the full one)."""
+    policy = collector_policy()
+    if policy.installed:
+        policy.sweep()
+    else:
+        gc.collect()
+
+
 def _trim() -> bool:
     """Collect, then hand the C heap's free memory back to the system (glibc
     ``malloc_trim``): what RSS is left is memory still in use (or pinned by fragmentation),
     not memory merely kept for reuse. False where there is no glibc."""
-    gc.collect()
+    _collect_all()
     try:
         libc = ctypes.CDLL("libc.so.6")
     except OSError:
@@ -180,7 +195,7 @@ def _trim() -> bool:
 def _diff(baseline: tracemalloc.Snapshot, top: int = 15) -> list[str]:
     """What the host holds now that it did not at the baseline, by line of source, largest
     first (after a collection, so only what is still referenced)."""
-    gc.collect()
+    _collect_all()
     stats = tracemalloc.take_snapshot().compare_to(baseline, "lineno")
     total = sum(s.size_diff for s in stats)
     lines = [
@@ -225,7 +240,7 @@ def host_process(pipe: Pipe, cfg: dict[str, Any]) -> None:
         except Exception as e:
             pipe.send(("failed", f"host: {type(e).__name__}: {e}", traceback.format_exc()))
             return
-        gc.collect()
+        collector_policy().install()  # as lanswitch host does once serving (hosting.serve)
         baseline: tracemalloc.Snapshot | None = None
         pipe.send(("ready", os.getpid(), [s.port for s in servers]))
         for _ in range(10**7):  # bounded: the parent sends a stats request every few seconds

@@ -48,7 +48,7 @@ def host_main() -> None:
     """Serve one table until stdin closes; print ``PORT PID`` once listening."""
     from lanswitch.host import Host, HostConfig
     from lanswitch.hosting import steady_memory
-    from lanswitch.server import Server
+    from lanswitch.server import Server, collector_policy
     from lanswitch.tls import load_or_create_identity, server_context
 
     async def main() -> None:
@@ -58,6 +58,7 @@ def host_main() -> None:
             host = Host(HostConfig(name="Silent"), entropy=os.urandom, now=time.monotonic())
             server = Server(host, ssl_context=server_context(identity), address=LOOPBACK)
             await server.start()
+            collector_policy().install()  # as lanswitch host does once serving
             print(server.port, os.getpid(), flush=True)
             loop = asyncio.get_running_loop()
             await loop.run_in_executor(None, sys.stdin.read)  # until the parent closes it

@@ -668,7 +668,8 @@ def print_report(rep: dict[str, Any]) -> None:
             f"{ha.get('away')} away seats, {ha.get('in_hand')} tables in a hand, "
             f"{ha.get('tasks')} asyncio tasks, {ha.get('log_lines'):,} host log lines "
             f"({ha.get('log_bytes', 0) / MIB / MIB:.1f} MiB), "
-            f"{ha.get('gc_objects', 0):,} gc-tracked objects"
+            f"{ha.get('gc_objects', 0):,} gc-tracked objects ({ha.get('gc_frozen', 0):,} of them "
+            f"frozen by the collector policy, which swept {ha.get('gc_sweeps', 0)} times)"
         )
     objs = [(s["t_rel"], s["gc_objects"]) for s in rep.get("stats", []) if "gc_objects" in s]
     if objs:

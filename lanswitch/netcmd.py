@@ -38,6 +38,7 @@ from .hosting import (
 )
 from .protocol import Bye, Error
 from .rules import PRESETS, load_rules
+from .server import collector_policy
 from .session import HandRecord, News, Session, named
 from .settings import Hosting, Join, Watch
 from .textsafe import escape
@@ -166,6 +167,7 @@ async def _host(table: HostedTable, identity: Identity, out: TextIO, err: TextIO
     journal_said = False
     free = host.table.open_seats()
     waiter = asyncio.create_task(server.wait_finished())
+    collector_policy().install()  # set up: the collector's pauses kept short (server.py)
     try:
         for _ in range(10**9):
             stopper = asyncio.create_task(stop.wait())
@@ -191,6 +193,7 @@ async def _host(table: HostedTable, identity: Identity, out: TextIO, err: TextIO
         if advertised:
             with contextlib.suppress(Exception):
                 await advertiser.close()
+        collector_policy().uninstall()
         await server.close()
         settle(table)
         for sig in (signal.SIGINT, signal.SIGTERM):

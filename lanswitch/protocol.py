@@ -347,6 +347,7 @@ class Opt(_Check):
 
 _INT_ONLY: Final = frozenset({int})
 _BOOL_ONLY: Final = frozenset({bool})
+_BYTES_ONLY: Final = frozenset({bytes})
 
 # Arrays and maps check their items under their own path and name the failing item only when
 # one fails (by checking it again under its full path): the common case builds no strings.
@@ -372,6 +373,21 @@ class Array(_Check):
                 return tuple(v)
         elif type(inner) is Bool and (not v or set(map(type, v)) == _BOOL_ONLY):
             return tuple(v)
+        elif type(inner) is Bytes:  # a step's log events
+            if not v:
+                return ()
+            if (
+                set(map(type, v)) == _BYTES_ONLY
+                and inner.lo <= min(map(len, v))
+                and max(map(len, v)) <= inner.hi
+            ):
+                return tuple(v)
+        elif type(inner) is Tuple:  # a step's engine events: (kind, seat, value) each
+            fast = _tuple_checker(inner)
+            if fast is not None:
+                items = [fast(x) for x in v]
+                if None not in items:
+                    return tuple(items)
         check = inner.check
         try:
             return tuple([check(x, path) for x in v])
@@ -394,6 +410,53 @@ class Tuple(_Check):
             for i, (c, x) in enumerate(zip(self.items, v, strict=True)):
                 c.check(x, f"{path}[{i}]")
             raise
+
+
+_TupleChecker = Callable[[object], tuple[Any, ...] | None]
+_TUPLE_CHECKERS: dict[Tuple, _TupleChecker | None] = {}
+
+
+def _tuple_checker(spec: Tuple) -> _TupleChecker | None:
+    """For an array of fixed tuples of scalars (a step's events, each ``(kind, seat,
+    value)``), a function generated once that checks one tuple inline — the same rules as
+    :meth:`Tuple.check` — and gives the tuple, or None where that check would fail (then the
+    array is checked item by item again, for the error). None: no such function (an item
+    that is not a scalar). A client decodes every step's events: the method call per item
+    showed in issue #17's profile of the load's clients."""
+    if spec in _TUPLE_CHECKERS:
+        return _TUPLE_CHECKERS[spec]
+    env: dict[str, Any] = {}
+    names = [f"a{i}" for i in range(len(spec.items))]
+    conds = ["(type(x) is list or type(x) is tuple)", f"len(x) == {len(spec.items)}"]
+    tests = []
+    for i, item in enumerate(spec.items):
+        a = names[i]
+        if isinstance(item, Int):
+            tests.append(f"type({a}) is int and {item.lo} <= {a} <= {item.hi}")
+        elif isinstance(item, Bool):
+            tests.append(f"type({a}) is bool")
+        elif isinstance(item, Str | Bytes):
+            kind = "str" if isinstance(item, Str) else "bytes"
+            tests.append(f"type({a}) is {kind} and {item.lo} <= len({a}) <= {item.hi}")
+            if isinstance(item, Str) and item._match is not None:
+                env[f"m{i}"] = item._match
+                tests.append(f"m{i}({a}) is not None")
+        else:
+            _TUPLE_CHECKERS[spec] = None
+            return None
+    unpack = ", ".join(names) + ("," if len(names) == 1 else "")
+    lines = [
+        "def fast(x):",
+        f"    if {' and '.join(conds)}:",
+        f"        {unpack} = x",
+        f"        if {' and '.join(tests)}:",
+        f"            return ({unpack})",
+        "    return None",
+    ]
+    exec("\n".join(lines), env)
+    fast: _TupleChecker = env["fast"]
+    _TUPLE_CHECKERS[spec] = fast
+    return fast
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,8 +4,8 @@ One :class:`Server` serves one table on one TCP port. It owns every connection i
 :class:`asyncio.TaskGroup` (so shutting down cancels them all and waits for them), reads bytes
 into each connection's sans-I/O :class:`~lanswitch.protocol.Connection`, hands the messages to
 the host with the time, and writes what the host queued — every frame for one connection in
-one write. A ticker task sleeps until the host's next deadline (a bot's move, a timer, a
-ping) and ticks it. Nothing here decides anything about the game.
+one write. A timer of the event loop is armed for the host's next deadline (a bot's move, a
+timer, a ping) and ticks it. Nothing here decides anything about the game.
 
 A connection whose unsent output grows past ``write_limit`` (a client that stopped reading)
 is dropped rather than allowed to hold the host's memory; its player may resume.
@@ -49,11 +49,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import ipaddress
 import itertools
 import logging
 import math
+import os
 import ssl
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -63,7 +66,7 @@ from types import TracebackType
 from . import protocol as p
 from .host import MAX_CLIENTS, Host
 
-__all__ = ["Limits", "Server", "address_key"]
+__all__ = ["CollectorPolicy", "Limits", "Server", "address_key", "collector_policy"]
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +75,178 @@ CLOSE_WAIT = 2.0  # seconds to let a closing connection flush its last frames
 MAX_CLOSING = 32  # connections let flush their last frames at once; more are cut at once
 TLS_HANDSHAKE_TIMEOUT = 5.0  # seconds a new connection has to finish the TLS handshake
 MAX_HELLO_READS = 100_000  # reads before a hello (a frame's 65,540 bytes one at a time)
+
+
+class CollectorPolicy:
+    """How a host process keeps the cyclic garbage collector's pauses short (issue #17).
+
+    Theory of operation. CPython's collector walks every object of the generations it
+    collects; a full (generation 2) collection walks them all. A host's objects are mostly
+    long-lived — the program itself (modules, classes, functions: tens of thousands), each
+    connection's asyncio and TLS state for as long as it is open, a hand's log for as long as
+    the hand lasts — and on the 2-core machines measured they cost ~0.7 µs each to walk
+    (they lie scattered over hundreds of MiB: cache and TLB misses), so a process serving 250
+    tables (~130k objects) stopped for 70–110 ms at each full collection, every few seconds
+    under load, and every one of them found nothing: over minutes of play every collection of
+    such a host collected 0 objects — what a host makes in steady play dies by reference
+    counting (``benchmarks/latency.py``, ``--profile``; the report of issue #17).
+
+    So the policy moves long-lived objects where the collector never walks them:
+
+    1. :meth:`install` collects once and freezes what is alive (``gc.freeze``: the program,
+       and whatever the process set up before serving).
+    2. After every collection of generation 1 (or 2), the objects that survived it — now all
+       of generation 2 — are frozen too (``gc.freeze`` moves lists: O(1)). The collector then
+       only ever walks objects younger than two collections, so its pauses are those of the
+       young collections. Those cost ~1 µs an object too (each reference out of a young object
+       is looked up in its referent's header, scattered as well): generation 1 is collected
+       after every ``young`` (3) collections of generation 0, not 10, so it holds a third as
+       many objects. A frozen object is still freed by reference counting the moment nothing
+       refers to it; only garbage *cycles* among frozen objects stay.
+    3. The valve, which bounds those. Steady play leaves no cycles, but a closed connection
+       does: asyncio's socket transport refers to itself (a bound method it keeps), and a
+       stream that ended on an error keeps the exception, whose traceback's frames refer to
+       the stream (measured: ~20 objects per connection, and for about one in ten its TLS
+       state with its 256 KiB buffer). So every ``check_every`` seconds the event loop
+       sweeps — unfreeze, a full collection, freeze again: one pause of the old length —
+       if ``closes`` connections have closed since the last sweep (the servers report
+       them), or if the memory in use (the interpreter's allocated blocks; on Linux also the
+       resident set) has grown past ``growth`` times that after the last sweep plus a slack
+       (500k blocks, 512 MiB: a process that takes on its clients after set-up grows that
+       much legitimately — 1,000 TLS connections are ~300 MiB). Counting the frozen objects
+       instead would walk them all (``gc.get_freeze_count`` is as slow as a collection).
+       Steady play sweeps never; churn sweeps about as often as the collector's own full
+       collections did.
+
+    A host of one LAN table has a small heap whatever the policy; the policy matters for a
+    process with many connections (the benchmarks' 250 tables). ``uninstall`` restores the
+    collector's defaults (tests). Installed outside an event loop, there is no valve.
+    """
+
+    def __init__(
+        self,
+        *,
+        young: int = 3,
+        growth: float = 2.0,
+        slack_blocks: int = 500_000,
+        slack_rss: int = 512 << 20,
+        closes: int = 500,
+        check_every: float = 5.0,
+    ) -> None:
+        self.young = young
+        self.growth = growth
+        self.slack_blocks = slack_blocks
+        self.slack_rss = slack_rss
+        self.closes = closes
+        self.check_every = check_every
+        self.installed = False
+        self.closed_since_sweep = 0
+        self.sweeps = 0  # valve openings so far
+        self._base = (0, 0)  # (allocated blocks, RSS bytes) after the last sweep
+        self._thresholds = gc.get_threshold()
+        self._timer: asyncio.TimerHandle | None = None
+
+    def install(self) -> None:
+        """Collect and freeze now, freeze the survivors of every generation-1 collection from
+        now on, and check the valve every ``check_every`` s on the running event loop (if
+        any). Idempotent."""
+        if self.installed:
+            return
+        global _INSTALLED
+        if _INSTALLED is not None:
+            _INSTALLED.uninstall()
+        _INSTALLED = self
+        self.installed = True
+        self._thresholds = gc.get_threshold()
+        first, _, third = self._thresholds
+        gc.set_threshold(first, self.young, third)
+        self.sweep()
+        self.sweeps = 0
+        gc.callbacks.append(self._after_collection)
+        with contextlib.suppress(RuntimeError):  # no running loop: no valve
+            loop = asyncio.get_running_loop()
+            self._timer = loop.call_later(self.check_every, self._check)
+
+    def uninstall(self) -> None:
+        """Back to the collector's defaults: nothing frozen, no callback, no valve."""
+        global _INSTALLED
+        if not self.installed:
+            return
+        self.installed = False
+        if _INSTALLED is self:
+            _INSTALLED = None
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        with contextlib.suppress(ValueError):
+            gc.callbacks.remove(self._after_collection)
+        gc.set_threshold(*self._thresholds)
+        gc.unfreeze()
+
+    def _after_collection(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "stop" and info.get("generation", 0) >= 1:
+            gc.freeze()  # generations 0 and 1 were just emptied: generation 2 survived
+
+    def connection_closed(self) -> None:
+        """A server let a connection go (the valve counts them)."""
+        self.closed_since_sweep += 1
+
+    def check(self) -> bool:
+        """Sweep if the valve says so (see the class docstring); True if it swept."""
+        if not self.installed:
+            return False
+        blocks, rss = _memory_in_use()
+        base_blocks, base_rss = self._base
+        if (
+            self.closed_since_sweep >= self.closes
+            or blocks > base_blocks * self.growth + self.slack_blocks
+            or (rss and base_rss and rss > base_rss * self.growth + self.slack_rss)
+        ):
+            self.sweep()
+            return True
+        return False
+
+    def _check(self) -> None:
+        self._timer = None
+        if not self.installed:
+            return
+        self.check()
+        with contextlib.suppress(RuntimeError):
+            loop = asyncio.get_running_loop()
+            self._timer = loop.call_later(self.check_every, self._check)
+
+    def sweep(self) -> int:
+        """Unfreeze, collect everything, freeze the survivors: the valve. The objects
+        collected (cycles that were left among the frozen)."""
+        self.sweeps += 1
+        self.closed_since_sweep = 0
+        gc.unfreeze()
+        found = gc.collect()
+        gc.freeze()
+        self._base = _memory_in_use()
+        return found
+
+
+def _memory_in_use() -> tuple[int, int]:
+    """(the interpreter's allocated memory blocks, the process's resident bytes — 0 where
+    ``/proc/self/statm`` is not to be had)."""
+    rss = 0
+    with contextlib.suppress(OSError, ValueError, IndexError), open("/proc/self/statm", "rb") as f:
+        rss = int(f.read().split()[1]) * _PAGE
+    return sys.getallocatedblocks(), rss
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+_POLICY = CollectorPolicy()
+_INSTALLED: CollectorPolicy | None = None  # the one the servers report closed connections to
+
+
+def collector_policy() -> CollectorPolicy:
+    """The process's :class:`CollectorPolicy` (installed by whoever serves: ``lanswitch host``
+    and the benchmarks' host processes call ``collector_policy().install()`` once set up)."""
+    return _POLICY
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,10 +411,11 @@ class Server:
         self._pending_total = 0
         self._guesses = _Guesses(limits)
         self._said = _Said(limits.log_burst, limits.log_window)
-        self._wake = asyncio.Event()
         self._stop = asyncio.Event()
         self._started = asyncio.Event()
-        self._sleep_until: float | None = None
+        self._sleep_until: float | None = None  # the deadline the tick timer is armed for
+        self._tick_timer: asyncio.TimerHandle | None = None
+        self._tick_after = -math.inf  # a tick that failed holds the next one back until then
         self._tg: asyncio.TaskGroup | None = None
         self._task: asyncio.Task[None] | None = None
         self._error: BaseException | None = None
@@ -303,11 +479,11 @@ class Server:
         try:
             async with asyncio.TaskGroup() as tg:
                 self._tg = tg
-                ticker = tg.create_task(self._ticker(), name="lanswitch ticker")
+                self._arm()
                 self._started.set()
                 await self._stop.wait()
                 server.close()
-                ticker.cancel()
+                self._disarm()
                 for cid in list(self._links):
                     self._drop(cid, close=True)
         finally:
@@ -600,6 +776,8 @@ class Server:
         link = self._links.pop(cid, None)
         if link is None:
             return None
+        if _INSTALLED is not None:
+            _INSTALLED.connection_closed()
         counts = self._joined if link.joined else self._pending
         counts[link.address] -= 1
         if counts[link.address] <= 0:
@@ -620,7 +798,8 @@ class Server:
         self._flush()
 
     def _flush(self) -> None:
-        """Write what the host queued, close what it closed, and wake the ticker if needed."""
+        """Write what the host queued, close what it closed, and re-arm the tick timer if the
+        host's next deadline came sooner."""
         host = self.host
         if host.inputs:
             records, host.inputs = host.inputs, []
@@ -663,33 +842,55 @@ class Server:
                 gone = self._forget(cid)
                 if gone is not None:
                     _end(gone.writer)  # after the frames written above
-        deadline = host.next_deadline()
-        if deadline is not None and (self._sleep_until is None or deadline < self._sleep_until):
-            self._wake.set()
+        self._arm()
         if host.finished:
             self._stop.set()
 
-    async def _ticker(self) -> None:
-        """Tick the host at its deadlines (bots, timers, pings)."""
-        host = self.host
-        while not self._stop.is_set():
-            deadline = host.next_deadline()
-            self._sleep_until = deadline
-            self._wake.clear()
-            delay = None if deadline is None else max(0.0, deadline - self.clock())
-            if delay is None or delay > 0:
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(delay):
-                        await self._wake.wait()
-            else:
-                await asyncio.sleep(0)  # a deadline already due: still let the clients in
-            self._sleep_until = None
-            try:
-                host.tick(self.clock())
-            except Exception:  # a bug of ours: keep the table up, say so
-                log.exception("the host failed on a tick")
-                await asyncio.sleep(0.1)
-            self._flush()
+    # -- the tick timer ---------------------------------------------------------------------
+    #
+    # The host says when it next wants a tick (``next_deadline``); one timer of the event loop
+    # is armed for it, re-armed earlier when a step brings the deadline forward, and left as
+    # it is when the deadline moves later (a tick before it is due does nothing, and re-arms).
+    # A plain loop timer, not a task sleeping on an event with a timeout: 250 tables in one
+    # process tick ~500 times a second (pings), and a task's timeout — a future, a timer,
+    # a cancellation raised and caught — cost 1.0 of 8.7 busy seconds in the profile
+    # (issue #17).
+
+    def _arm(self) -> None:
+        """(Re-)arm the tick timer for the host's next deadline, if that is sooner than the
+        one it is armed for."""
+        if self._stop.is_set() or self._tg is None:
+            return
+        deadline = self.host.next_deadline()
+        if deadline is None:
+            return
+        deadline = max(deadline, self._tick_after)
+        if self._tick_timer is not None and self._sleep_until is not None:
+            if self._sleep_until <= deadline:
+                return
+            self._tick_timer.cancel()
+        self._sleep_until = deadline
+        # A deadline already due still waits for the loop's next round: the clients get in.
+        delay = max(0.0, deadline - self.clock())
+        self._tick_timer = asyncio.get_running_loop().call_later(delay, self._tick)
+
+    def _disarm(self) -> None:
+        if self._tick_timer is not None:
+            self._tick_timer.cancel()
+        self._tick_timer = self._sleep_until = None
+
+    def _tick(self) -> None:
+        """Tick the host at its deadline (bots, timers, pings), send what it queued, re-arm."""
+        self._tick_timer = self._sleep_until = None
+        if self._stop.is_set():
+            return
+        now = self.clock()
+        try:
+            self.host.tick(now)
+        except Exception:  # a bug of ours: keep the table up, say so
+            log.exception("the host failed on a tick")
+            self._tick_after = now + 0.1
+        self._flush()
 
 
 def _end(writer: asyncio.StreamWriter, *, abort: bool = False) -> None:

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import msgpack
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from lanswitch import protocol as p
@@ -1296,3 +1296,54 @@ def test_the_messages_carry_a_whole_transcript() -> None:
     # Every round was announced twice (stage 1, stage 3), and the seat answered each once.
     kinds = [type(m).__name__ for m in received]
     assert kinds.count("Announce") == 2 * len(t.rounds) == 4
+
+
+_ODD = st.one_of(
+    st.integers(-(2**40), 2**40),
+    st.booleans(),
+    st.none(),
+    st.text(max_size=20),
+    st.binary(max_size=4),
+    st.floats(allow_nan=False),
+    st.sampled_from(["play", "draw", "Play", "", "a" * 16, "a" * 17, "x-y", "turn"]),
+    st.sampled_from([-1, 0, 7, 8, -2, 2**31 - 1, 2**31, -(2**31), -(2**31) - 1]),
+)
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(
+                st.sampled_from(["play", "draw", "turn"]) | _ODD,
+                st.sampled_from([-1, 0, 3, 7]) | _ODD,
+                st.integers(-(2**31), 2**31 - 1) | _ODD,
+            ),
+            st.lists(_ODD, max_size=4),
+            _ODD,
+        ),
+        max_size=6,
+    ),
+    st.lists(st.one_of(st.binary(max_size=1030), _ODD), max_size=4),
+)
+@example([("play", True, 0)], [b"x"])
+@example([("play", 0, False)], [b""])
+@example([["draw", 1, -1], ("Play", 0, 0)], [b"x" * 1025])
+@example([("play", 0, 2**31)], [bytearray(b"x")])
+def test_the_fast_array_checks_agree_with_the_item_by_item_ones(
+    events: list[Any], log: list[Any]
+) -> None:
+    """Arrays of events and of log events are checked at C speed or by a generated function
+    when every item is right (issue #17), item by item otherwise: the same values, or a
+    refusal, whichever way — a fast path that took what the items' own checks refuse would let
+    a bad frame through."""
+    cases = ((p.Array(p.EVENT, 0, 2048), events), (p.Array(p.Bytes(1, 1024), 0, 512), log))
+    for spec, value in cases:
+        try:
+            want: tuple[Any, ...] = ("ok", tuple(spec.inner.check(x, "f") for x in value))
+        except p.RemoteProtocolError:
+            want = ("refused",)
+        try:
+            got: tuple[Any, ...] = ("ok", spec.check(value, "f"))
+        except p.RemoteProtocolError:
+            got = ("refused",)
+        assert got == want
