@@ -276,6 +276,22 @@ class WrongRelease(Holder):
         )
 
 
+class WrongUnsigned(Holder):
+    """Seals a wrong key to the first person who draws, with a signature that is not one."""
+
+    armed = True
+
+    def seal(self, shuffle: int, position: int, to: str) -> bytes:
+        if not self.armed or to == DEALER:
+            return super().seal(shuffle, position, to)
+        type(self).armed = False
+        rec = self.follower.shuffles[shuffle]
+        wrong = blind._scalar("wrong", bytes([position]))
+        return blind.seal_release(
+            self._sk, self.setup.keys[to], rec.ctx, self.pid, to, position, wrong, bytes(64)
+        )
+
+
 class LaysAnother(Holder):
     """Lays a card it never held: the ace of spades, naming one of its hidden cards — the
     keys it shows open another card."""
@@ -378,6 +394,20 @@ def test_a_wrong_key_released_to_a_drawer_is_blamed_on_its_sender() -> None:
     )
     for p in ("p0", "p1", "p2"):
         assert hand.outcome(p).status != "fair"
+
+
+def test_a_wrong_key_without_its_signature_is_caught_when_the_card_does_not_open() -> None:
+    """Signatures inside sealed keys are checked only when the card does not open (the seal
+    already shows the sender to the drawer); then the unsigned one names its sender, on the
+    drawer's word."""
+    _reset(WrongUnsigned)
+    hand = blind_table(3, 1, seed=4).play({"p1": WrongUnsigned})
+    assert hand.live is not None
+    assert (hand.live.fault, hand.live.culprit, hand.live.proven) == (
+        BlindFault.BAD_SIGNATURE,
+        "p1",
+        False,
+    )
 
 
 def test_a_laid_card_that_was_never_the_players_is_caught_live() -> None:

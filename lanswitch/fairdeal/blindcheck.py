@@ -61,17 +61,25 @@ class BlindOutcome:
 
 def _check_keys(
     follower: Follower,
-    shares: Iterable[tuple[int, int, Share]],
+    shares: Iterable[tuple[int, int, Share, str]],
     seeds: Mapping[str, Mapping[int, bytes]],
 ) -> BlindOutcome | None:
-    for k, position, share in shares:
+    """Every key against its sender's seed. A wrong key signed by its sender is its sender's
+    fault, proven; one not signed by it is the fault of ``passer``, who passed it on (the
+    mover of a laid card), or else the sender's on this participant's word (a sealed key:
+    only the sender could seal it)."""
+    for k, position, share, passer in shares:
         rec = follower.shuffles[k]
         seed = seeds[share.sender][k]
         made = blind.BlindKeys.derive(rec.ctx, share.sender, seed, rec.n).positions[position]
-        if share.key != made:
-            return BlindOutcome(
-                "unfair", share.sender, BlindFault.BAD_KEY, f"shuffle {k}, position {position}"
-            )
+        if share.key == made:
+            continue
+        where = f"shuffle {k}, position {position}"
+        if follower.signed(rec, position, share):
+            return BlindOutcome("unfair", share.sender, BlindFault.BAD_KEY, where)
+        return BlindOutcome(
+            "unfair", passer or share.sender, BlindFault.BAD_SIGNATURE, where, proven=False
+        )
     return None
 
 
@@ -102,8 +110,18 @@ def check_hand(
         fault = _first_pass_fault(follower, rec.index, given)
         if fault is not None:
             return fault
-    public = [(o.shuffle, o.position, s) for o in follower.openings for s in o.shares]
-    bad = _check_keys(follower, [*public, *received], seeds)
+    laid_by = {
+        (m.opening.shuffle, m.opening.position): setup.owner(m.seat)
+        for m in follower.moves
+        if m.opening is not None
+    }
+    public = [
+        (o.shuffle, o.position, s, laid_by.get((o.shuffle, o.position), ""))
+        for o in follower.openings
+        for s in o.shares
+    ]
+    private = [(k, j, s, "") for k, j, s in received]
+    bad = _check_keys(follower, [*public, *private], seeds)
     if bad is not None:
         return bad
     # The replay with every card known, in the blind engine's form (the form everyone played).
