@@ -517,7 +517,8 @@ def _summary(stats: SimStats, seed: int, out: TextIO) -> None:
 
 
 def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .fairdeal import Transcript, TranscriptError, Verdict, VoidTally, verify_all
+    from .fairdeal import Transcript, TranscriptError, Verdict, VoidTally, blindfile, verify_all
+    from .fairdeal.blindcheck import BlindOutcome
     from .fairdeal.tally import VoidEntry
 
     # Each source is a name to show and its bytes, or why there are none: the files, or the
@@ -533,9 +534,16 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     names = [name for name, _ in sources]
     loaded: dict[int, Transcript] = {}
     errors: dict[int, str] = {}
+    blind: dict[int, BlindOutcome] = {}  # dealer-blind hands, checked on their own
     for i, (_, data) in enumerate(sources):
         if isinstance(data, str):
             errors[i] = data
+            continue
+        if _is_blind_file(data):
+            try:
+                blind[i] = blindfile.check(data)[1]
+            except blindfile.BlindFileError as e:
+                errors[i] = str(e)
             continue
         try:
             loaded[i] = Transcript.from_json(data)
@@ -545,6 +553,8 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     counts = {"fair": 0, "unconfirmed": 0, "unfair": 0, "void": 0, "error": len(errors)}
     for v in verdicts.values():
         counts[v.status] += 1
+    for o in blind.values():
+        counts[o.status] += 1
     aborts = VoidTally()
     hands: dict[bytes, set[int]] = {}
     for i, t in loaded.items():
@@ -554,12 +564,24 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             aborts.record(VoidEntry(t.setup.hand_no, v.culprits, v.proven))
     gaps = {gid: sorted(set(range(min(ns), max(ns) + 1)) - ns) for gid, ns in hands.items()}
     gaps = {gid: ns for gid, ns in gaps.items() if ns}
-    code = 2 if errors else 1 if counts["fair"] < len(verdicts) else 0
+    code = 2 if errors else 1 if counts["fair"] < len(verdicts) + len(blind) else 0
     if args.json:
         files: list[dict[str, object]] = []
         for i, name in enumerate(names):
             if i in errors:
                 files.append({"file": name, "status": "error", "error": errors[i]})
+            elif i in blind:
+                o = blind[i]
+                files.append(
+                    {
+                        "file": name,
+                        "status": o.status,
+                        "dealer_blind": True,
+                        "culprits": [o.culprit] if o.culprit else [],
+                        "proven": o.proven,
+                        "text": str(o),
+                    }
+                )
             else:
                 files.append({"file": name, **verdicts[i].as_json()})
         summary = {
@@ -575,6 +597,8 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for i, name in enumerate(names):
         if i in errors:
             err.write(f"lanswitch: {name}: {errors[i]}\n")
+        elif i in blind:
+            out.write(f"{name}: {blind[i]}\n")
         else:
             out.write(f"{name}: {verdicts[i].text()}\n")
     if len(names) > 1:
@@ -591,6 +615,17 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             f"{listed} (not kept, or dealt and never finished?)\n"
         )
     return code
+
+
+def _is_blind_file(data: bytes) -> bool:
+    """Whether ``data`` is a dealer-blind hand's file (``lanswitch.fairdeal.blindfile``)."""
+    from .fairdeal.blindfile import FORMAT
+
+    try:
+        obj = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(obj, dict) and obj.get("format") == FORMAT
 
 
 def _history_row(hand: int, path: Path, what: str) -> HandRow:

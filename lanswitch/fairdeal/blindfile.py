@@ -1,0 +1,200 @@
+"""A dealer-blind hand kept in a file, and checked again from it alone.
+
+Theory of operation
+-------------------
+:func:`dump` writes what one participant holds at the end of a blind hand: the setup, every
+pass with its signature, every position opened to everyone with its shares, every move with
+its signature (and a laid card's shares), every participant's revealed seeds, and the keys
+released to this participant alone. :func:`check` reads it back, replays it through a fresh
+:class:`~.blindhand.Follower` — so every live check runs again, as the host's and each player's
+did — and then :func:`~.blindcheck.check_hand`. A file changed after the hand (a move, a key, a
+pass, a seed) fails the signature or the seed it depended on. Pure: text in, outcome out.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import tomllib
+from collections.abc import Mapping
+from typing import Any, Final
+
+from ..rules import RulesError, dump_toml, rules_from_mapping
+from .blindcheck import BlindOutcome, Status, check_hand
+from .blindhand import BlindFault, BlindSetup, Cheat, Follower, MoveRecord, Opening, Share
+from .primitives import FairnessError
+
+__all__ = ["FORMAT", "BlindFileError", "check", "dump"]
+
+FORMAT: Final = "lanswitch-blind-hand"
+VERSION: Final = 1
+
+
+class BlindFileError(ValueError):
+    """A file that is not a blind hand this version can read; the message says what."""
+
+
+def _share(s: Share) -> list[str]:
+    return [s.sender, s.to, s.key.hex(), s.signature.hex()]
+
+
+def _opening(o: Opening) -> list[Any]:
+    return [o.shuffle, o.position, o.card, [_share(s) for s in o.shares]]
+
+
+def dump(
+    follower: Follower,
+    pid: str,
+    seeds: Mapping[str, Mapping[int, bytes]],
+    received: Mapping[tuple[int, int], Mapping[str, Share]],
+) -> str:
+    """The JSON text of a blind hand as participant ``pid`` holds it (module docstring)."""
+    setup = follower.setup
+    laid = {id(m.opening) for m in follower.moves if m.opening is not None}
+    data = {
+        "format": FORMAT,
+        "version": VERSION,
+        "id": pid,
+        "setup": {
+            "ctx0": setup.ctx0.hex(),
+            "rules": dump_toml(setup.rules),
+            "seats": list(setup.seats),
+            "people": sorted(setup.people),
+            "keys": {p: k.hex() for p, k in setup.keys.items()},
+            "dealer": setup.dealer,
+        },
+        "shuffles": [
+            [
+                [p, n, [x.hex() for x in rec.passes[(p, n)]], rec.signatures[(p, n)].hex()]
+                for n in (1, 2)
+                for p in rec.order
+                if (p, n) in rec.passes
+            ]
+            for rec in follower.shuffles
+        ],
+        "turned_up": [_opening(o) for o in follower.openings if id(o) not in laid],
+        "steps": [
+            ["shuffle", index] if kind == "shuffle" else ["move", _move(follower.moves[index])]
+            for kind, index in follower.steps
+        ],
+        "seeds": {p: {str(k): s.hex() for k, s in got.items()} for p, got in seeds.items()},
+        "received": [[k, j, *_share(s)] for (k, j), got in received.items() for s in got.values()],
+    }
+    return json.dumps(data, indent=1) + "\n"
+
+
+def _move(m: MoveRecord) -> dict[str, Any]:
+    return {
+        "seq": m.seq,
+        "seat": m.seat,
+        "by": m.by,
+        "move": m.move,
+        "hidden": m.hidden,
+        "signature": m.signature.hex(),
+        "opening": _opening(m.opening) if m.opening is not None else None,
+    }
+
+
+def _hex(v: object, what: str) -> bytes:
+    if not isinstance(v, str):
+        raise BlindFileError(f"{what} is not a hex string")
+    try:
+        return bytes.fromhex(v)
+    except ValueError:
+        raise BlindFileError(f"{what} is not hex") from None
+
+
+def _load_share(v: Any) -> Share:
+    sender, to, key, sig = v
+    return Share(str(sender), str(to), _hex(key, "a key"), _hex(sig, "a signature"))
+
+
+def _load_opening(v: Any) -> Opening:
+    k, j, card, shares = v
+    return Opening(int(k), int(j), int(card), tuple(_load_share(s) for s in shares))
+
+
+def check(text: str | bytes) -> tuple[str, BlindOutcome]:
+    """``(whose file, outcome)`` of a blind hand file; BlindFileError if it cannot be read."""
+    try:
+        data = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise BlindFileError(f"not JSON: {e}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise BlindFileError("not a dealer-blind hand")
+    if data.get("version") != VERSION:
+        raise BlindFileError(f"version {data.get('version')!r}; this lanswitch reads {VERSION}")
+    try:
+        return str(data["id"]), _check(data)
+    except (KeyError, TypeError, ValueError, IndexError, RulesError, tomllib.TOMLDecodeError) as e:
+        if isinstance(e, BlindFileError):
+            raise
+        raise BlindFileError(f"malformed: {type(e).__name__}: {e}") from None
+
+
+def _turned_up(turned_up: Mapping[tuple[int, int], Opening], k: int, j: int) -> tuple[Share, ...]:
+    got = turned_up.get((k, j))
+    if got is None:
+        raise BlindFileError(f"shuffle {k} turns up position {j}, and the file has no keys for it")
+    return got.shares
+
+
+def _check(data: dict[str, Any]) -> BlindOutcome:
+    s = data["setup"]
+    setup = BlindSetup(
+        _hex(s["ctx0"], "ctx0"),
+        rules_from_mapping(tomllib.loads(s["rules"]), source="the file's rules"),
+        tuple(str(x) for x in s["seats"]),
+        frozenset(int(x) for x in s["people"]),
+        {str(p): _hex(k, "a key") for p, k in s["keys"].items()},
+        dealer=int(s["dealer"]),
+    )
+    f = Follower(setup)
+    turned_up = {(o.shuffle, o.position): o for o in map(_load_opening, data["turned_up"])}
+    try:
+        for step in data["steps"]:
+            if step[0] == "shuffle":
+                k = int(step[1])
+                if k != len(f.shuffles):
+                    raise BlindFileError(f"shuffle {k} out of order")
+                f.begin_shuffle()
+                for pid, number, points, sig in data["shuffles"][k]:
+                    f.on_pass(
+                        str(pid),
+                        int(number),
+                        [_hex(x, "a point") for x in points],
+                        _hex(sig, "a signature"),
+                    )
+                f.deal(functools.partial(_turned_up, turned_up, k))
+            else:
+                m = step[1]
+                opening = _load_opening(m["opening"]) if m["opening"] is not None else None
+                f.on_move(
+                    MoveRecord(
+                        int(m["seq"]),
+                        int(m["seat"]),
+                        str(m["by"]),
+                        int(m["move"]),
+                        int(m["hidden"]),
+                        _hex(m["signature"], "a signature"),
+                        opening,
+                    )
+                )
+    except Cheat as c:
+        status: Status = (
+            "unfair" if c.culprit and c.fault is not BlindFault.BAD_SIGNATURE else "void"
+        )
+        return BlindOutcome(status, c.culprit, c.fault, c.detail, proven=False)
+    except FairnessError as e:
+        return BlindOutcome(
+            "void", "", None, f"the file's record does not follow: {e}", proven=False
+        )
+    seeds = {
+        str(p): {int(k): _hex(v, "a seed") for k, v in got.items()}
+        for p, got in data["seeds"].items()
+    }
+    received = [
+        (int(k), int(j), _load_share([sender, to, key, sig]))
+        for k, j, sender, to, key, sig in data["received"]
+    ]
+    return check_hand(f, seeds, received, finished=f.game.over)
