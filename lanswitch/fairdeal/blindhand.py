@@ -280,8 +280,8 @@ class Follower:
         problem = blind.check_points(list(pts), rec.n)
         if problem is not None:
             raise Cheat(BlindFault.BAD_PASS, pid, problem)
-        # A point every earlier pass gave too would be a copy: caught here, live, when the
-        # author copied its own output's point (the permutation cannot make two equal).
+        # An honest pass maps distinct points to distinct points, so two equal points are a
+        # copied card, caught here; a card swapped for another point waits for the seeds.
         rec.passes[(pid, number)] = pts
         rec.signatures[(pid, number)] = signature
 
