@@ -290,8 +290,10 @@ def blind_cases() -> dict[str, Case]:
         out[f"blind reshuffle: {people} people + host, 30 cards, all passes"] = functools.partial(
             whole, points, ctx30, seeds, thirty
         )
-    t4 = blind_table(4, 0, "switch", seed=4)
-    out["whole hand, blind: 4 people, one process"] = lambda: t4.play()
+    # The same hand every time (a fresh table of the same seed), as fair_hand plays it.
+    out["whole hand, blind: 4 people, one process"] = lambda: blind_table(
+        4, 0, "switch", seed=4
+    ).play()
     out["whole hand, commit-reveal: 4 people, one process"] = lambda: fair_hand("switch", 4, 4)
     return out
 

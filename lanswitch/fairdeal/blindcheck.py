@@ -68,10 +68,16 @@ def _check_keys(
     fault, proven; one not signed by it is the fault of ``passer``, who passed it on (the
     mover of a laid card), or else the sender's on this participant's word (a sealed key:
     only the sender could seal it)."""
+    derived: dict[tuple[int, str], blind.BlindKeys] = {}
     for k, position, share, passer in shares:
         rec = follower.shuffles[k]
-        seed = seeds[share.sender][k]
-        made = blind.BlindKeys.derive(rec.ctx, share.sender, seed, rec.n).positions[position]
+        keys = derived.get((k, share.sender))
+        if keys is None:
+            seed = seeds[share.sender][k]
+            keys = derived[(k, share.sender)] = blind.BlindKeys.derive(
+                rec.ctx, share.sender, seed, rec.n
+            )
+        made = keys.positions[position]
         if share.key == made:
             continue
         where = f"shuffle {k}, position {position}"
