@@ -76,7 +76,6 @@ class BlindFault(enum.Enum):
     WRONG_CARD = "laid a card its position's keys do not open to"
     ILLEGAL_MOVE = "made a move the rules do not allow"
     WITHHELD = "withheld what the blind deal needs from it"
-    FALSE_CLAIM = "claimed a key it got was wrong when it was not"
 
 
 class Cheat(FairnessError):  # noqa: N818  (what it is: a participant caught cheating)

@@ -56,7 +56,8 @@ def play_blind_hand(
 ) -> BlindHand:
     """Play a blind hand to its end (or until a participant is caught or goes silent), then
     reveal every seed and, with ``check``, have each person and the host check it. ``relay``
-    sees every sealed key on its way, as the host does."""
+    sees every sealed key on its way, as the host does. The first participant to catch a
+    cheat live stops the hand (``BlindHand.live``); every record is the same up to there."""
     if sorted(holders) != sorted(setup.participants):
         raise UsageError("a holder for every participant, and no other")
     everyone = [holders[p] for p in setup.participants]
@@ -111,8 +112,9 @@ def _verdict(
     if live.culprit:
         status: Status = "void" if live.fault is BlindFault.BAD_SIGNATURE else "unfair"
         return BlindOutcome(status, live.culprit, live.fault, live.detail, proven=live.proven)
-    # Keys opened no card and none of those this participant holds is wrong: if it was the
-    # one who said so, its claim was false (the drawer's own received keys are the proof).
+    # Keys opened no card and every key this participant can check is right: the wrong one
+    # was released to someone else, whose own check names it. (A drawer's claim that keys
+    # did not open is not yet something the others can check: its received keys would be.)
     return BlindOutcome("void", "", live.fault, live.detail, proven=False)
 
 
