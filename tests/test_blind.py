@@ -81,7 +81,9 @@ def test_a_pass_that_copies_or_swaps_a_card_is_caught() -> None:
     assert fault == blind.PassFault("a", 1, "position 5 is not what its seed makes of its input")
     # A point of small order is no point of the group.
     small = bytes([1]) + bytes(31)  # the identity
-    assert "prime-order" in (blind.check_points([small, *copied[1:]], 20) or "")
+    assert "prime-order" in (blind.check_points([small, *swapped[1:]], 20) or "")
+    assert blind.check_points([small, *swapped[1:]], 20, valid=False) is None
+    assert blind.find_invalid([*swapped[:3], small]) == 3
 
 
 def test_a_sealed_key_opens_only_for_its_drawer_and_position() -> None:
@@ -233,6 +235,24 @@ class DuplicatingPass(Holder):
         return bad, sign(self._sk, blind.pass_message(rec.ctx, self.pid, number, bad))
 
 
+class InvalidPointPass(Holder):
+    """Puts a point of small order (the identity) into its pass ``bad_pass``."""
+
+    bad_pass = 1
+
+    def make_pass(self, number: int) -> tuple[tuple[bytes, ...], bytes]:
+        out, sig = super().make_pass(number)
+        if number != self.bad_pass:
+            return out, sig
+        bad = (bytes([1]) + bytes(31), *out[1:])
+        rec = self.follower.shuffles[-1]
+        return bad, sign(self._sk, blind.pass_message(rec.ctx, self.pid, number, bad))
+
+
+class LastPassInvalid(InvalidPointPass):
+    bad_pass = 2
+
+
 class DroppingPass(Holder):
     """Its lock pass (the first: it knows where each plain card went) drops a card and puts in
     a card of a second deck, locked with its own key: every point still valid and distinct,
@@ -373,6 +393,22 @@ def test_a_pass_that_copies_a_card_is_caught_live_and_blamed(who: str) -> None:
     for pid in ("p0", "p2"):
         o = hand.outcome(pid)
         assert (o.status, o.culprit, o.fault) == ("unfair", who, BlindFault.BAD_PASS)
+
+
+@pytest.mark.parametrize(
+    ("who", "cheat"), [("p1", InvalidPointPass), (DEALER, LastPassInvalid), ("p0", LastPassInvalid)]
+)
+def test_a_pass_with_a_point_outside_the_group_is_caught_live_and_blamed(
+    who: str, cheat: type[Holder]
+) -> None:
+    """Caught by the next pass's author (whose lock refuses it) or, in the locked deck, by
+    everyone; either way blamed on the pass's author."""
+    hand = blind_table(3, 1, seed=2).play({who: cheat})
+    assert hand.live is not None
+    assert (hand.live.fault, hand.live.culprit) == (BlindFault.BAD_PASS, who)
+    assert "prime-order group" in hand.live.detail
+    for pid in {"p0", "p2", DEALER} - {who}:
+        assert (hand.outcome(pid).status, hand.outcome(pid).culprit) == ("unfair", who)
 
 
 def test_a_pass_that_drops_a_card_is_caught_by_its_seed_after_the_hand() -> None:

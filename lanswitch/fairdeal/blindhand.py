@@ -276,7 +276,8 @@ class Follower:
         message = blind.pass_message(rec.ctx, pid, number, pts)
         if not verify_signature(self.setup.keys[pid], message, signature):
             raise Cheat(BlindFault.BAD_SIGNATURE, pid, f"pass {number}", proven=False)
-        problem = blind.check_points(list(pts), rec.n)
+        last = (pid, number) == (rec.order[-1], 2)  # the locked deck, opened later
+        problem = blind.check_points(list(pts), rec.n, valid=last)
         if problem is not None:
             raise Cheat(BlindFault.BAD_PASS, pid, problem)
         # An honest pass maps distinct points to distinct points, so two equal points are a
@@ -461,7 +462,19 @@ class Holder:
         rec = self.follower.shuffles[-1]
         inp = rec.last_output(self.follower.points)
         keys = self.keys(rec)
-        out = tuple(blind.lock_pass(inp, keys) if number == 1 else blind.key_pass(inp, keys))
+        try:
+            out = tuple(blind.lock_pass(inp, keys) if number == 1 else blind.key_pass(inp, keys))
+        except UsageError:
+            # An invalid point in the pass before: its author's, proven by its signed pass
+            # (anyone can find the point: blind.find_invalid).
+            done = [(p, k) for k in (1, 2) for p in rec.order if (p, k) in rec.passes]
+            author, its_number = done[-1]
+            bad = blind.find_invalid(rec.passes[done[-1]])
+            raise Cheat(
+                BlindFault.BAD_PASS,
+                author,
+                f"pass {its_number}: position {bad} is not a point of the prime-order group",
+            ) from None
         return out, sign(self._sk, blind.pass_message(rec.ctx, self.pid, number, out))
 
     def share(self, shuffle: int, position: int, to: str = "") -> Share:
