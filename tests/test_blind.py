@@ -277,6 +277,9 @@ class WrongRelease(Holder):
 
     armed = True
 
+    def signature(self, message: bytes) -> bytes:
+        return sign(self._sk, message)
+
     def seal(self, shuffle: int, position: int, to: str) -> bytes:
         if not self.armed or to == DEALER:
             return super().seal(shuffle, position, to)
@@ -292,24 +295,17 @@ class WrongRelease(Holder):
             to,
             position,
             wrong,
-            sign(self._sk, message),
+            self.signature(message),
         )
 
 
-class WrongUnsigned(Holder):
+class WrongUnsigned(WrongRelease):
     """Seals a wrong key to the first person who draws, with a signature that is not one."""
 
     armed = True
 
-    def seal(self, shuffle: int, position: int, to: str) -> bytes:
-        if not self.armed or to == DEALER:
-            return super().seal(shuffle, position, to)
-        type(self).armed = False
-        rec = self.follower.shuffles[shuffle]
-        wrong = blind._scalar("wrong", bytes([position]))
-        return blind.seal_release(
-            self._sk, self.setup.keys[to], rec.ctx, self.pid, to, position, wrong, bytes(64)
-        )
+    def signature(self, message: bytes) -> bytes:
+        return bytes(64)
 
 
 class LaysAnother(Holder):

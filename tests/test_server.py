@@ -397,17 +397,7 @@ def test_a_request_and_a_bye_in_one_read_is_served_without_complaint(
             target = target_of(server, identity)
             links = []
             for name in ("ann", "bob"):
-                reader, writer = await open_table(target, pins=None)
-                conn = p.Connection(p.Role.CLIENT)
-                s = Session(name, key=Ed25519PrivateKey.generate(), entropy=os.urandom)
-                writer.write(conn.send(s.hello()))
-                async with asyncio.timeout(10):
-                    while not any(
-                        isinstance(m, p.Welcome)
-                        for m in conn.receive_data(await reader.read(65536))
-                    ):
-                        pass
-                links.append((reader, writer, conn))
+                links.append(await welcomed(target, name))
             _, writer, conn = links[0]
             writer.write(conn.send(p.Chat(text="bye all")) + conn.send(p.Bye(reason="gone")))
             reader, _, bob = links[1]
@@ -427,6 +417,23 @@ def test_a_request_and_a_bye_in_one_read_is_served_without_complaint(
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
 
 
+async def welcomed(
+    target: Target, name: str
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, p.Connection]:
+    """A raw TLS link to the table that said ``hello`` as a fresh session named ``name`` and
+    has been welcomed (within 10 s)."""
+    reader, writer = await open_table(target, pins=None)
+    conn = p.Connection(p.Role.CLIENT)
+    s = Session(name, key=Ed25519PrivateKey.generate(), entropy=os.urandom)
+    writer.write(conn.send(s.hello()))
+    async with asyncio.timeout(10):
+        while not any(
+            isinstance(m, p.Welcome) for m in conn.receive_data(await reader.read(65536))
+        ):
+            pass
+    return reader, writer, conn
+
+
 def _live_objects() -> int:
     """Every object the collector tracks, frozen or not (a test may walk them all)."""
     return len(gc.get_objects()) + gc.get_freeze_count()
@@ -440,15 +447,7 @@ def churn_under_the_collector_policy(identity: Identity, policy: CollectorPolicy
     totals: list[int] = []
 
     async def visitor(target: Target, name: str) -> tuple[asyncio.StreamWriter, p.Connection]:
-        reader, writer = await open_table(target, pins=None)
-        conn = p.Connection(p.Role.CLIENT)
-        s = Session(name, key=Ed25519PrivateKey.generate(), entropy=os.urandom)
-        writer.write(conn.send(s.hello()))
-        async with asyncio.timeout(10):
-            while not any(
-                isinstance(m, p.Welcome) for m in conn.receive_data(await reader.read(65536))
-            ):
-                pass
+        _reader, writer, conn = await welcomed(target, name)
         return writer, conn
 
     async def main() -> None:
