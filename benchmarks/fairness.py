@@ -283,7 +283,7 @@ def blind_cases() -> dict[str, Case]:
                 for h in holders.values():
                     h.follower.on_pass(pid, number, *got)
         out[f"blind draw: keys of {people} others sealed, checked, opened"] = functools.partial(
-            _blind_draw, holders, setup.participants, points
+            _blind_draw, holders, setup.participants
         )
         thirty = cards[:30]
         ctx30 = shuffle_context(setup.ctx0, 1, thirty)
@@ -298,29 +298,29 @@ def blind_cases() -> dict[str, Case]:
     return out
 
 
-def _blind_draw(holders: dict[str, Holder], order: tuple[str, ...], points: object) -> int:
+def _blind_draw(holders: dict[str, Holder], order: tuple[str, ...]) -> int:
     """One draw of position 7 by ``p0``: every other participant's key sealed to it, unsealed,
-    its signature checked, and the position opened (signatures checked cold)."""
+    its signature checked (cold: the path of a draw whose card does not open, the dearest),
+    and the position opened, through the drawer's own follower."""
     from lanswitch.fairdeal import blind
+    from lanswitch.fairdeal.blindhand import Share
 
     pr.VERIFIED.clear()
     drawer = holders["p0"]
     rec = drawer.follower.shuffles[0]
     j = 7
-    keys = []
+    shares = []
     for pid in order[1:]:
         sealed = holders[pid].seal(0, j, "p0")
         got = blind.unseal_release(
             drawer._sk, drawer.setup.keys[pid], rec.ctx, pid, "p0", j, sealed
         )
         assert got is not None
-        message = blind.release_message(rec.ctx, pid, "p0", j, got[0])
-        assert pr.verify(drawer.setup.keys[pid], message, got[1])
-        keys.append(got[0])
-    keys.append(drawer.keys(rec).positions[j])
-    card = drawer.follower.points.card(blind.open_position(rec.deck()[j], keys))
-    assert card is not None
-    return card
+        share = Share(pid, "p0", *got)
+        assert drawer.follower.signed(rec, j, share)
+        shares.append(share)
+    shares.append(Share("p0", "p0", drawer.keys(rec).positions[j], b""))
+    return drawer.follower.open_with(rec, j, shares, own="p0")
 
 
 def measure(fn: Case, runs: int) -> dict[str, float]:

@@ -50,7 +50,9 @@ def dump(
 ) -> str:
     """The JSON text of a blind hand as participant ``pid`` holds it (module docstring)."""
     setup = follower.setup
-    laid = {id(m.opening) for m in follower.moves if m.opening is not None}
+    laid = {
+        (m.opening.shuffle, m.opening.position) for m in follower.moves if m.opening is not None
+    }
     data = {
         "format": FORMAT,
         "version": VERSION,
@@ -72,7 +74,9 @@ def dump(
             ]
             for rec in follower.shuffles
         ],
-        "turned_up": [_opening(o) for o in follower.openings if id(o) not in laid],
+        "turned_up": [
+            _opening(o) for o in follower.openings if (o.shuffle, o.position) not in laid
+        ],
         "steps": [
             ["shuffle", index] if kind == "shuffle" else ["move", _move(follower.moves[index])]
             for kind, index in follower.steps
