@@ -51,6 +51,14 @@ __all__ = [
     "SERVER_SENDS",
     "Abort",
     "Announce",
+    "BlindAbort",
+    "BlindMove",
+    "BlindOpen",
+    "BlindPass",
+    "BlindRelease",
+    "BlindReveal",
+    "BlindSeeds",
+    "BlindShare",
     "Bye",
     "Chat",
     "Commit",
@@ -89,7 +97,7 @@ __all__ = [
     "encode_message",
 ]
 
-PROTOCOL_VERSION: Final = 2
+PROTOCOL_VERSION: Final = 3
 """The version ``hello`` and ``welcome`` carry; peers of different versions do not talk."""
 
 MAX_FRAME: Final = 64 * 1024
@@ -840,6 +848,7 @@ class LobbyState(Message):
     scores: tuple[int, ...] = _wire(Array(I32, 0, MAX_SEATS), default=())
     turn_timer: int = _wire(U32, default=0)
     you: int | None = _wire(Opt(SEAT), default=None)
+    blind: bool = _wire(Bool(), default=False)
 
 
 # -- play -------------------------------------------------------------------------------------
@@ -849,7 +858,9 @@ class LobbyState(Message):
 class Hand(Message):
     """Host → every client: a hand begins. Everything ``ctx_0`` and the setup note need.
     ``keys``: the public key of every person's seat and of ``@dealer``; a seat without one is
-    the host's (a bot). ``turn_timer_ms``: the time a seat has to act (0: no timer)."""
+    the host's (a bot). ``turn_timer_ms``: the time a seat has to act (0: no timer).
+    ``blind``: a dealer-blind hand (§ Dealer-blind on the wire): no ``announce`` rounds, views
+    nor events follow, but the ``blind_*`` messages."""
 
     TYPE: ClassVar[str] = "hand"
     game_id: bytes = _wire(Bytes(16, 16))
@@ -860,6 +871,7 @@ class Hand(Message):
     rules: str = _wire(Str(1, 32 * 1024))
     keys: Mapping[str, bytes] = _wire(Map(ANY_PID, KEY, MAX_SEATS + 1))
     turn_timer_ms: int = _wire(U32, default=0)
+    blind: bool = _wire(Bool(), default=False)
 
 
 _VIEW_FIELDS: Final = tuple(f.name for f in dataclasses.fields(View))
@@ -1077,6 +1089,110 @@ class LogHeads(Message):
     heads: Mapping[str, tuple[int, bytes, bytes]] = _wire(Map(ANY_PID, HEAD, MAX_SEATS + 1))
 
 
+# -- dealer-blind ----------------------------------------------------------------------------
+
+POINT: Final = Bytes(32, 32)
+SHARES: Final = Map(ANY_PID, Tuple((KEY, SIG)), MAX_SEATS + 1)
+SEEDS: Final = Array(HASH, 0, 1024)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BlindPass(Message):
+    """Both ways: pass ``number`` (1: lock, 2: keys) of shuffle ``shuffle`` by ``by`` — a
+    client sends its own with ``by`` empty; the host relays every pass to everyone with ``by``
+    filled in (its own as ``@dealer``)."""
+
+    TYPE: ClassVar[str] = "blind_pass"
+    shuffle: int = _wire(U32)
+    number: int = _wire(Int(1, 2))
+    points: tuple[bytes, ...] = _wire(Array(POINT, 1, 108))
+    signature: bytes = _wire(SIG)
+    by: str = _wire(Str(0, 32, f"(?:{PID_RE}|@dealer)?"), default="")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BlindShare(Message):
+    """Client → host: this participant's public key of ``position`` of ``shuffle`` — a card
+    the deal turns up — and its signature (to ``""``)."""
+
+    TYPE: ClassVar[str] = "blind_share"
+    shuffle: int = _wire(U32)
+    position: int = _wire(Int(0, 107))
+    key: bytes = _wire(KEY)
+    signature: bytes = _wire(SIG)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BlindOpen(Message):
+    """Host → every client: ``position`` of ``shuffle`` opened to all — every participant's
+    signed public key of it (``pid → (key, signature)``)."""
+
+    TYPE: ClassVar[str] = "blind_open"
+    shuffle: int = _wire(U32)
+    position: int = _wire(Int(0, 107))
+    shares: Mapping[str, tuple[bytes, bytes]] = _wire(SHARES)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BlindRelease(Message):
+    """Both ways: a key of the position of hidden card ``hidden`` for its drawer ``to``,
+    signed and sealed to the drawer alone. A client sends its own with ``by`` empty; the host
+    passes it on to ``to`` alone with ``by`` filled in."""
+
+    TYPE: ClassVar[str] = "blind_release"
+    to: str = _wire(ANY_PID)
+    hidden: int = _wire(U32)
+    sealed: bytes = _wire(Bytes(0, 256))
+    by: str = _wire(Str(0, 32, f"(?:{PID_RE}|@dealer)?"), default="")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BlindMove(Message):
+    """Both ways: move ``seq`` of the hand, for ``seat``, signed by the seat's owner.
+    ``hidden``: the hidden card a laid card was (else -1); ``shares``: every participant's
+    key of its position, each signed to the mover. The host relays each move it takes to
+    everyone with ``by`` filled in."""
+
+    TYPE: ClassVar[str] = "blind_move"
+    seq: int = _wire(U32)
+    seat: int = _wire(SEAT)
+    move: int = _wire(U32)
+    hidden: int = _wire(Int(-1, 2**31 - 1), default=-1)
+    signature: bytes = _wire(SIG)
+    shares: Mapping[str, tuple[bytes, bytes]] = _wire(SHARES, default_factory=dict)
+    by: str = _wire(Str(0, 32, f"(?:{PID_RE}|@dealer)?"), default="")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BlindSeeds(Message):
+    """Client → host, after ``hand_over``: this participant's seed of every shuffle of the
+    hand, in order."""
+
+    TYPE: ClassVar[str] = "blind_seeds"
+    seeds: tuple[bytes, ...] = _wire(SEEDS)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BlindReveal(Message):
+    """Host → every client: every participant's seeds as the host got them (``@dealer``'s
+    too); a participant that sent none is missing."""
+
+    TYPE: ClassVar[str] = "blind_reveal"
+    seeds: Mapping[str, tuple[bytes, ...]] = _wire(Map(ANY_PID, SEEDS, MAX_SEATS + 1))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BlindAbort(Message):
+    """Host → every client: the host stops the blind hand — ``culprit`` (or nobody) broke the
+    deal or went silent (``fault``: a :class:`~lanswitch.fairdeal.blindhand.BlindFault` name,
+    lower case). The host's word: each client judges the hand itself from the seeds."""
+
+    TYPE: ClassVar[str] = "blind_abort"
+    culprit: str = _wire(Str(0, 32, f"(?:{PID_RE}|@dealer)?"))
+    fault: str = _wire(Str(1, 32, r"[a-z_]+"))
+    detail: str = _wire(TEXT, default="")
+
+
 MESSAGES: Final[Mapping[str, type[Message]]] = {
     cls.TYPE: cls
     for cls in (
@@ -1104,6 +1220,14 @@ MESSAGES: Final[Mapping[str, type[Message]]] = {
         Abort,
         LogHead,
         LogHeads,
+        BlindPass,
+        BlindShare,
+        BlindOpen,
+        BlindRelease,
+        BlindMove,
+        BlindSeeds,
+        BlindReveal,
+        BlindAbort,
     )
 }
 """Every message type by its wire ``type``."""
@@ -1251,7 +1375,9 @@ HANDSHAKE: Final[Mapping[tuple[State, Role], Mapping[str, State]]] = {
 nothing else is allowed before OPEN."""
 
 CLIENT_SENDS: Final = frozenset(
-    {"sit", "stand", "ready", "chat", "move", "commit", "reveal", "log_head"} | _EITHER
+    {"sit", "stand", "ready", "chat", "move", "commit", "reveal", "log_head"}
+    | {"blind_pass", "blind_share", "blind_release", "blind_move", "blind_seeds"}
+    | _EITHER
 )
 """What a client may send once the connection is OPEN (besides ``error`` and ``bye``)."""
 
@@ -1268,6 +1394,12 @@ SERVER_SENDS: Final = frozenset(
         "reveals",
         "abort",
         "log_heads",
+        "blind_pass",
+        "blind_open",
+        "blind_release",
+        "blind_move",
+        "blind_reveal",
+        "blind_abort",
     }
     | _EITHER
 )

@@ -28,6 +28,7 @@ from typing import Final
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from . import protocol as p
+from .blindsession import BlindPart
 from .cards import format_cards
 from .fairdeal import (
     BY_TIMEOUT,
@@ -52,6 +53,8 @@ from .fairdeal import (
     decode_event,
     verify,
 )
+from .fairdeal.blindcheck import BlindOutcome
+from .fairdeal.blindhand import BlindFault
 from .fairdeal.primitives import mask_of, public_bytes
 from .fairdeal.tally import VoidEntry
 from .game import Event, View
@@ -95,6 +98,11 @@ class HandRecord:
     rules: str = ""
     seat: int | None = None
     names: tuple[str, ...] = ()
+    blind: BlindOutcome | None = None
+    """A dealer-blind hand's verdict (``verdict`` and ``transcript`` are the commit-reveal
+    deal's, None here)."""
+    blind_file: str = ""
+    """A dealer-blind hand's file, as ``lanswitch verify`` reads it."""
 
 
 _PID: Final = re.compile(r"@dealer|\bseat(\d+)\b")
@@ -161,6 +169,7 @@ class _HandState:
     shown_wrong: bool = False  # a view showed other cards than ``held`` (disputed once)
     turn_began: float | None = None  # when this seat saw its turn begin, by ``clock``
     turn_time: float = 0.0  # the seconds it had from then, as it knows them
+    blind: BlindPart | None = None  # a dealer-blind hand's own record
 
 
 class Session:
@@ -269,10 +278,13 @@ class Session:
             token=self.token,
         )
 
-    def move(self, move: int) -> p.Move:
+    def move(self, move: int) -> p.Move | p.BlindMove:
         """The message playing ``move`` on the view on screen, signed over the log this seat
-        holds (the host refuses it if its own log differs)."""
+        holds (the host refuses it if its own log differs); at a dealer-blind table, signed
+        with the laid card's keys (ValueError there if it is not this seat's turn)."""
         h = self.hand
+        if h is not None and h.blind is not None:
+            return h.blind.move(move)
         rec = None if h is None else h.recorder
         signature = b"" if rec is None else rec.sign_move(move)
         return p.Move(seq=self.seq, move=move, signature=signature)
@@ -301,6 +313,8 @@ class Session:
         """This seat is to act on the latest view."""
         v = self._latest_msg if self._latest_msg is not None else self._latest
         h = self.hand
+        if h is not None and h.blind is not None:
+            return h.over is None and h.blind.my_turn()
         return (
             v is not None
             and h is not None
@@ -389,7 +403,10 @@ class Session:
         dealt_in = seat is not None and seat < len(m.seats) and seat not in m.out
         refused = refused or own_seat_problem(m, seat, self.public_key)
         recorder: SeatRecorder | None = None
-        if setup is not None and refused is None and seat is not None and dealt_in:
+        part: BlindPart | None = None
+        if m.blind and setup is not None and refused is None:
+            part = BlindPart(setup, seat if dealt_in else None, self.key, self.entropy)
+        elif setup is not None and refused is None and seat is not None and dealt_in:
             try:
                 recorder = SeatRecorder(setup, seat, self.key)
             except ValueError as e:
@@ -397,7 +414,10 @@ class Session:
         if refused is not None:
             self._note("warning", refused, m)
         self.hand = _HandState(m, setup, recorder, names, refused if dealt_in else None)
+        self.hand.blind = part
         self.seq, self.view = 0, None
+        if part is not None and part.seat is not None:
+            self.view = part.view()
         if setup is not None:
             self.voids.heed(setup.rules.scoring.void_warning)
         if self._replaying is False:
@@ -405,7 +425,7 @@ class Session:
         self._replaying = False  # the hands after this one begin while this client is here
         self._rules_text = m.rules
         self._note("hand", f"hand {m.hand_no} begins", m)
-        return []
+        return [] if part is None else part.start()
 
     def _setup(self, m: p.Hand) -> tuple[HandSetup | None, str | None]:
         """Hand ``m``'s setup, or why there is none to take part in."""
@@ -579,6 +599,10 @@ class Session:
         if h.recorder is not None:
             h.recorder.on_cards_signature(m.cards_signature)
         self._note("over", f"hand {h.message.hand_no} over ({m.reason})", m)
+        if h.blind is not None:
+            if h.blind.outcome is not None and not h.done:
+                self._record(h)
+            return []
         if h.refused is not None and not h.done:
             self._record(h)  # nothing more to wait for: this seat took no part
             return []
@@ -648,6 +672,10 @@ class Session:
         the check says what is missing."""
         if h.done:
             return
+        if h.blind is not None and h.blind.seat is not None:
+            self._note("warning", f"hand {h.message.hand_no}: {why}", h.message)
+            self._record(h)
+            return
         if h.recorder is None and h.refused is None:
             h.done = True  # watched: there is nothing of this client's to judge
             return
@@ -671,6 +699,9 @@ class Session:
         h.done = True
         transcript: Transcript | None = None
         verdict: Verdict | None = None
+        if h.blind is not None:
+            self._record_blind(h, h.blind)
+            return
         if h.recorder is not None:
             transcript = h.recorder.transcript(h.names)
             try:
@@ -697,6 +728,56 @@ class Session:
         self.history.append(record)
         if verdict is not None:
             self._note("verdict", verdict.text(), record)
+
+    def _record_blind(self, h: _HandState, part: BlindPart) -> None:
+        m = h.message
+        outcome = part.outcome
+        if outcome is None:  # the seeds never came: nothing can be checked
+            outcome = BlindOutcome(
+                "void", DEALER, BlindFault.WITHHELD, "no seeds after the hand", proven=False
+            )
+        if part.seat is None:
+            outcome = outcome if part.outcome is not None else BlindOutcome("void")
+        if outcome.status == "void" and part.seat is not None:
+            culprits = (outcome.culprit,) if outcome.culprit else ()
+            self._count_void(VoidEntry(m.hand_no, culprits, outcome.proven, None, m.game_id))
+        record = HandRecord(
+            m.hand_no,
+            h.over or _UNFINISHED,
+            None,
+            None,
+            game_id=m.game_id,
+            rules="" if h.setup is None else h.setup.rules.name,
+            seat=part.seat,
+            names=h.names,
+            blind=outcome,
+            blind_file=part.file,
+        )
+        self.history.append(record)
+        if part.seat is not None:
+            self._note("verdict", named(str(outcome), h.names), record)
+
+    def _blind(self, m: p.Message) -> list[p.Message]:
+        """A ``blind_*`` message: the hand's part takes it (module :mod:`.blindsession`)."""
+        h = self.hand
+        part = None if h is None else h.blind
+        if h is None or part is None:
+            return []
+        before = len(part.problems)
+        replies, events = part.take(m)
+        self._problems(part.problems[before:])
+        if part.steps != self.seq:
+            self.seq = part.steps
+        if part.seat is not None:
+            self.view = part.view()
+        if events:
+            self._note("events", f"step {self.seq}", tuple(events))
+        if isinstance(m, p.BlindAbort):
+            who = named(m.culprit or "nobody", h.names)
+            self._note("warning", f"the host stopped the hand: {who} {m.detail}", m)
+        if part.outcome is not None and h.over is not None and not h.done:
+            self._record(h)
+        return replies
 
     def expire(self) -> None:
         """The shell's clock says: a hand whose end came long ago (``HEADS_PATIENCE``) and
@@ -779,6 +860,12 @@ _HANDLERS: dict[type[p.Message], str] = {
     p.Abort: "_abort",
     p.Reveals: "_reveals",
     p.LogHeads: "_log_heads",
+    p.BlindPass: "_blind",
+    p.BlindOpen: "_blind",
+    p.BlindRelease: "_blind",
+    p.BlindMove: "_blind",
+    p.BlindReveal: "_blind",
+    p.BlindAbort: "_blind",
     p.Chat: "_chat",
     p.Reject: "_reject",
     p.Ping: "_ping",

@@ -32,6 +32,7 @@ from lanswitch import cli
 from lanswitch.bots import make_bot
 from lanswitch.client import Client, Target
 from lanswitch.fairdeal import Verdict
+from lanswitch.fairdeal.blindcheck import BlindOutcome
 from lanswitch.host import Host, HostConfig
 from lanswitch.rules import PRESETS
 from lanswitch.server import Server
@@ -74,6 +75,10 @@ class Outcome:
 
     def statuses(self, name: str) -> list[str]:
         return [v.status for v in self.verdicts(name)]
+
+    def blind(self, name: str) -> list[BlindOutcome]:
+        """``name``'s live verdicts of dealer-blind hands."""
+        return [r.blind for r in self.sessions[name].history if r.blind is not None]
 
     def cli_statuses(self, name: str) -> list[str]:
         return [str(f["status"]) for f in self.alone[name]]
@@ -187,10 +192,13 @@ def play_over_tls(
         session = outcome.sessions[person.name]
         files = []
         for record in session.history:
-            if record.transcript is None:
+            text = record.blind_file or (
+                "" if record.transcript is None else record.transcript.to_json()
+            )
+            if not text:
                 continue
             path = tmp / f"{person.name}-hand{record.hand_no}.json"
-            path.write_text(record.transcript.to_json(), encoding="utf-8")
+            path.write_text(text, encoding="utf-8")
             files.append(path)
         outcome.files[person.name] = files
         if files:

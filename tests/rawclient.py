@@ -42,7 +42,7 @@ import msgpack
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 MAX_PAYLOAD = 65536
 DEALER = "@dealer"
 PREFIX = b"lanswitch/v2/"
@@ -1115,6 +1115,7 @@ SEAT_ENTRY_FIELDS = ("name", "id", "bot", "ready", "connected", "key")
 #: Who may send what in the ``open`` state (Connection states).
 CLIENT_OPEN = frozenset(
     {"sit", "stand", "ready", "chat", "move", "commit", "reveal", "log_head", "ping", "pong"}
+    | {"blind_pass", "blind_share", "blind_release", "blind_move", "blind_seeds"}
 )
 HOST_OPEN = frozenset(
     {
@@ -1131,6 +1132,12 @@ HOST_OPEN = frozenset(
         "log_heads",
         "ping",
         "pong",
+        "blind_pass",
+        "blind_open",
+        "blind_release",
+        "blind_move",
+        "blind_reveal",
+        "blind_abort",
     }
 )
 ERROR_CODES = frozenset(
@@ -1196,6 +1203,7 @@ SEAT_ENTRY: T = (
     },
 )
 COMMITMENTS: T = mapping("pid+", ("tuple", (SIG, SIG)), 9)
+BLIND_SHARES: T = mapping("pid+", ("tuple", (BIN32, SIG)), 9)
 
 TYPES: dict[str, dict[str, T]] = {
     "hello": {
@@ -1226,6 +1234,7 @@ TYPES: dict[str, dict[str, T]] = {
         "scores": arr(I32, 0, 8),
         "turn_timer": U32,
         "you": opt(SEAT),
+        "blind": "bool",
     },
     "hand": {
         "game_id": ("bin", 16, 16),
@@ -1236,6 +1245,7 @@ TYPES: dict[str, dict[str, T]] = {
         "rules": ("str", 1, 32768),
         "keys": mapping("pid+", BIN32, 9),
         "turn_timer_ms": U32,
+        "blind": "bool",
     },
     "view": {
         "seq": U32,
@@ -1300,6 +1310,35 @@ TYPES: dict[str, dict[str, T]] = {
     },
     "log_head": {"count": U32, "head": BIN32, "signature": SIG},
     "log_heads": {"heads": mapping("pid+", ("tuple", (U32, BIN32, SIG)), 9)},
+    # § Dealer-blind on the wire (this client takes no part in blind hands: it checks the
+    # messages' shape only).
+    "blind_pass": {
+        "shuffle": U32,
+        "number": ("int", 1, 2),
+        "points": arr(BIN32, 1, 108),
+        "signature": SIG,
+        "by": "pid+_or_empty",
+    },
+    "blind_share": {"shuffle": U32, "position": ("int", 0, 107), "key": BIN32, "signature": SIG},
+    "blind_open": {"shuffle": U32, "position": ("int", 0, 107), "shares": BLIND_SHARES},
+    "blind_release": {
+        "to": "pid+",
+        "hidden": U32,
+        "sealed": ("bin", 0, 256),
+        "by": "pid+_or_empty",
+    },
+    "blind_move": {
+        "seq": U32,
+        "seat": SEAT,
+        "move": U32,
+        "hidden": ("int", -1, 2**31 - 1),
+        "signature": SIG,
+        "shares": BLIND_SHARES,
+        "by": "pid+_or_empty",
+    },
+    "blind_seeds": {"seeds": arr(BIN32, 0, 1024)},
+    "blind_reveal": {"seeds": mapping("pid+", arr(BIN32, 0, 1024), 9)},
+    "blind_abort": {"culprit": "pid+_or_empty", "fault": ("str", 1, 32), "detail": TEXT},
 }
 
 #: Every message's fields in the order the spec lists them (and lanswitch writes them).
@@ -1341,7 +1380,7 @@ def check_value(t: T, v: Any, where: str) -> None:
         if not isinstance(v, bool):
             raise bad("not a bool")
         return
-    if t in ("name", "name_or_empty", "pid", "pid+", "pid_or_empty", "code"):
+    if t in ("name", "name_or_empty", "pid", "pid+", "pid_or_empty", "pid+_or_empty", "code"):
         if not isinstance(v, str):
             raise bad("not a str")
         ok = {
@@ -1350,6 +1389,7 @@ def check_value(t: T, v: Any, where: str) -> None:
             "pid": PID.fullmatch(v) is not None,
             "pid+": v == DEALER or PID.fullmatch(v) is not None,
             "pid_or_empty": v == "" or PID.fullmatch(v) is not None,
+            "pid+_or_empty": v in ("", DEALER) or PID.fullmatch(v) is not None,
             "code": v in ERROR_CODES,
         }[t]
         if not ok:
@@ -1792,7 +1832,7 @@ class RawClient:
                 rep.check(first["seat"] == rep.seat, "a resume gets the same seat back")
                 self.catching_up = self.rec is not None
             rep.welcome = first
-            rep.check(first["version"] == PROTOCOL_VERSION, "welcome.version is 2")
+            rep.check(first["version"] == PROTOCOL_VERSION, "welcome.version is 3")
             rep.seat = first["seat"]
             self.token = first["token"]
             if (rep.seat is None) != self.spectate:

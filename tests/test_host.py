@@ -381,7 +381,7 @@ def test_a_client_takes_its_seat_from_the_host_not_from_its_key_in_the_lobby() -
     net = TableNet(config(seats=3, bots=0))
     me = Session("ann", key=net.host.key, entropy=net.rng.randbytes)
     mine = me.public_key
-    me.receive(p.Welcome(version=2, table="T", seat=1, token=bytes(16)))
+    me.receive(p.Welcome(version=p.PROTOCOL_VERSION, table="T", seat=1, token=bytes(16)))
     assert me.seat == 1
     seats = (
         p.LobbySeat(name="mallory", id="seat0", connected=True, key=mine),

@@ -167,7 +167,7 @@ def test_spec_documents_every_message_and_error_code() -> None:
 def test_spec_states_the_limits() -> None:
     assert f"{p.MAX_FRAME}" in SPEC
     assert f"Protocol version: **v{p.PROTOCOL_VERSION}**" in SPEC
-    assert p.PROTOCOL_VERSION == 2
+    assert p.PROTOCOL_VERSION == 3
 
 
 def test_all_is_complete() -> None:
@@ -406,6 +406,7 @@ def ok_ping() -> dict[str, Any]:
                 "rules": "x",
                 "keys": {"@host": bytes(32)},
                 "turn_timer_ms": 0,
+                "blind": False,
             },
             "hand.keys key",
         ),
@@ -420,6 +421,7 @@ def ok_ping() -> dict[str, Any]:
                 "rules": "x",
                 "keys": {"@dealer": bytes(32)},
                 "turn_timer_ms": -1,
+                "blind": False,
             },
             "hand.turn_timer_ms",
         ),
@@ -497,7 +499,7 @@ def test_a_name_holds_no_control_format_or_bidi_character_nor_begins_with_a_mark
     with pytest.raises(RemoteProtocolError, match=r"hello\.name") as info:
         p.decode_message(hello)
     assert info.value.code is ErrorCode.BAD_MESSAGE
-    welcome = p.Welcome(version=2, table=name, seat=0, token=bytes(16))
+    welcome = p.Welcome(version=p.PROTOCOL_VERSION, table=name, seat=0, token=bytes(16))
     with pytest.raises(p.LocalProtocolError, match=r"welcome\.table"):
         p.encode_frame(welcome)  # and the host does not send one either
 
@@ -508,7 +510,9 @@ def test_a_name_holds_no_control_format_or_bidi_character_nor_begins_with_a_mark
 def test_a_name_may_hold_any_visible_text_and_marks_on_it(name: str) -> None:
     assert p.NAME.fault(name) is None
     hello = {**GEN.from_json(V["frames"][0]["payload"]), "name": name}
-    assert p.decode_message(hello) == p.Hello(version=2, name=name, key=hello["key"])
+    assert p.decode_message(hello) == p.Hello(
+        version=p.PROTOCOL_VERSION, name=name, key=hello["key"]
+    )
 
 
 def test_a_seats_name_and_a_chat_sender_are_names_or_empty() -> None:
@@ -680,8 +684,11 @@ def test_server_may_refuse_before_hello() -> None:
         # A protocol v1 peer's hello, exactly as v1 sent it.
         {"type": "hello", "version": 1, "name": "Ann", "key": KEY}
         | {"spectate": False, "password": None, "token": None},
+        # A protocol v2 peer's hello (its fields are v3's).
+        {"type": "hello", "version": 2, "name": "Ann", "key": KEY}
+        | {"spectate": False, "password": None, "token": None},
         # A later version, with fields this one does not know.
-        {"type": "hello", "version": 3, "name": "Ann", "key": KEY, "colour": "blue"},
+        {"type": "hello", "version": 4, "name": "Ann", "key": KEY, "colour": "blue"},
     ],
 )
 def test_version_mismatch_on_hello(hello_v: dict[str, Any]) -> None:
@@ -690,7 +697,7 @@ def test_version_mismatch_on_hello(hello_v: dict[str, Any]) -> None:
         conn.receive_data(frame_of(hello_v))
     assert info.value.code is ErrorCode.VERSION_MISMATCH
     assert f"version {hello_v['version']}" in info.value.text
-    assert "speaks 2" in info.value.text
+    assert f"speaks {p.PROTOCOL_VERSION}" in info.value.text
     # The server tells the client why, and the client reads it (error is the same in every
     # version).
     data = conn.send(info.value.error_message())

@@ -29,6 +29,7 @@ CORE_OPTIONAL = (
     "table",
     "host",
     "session",
+    "blindsession",
     "handcheck",
     "bots",
     "narrate",

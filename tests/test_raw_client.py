@@ -130,7 +130,7 @@ def test_frame_vectors_decode_and_reencode(vector: dict[str, Any]) -> None:
 def test_every_message_type_has_a_frame_vector() -> None:
     """The spec's message list and the vectors' agree; version 2, 64 KiB."""
     assert {v["type"] for v in FRAMES["frames"]} == set(rc.FIELDS)
-    assert FRAMES["protocol_version"] == rc.PROTOCOL_VERSION == 2
+    assert FRAMES["protocol_version"] == rc.PROTOCOL_VERSION == 3
     assert FRAMES["max_frame"] == rc.MAX_PAYLOAD
 
 
@@ -678,6 +678,7 @@ class ScriptedHost:
             "rules": self.rules,
             "keys": dict(self.keys),
             "turn_timer_ms": turn_timer_ms,
+            "blind": False,
         }
         self.send(hand)
         self.ctx0 = rc.hand_context(game_id, 1, 1, 0, list(self.SEATS), self.keys)
@@ -1429,7 +1430,7 @@ def test_host_refuses_bad_frames_and_messages(host: Host) -> None:
     answer = _error_for(host, rc.frame(msgpack.packb(v1, use_bin_type=True)))
     assert answer["code"] == "version_mismatch", answer
     assert "1" in answer["text"], answer  # the text names both versions
-    assert "2" in answer["text"], answer
+    assert str(rc.PROTOCOL_VERSION) in answer["text"], answer
 
     answer = _error_for(host, b"\x00\x00\x00\x00")
     assert answer["code"] == "bad_frame", answer

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from lanswitch import protocol as p
 from lanswitch.discovery import Table, TableAdvertiser
 from lanswitch.history import HandRow, History, history_path
 from lanswitch.rules import load_rules
@@ -177,7 +178,7 @@ def test_tables_prints_txt_fields_escaped() -> None:
             seats_total=4,
             seats_free=3,
             fingerprint=secrets.token_hex(32),
-            version=2,
+            version=p.PROTOCOL_VERSION,
             host=f"pc{INJECTED}",
             interfaces=["127.0.0.1"],
         )

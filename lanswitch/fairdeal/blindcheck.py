@@ -24,7 +24,7 @@ blame, as for a seed withheld in the commit-reveal deal. Pure.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from ..game import Game, HandResult, IllegalMove
@@ -48,6 +48,8 @@ class BlindOutcome:
     detail: str = ""
     proven: bool = True
     result: HandResult | None = None
+    game: Game | None = field(default=None, compare=False, repr=False)
+    """A fair hand's replay with every card known (the host scores the match on it)."""
 
     def __str__(self) -> str:
         if self.status == "fair":
@@ -137,7 +139,14 @@ def check_hand(
         )
         for rec in follower.shuffles
     ]
-    g = Game(setup.rules, setup.players, dealer=setup.dealer, blind=True)
+    g = Game(
+        setup.rules,
+        setup.players,
+        dealer=setup.dealer,
+        out=setup.out,
+        hand_no=setup.hand_no,
+        blind=True,
+    )
     for kind, index in follower.steps:
         if kind == "shuffle":
             g.apply_chance(orders[index])
@@ -161,7 +170,7 @@ def check_hand(
         )
     if not finished or g.result is None:
         return BlindOutcome("void", "", None, "the hand was not finished", proven=False)
-    return BlindOutcome("fair", result=g.result)
+    return BlindOutcome("fair", result=g.result, game=g)
 
 
 def _first_pass_fault(

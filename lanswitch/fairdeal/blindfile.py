@@ -64,6 +64,8 @@ def dump(
             "people": sorted(setup.people),
             "keys": {p: k.hex() for p, k in setup.keys.items()},
             "dealer": setup.dealer,
+            "out": list(setup.out),
+            "hand_no": setup.hand_no,
         },
         "shuffles": [
             [
@@ -152,6 +154,8 @@ def _check(data: dict[str, Any]) -> BlindOutcome:
         frozenset(int(x) for x in s["people"]),
         {str(p): _hex(k, "a key") for p, k in s["keys"].items()},
         dealer=int(s["dealer"]),
+        out=tuple(int(x) for x in s.get("out", ())),
+        hand_no=int(s.get("hand_no", 1)),
     )
     f = Follower(setup)
     turned_up = {(o.shuffle, o.position): o for o in map(_load_opening, data["turned_up"])}

@@ -20,14 +20,20 @@ next, has it opened, and asks again, so no rule of the deal is written twice.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
 from ..game import HIDDEN_BASE, Event, Game
 from .primitives import UsageError
 
-__all__ = ["Positions", "apply_blind_chance", "drawn_positions"]
+__all__ = [
+    "Positions",
+    "apply_blind_chance",
+    "apply_opened",
+    "drawn_positions",
+    "next_turn_up",
+]
 
 _MAX_TURN_UPS: Final = 108
 
@@ -55,21 +61,35 @@ class Positions:
         raise UsageError(f"{hidden} is not a hidden card of this hand")
 
 
+def next_turn_up(game: Game, base: int, n: int, opened: Mapping[int, int]) -> int | None:
+    """The position of ``game``'s awaited chance step (hidden cards ``base .. base + n − 1``)
+    that the step turns up next, given the positions ``opened`` so far (position → card);
+    None when the step turns up nothing more and can be applied."""
+    order = [opened.get(j, base + j) for j in range(n)]
+    events = game.clone().apply_chance(order, hidden=True)
+    up = [c for kind, _seat, c in events if kind == "starter" and c >= HIDDEN_BASE]
+    return up[0] - base if up else None
+
+
+def apply_opened(game: Game, base: int, n: int, opened: Mapping[int, int]) -> list[Event]:
+    """Answer ``game``'s chance request with the hidden cards ``base .. base + n − 1``, the
+    positions in ``opened`` as their cards. The events, as :meth:`Game.apply_chance`."""
+    return game.apply_chance([opened.get(j, base + j) for j in range(n)], hidden=True)
+
+
 def apply_blind_chance(
     game: Game, base: int, n: int, open_position: Callable[[int], int]
 ) -> list[Event]:
     """Answer ``game``'s chance request with the hidden cards ``base .. base + n − 1``, having
     every position the step turns up opened first by ``open_position(j) → card`` (in the
-    order the engine turns them up). The events of the step, as :meth:`Game.apply_chance`."""
+    order the engine turns them up). The events of the step, as :meth:`Game.apply_chance`.
+    (Over a network the openings come one message at a time: :func:`next_turn_up` says which
+    is due, :func:`apply_opened` applies the step once none is.)"""
     opened: dict[int, int] = {}
     for _ in range(_MAX_TURN_UPS + 1):
-        order = [opened.get(j, base + j) for j in range(n)]
-        trial = game.clone()
-        events = trial.apply_chance(order, hidden=True)
-        up = [c for kind, _seat, c in events if kind == "starter" and c >= HIDDEN_BASE]
-        if not up:
-            return game.apply_chance(order, hidden=True)
-        j = up[0] - base
+        j = next_turn_up(game, base, n, opened)
+        if j is None:
+            return apply_opened(game, base, n, opened)
         opened[j] = open_position(j)
     raise UsageError("a chance step turned up more cards than a deck holds")  # pragma: no cover
 

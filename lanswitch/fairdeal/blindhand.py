@@ -33,7 +33,7 @@ from typing import Final
 from ..game import DRAW, HIDDEN_BASE, MAX_CARD, PASS, Event, Game, IllegalMove
 from ..rules import RuleSet
 from . import blind
-from .blindgame import Positions, apply_blind_chance, drawn_positions
+from .blindgame import Positions, apply_opened, drawn_positions, next_turn_up
 from .primitives import (
     DEALER,
     HASH_BYTES,
@@ -48,6 +48,7 @@ from .primitives import (
     u32,
 )
 from .primitives import verify as verify_signature
+from .setup import HandSetup
 
 __all__ = [
     "BlindFault",
@@ -59,6 +60,7 @@ __all__ = [
     "Opening",
     "Share",
     "ShuffleRecord",
+    "blind_setup",
     "move_message",
     "shuffle_context",
 ]
@@ -106,6 +108,8 @@ class BlindSetup:
     people: frozenset[int]
     keys: Mapping[str, bytes]
     dealer: int = 0
+    out: tuple[int, ...] = ()
+    hand_no: int = 1
 
     def __post_init__(self) -> None:
         need_bytes("ctx0", self.ctx0, HASH_BYTES)
@@ -126,6 +130,23 @@ class BlindSetup:
     def owner(self, seat: int) -> str:
         """Who holds ``seat``'s cards: its person, or ``@dealer`` for a bot."""
         return self.seats[seat] if seat in self.people else DEALER
+
+
+def blind_setup(setup: HandSetup) -> BlindSetup:
+    """The blind setup of a hand set up as the commit-reveal deal sets one up (the ``hand``
+    message): its ``ctx_0`` is ``H("ctx0", ctx_0 of the setup)``, so that everything the setup
+    binds — the game, the hand, the seats, their keys, the rules — binds the blind hand, and
+    no blind signature is one of the commit-reveal deal's."""
+    return BlindSetup(
+        blind._h("ctx0", setup.ctx0),
+        setup.rules,
+        setup.seats,
+        setup.humans,
+        setup.keys,
+        dealer=setup.dealer,
+        out=setup.out,
+        hand_no=setup.hand_no,
+    )
 
 
 def shuffle_context(ctx0: bytes, index: int, cards: Sequence[int]) -> bytes:
@@ -231,12 +252,23 @@ class Follower:
     """The hand as one participant follows it (module docstring). ``known`` cards of its own
     are revealed in its engine by :meth:`know`; everything else stays hidden."""
 
-    def __init__(self, setup: BlindSetup, points: blind.CardPoints | None = None) -> None:
+    def __init__(
+        self,
+        setup: BlindSetup,
+        points: blind.CardPoints | None = None,
+        *,
+        every_point: bool = False,
+    ) -> None:
+        """``every_point``: check every pass's points for validity as it comes (the host does,
+        so that it stops a hand at the pass that broke it), not only the locked deck's."""
         self.setup = setup
+        self.every_point = every_point
         self.game = Game(
             setup.rules,
             setup.players,
             dealer=setup.dealer,
+            out=setup.out,
+            hand_no=setup.hand_no,
             blind=True,
         )
         self.points = points or blind.CardPoints(setup.ctx0, self.game.deck)
@@ -277,7 +309,7 @@ class Follower:
         if not verify_signature(self.setup.keys[pid], message, signature):
             raise Cheat(BlindFault.BAD_SIGNATURE, pid, f"pass {number}", proven=False)
         last = (pid, number) == (rec.order[-1], 2)  # the locked deck, opened later
-        problem = blind.check_points(list(pts), rec.n, valid=last)
+        problem = blind.check_points(list(pts), rec.n, valid=last or self.every_point)
         if problem is not None:
             raise Cheat(BlindFault.BAD_PASS, pid, problem)
         # An honest pass maps distinct points to distinct points, so two equal points are a
@@ -334,6 +366,8 @@ class Follower:
     def open_public(self, position: int, shares: Sequence[Share]) -> int:
         """A position of the current shuffle opened to everyone (a card turned up)."""
         rec = self.shuffles[-1]
+        if position != self.pending_turn_up():
+            raise UsageError(f"position {position} is not one the deal turns up now")
         try:
             card = self.open_with(rec, position, shares)
         except UsageError as e:
@@ -344,18 +378,47 @@ class Follower:
         self.openings.append(Opening(rec.index, position, card, tuple(shares)))
         return card
 
+    @property
+    def open_shuffle(self) -> ShuffleRecord | None:
+        """The shuffle begun and not yet dealt from, if any."""
+        if self.shuffles and ("shuffle", self.shuffles[-1].index) not in self.steps:
+            return self.shuffles[-1]
+        return None
+
+    def pending_turn_up(self) -> int | None:
+        """The position of the open shuffle its deal must turn up next (everyone's public key
+        of it is due: :meth:`open_public`), or None: the passes are not all in, or nothing
+        more is to be turned up (:meth:`finish_deal`)."""
+        rec = self.open_shuffle
+        if rec is None or rec.next_pass() is not None:
+            return None
+        return next_turn_up(self.game, rec.base, rec.n, rec.opened)
+
+    def finish_deal(self) -> list[Event]:
+        """Apply the open shuffle to the engine: its passes are in and every position its deal
+        turns up is open. The step's events."""
+        rec = self.open_shuffle
+        if rec is None or rec.next_pass() is not None:
+            raise UsageError("the shuffle's passes are not all in")
+        if self.pending_turn_up() is not None:
+            raise UsageError("a position the deal turns up is not open yet")
+        events = apply_opened(self.game, rec.base, rec.n, rec.opened)
+        self.steps.append(("shuffle", rec.index))
+        self._note_drawn(events)
+        return events
+
     def deal(self, turn_up: Callable[[int], Sequence[Share]]) -> list[Event]:
         """Apply the open shuffle to the engine once both passes are in; ``turn_up(j)`` gives
         every participant's public key of each position the step turns up."""
         rec = self.shuffles[-1]
         if rec.next_pass() is not None:
             raise UsageError("the shuffle's passes are not all in")
-        events = apply_blind_chance(
-            self.game, rec.base, rec.n, lambda j: self.open_public(j, turn_up(j))
-        )
-        self.steps.append(("shuffle", rec.index))
-        self._note_drawn(events)
-        return events
+        for _ in range(rec.n + 1):
+            j = self.pending_turn_up()
+            if j is None:
+                break
+            self.open_public(j, turn_up(j))
+        return self.finish_deal()
 
     def _note_drawn(self, events: Sequence[Event]) -> None:
         for seat, hidden in drawn_positions(events):
@@ -436,6 +499,8 @@ class Holder:
         signing_key: bytes,
         seed_for: Callable[[int], bytes],
         points: blind.CardPoints | None = None,
+        *,
+        every_point: bool = False,
     ) -> None:
         if pid not in setup.participants:
             raise UsageError(f"{pid} is not a participant")
@@ -445,7 +510,7 @@ class Holder:
         self._seed_for = seed_for
         self.seeds: dict[int, bytes] = {}
         self._keys: dict[int, blind.BlindKeys] = {}
-        self.follower = Follower(setup, points)
+        self.follower = Follower(setup, points, every_point=every_point)
         # Keys released to this holder, per (shuffle, position): sender → share.
         self.received: dict[tuple[int, int], dict[str, Share]] = {}
         self.cards: dict[int, int] = {}  # hidden card → card, for the cards it holds

@@ -92,6 +92,7 @@ class HostConfig:
     seat_limit: float = 60.0  # seconds a seat is kept for an away player (then: given up)
     round_timeout: float = 30.0  # seconds a fair-deal round waits for commitments / seeds
     heads_timeout: float = 30.0  # seconds the host waits for the seats' log heads
+    blind: bool = False  # dealer-blind hands: the host cannot see a card it is not dealt
 
     def __post_init__(self) -> None:
         # The table's name goes out in every welcome and lobby as a ``name``: cleaned as a
@@ -114,6 +115,11 @@ class HostConfig:
         ):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative")
+        if self.blind and self.turn_timer:
+            raise ValueError(
+                "a dealer-blind table has no turn timer: the host cannot move for a player "
+                "whose cards it cannot see"
+            )
         if 0 < self.turn_timer < MIN_TURN_TIMER_MS / 1000:
             raise ValueError(
                 f"turn_timer must be 0 (none) or at least {MIN_TURN_TIMER_MS // 1000} s"

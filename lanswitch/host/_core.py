@@ -44,6 +44,7 @@ from ._journal import (
 )
 
 if TYPE_CHECKING:
+    from ._blind import BlindHand
     from ._play import _Hand
 
 __all__ = ["HostBase"]
@@ -95,7 +96,7 @@ class HostBase:
         self.log: list[str] = []  # what happened, for a headless host to print (the latest)
         self.log_start = 0  # how many earlier lines were let go (a long session's memory)
         self.match = self._new_match()
-        self.hand: _Hand | None = None
+        self.hand: _Hand | BlindHand | None = None
         self.finished = False  # the match is over and every client was told
         self._owner_key: bytes | None = None  # the host's own player (lobby.host)
         self.last_cid = 0  # the highest connection id seen (a resumed server numbers on)
@@ -486,6 +487,7 @@ class HostBase:
             hands=len(results),
             scores=tuple(self.match.totals) if results else (),
             turn_timer=round(self.config.turn_timer),
+            blind=self.config.blind,
         )
 
     def _broadcast_lobby(self) -> None:
@@ -559,6 +561,14 @@ class HostBase:
         if entry is None or self.hand is None:
             return None
         return entry.seat
+
+    def _gone_for_good(self, seat: int) -> bool:
+        """A player of this hand whose link has been down longer than the grace, or who said
+        goodbye: the hand goes on without it."""
+        since = self.away.get(seat)
+        return since is not None and (
+            self._now >= since + self.config.away_grace or seat in self.quit
+        )
 
     def _cid_of_seat(self, seat: int) -> int | None:
         client = self._seat_client(seat)
@@ -665,6 +675,11 @@ _HANDLERS: dict[type[p.Message], str] = {
     p.Commit: "_commit",
     p.Reveal: "_reveal",
     p.LogHead: "_log_head",
+    p.BlindPass: "_blind_pass",
+    p.BlindShare: "_blind_share",
+    p.BlindRelease: "_blind_release",
+    p.BlindMove: "_blind_move",
+    p.BlindSeeds: "_blind_seeds",
 }
 """The method of :class:`lanswitch.host.Host` that takes each message a client may send (a
 ``hello``, ``bye``, ``error``, ``ping`` and ``pong`` are the connection's own)."""

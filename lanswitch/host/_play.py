@@ -37,8 +37,8 @@ from ..fairdeal import (
 from ..fairdeal.checks import timeout_move
 from ..fairdeal.primitives import log_head_message, public_bytes, seats_of, verify
 from ..game import BLUNDER_FLAG, PRIVATE_KINDS, Event, Game, IllegalMove, redact
+from ._blind import BlindHand, BlindHost
 from ._config import ADVANCE_BOUND, HOST_ID
-from ._core import HostBase
 
 __all__ = ["Host"]
 
@@ -103,14 +103,14 @@ def _abort(v: VoidRecord) -> p.Abort:
     )
 
 
-class Host(HostBase):
+class Host(BlindHost):
     """One table's host: see the package docstring for how a shell drives it."""
 
     hand: _Hand | None
     dealer_cls: type[Dealer] = Dealer
     """What deals each hand. (A dishonest host, in the tests that play one against untouched
     clients, plugs in a Dealer that cheats.)"""
-    last_hand: _Hand | None = None
+    last_hand: _Hand | BlindHand | None = None
     """The hand before this one, ended: a player who resumes between hands is caught up on it."""
 
     # -- starting a hand -----------------------------------------------------------------------
@@ -130,6 +130,9 @@ class Host(HostBase):
             elif s.kind == "human":
                 entry = self.table.clients[s.client or ""]
                 keys[pids[s.index]] = self.keys[entry.token]
+        if self.config.blind:
+            self._start_blind_hand(game, pids, bots)
+            return
         dealer = self.dealer_cls(
             game,
             game_id=self.game_id,
@@ -163,10 +166,13 @@ class Host(HostBase):
         as it was, so a client that rebuilds the hand from nothing must have the steps before
         a round to check it —, then its view and the hand's end. Between hands, a player who
         resumes gets the last hand again, in case it lost its end (its verdict needs it)."""
-        h = self.hand
+        h: _Hand | BlindHand | None = self.hand
         if h is None and resumed:
             h = self.last_hand
         if h is None:
+            return
+        if isinstance(h, BlindHand):
+            self._blind_catch_up(cid, h)
             return
         entry = self.table.clients.get(str(cid))
         seat = None if entry is None else entry.seat
@@ -254,6 +260,8 @@ class Host(HostBase):
         h = self.hand
         if h is None:
             return self._between_hands()
+        if isinstance(h, BlindHand):
+            return self._blind_advance(h, moves)
         if h.ended:
             return self._maybe_finish(h)
         dealer = h.dealer
@@ -293,14 +301,6 @@ class Host(HostBase):
         if self.config.turn_timer:
             return h.turn_since + self.config.turn_timer
         return None
-
-    def _gone_for_good(self, seat: int) -> bool:
-        """A player of this hand whose link has been down longer than the grace, or who said
-        goodbye: the hand goes on without it."""
-        since = self.away.get(seat)
-        return since is not None and (
-            self._now >= since + self.config.away_grace or seat in self.quit
-        )
 
     def _presence_step(self, h: _Hand) -> bool:
         """Log one person going away or coming back, if one is due (between steps)."""
@@ -404,7 +404,7 @@ class Host(HostBase):
         """The hand and ``cid``'s id in it, if round ``r`` of it exists."""
         h = self.hand
         seat = self._seat_of(cid)
-        if h is None or seat is None or not 0 <= r < len(h.dealer.rounds):
+        if not isinstance(h, _Hand) or seat is None or not 0 <= r < len(h.dealer.rounds):
             self._reject_fair(cid, f"round {r} is not open")
             return None, ""
         return h, h.pids[seat]
@@ -421,7 +421,7 @@ class Host(HostBase):
         (``illegal_move``)."""
         h = self.hand
         seat = self._seat_of(cid)
-        if h is None or h.ended or seat is None or h.dealer.stage is HandStage.OVER:
+        if not isinstance(h, _Hand) or h.ended or seat is None or h.dealer.stage is HandStage.OVER:
             self._send(cid, p.Reject(code=p.ErrorCode.NOT_YOUR_TURN, text="no hand", seq=m.seq))
             return
         if h.dealer.stage not in _MOVING or h.game.to_act() != seat:
@@ -490,7 +490,7 @@ class Host(HostBase):
         can make the others' checks blame the host."""
         h = self.hand
         seat = self._seat_of(cid)
-        if h is None or seat is None or h.heads_message is not None:
+        if not isinstance(h, _Hand) or seat is None or h.heads_message is not None:
             self._reject_fair(cid, "no log head is wanted now")
             return
         dealer = h.dealer
@@ -554,6 +554,8 @@ class Host(HostBase):
         h = self.hand
         if h is None:
             return None
+        if isinstance(h, BlindHand):
+            return self._blind_deadline(h)
         # The grace of a player whose link dropped, until the log says it went (or, after
         # the hand, until its head is no longer waited for).
         times = [

@@ -29,6 +29,8 @@ sys.path.insert(0, str(ROOT))
 from lanswitch import protocol as p  # noqa: E402
 from lanswitch.fairdeal import BY_BOT, BY_SEAT, DEALER, Draw, HandSetup, Move  # noqa: E402
 from lanswitch.fairdeal import primitives as fp  # noqa: E402
+from lanswitch.fairdeal.blindhand import Holder, blind_setup, move_message  # noqa: E402
+from lanswitch.game import HIDDEN_BASE  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "frames.json"
 
@@ -93,17 +95,46 @@ SIG_BOT_MOVE = fp.sign(
 )
 SIG_HEAD_ANN = fp.sign(ANN_PRIVATE, fp.log_head_message(CTX0, "ann", LOG_COUNT, LOG_HEAD))
 SIG_HEAD_DEALER = fp.sign(DEALER_PRIVATE, fp.log_head_message(CTX0, DEALER, LOG_COUNT, LOG_HEAD))
+
+# A dealer-blind hand of the same setup (SPEC § Dealer-blind): ann's lock pass of shuffle 0,
+# the public keys of position 0, ann's key of position 1 sealed to @dealer, and position 1
+# laid by ann as if it were hers (every signature real; seeds as above).
+BLIND = blind_setup(SETUP)
+_ANN_BLIND = Holder(BLIND, "ann", ANN_PRIVATE, lambda _k: SEED)
+_DEALER_BLIND = Holder(BLIND, DEALER, DEALER_PRIVATE, lambda _k: DEALER_SEED)
+_ANN_BLIND.follower.begin_shuffle()
+_DEALER_BLIND.follower.begin_shuffle()
+BLIND_PASS, SIG_BLIND_PASS = _ANN_BLIND.make_pass(1)
+BLIND_SHARE = _ANN_BLIND.share(0, 0)
+DEALER_SHARE = _DEALER_BLIND.share(0, 0)
+BLIND_HIDDEN = HIDDEN_BASE + 1
+BLIND_CARD = 5
+BLIND_SEALED = _ANN_BLIND.seal(0, 1, DEALER)
+LAID_SHARES = {"ann": _ANN_BLIND.share(0, 1, "ann"), DEALER: _DEALER_BLIND.share(0, 1, "ann")}
+SIG_BLIND_MOVE = fp.sign(
+    ANN_PRIVATE, move_message(BLIND.ctx0, 0, 0, "ann", BLIND_CARD, BLIND_HIDDEN)
+)
 ANN_CARDS = (1, 14, 40, 51)
 SIG_CARDS = fp.sign(DEALER_PRIVATE, fp.cards_message(CTX0, "ann", ANN_CARDS))
 
 SAMPLES: list[tuple[str, p.Message]] = [
-    ("hello", p.Hello(version=2, name="Ann", key=KEY)),
+    ("hello", p.Hello(version=p.PROTOCOL_VERSION, name="Ann", key=KEY)),
     (
         "hello_resume",
-        p.Hello(version=2, name="Bo", key=KEY2, spectate=False, password="tea", token=TOKEN),
+        p.Hello(
+            version=p.PROTOCOL_VERSION,
+            name="Bo",
+            key=KEY2,
+            spectate=False,
+            password="tea",
+            token=TOKEN,
+        ),
     ),
-    ("welcome", p.Welcome(version=2, table="Kitchen", seat=1, token=TOKEN)),
-    ("welcome_spectator", p.Welcome(version=2, table="Kitchen", seat=None, token=TOKEN)),
+    ("welcome", p.Welcome(version=p.PROTOCOL_VERSION, table="Kitchen", seat=1, token=TOKEN)),
+    (
+        "welcome_spectator",
+        p.Welcome(version=p.PROTOCOL_VERSION, table="Kitchen", seat=None, token=TOKEN),
+    ),
     ("error", p.Error(code=p.ErrorCode.VERSION_MISMATCH, text="this host speaks version 2")),
     ("bye", p.Bye(reason="goodnight")),
     ("ping", p.Ping(nonce=7)),
@@ -272,6 +303,48 @@ SAMPLES: list[tuple[str, p.Message]] = [
             }
         ),
     ),
+    (
+        "blind_pass",
+        p.BlindPass(shuffle=0, number=1, points=BLIND_PASS, signature=SIG_BLIND_PASS),
+    ),
+    (
+        "blind_pass_relayed",
+        p.BlindPass(shuffle=0, number=1, points=BLIND_PASS, signature=SIG_BLIND_PASS, by="ann"),
+    ),
+    (
+        "blind_share",
+        p.BlindShare(shuffle=0, position=0, key=BLIND_SHARE.key, signature=BLIND_SHARE.signature),
+    ),
+    (
+        "blind_open",
+        p.BlindOpen(
+            shuffle=0,
+            position=0,
+            shares={
+                "ann": (BLIND_SHARE.key, BLIND_SHARE.signature),
+                DEALER: (DEALER_SHARE.key, DEALER_SHARE.signature),
+            },
+        ),
+    ),
+    ("blind_release", p.BlindRelease(to=DEALER, hidden=BLIND_HIDDEN, sealed=BLIND_SEALED)),
+    (
+        "blind_move",
+        p.BlindMove(
+            seq=0,
+            seat=0,
+            move=BLIND_CARD,
+            hidden=BLIND_HIDDEN,
+            signature=SIG_BLIND_MOVE,
+            shares={q: (s.key, s.signature) for q, s in LAID_SHARES.items()},
+            by="ann",
+        ),
+    ),
+    ("blind_seeds", p.BlindSeeds(seeds=(SEED,))),
+    ("blind_reveal", p.BlindReveal(seeds={"ann": (SEED,), DEALER: (DEALER_SEED,)})),
+    (
+        "blind_abort",
+        p.BlindAbort(culprit="ann", fault="withheld", detail="its part of the deal never came"),
+    ),
 ]
 
 
@@ -298,6 +371,12 @@ def scenario() -> dict[str, Any]:
         "round_cards": list(ROUND_CARDS),
         "round_context": CTX.hex(),
         "seeds": {"ann": SEED.hex(), DEALER: DEALER_SEED.hex()},
+        "blind_context": BLIND.ctx0.hex(),
+        "blind_note": (
+            "the blind_* frames: the same hand dealt blind (SPEC § Dealer-blind), ann's seed "
+            "and @dealer's above as their seeds of shuffle 0; blind_move lays position 1 as "
+            "card 5 (as if it were: the frame's signature and keys are real, the card is not)"
+        ),
     }
 
 
@@ -308,7 +387,7 @@ def _frame(obj: object) -> str:
 
 def _hello_named(name: str) -> str:
     """A ``hello`` frame valid in all but its ``name``."""
-    hello = {"type": "hello", "version": 2, "name": name, "key": KEY}
+    hello = {"type": "hello", "version": p.PROTOCOL_VERSION, "name": name, "key": KEY}
     return _frame(hello | {"spectate": False, "password": None, "token": None})
 
 
@@ -344,8 +423,13 @@ REJECTS: list[tuple[str, str, p.ErrorCode]] = [
         p.ErrorCode.VERSION_MISMATCH,
     ),
     (
+        "version_mismatch_v2",
+        _frame({"type": "hello", "version": 2, "name": "Ann", "key": KEY}),
+        p.ErrorCode.VERSION_MISMATCH,
+    ),
+    (
         "version_mismatch_future",
-        _frame({"type": "hello", "version": 3, "name": "Ann", "future": 1}),
+        _frame({"type": "hello", "version": 4, "name": "Ann", "future": 1}),
         p.ErrorCode.VERSION_MISMATCH,
     ),
 ]

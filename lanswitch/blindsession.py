@@ -1,0 +1,270 @@
+"""A client's part in one dealer-blind hand, sans I/O: the ``blind_*`` messages in, replies out.
+
+A :class:`~lanswitch.session.Session` holds one :class:`BlindPart` per blind hand (a ``hand``
+message with ``blind`` set). The part follows the hand on its own record
+(:class:`~lanswitch.fairdeal.blindseat.Participant`): every relayed pass, opening and move is
+checked as it arrives, its own pass, public keys and sealed keys go out when its follower
+says they are due, and the keys released to it open its own cards — so the view a player sees
+is made here, from its own engine, not sent by the host (who does not know the cards). When
+the hand ends or the host stops it, it reveals its seeds; when everyone's come back
+(``blind_reveal``) it checks the whole hand (:func:`~lanswitch.fairdeal.blindcheck.check_hand`)
+and keeps the hand's file (:func:`~lanswitch.fairdeal.blindfile.dump`) for ``lanswitch verify``.
+
+The first cheat its follower catches live stops it following: it sends nothing more but its
+seeds, and its verdict names the cheat. Pure: its seeds come from the ``entropy`` callable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from . import protocol as p
+from .fairdeal import DEALER
+from .fairdeal.blindcheck import BlindOutcome, Status, check_hand
+from .fairdeal.blindfile import dump
+from .fairdeal.blindhand import (
+    BlindFault,
+    Cheat,
+    Follower,
+    Holder,
+    MoveRecord,
+    Share,
+    blind_setup,
+)
+from .fairdeal.blindseat import Participant, PassOut, ReleaseOut, ShareOut, opening_of
+from .fairdeal.primitives import UsageError
+from .fairdeal.setup import HandSetup
+from .game import HIDDEN_BASE, MAX_CARD, Event, View
+
+__all__ = ["BlindPart"]
+
+_PRIVATE: Final = frozenset({"deal", "draw"})
+
+
+class BlindPart:
+    """One client's side of one blind hand (module docstring). ``seat`` None: watching."""
+
+    def __init__(
+        self,
+        setup: HandSetup,
+        seat: int | None,
+        key: Ed25519PrivateKey,
+        entropy: Callable[[int], bytes],
+    ) -> None:
+        self.setup = blind_setup(setup)
+        self.seat = seat if seat is not None and seat in self.setup.people else None
+        self.pid = "" if self.seat is None else self.setup.seats[self.seat]
+        self.part: Participant | None = None
+        if self.seat is not None:
+            holder = Holder(self.setup, self.pid, key.private_bytes_raw(), lambda _k: entropy(32))
+            self.part = Participant(holder)
+            self.follower: Follower = holder.follower
+        else:
+            self.follower = Follower(self.setup)
+        self.cheat: Cheat | None = None
+        self.abort: p.BlindAbort | None = None
+        self.seeds_sent = False
+        self.outcome: BlindOutcome | None = None
+        self.file = ""
+        self.problems: list[str] = []
+
+    # -- what the session asks -----------------------------------------------------------------
+
+    @property
+    def steps(self) -> int:
+        """Public steps taken so far (the turn on screen is told apart by it)."""
+        return len(self.follower.steps) + len(self.follower.openings)
+
+    def view(self) -> View:
+        return self.follower.game.view(self.seat)
+
+    def my_turn(self) -> bool:
+        return (
+            self.part is not None
+            and self.cheat is None
+            and self.abort is None
+            and self.part.to_move() == self.seat
+        )
+
+    def move(self, move: int) -> p.BlindMove:
+        """The message making ``move`` for this seat (ValueError if it is not its turn)."""
+        if self.part is None or self.seat is None or not self.my_turn():
+            raise ValueError("it is not this seat's turn")
+        record = self.part.move(self.seat, move)
+        shares = {} if record.opening is None else _shares(record.opening.shares)
+        return p.BlindMove(
+            seq=record.seq,
+            seat=self.seat,
+            move=record.move,
+            hidden=record.hidden,
+            signature=record.signature,
+            shares=shares,
+        )
+
+    @property
+    def ended(self) -> bool:
+        return self.follower.game.over or self.abort is not None or self.cheat is not None
+
+    def start(self) -> list[p.Message]:
+        """What it sends as the hand begins (the first pass, if it is first)."""
+        return self._due()
+
+    # -- what the host relays ------------------------------------------------------------------
+
+    def take(self, m: p.Message) -> tuple[list[p.Message], list[Event]]:
+        """One relayed message: the replies, and the engine events it made (redacted: a
+        hidden card is -1 until it is this seat's and open)."""
+        events: list[Event] = []
+        if isinstance(m, p.BlindAbort):
+            self.abort = self.abort or m
+        elif isinstance(m, p.BlindReveal):
+            self._reveal(m)
+        elif self.cheat is None:
+            try:
+                events = self._step(m)
+            except Cheat as c:
+                self.cheat = c
+                self.problems.append(f"caught live: {c}")
+            except UsageError as e:
+                # A step out of order, or one it already has (a resume replays the hand).
+                if not _repeated(self, m):
+                    self.problems.append(f"the host relayed a step out of order: {e}")
+        return self._due(), [_redact(e, self.seat) for e in events]
+
+    def _step(self, m: p.Message) -> list[Event]:
+        part, f = self.part, self.follower
+        if isinstance(m, p.BlindPass):
+            if part is not None:
+                return part.take_pass(m.by, m.shuffle, m.number, m.points, m.signature)
+            _begin(f)
+            f.on_pass(m.by, m.number, m.points, m.signature)
+            return _deal(f)
+        if isinstance(m, p.BlindOpen):
+            shares = tuple(Share(q, "", key, sig) for q, (key, sig) in sorted(m.shares.items()))
+            if part is not None:
+                return part.take_open(m.shuffle, m.position, shares)
+            f.open_public(m.position, shares)
+            return _deal(f)
+        if isinstance(m, p.BlindMove):
+            if m.seq < len(f.moves):
+                return []  # replayed on a resume
+            opening = None
+            if m.move < MAX_CARD and m.hidden >= 0:
+                try:
+                    opening = opening_of(f, m.by, m.hidden, m.move, m.shares)
+                except UsageError:
+                    opening = None
+            record = MoveRecord(m.seq, m.seat, m.by, m.move, m.hidden, m.signature, opening)
+            if part is not None:
+                return part.take_move(record)
+            return f.on_move(record)
+        if isinstance(m, p.BlindRelease) and part is not None:
+            if m.to != self.pid:
+                raise UsageError("a sealed key for someone else")
+            k, j = f.positions.locate(m.hidden)
+            if m.by in part.holder.received.get((k, j), {}):
+                return []  # replayed on a resume
+            part.take_release(m.by, m.hidden, m.sealed)  # its card shows in the view
+        return []
+
+    def _due(self) -> list[p.Message]:
+        out: list[p.Message] = []
+        if self.part is None:
+            return out
+        if self.cheat is None and self.abort is None:
+            try:
+                for d in self.part.due():
+                    out.append(_message(d))
+            except Cheat as c:  # its own pass found the pass before it broken
+                self.cheat = c
+                self.problems.append(f"caught live: {c}")
+        if self.ended and not self.seeds_sent:
+            self.seeds_sent = True
+            seeds = self.part.holder.seeds
+            out.append(p.BlindSeeds(seeds=tuple(seeds[k] for k in sorted(seeds))))
+        return out
+
+    # -- after the hand ------------------------------------------------------------------------
+
+    def _reveal(self, m: p.BlindReveal) -> None:
+        if self.outcome is not None:
+            return
+        seeds = {q: dict(enumerate(s)) for q, s in m.seeds.items()}
+        if self.part is not None:  # its own, as it holds them (not as the host relays them)
+            seeds[self.pid] = dict(self.part.holder.seeds)
+        received = [] if self.part is None else self.part.received()
+        finished = self.cheat is None and self.abort is None and self.follower.game.over
+        found = check_hand(self.follower, seeds, received, finished=finished)
+        self.outcome = self._judge(found)
+        try:
+            held = {} if self.part is None else self.part.holder.received
+            self.file = dump(self.follower, self.pid or DEALER, seeds, held)
+        except (UsageError, ValueError) as e:  # a record it cannot write out: say so
+            self.problems.append(f"the hand's file could not be written: {e}")
+
+    def _judge(self, found: BlindOutcome) -> BlindOutcome:
+        """The check's finding, or what this client caught live (as the local table judges:
+        ``blindlocal``), or the host's abort when the check names nobody."""
+        live = self.cheat
+        if found.status != "void":
+            return found
+        if live is not None and live.culprit:
+            status: Status = "void" if live.fault is BlindFault.BAD_SIGNATURE else "unfair"
+            return BlindOutcome(status, live.culprit, live.fault, live.detail, proven=live.proven)
+        if not found.culprit and self.abort is not None:
+            try:
+                fault = BlindFault[self.abort.fault.upper()]
+            except KeyError:
+                fault = BlindFault.WITHHELD
+            # The host's word: who went silent is not something this record can prove.
+            return BlindOutcome("void", self.abort.culprit, fault, self.abort.detail, proven=False)
+        return found
+
+
+def _shares(shares: tuple[Share, ...]) -> dict[str, tuple[bytes, bytes]]:
+    return {s.sender: (s.key, s.signature) for s in shares}
+
+
+def _message(d: PassOut | ShareOut | ReleaseOut) -> p.Message:
+    if isinstance(d, PassOut):
+        return p.BlindPass(
+            shuffle=d.shuffle, number=d.number, points=d.points, signature=d.signature
+        )
+    if isinstance(d, ShareOut):
+        return p.BlindShare(
+            shuffle=d.shuffle, position=d.position, key=d.share.key, signature=d.share.signature
+        )
+    return p.BlindRelease(to=d.to, hidden=d.hidden, sealed=d.sealed)
+
+
+def _begin(f: Follower) -> None:
+    if f.open_shuffle is None and not f.game.over and f.game.chance_request() is not None:
+        f.begin_shuffle()
+
+
+def _deal(f: Follower) -> list[Event]:
+    rec = f.open_shuffle
+    if rec is None or rec.next_pass() is not None or f.pending_turn_up() is not None:
+        return []
+    return f.finish_deal()
+
+
+def _repeated(part: BlindPart, m: p.Message) -> bool:
+    """Whether ``m`` is a step this part already took (a resume replays them)."""
+    f = part.follower
+    if isinstance(m, p.BlindPass):
+        return m.shuffle < len(f.shuffles) and (m.by, m.number) in f.shuffles[m.shuffle].passes
+    if isinstance(m, p.BlindOpen):
+        return m.shuffle < len(f.shuffles) and m.position in f.shuffles[m.shuffle].opened
+    return False
+
+
+def _redact(event: Event, seat: int | None) -> Event:
+    """A blind step's event as the narration takes it: a hidden card is an unknown one."""
+    kind, who, card = event
+    if card >= HIDDEN_BASE or (kind in _PRIVATE and who != seat and card >= 0):
+        return (kind, who, -1)
+    return event
