@@ -34,7 +34,15 @@ from .fairdeal.blindhand import (
     Share,
     blind_setup,
 )
-from .fairdeal.blindseat import Participant, PassOut, ReleaseOut, ShareOut, opening_of
+from .fairdeal.blindseat import (
+    Complaint,
+    Participant,
+    PassOut,
+    ReleaseOut,
+    ShareOut,
+    complaint_shares,
+    opening_of,
+)
 from .fairdeal.primitives import UsageError
 from .fairdeal.setup import HandSetup
 from .game import HIDDEN_BASE, MAX_CARD, Event, View
@@ -53,13 +61,17 @@ class BlindPart:
         seat: int | None,
         key: Ed25519PrivateKey,
         entropy: Callable[[int], bytes],
+        holder_cls: type[Holder] = Holder,
     ) -> None:
+        """``holder_cls``: what keeps its secrets (a test's cheating client plugs in its own)."""
         self.setup = blind_setup(setup)
         self.seat = seat if seat is not None and seat in self.setup.people else None
         self.pid = "" if self.seat is None else self.setup.seats[self.seat]
         self.part: Participant | None = None
         if self.seat is not None:
-            holder = Holder(self.setup, self.pid, key.private_bytes_raw(), lambda _k: entropy(32))
+            holder = holder_cls(
+                self.setup, self.pid, key.private_bytes_raw(), lambda _k: entropy(32)
+            )
             self.part = Participant(holder)
             self.follower: Follower = holder.follower
         else:
@@ -70,6 +82,7 @@ class BlindPart:
         self.outcome: BlindOutcome | None = None
         self.file = ""
         self.problems: list[str] = []
+        self.complaint: list[Complaint] = []  # the keys of a card of its that did not open
 
     # -- what the session asks -----------------------------------------------------------------
 
@@ -126,6 +139,15 @@ class BlindPart:
             try:
                 events = self._step(m)
             except Cheat as c:
+                if c.fault is BlindFault.BAD_SIGNATURE and not isinstance(m, p.BlindRelease):
+                    # The host checks every signature before it relays a step (its follower
+                    # does): one that does not verify is its own doing, or it let it through.
+                    c = Cheat(
+                        BlindFault.BAD_SIGNATURE,
+                        DEALER,
+                        f"relayed {c.culprit}'s {c.detail} with a signature that does not verify",
+                        proven=False,
+                    )
                 self.cheat = c
                 self.problems.append(f"caught live: {c}")
             except UsageError as e:
@@ -167,7 +189,12 @@ class BlindPart:
             k, j = f.positions.locate(m.hidden)
             if m.by in part.holder.received.get((k, j), {}):
                 return []  # replayed on a resume
-            part.take_release(m.by, m.hidden, m.sealed)  # its card shows in the view
+            try:
+                part.take_release(m.by, m.hidden, m.sealed)  # its card shows in the view
+            except Cheat:
+                got = part.holder.received.get((k, j), {})
+                self.complaint = [(k, j, q, s.key, s.signature) for q, s in sorted(got.items())]
+                raise
         return []
 
     def _due(self) -> list[p.Message]:
@@ -178,13 +205,22 @@ class BlindPart:
             try:
                 for d in self.part.due():
                     out.append(_message(d))
-            except Cheat as c:  # its own pass found the pass before it broken
-                self.cheat = c
-                self.problems.append(f"caught live: {c}")
+            except Cheat as e:  # its own pass found the pass before it broken
+                self.cheat = e
+                self.problems.append(f"caught live: {e}")
         if self.ended and not self.seeds_sent:
+            # Once the hand is over or stopped — or, mid-hand, to stop it: a cheat caught.
             self.seeds_sent = True
             seeds = self.part.holder.seeds
-            out.append(p.BlindSeeds(seeds=tuple(seeds[k] for k in sorted(seeds))))
+            c = self.cheat
+            out.append(
+                p.BlindSeeds(
+                    seeds=tuple(seeds[k] for k in sorted(seeds)),
+                    fault="" if c is None else c.fault.name.lower(),
+                    detail="" if c is None else str(c)[:500],
+                    complaint=tuple(self.complaint),
+                )
+            )
         return out
 
     # -- after the hand ------------------------------------------------------------------------
@@ -196,12 +232,14 @@ class BlindPart:
         if self.part is not None:  # its own, as it holds them (not as the host relays them)
             seeds[self.pid] = dict(self.part.holder.seeds)
         received = [] if self.part is None else self.part.received()
+        others = {q: c for q, c in m.complaints.items() if q != self.pid}
+        received += complaint_shares(self.follower, others)
         finished = self.cheat is None and self.abort is None and self.follower.game.over
         found = check_hand(self.follower, seeds, received, finished=finished)
         self.outcome = self._judge(found)
         try:
             held = {} if self.part is None else self.part.holder.received
-            self.file = dump(self.follower, self.pid or DEALER, seeds, held)
+            self.file = dump(self.follower, self.pid or DEALER, seeds, held, others)
         except (UsageError, ValueError) as e:  # a record it cannot write out: say so
             self.problems.append(f"the hand's file could not be written: {e}")
 

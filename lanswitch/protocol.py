@@ -1163,22 +1163,34 @@ class BlindMove(Message):
     by: str = _wire(Str(0, 32, f"(?:{PID_RE}|@dealer)?"), default="")
 
 
+COMPLAINT: Final = Array(Tuple((U32, Int(0, 107), ANY_PID, KEY, SIG)), 0, MAX_SEATS + 1)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BlindSeeds(Message):
-    """Client → host, after ``hand_over``: this participant's seed of every shuffle of the
-    hand, in order."""
+    """Client → host, once the hand is over or stopped — or, mid-hand, to stop it: this
+    participant's seed of every shuffle so far, in order. A participant that caught a cheat
+    says what (``fault``, a ``BlindFault`` name in lower case, and ``detail``; empty when the
+    hand just ended), and a drawer whose card did not open shows the keys it was sent for it
+    (``complaint``: ``[shuffle, position, sender, key, signature]`` each, signed to it)."""
 
     TYPE: ClassVar[str] = "blind_seeds"
     seeds: tuple[bytes, ...] = _wire(SEEDS)
+    fault: str = _wire(Str(0, 32, r"[a-z_]*"), default="")
+    detail: str = _wire(TEXT, default="")
+    complaint: tuple[tuple[int, int, str, bytes, bytes], ...] = _wire(COMPLAINT, default=())
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BlindReveal(Message):
     """Host → every client: every participant's seeds as the host got them (``@dealer``'s
-    too); a participant that sent none is missing."""
+    too; a participant that sent none is missing), and every drawer's ``complaint``."""
 
     TYPE: ClassVar[str] = "blind_reveal"
     seeds: Mapping[str, tuple[bytes, ...]] = _wire(Map(ANY_PID, SEEDS, MAX_SEATS + 1))
+    complaints: Mapping[str, tuple[tuple[int, int, str, bytes, bytes], ...]] = _wire(
+        Map(ANY_PID, COMPLAINT, MAX_SEATS + 1), default_factory=dict
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

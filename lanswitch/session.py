@@ -54,7 +54,7 @@ from .fairdeal import (
     verify,
 )
 from .fairdeal.blindcheck import BlindOutcome
-from .fairdeal.blindhand import BlindFault
+from .fairdeal.blindhand import BlindFault, Holder
 from .fairdeal.primitives import mask_of, public_bytes
 from .fairdeal.tally import VoidEntry
 from .game import Event, View
@@ -174,6 +174,10 @@ class _HandState:
 
 class Session:
     """One client's side of one table (see the module docstring)."""
+
+    blind_holder: type[Holder] = Holder
+    """What keeps this client's secrets in a dealer-blind hand (a test's cheating client plugs
+    in a :class:`~lanswitch.fairdeal.blindhand.Holder` that cheats)."""
 
     def __init__(
         self,
@@ -405,7 +409,9 @@ class Session:
         recorder: SeatRecorder | None = None
         part: BlindPart | None = None
         if m.blind and setup is not None and refused is None:
-            part = BlindPart(setup, seat if dealt_in else None, self.key, self.entropy)
+            part = BlindPart(
+                setup, seat if dealt_in else None, self.key, self.entropy, self.blind_holder
+            )
         elif setup is not None and refused is None and seat is not None and dealt_in:
             try:
                 recorder = SeatRecorder(setup, seat, self.key)

@@ -1204,6 +1204,7 @@ SEAT_ENTRY: T = (
 )
 COMMITMENTS: T = mapping("pid+", ("tuple", (SIG, SIG)), 9)
 BLIND_SHARES: T = mapping("pid+", ("tuple", (BIN32, SIG)), 9)
+COMPLAINT: T = ("tuple", (U32, ("int", 0, 107), "pid+", BIN32, SIG))
 
 TYPES: dict[str, dict[str, T]] = {
     "hello": {
@@ -1336,8 +1337,16 @@ TYPES: dict[str, dict[str, T]] = {
         "shares": BLIND_SHARES,
         "by": "pid+_or_empty",
     },
-    "blind_seeds": {"seeds": arr(BIN32, 0, 1024)},
-    "blind_reveal": {"seeds": mapping("pid+", arr(BIN32, 0, 1024), 9)},
+    "blind_seeds": {
+        "seeds": arr(BIN32, 0, 1024),
+        "fault": ("str", 0, 32),
+        "detail": TEXT,
+        "complaint": arr(COMPLAINT, 0, 9),
+    },
+    "blind_reveal": {
+        "seeds": mapping("pid+", arr(BIN32, 0, 1024), 9),
+        "complaints": mapping("pid+", arr(COMPLAINT, 0, 9), 9),
+    },
     "blind_abort": {"culprit": "pid+_or_empty", "fault": ("str", 1, 32), "detail": TEXT},
 }
 

@@ -1,20 +1,356 @@
 """Dealer-blind hands over real TLS: the real server shell around a blind host, untouched
-client shells as the players (``tests/cheats.py``), and ``lanswitch verify`` on their files."""
+client shells as the players (``tests/cheats.py``), and the untouched ``lanswitch verify`` on
+each honest player's saved files.
+
+A cheater is a modified client (a ``Session`` whose blind secrets are kept by a cheating
+:class:`~lanswitch.fairdeal.blindhand.Holder` from ``tests/test_blind.py``) or a modified host
+(a ``Host`` with a cheating holder of its own, or one that bends what it relays or says). Every
+test checks what the untouched clients said on their own — live, and from their files —, and
+that it names the cheater.
+"""
 
 from __future__ import annotations
 
+import collections
 from pathlib import Path
+from typing import Any
 
-from tests.cheats import Person, make_host, play_over_tls
+import pytest
+
+from lanswitch import protocol as p
+from lanswitch.fairdeal import DEALER
+from lanswitch.fairdeal import blind as crypto
+from lanswitch.fairdeal.blindhand import BlindFault, Holder
+from lanswitch.fairdeal.primitives import sign
+from lanswitch.host import Host
+from lanswitch.host._blind import BlindHand
+from lanswitch.session import Session
+from tests import test_blind as cheats
+from tests.cheats import Outcome, Person, make_host, play_over_tls
 
 PEOPLE = [Person("ann"), Person("bob")]
+
+
+def pid_of(out: Outcome, name: str) -> str:
+    """The participant id the host dealt ``name`` (seats are taken in the order people come)."""
+    seat = out.sessions[name].seat
+    assert seat is not None
+    return f"seat{seat}"
+
+
+def cheating(holder: type[Holder]) -> type[Session]:
+    """An otherwise untouched client whose blind secrets ``holder`` keeps."""
+    return type(f"Cheating{holder.__name__}", (Session,), {"blind_holder": holder})
+
+
+def found(out: Outcome, name: str) -> list[tuple[str, str, BlindFault | None]]:
+    """``name``'s live verdicts: (status, culprit, fault) per hand."""
+    return [(o.status, o.culprit, o.fault) for o in out.blind(name)]
+
+
+def cli(out: Outcome, name: str) -> list[tuple[str, list[str]]]:
+    """``lanswitch verify --json`` of ``name``'s files: (status, culprits) per file."""
+    return [(str(f["status"]), list(f["culprits"])) for f in out.alone[name]]
 
 
 def test_a_blind_match_is_fair_for_everyone_over_tls(tmp_path: Path) -> None:
     host = make_host(blind=True, hands=2)
     out = play_over_tls(host, PEOPLE, tmp_path)
     for name in ("ann", "bob"):
-        found = out.blind(name)
-        assert [o.status for o in found] == ["fair", "fair"], [str(o) for o in found]
+        verdicts = out.blind(name)
+        assert [o.status for o in verdicts] == ["fair", "fair"], [str(o) for o in verdicts]
         assert out.cli_statuses(name) == ["fair", "fair"], out.alone[name]
+        news = [n.text for n in out.news(name, "verdict")]
+        assert news == ["FAIR (dealer-blind)"] * 2
+    # The match is scored from the check's replay, each hand's real result.
     assert len(host.match.results) == 2
+    assert all(r.reason != "void" for r in host.match.results)
+    assert sum(host.match.totals) != 0 or all(not any(r.scores) for r in host.match.results)
+
+
+# ---------------------------------------------------------------------------------------------
+# The recording host
+
+
+class RecordingHost(Host):
+    """A host that keeps everything it receives and everything it computes."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.heard: list[p.Message] = []
+        self.blind_hands: list[BlindHand] = []
+
+    def receive(self, cid: int, message: p.Message, now: float) -> None:
+        self.heard.append(message)
+        super().receive(cid, message, now)
+
+    def _start_blind_hand(self, *args: Any) -> None:
+        super()._start_blind_hand(*args)
+        assert isinstance(self.hand, BlindHand)
+        self.blind_hands.append(self.hand)
+
+
+def test_the_recording_host_can_derive_no_card_but_its_bots_and_the_public_ones(
+    tmp_path: Path,
+) -> None:
+    """Everything a host records in a blind hand of three people and a bot — its own follower,
+    seeds and keys, every key released to it, every message it receives, and every sealed key
+    it relays, which it tries to open — opens no position a person held that was not laid or
+    turned up; its bot's positions it reads. The same record of a commit-reveal host holds
+    every person's hand."""
+    people = [Person("ann"), Person("bob"), Person("cy")]
+    host = make_host(RecordingHost, blind=True, seats=4, bots=1, hands=1)
+    assert isinstance(host, RecordingHost)
+    out = play_over_tls(host, people, tmp_path)
+    assert [o.status for o in out.blind("ann")] == ["fair"]
+    (b,) = host.blind_hands
+    f = b.part.follower
+    holder = b.part.holder
+    known: dict[tuple[int, int], dict[str, bytes]] = collections.defaultdict(dict)
+    for rec in f.shuffles:  # its own keys
+        for j, key in enumerate(holder.keys(rec).positions):
+            known[(rec.index, j)][DEALER] = key
+    sealed_tried = opened_for_it = 0
+    for m in host.heard:
+        if isinstance(m, p.BlindShare):
+            known[(m.shuffle, m.position)]["?"] = m.key  # sender unknown here: any key helps
+        elif isinstance(m, p.BlindMove):
+            for q, (key, _sig) in m.shares.items():
+                if m.hidden >= 0:
+                    known[f.positions.locate(m.hidden)][q] = key
+        elif isinstance(m, p.BlindRelease):
+            k, j = f.positions.locate(m.hidden)
+            rec = f.shuffles[k]
+            for sender in rec.order:  # whoever sent it, as whichever drawer
+                if sender == DEALER:
+                    continue
+                for to in rec.order:
+                    sealed_tried += 1
+                    got = crypto.unseal_release(
+                        host.key.private_bytes_raw(),
+                        b.setup.keys[sender],
+                        rec.ctx,
+                        sender,
+                        to,
+                        j,
+                        m.sealed,
+                    )
+                    if got is not None:
+                        assert to == DEALER, "a key sealed to a person opened for the host"
+                        known[(k, j)][sender] = got[0]
+                        opened_for_it += 1
+    for (k, j), shares in holder.received.items():
+        for s in shares.values():
+            known[(k, j)][s.sender] = s.key
+    assert sealed_tried
+    assert opened_for_it
+    # What it could open during the hand: any combination of the keys it had per position.
+    derivable: dict[tuple[int, int], int] = {}
+    for (k, j), keys in known.items():
+        rec = f.shuffles[k]
+        named = {q: v for q, v in keys.items() if q != "?"}
+        candidates = [named] if "?" not in keys else [named, {**named, "x": keys["?"]}]
+        for cand in candidates:
+            if len(cand) >= len(rec.order):
+                card = f.points.card(crypto.open_position(rec.deck()[j], list(cand.values())))
+                if card is not None:
+                    derivable[(k, j)] = card
+    # The truth, from every seed revealed after the hand.
+    reveal = next(m for m in reversed(b.published) if isinstance(m, p.BlindReveal))
+    truth = {}
+    for rec in f.shuffles:
+        seeds = {q: reveal.seeds[q][rec.index] for q in rec.order}
+        for j, c in enumerate(crypto.dealt_order(rec.ctx, rec.cards, rec.order, seeds)):
+            truth[(rec.index, j)] = c
+    drawn_by = {f.positions.locate(h): seat for h, seat in f.drawn.items()}
+    public = {(o.shuffle, o.position) for o in f.openings}
+    people_positions = [pos for pos, s in drawn_by.items() if s in b.setup.people]
+    bot_positions = [pos for pos, s in drawn_by.items() if s not in b.setup.people]
+    assert len(people_positions) >= 3 * 7
+    assert bot_positions
+    for pos in people_positions:
+        if pos not in public:
+            assert pos not in derivable, f"the host could read {pos}: {derivable[pos]}"
+    for pos in bot_positions:
+        assert derivable.get(pos) == truth[pos]
+    for pos, card in derivable.items():
+        assert truth[pos] == card
+    # The same record of a commit-reveal host (a hand over TLS): its engine holds every hand.
+    plain = make_host(RecordingHost, seats=4, bots=1, hands=1)
+    plain_out = play_over_tls(plain, people, tmp_path / "plain")
+    assert [v.status for v in plain_out.verdicts("ann")] == ["fair"]
+    assert plain.last_hand is not None
+    assert not isinstance(plain.last_hand, BlindHand)
+    dealt = plain.last_hand.dealer.cards
+    for name in ("ann", "bob", "cy"):
+        seat = plain_out.sessions[name].seat
+        assert seat is not None
+        assert len(dealt[seat]) >= 7
+
+
+# ---------------------------------------------------------------------------------------------
+# Cheating clients
+
+
+def test_a_client_whose_pass_copies_a_card_is_caught_live_and_blamed(tmp_path: Path) -> None:
+    people = [Person("ann", cheating(cheats.DuplicatingPass), honest=False), Person("bob")]
+    out = play_over_tls(make_host(blind=True, hands=1), people, tmp_path)
+    ann = pid_of(out, "ann")
+    assert found(out, "bob")[0] == ("unfair", ann, BlindFault.BAD_PASS)
+    assert cli(out, "bob")[0] == ("unfair", [ann])
+
+
+class DroppingAnyPass(Holder):
+    """Its lock pass of the deal drops one locked card for a card of another deck, locked with
+    its own key: every point valid and distinct, so only its seed can show it."""
+
+    def make_pass(self, number: int) -> tuple[tuple[bytes, ...], bytes]:
+        out, sig = super().make_pass(number)
+        rec = self.follower.shuffles[-1]
+        if number != 1 or rec.index > 0:
+            return out, sig
+        stranger = crypto._mult(self.keys(rec).lock, crypto.card_point(self.setup.ctx0, 52))
+        bad = (stranger, *out[1:])
+        return bad, sign(self._sk, crypto.pass_message(rec.ctx, self.pid, number, bad))
+
+
+def test_a_client_whose_pass_drops_a_card_is_caught_by_its_seed(tmp_path: Path) -> None:
+    people = [Person("ann", cheating(DroppingAnyPass), honest=False), Person("bob")]
+    out = play_over_tls(make_host(blind=True, hands=1), people, tmp_path)
+    ann = pid_of(out, "ann")
+    assert found(out, "bob")[0] == ("unfair", ann, BlindFault.BAD_PASS)
+    assert cli(out, "bob")[0] == ("unfair", [ann])
+
+
+def test_a_wrong_key_a_client_releases_is_proven_its_own_to_everyone(tmp_path: Path) -> None:
+    """The drawer's card does not open: it stops the hand and shows the keys it was sent;
+    every participant checks them against the senders' seeds."""
+    cheats._reset(cheats.WrongRelease)
+    people = [
+        Person("ann", cheating(cheats.WrongRelease), honest=False),
+        Person("bob"),
+        Person("cy"),
+    ]
+    out = play_over_tls(make_host(blind=True, seats=3, bots=0, hands=1), people, tmp_path)
+    ann = pid_of(out, "ann")
+    for name in ("bob", "cy"):
+        assert found(out, name)[0] == ("unfair", ann, BlindFault.BAD_KEY), name
+        assert cli(out, name)[0] == ("unfair", [ann])
+
+
+def test_a_client_that_lays_a_card_it_never_held_is_caught_live(tmp_path: Path) -> None:
+    people = [Person("ann", cheating(cheats.LaysAnother), honest=False), Person("bob")]
+    out = play_over_tls(make_host(blind=True, hands=1), people, tmp_path)
+    ann = pid_of(out, "ann")
+    status, culprit, fault = found(out, "bob")[0]
+    assert (status, culprit) == ("unfair", ann)
+    assert fault in (BlindFault.WRONG_CARD, BlindFault.NOT_ITS_CARD)
+    assert cli(out, "bob")[0] == ("unfair", [ann])
+
+
+def test_a_false_cannot_lay_is_caught_after_the_hand(tmp_path: Path) -> None:
+    """The host's engine cannot see the cheater's hand, so it takes the draw; everyone's
+    replay with every card known after the hand catches it, by the cheater's signed move."""
+    for attempt in range(6):
+        cheats._reset(cheats.FalseCannotLay)
+        people = [Person("ann", cheating(cheats.FalseCannotLay), honest=False), Person("bob")]
+        out = play_over_tls(make_host(blind=True, hands=1), people, tmp_path / str(attempt))
+        if not cheats.FalseCannotLay.done:
+            continue  # it never held a card it could lay and drew instead: play again
+        ann = pid_of(out, "ann")
+        assert found(out, "bob")[0] == ("unfair", ann, BlindFault.ILLEGAL_MOVE)
+        assert cli(out, "bob")[0] == ("unfair", [ann])
+        return
+    pytest.fail("in six hands the cheater never had the chance")
+
+
+class SilentRelease(Holder):
+    """Never sends a drawer its key."""
+
+    def release_to(self, seat: int, hidden: int) -> tuple[str, bytes] | None:
+        return None
+
+
+def test_a_client_that_withholds_a_key_voids_the_hand_and_is_blamed(tmp_path: Path) -> None:
+    people = [Person("ann", cheating(SilentRelease), honest=False), Person("bob")]
+    host = make_host(blind=True, hands=1, round_timeout=1.0)
+    out = play_over_tls(host, people, tmp_path)
+    ann = pid_of(out, "ann")
+    assert found(out, "bob")[0] == ("void", ann, BlindFault.WITHHELD)
+    assert host.match.voids >= 1
+    assert any("withheld" in n.text for n in out.news("bob", "verdict"))
+
+
+# ---------------------------------------------------------------------------------------------
+# A cheating host
+
+
+class FramingHost(Host):
+    """Its own lock pass copies a card; then it blames the first person for stopping."""
+
+    blind_holder_cls = cheats.DuplicatingPass
+
+    def _stop(self, b: BlindHand, culprit: str, fault: BlindFault, detail: str) -> None:
+        super()._stop(b, b.setup.seats[min(b.setup.people)], BlindFault.WITHHELD, "it went")
+
+
+def test_a_host_whose_pass_copies_a_card_is_blamed_whatever_it_says(tmp_path: Path) -> None:
+    host = make_host(FramingHost, blind=True, hands=1)
+    out = play_over_tls(host, PEOPLE, tmp_path)
+    for name in ("ann", "bob"):
+        assert found(out, name)[0] == ("unfair", DEALER, BlindFault.BAD_PASS)
+        assert cli(out, name)[0] == ("unfair", [DEALER])
+
+
+class WrongKeyHost(Host):
+    """Seals a wrong key (signed) to the first person who draws."""
+
+    blind_holder_cls = cheats.WrongRelease
+
+
+def test_a_wrong_key_the_host_releases_is_proven_its_own(tmp_path: Path) -> None:
+    cheats._reset(cheats.WrongRelease)
+    out = play_over_tls(make_host(WrongKeyHost, blind=True, hands=1), PEOPLE, tmp_path)
+    for name in ("ann", "bob"):
+        assert found(out, name)[0] == ("unfair", DEALER, BlindFault.BAD_KEY), name
+        assert cli(out, name)[0] == ("unfair", [DEALER])
+
+
+class TamperingHost(Host):
+    """Relays one person's lock pass with a point changed (the signature left as it was)."""
+
+    done = False
+
+    def _relay(self, b: BlindHand, message: p.Message) -> None:
+        if isinstance(message, p.BlindPass) and message.by != DEALER and not self.done:
+            self.done = True
+            points = (message.points[1], *message.points[1:])
+            message = p.BlindPass(
+                shuffle=message.shuffle,
+                number=message.number,
+                points=points,
+                signature=message.signature,
+                by=message.by,
+            )
+        super()._relay(b, message)
+
+
+def test_a_pass_the_host_changes_on_its_way_is_the_hosts_doing(tmp_path: Path) -> None:
+    out = play_over_tls(make_host(TamperingHost, blind=True, hands=1), PEOPLE, tmp_path)
+    for name in ("ann", "bob"):
+        status, culprit, fault = found(out, name)[0]
+        assert (status, culprit, fault) == ("void", DEALER, BlindFault.BAD_SIGNATURE), name
+
+
+def test_a_blind_table_plays_big_hands_with_reshuffles(tmp_path: Path) -> None:
+    """Big hands run the stock out: every reshuffle is a fresh two-pass shuffle of the
+    discards, and the hand is still fair for everyone."""
+    from tests.test_cheats import BIG_HANDS
+
+    host = make_host(blind=True, hands=1, rules=BIG_HANDS)
+    out = play_over_tls(host, PEOPLE, tmp_path)
+    assert [o.status for o in out.blind("ann")] == ["fair"], [str(o) for o in out.blind("ann")]
+    assert host.last_hand is not None
+    assert isinstance(host.last_hand, BlindHand)
+    assert len(host.last_hand.part.follower.shuffles) > 1  # it did reshuffle
+    assert out.cli_statuses("bob") == ["fair"]

@@ -16,12 +16,13 @@ from __future__ import annotations
 import functools
 import json
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ..rules import RulesError, dump_toml, rules_from_mapping
 from .blindcheck import BlindOutcome, Status, check_hand
 from .blindhand import BlindFault, BlindSetup, Cheat, Follower, MoveRecord, Opening, Share
+from .blindseat import Complaint, complaint_shares
 from .primitives import FairnessError
 
 __all__ = ["FORMAT", "BlindFileError", "check", "dump"]
@@ -47,8 +48,10 @@ def dump(
     pid: str,
     seeds: Mapping[str, Mapping[int, bytes]],
     received: Mapping[tuple[int, int], Mapping[str, Share]],
+    complaints: Mapping[str, Sequence[Complaint]] | None = None,
 ) -> str:
-    """The JSON text of a blind hand as participant ``pid`` holds it (module docstring)."""
+    """The JSON text of a blind hand as participant ``pid`` holds it (module docstring);
+    ``complaints``: the keys other drawers showed of cards that did not open for them."""
     setup = follower.setup
     laid = {
         (m.opening.shuffle, m.opening.position) for m in follower.moves if m.opening is not None
@@ -85,8 +88,89 @@ def dump(
         ],
         "seeds": {p: {str(k): s.hex() for k, s in got.items()} for p, got in seeds.items()},
         "received": [[k, j, *_share(s)] for (k, j), got in received.items() for s in got.values()],
+        "stopped": _stopped(follower.stopped),
+        "complaints": {
+            q: [[k, j, sender, key.hex(), sig.hex()] for k, j, sender, key, sig in shown]
+            for q, shown in (complaints or {}).items()
+        },
     }
     return json.dumps(data, indent=1) + "\n"
+
+
+def _stopped(stopped: tuple[str, object] | None) -> list[Any] | None:
+    """The step that broke the deal, as the follower kept it."""
+    if stopped is None:
+        return None
+    kind, what = stopped
+    if kind == "pass":
+        assert isinstance(what, tuple)
+        k, pid, number, points, signature = what
+        return ["pass", k, pid, number, [x.hex() for x in points], signature.hex()]
+    if kind == "open":
+        assert isinstance(what, Opening)
+        return ["open", _opening(what)]
+    assert isinstance(what, MoveRecord)
+    return ["move", _move(what)]
+
+
+def _load_move(m: Any) -> MoveRecord:
+    opening = _load_opening(m["opening"]) if m["opening"] is not None else None
+    return MoveRecord(
+        int(m["seq"]),
+        int(m["seat"]),
+        str(m["by"]),
+        int(m["move"]),
+        int(m["hidden"]),
+        _hex(m["signature"], "a signature"),
+        opening,
+    )
+
+
+def _replay_passes(f: Follower, passes: Any) -> None:
+    for pid, number, points, sig in passes:
+        f.on_pass(
+            str(pid),
+            int(number),
+            [_hex(x, "a point") for x in points],
+            _hex(sig, "a signature"),
+        )
+
+
+def _replay_stopped(f: Follower, data: dict[str, Any]) -> None:
+    """The shuffle left open when the hand stopped, and the step that stopped it: a Cheat if
+    the step breaks the deal here too."""
+    shuffles = data["shuffles"]
+    if len(shuffles) > len(f.shuffles) and f.open_shuffle is None:
+        f.begin_shuffle()
+        _replay_passes(f, shuffles[len(f.shuffles) - 1])
+    stopped = data.get("stopped")
+    if stopped is None:
+        return
+    if stopped[0] == "pass":
+        _kind, k, pid, number, points, sig = stopped
+        if f.open_shuffle is None or f.open_shuffle.index != int(k):
+            raise BlindFileError(f"the stopping pass is of shuffle {k}, which is not open")
+        f.on_pass(str(pid), int(number), [_hex(x, "a point") for x in points], _hex(sig, "sig"))
+    elif stopped[0] == "open":
+        o = _load_opening(stopped[1])
+        rec = f.open_shuffle
+        if rec is None or rec.index != o.shuffle:
+            raise BlindFileError(f"the stopping opening is of shuffle {o.shuffle}, not open")
+        for _ in range(rec.n + 1):  # the turn-ups before it, from the file
+            j = f.pending_turn_up()
+            if j is None or j == o.position:
+                break
+            f.open_public(j, _turned_up_of(data, rec.index, j))
+        f.open_public(o.position, o.shares)
+    elif stopped[0] == "move":
+        f.on_move(_load_move(stopped[1]))
+    else:
+        raise BlindFileError(f"no such stopping step {stopped[0]!r}")
+
+
+def _turned_up_of(data: dict[str, Any], k: int, j: int) -> tuple[Share, ...]:
+    turned_up = {(o.shuffle, o.position): o for o in map(_load_opening, data["turned_up"])}
+    return _turned_up(turned_up, k, j)
 
 
 def _move(m: MoveRecord) -> dict[str, Any]:
@@ -166,28 +250,11 @@ def _check(data: dict[str, Any]) -> BlindOutcome:
                 if k != len(f.shuffles):
                     raise BlindFileError(f"shuffle {k} out of order")
                 f.begin_shuffle()
-                for pid, number, points, sig in data["shuffles"][k]:
-                    f.on_pass(
-                        str(pid),
-                        int(number),
-                        [_hex(x, "a point") for x in points],
-                        _hex(sig, "a signature"),
-                    )
+                _replay_passes(f, data["shuffles"][k])
                 f.deal(functools.partial(_turned_up, turned_up, k))
             else:
-                m = step[1]
-                opening = _load_opening(m["opening"]) if m["opening"] is not None else None
-                f.on_move(
-                    MoveRecord(
-                        int(m["seq"]),
-                        int(m["seat"]),
-                        str(m["by"]),
-                        int(m["move"]),
-                        int(m["hidden"]),
-                        _hex(m["signature"], "a signature"),
-                        opening,
-                    )
-                )
+                f.on_move(_load_move(step[1]))
+        _replay_stopped(f, data)
     except Cheat as c:
         status: Status = (
             "unfair" if c.culprit and c.fault is not BlindFault.BAD_SIGNATURE else "void"
@@ -205,4 +272,12 @@ def _check(data: dict[str, Any]) -> BlindOutcome:
         (int(k), int(j), _load_share([sender, to, key, sig]))
         for k, j, sender, to, key, sig in data["received"]
     ]
+    complaints = {
+        str(q): [
+            (int(k), int(j), str(sender), _hex(key, "a key"), _hex(sig, "a signature"))
+            for k, j, sender, key, sig in shown
+        ]
+        for q, shown in data.get("complaints", {}).items()
+    }
+    received += complaint_shares(f, complaints)
     return check_hand(f, seeds, received, finished=f.game.over)

@@ -278,6 +278,10 @@ class Follower:
         self.steps: list[Step] = []
         self.openings: list[Opening] = []
         self.drawn: dict[int, int] = {}  # hidden card → the seat it was given to (public)
+        self.stopped: tuple[str, object] | None = None
+        """The step that broke the deal, as it came (``("pass", (shuffle, pid, number, points,
+        signature))``, ``("open", Opening)`` or ``("move", MoveRecord)``): a hand's file keeps
+        it, so that its check finds what this follower found."""
 
     # -- shuffles ----------------------------------------------------------------------------
 
@@ -300,7 +304,15 @@ class Follower:
 
     def on_pass(self, pid: str, number: int, points: Sequence[bytes], signature: bytes) -> None:
         """A pass of the open shuffle; :class:`Cheat` if it is not its author's, or shows a
-        fault anyone can see."""
+        fault anyone can see (then kept as :attr:`stopped`)."""
+        try:
+            self._on_pass(pid, number, points, signature)
+        except Cheat:
+            k = self.shuffles[-1].index
+            self.stopped = ("pass", (k, pid, number, tuple(points), signature))
+            raise
+
+    def _on_pass(self, pid: str, number: int, points: Sequence[bytes], signature: bytes) -> None:
         rec = self.shuffles[-1]
         if rec.next_pass() != (pid, number):
             raise UsageError(f"{pid}'s pass {number} is not the one awaited")
@@ -373,7 +385,11 @@ class Follower:
         except UsageError as e:
             # Every key was signed by its sender and none opens: only the seeds can tell whose
             # key was wrong, after the hand.
+            self.stopped = ("open", Opening(rec.index, position, -1, tuple(shares)))
             raise Cheat(BlindFault.BAD_KEY, "", str(e), proven=False) from None
+        except Cheat:
+            self.stopped = ("open", Opening(rec.index, position, -1, tuple(shares)))
+            raise
         rec.opened[position] = card
         self.openings.append(Opening(rec.index, position, card, tuple(shares)))
         return card
@@ -428,7 +444,15 @@ class Follower:
 
     def on_move(self, record: MoveRecord) -> list[Event]:
         """A move, checked and played. :class:`Cheat` names the mover if it is not its
-        owner's, or lays a card that was not its own or that its keys do not open to."""
+        owner's, or lays a card that was not its own or that its keys do not open to (the
+        move is then kept as :attr:`stopped`)."""
+        try:
+            return self._on_move(record)
+        except Cheat:
+            self.stopped = ("move", record)
+            raise
+
+    def _on_move(self, record: MoveRecord) -> list[Event]:
         seat = record.seat
         setup = self.setup
         if record.seq != len(self.moves) or seat != self.game.to_act():

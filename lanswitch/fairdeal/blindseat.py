@@ -30,7 +30,20 @@ from .blindgame import drawn_positions
 from .blindhand import Follower, Holder, MoveRecord, Opening, Share
 from .primitives import UsageError
 
-__all__ = ["Out", "Participant", "PassOut", "ReleaseOut", "ShareOut", "opening_of"]
+__all__ = [
+    "Complaint",
+    "Out",
+    "Participant",
+    "PassOut",
+    "ReleaseOut",
+    "ShareOut",
+    "complaint_shares",
+    "opening_of",
+]
+
+Complaint = tuple[int, int, str, bytes, bytes]
+"""A key a drawer was sent for a card that did not open: ``(shuffle, position, sender, key,
+signature)``, the signature the sender's over the release to the drawer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +89,28 @@ def opening_of(
     k, position = follower.positions.locate(hidden)
     got = tuple(Share(pid, mover, key, sig) for pid, (key, sig) in sorted(shares.items()))
     return Opening(k, position, card, got)
+
+
+def complaint_shares(
+    follower: Follower, complaints: Mapping[str, Sequence[Complaint]]
+) -> list[tuple[int, int, Share]]:
+    """The keys drawers show of cards that did not open for them (drawer → complaint), each
+    only if its sender signed it to that drawer: the check after the hand compares them with
+    their senders' seeds, so a wrong one is proven its sender's to everyone — and a drawer
+    cannot make anyone answer for a key it did not sign."""
+    found: list[tuple[int, int, Share]] = []
+    keys = follower.setup.keys
+    for to, shown in complaints.items():
+        for k, j, sender, key, signature in shown:
+            if not 0 <= k < len(follower.shuffles) or sender not in keys:
+                continue
+            rec = follower.shuffles[k]
+            if not 0 <= j < rec.n or sender not in rec.order:
+                continue
+            share = Share(sender, to, key, signature)
+            if follower.signed(rec, j, share):
+                found.append((k, j, share))
+    return found
 
 
 class Participant:

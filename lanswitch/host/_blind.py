@@ -45,7 +45,15 @@ from ..fairdeal.blindhand import (
     Share,
     blind_setup,
 )
-from ..fairdeal.blindseat import Participant, PassOut, ReleaseOut, ShareOut, opening_of
+from ..fairdeal.blindseat import (
+    Complaint,
+    Participant,
+    PassOut,
+    ReleaseOut,
+    ShareOut,
+    complaint_shares,
+    opening_of,
+)
 from ..fairdeal.primitives import UsageError, public_bytes
 from ..fairdeal.primitives import verify as verify_signature
 from ..game import MAX_CARD, Event, Game
@@ -74,6 +82,7 @@ class BlindHand:
     owed: dict[tuple[str, int], str] = field(default_factory=dict)  # (sender, hidden) → to
     abort: p.BlindAbort | None = None
     seeds: dict[str, tuple[bytes, ...]] = field(default_factory=dict)
+    complaints: dict[str, tuple[Complaint, ...]] = field(default_factory=dict)
     seeds_deadline: float = 0.0
     outcome: BlindOutcome | None = None
     over: p.HandOver | None = None
@@ -105,6 +114,10 @@ def _shares(shares: tuple[Share, ...]) -> dict[str, tuple[bytes, bytes]]:
 class BlindHost(HostBase):
     """The blind half of :class:`lanswitch.host.Host` (module docstring)."""
 
+    blind_holder_cls: type[Holder] = Holder
+    """What keeps the host's own secrets in a blind hand (a dishonest host, in the tests that
+    play one against untouched clients, plugs in one that cheats)."""
+
     def _start_blind_hand(self, game: Game, pids: tuple[str, ...], bots: dict[int, Bot]) -> None:
         keys: dict[str, bytes] = {DEALER: public_bytes(self.key)}
         for s in self.table.seats:
@@ -127,7 +140,7 @@ class BlindHost(HostBase):
         )
         setup = blind_setup(hs)
         assert isinstance(self.key, Ed25519PrivateKey)
-        holder = Holder(
+        holder = self.blind_holder_cls(
             setup,
             DEALER,
             self.key.private_bytes_raw(),
@@ -306,10 +319,17 @@ class BlindHost(HostBase):
         b, pid = self._blind_participant(cid)
         if b is None:
             return
-        if not b.ended or b.over is not None:
+        if b.over is not None or pid in b.seeds:
             self._refuse(cid, "no seeds are wanted now")
             return
-        b.seeds.setdefault(pid, m.seeds)
+        b.seeds[pid] = m.seeds
+        if m.complaint:
+            b.complaints[pid] = m.complaint
+        if not b.ended:
+            # Seeds mid-hand: the participant caught a cheat (its word) and stops following,
+            # so the hand cannot go on.
+            what = m.detail or "without saying why"
+            self._stop(b, "", BlindFault.WITHHELD, f"{pid} stopped the hand: {what}")
 
     # -- running the hand forward --------------------------------------------------------------
 
@@ -443,11 +463,13 @@ class BlindHost(HostBase):
         ]
         if waiting and self._now < b.seeds_deadline:
             return False
-        reveal = p.BlindReveal(seeds=dict(b.seeds))
+        reveal = p.BlindReveal(seeds=dict(b.seeds), complaints=dict(b.complaints))
         self._relay(b, reveal)
         seeds = {q: dict(enumerate(s)) for q, s in b.seeds.items()}
         finished = b.abort is None
-        outcome = check_hand(b.part.follower, seeds, b.part.received(), finished=finished)
+        f = b.part.follower
+        received = [*b.part.received(), *complaint_shares(f, b.complaints)]
+        outcome = check_hand(f, seeds, received, finished=finished)
         if outcome.status == "fair" and b.abort is not None:
             outcome = BlindOutcome("void", b.abort.culprit, BlindFault.WITHHELD, proven=False)
         b.outcome = outcome

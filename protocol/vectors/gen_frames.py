@@ -111,6 +111,7 @@ BLIND_HIDDEN = HIDDEN_BASE + 1
 BLIND_CARD = 5
 BLIND_SEALED = _ANN_BLIND.seal(0, 1, DEALER)
 LAID_SHARES = {"ann": _ANN_BLIND.share(0, 1, "ann"), DEALER: _DEALER_BLIND.share(0, 1, "ann")}
+DEALER_LAID = LAID_SHARES[DEALER]
 SIG_BLIND_MOVE = fp.sign(
     ANN_PRIVATE, move_message(BLIND.ctx0, 0, 0, "ann", BLIND_CARD, BLIND_HIDDEN)
 )
@@ -340,7 +341,22 @@ SAMPLES: list[tuple[str, p.Message]] = [
         ),
     ),
     ("blind_seeds", p.BlindSeeds(seeds=(SEED,))),
-    ("blind_reveal", p.BlindReveal(seeds={"ann": (SEED,), DEALER: (DEALER_SEED,)})),
+    (
+        "blind_seeds_stopping",
+        p.BlindSeeds(
+            seeds=(SEED,),
+            fault="bad_key",
+            detail="the keys open no card of this shuffle",
+            complaint=((0, 1, DEALER, DEALER_LAID.key, DEALER_LAID.signature),),
+        ),
+    ),
+    (
+        "blind_reveal",
+        p.BlindReveal(
+            seeds={"ann": (SEED,), DEALER: (DEALER_SEED,)},
+            complaints={"ann": ((0, 1, DEALER, DEALER_LAID.key, DEALER_LAID.signature),)},
+        ),
+    ),
     (
         "blind_abort",
         p.BlindAbort(culprit="ann", fault="withheld", detail="its part of the deal never came"),
