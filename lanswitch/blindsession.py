@@ -117,6 +117,20 @@ class BlindPart:
             shares=shares,
         )
 
+    def leave(self) -> list[p.Message]:
+        """What to send before ``bye`` mid-hand: its seeds, so that the hand goes on without it
+        (§ Dealer-blind on the wire); nothing once it has sent them."""
+        if self.part is None or self.seeds_sent or self.follower.game.over:
+            return []
+        self.seeds_sent = True
+        seeds = self.part.holder.seeds
+        return [p.BlindSeeds(seeds=tuple(seeds[k] for k in sorted(seeds)), detail="left")]
+
+    def busy(self) -> bool:
+        """A shuffle is in progress: a person about to leave waits for it (its passes are in
+        it), as a seat of the commit-reveal deal waits to send its seed."""
+        return self.part is not None and self.follower.open_shuffle is not None
+
     @property
     def ended(self) -> bool:
         return self.follower.game.over or self.abort is not None or self.cheat is not None
@@ -183,6 +197,15 @@ class BlindPart:
             if part is not None:
                 return part.take_move(record)
             return f.on_move(record)
+        if isinstance(m, p.BlindLeave):
+            if m.by in f.gone:
+                return []  # replayed on a resume
+            seeds = dict(enumerate(m.seeds))
+            if part is not None:
+                part.take_leave(m.by, seeds)
+            else:
+                f.on_leave(m.by, seeds)
+            return []
         if isinstance(m, p.BlindRelease) and part is not None:
             if m.to != self.pid:
                 raise UsageError("a sealed key for someone else")

@@ -52,6 +52,7 @@ __all__ = [
     "Abort",
     "Announce",
     "BlindAbort",
+    "BlindLeave",
     "BlindMove",
     "BlindOpen",
     "BlindPass",
@@ -1194,6 +1195,17 @@ class BlindReveal(Message):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class BlindLeave(Message):
+    """Host → every client: person ``by`` left mid-hand, between steps, publishing its seed of
+    every shuffle so far (``seeds``): anyone can make its keys from now on, and its seat is the
+    host's (a stand-in plays it)."""
+
+    TYPE: ClassVar[str] = "blind_leave"
+    by: str = _wire(PID)
+    seeds: tuple[bytes, ...] = _wire(SEEDS)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BlindAbort(Message):
     """Host → every client: the host stops the blind hand — ``culprit`` (or nobody) broke the
     deal or went silent (``fault``: a :class:`~lanswitch.fairdeal.blindhand.BlindFault` name,
@@ -1239,6 +1251,7 @@ MESSAGES: Final[Mapping[str, type[Message]]] = {
         BlindMove,
         BlindSeeds,
         BlindReveal,
+        BlindLeave,
         BlindAbort,
     )
 }
@@ -1411,6 +1424,7 @@ SERVER_SENDS: Final = frozenset(
         "blind_release",
         "blind_move",
         "blind_reveal",
+        "blind_leave",
         "blind_abort",
     }
     | _EITHER

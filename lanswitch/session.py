@@ -255,6 +255,8 @@ class Session:
         (SPEC § Going away)."""
         out: list[p.Message] = []
         h = self.hand
+        if h is not None and not h.done and h.blind is not None and h.over is None:
+            out += h.blind.leave()
         if h is not None and not h.done and h.recorder is not None:
             signed = h.recorder.sign_head()
             out.append(p.LogHead(count=signed.count, head=signed.head, signature=signed.signature))
@@ -268,6 +270,8 @@ class Session:
         :meth:`SeatRecorder.owes_seed`): a shell about to :meth:`leave` waits a moment
         (:data:`SEED_WAIT_S`) while this holds, so that leaving does not void the hand."""
         h = self.hand
+        if h is not None and not h.done and h.blind is not None:
+            return h.blind.busy()
         return h is not None and not h.done and h.recorder is not None and h.recorder.owes_seed()
 
     def hello(self) -> p.Hello:
@@ -872,6 +876,7 @@ _HANDLERS: dict[type[p.Message], str] = {
     p.BlindMove: "_blind",
     p.BlindReveal: "_blind",
     p.BlindAbort: "_blind",
+    p.BlindLeave: "_blind",
     p.Chat: "_chat",
     p.Reject: "_reject",
     p.Ping: "_ping",

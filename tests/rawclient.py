@@ -1137,6 +1137,7 @@ HOST_OPEN = frozenset(
         "blind_release",
         "blind_move",
         "blind_reveal",
+        "blind_leave",
         "blind_abort",
     }
 )
@@ -1347,6 +1348,7 @@ TYPES: dict[str, dict[str, T]] = {
         "seeds": mapping("pid+", arr(BIN32, 0, 1024), 9),
         "complaints": mapping("pid+", arr(COMPLAINT, 0, 9), 9),
     },
+    "blind_leave": {"by": "pid", "seeds": arr(BIN32, 0, 1024)},
     "blind_abort": {"culprit": "pid+_or_empty", "fault": ("str", 1, 32), "detail": TEXT},
 }
 

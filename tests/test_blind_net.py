@@ -11,6 +11,7 @@ that it names the cheater.
 
 from __future__ import annotations
 
+import asyncio
 import collections
 from pathlib import Path
 from typing import Any
@@ -354,3 +355,63 @@ def test_a_blind_table_plays_big_hands_with_reshuffles(tmp_path: Path) -> None:
     assert isinstance(host.last_hand, BlindHand)
     assert len(host.last_hand.part.follower.shuffles) > 1  # it did reshuffle
     assert out.cli_statuses("bob") == ["fair"]
+
+
+# ---------------------------------------------------------------------------------------------
+# People who leave
+
+
+def _leaving(how: str) -> Any:
+    async def leave(clients: dict[str, Any]) -> None:
+        carl = clients["carl"]
+        for _ in range(4000):
+            # Between shuffles: a person's passes are in the shuffle in progress (a client
+            # about to leave waits for it: Session.owes_seed).
+            if carl.session.seq >= 8 and not carl.session.owes_seed():
+                break
+            await asyncio.sleep(0.005)
+        if how == "bye":
+            for m in carl.session.leave():
+                carl.send(m)
+        else:
+            writer = carl._writer
+            assert writer is not None
+            carl.session.closed = True  # the program is gone: it never comes back
+            writer.transport.abort()
+
+    return leave
+
+
+def test_a_person_who_says_goodbye_mid_hand_does_not_void_it(tmp_path: Path) -> None:
+    """Carl leaves mid-hand, publishing his seeds: the host's stand-in plays his seat (its
+    cards' keys now owed to the host), the hand goes on — reshuffles after he went included —
+    and ann and bob find it fair, live and from their files."""
+    from tests.test_cheats import BIG_HANDS
+
+    people = [Person("ann"), Person("bob"), Person("carl", think=0.05, honest=False)]
+    for attempt in range(6):  # until a hand reshuffles after carl went
+        host = make_host(blind=True, seats=4, hands=1, rules=BIG_HANDS)
+        out = play_over_tls(host, people, tmp_path / str(attempt), during=_leaving("bye"))
+        assert found(out, "ann")[0][0] == "fair", found(out, "ann")
+        assert found(out, "bob")[0][0] == "fair"
+        assert out.cli_statuses("ann") == ["fair"]
+        b = host.last_hand
+        assert isinstance(b, BlindHand)
+        f = b.part.follower
+        assert [pid for pid, _ in f.leaves] == [pid_of(out, "carl")]
+        at = f.steps.index(("leave", 0))
+        if any(kind == "shuffle" for kind, _ in f.steps[at:]):
+            later = f.shuffles[-1]
+            assert pid_of(out, "carl") not in later.order
+            return
+    pytest.fail("no hand reshuffled after carl went")
+
+
+def test_a_person_who_vanishes_mid_hand_voids_it_and_is_blamed(tmp_path: Path) -> None:
+    """Killed, carl publishes nothing: the positions only his keys open stay locked."""
+    people = [Person("ann"), Person("bob"), Person("carl", think=0.05, honest=False)]
+    host = make_host(blind=True, seats=4, hands=1)
+    out = play_over_tls(host, people, tmp_path, during=_leaving("kill"))
+    carl = pid_of(out, "carl")
+    for name in ("ann", "bob"):
+        assert found(out, name)[0] == ("void", carl, BlindFault.WITHHELD), name

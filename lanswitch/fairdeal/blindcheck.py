@@ -119,7 +119,7 @@ def check_hand(
         if fault is not None:
             return fault
     laid_by = {
-        (m.opening.shuffle, m.opening.position): setup.owner(m.seat)
+        (m.opening.shuffle, m.opening.position): m.by
         for m in follower.moves
         if m.opening is not None
     }
@@ -151,8 +151,10 @@ def check_hand(
         if kind == "shuffle":
             g.apply_chance(orders[index])
             continue
+        if kind == "leave":
+            continue  # who holds a seat's cards changes; the cards do not
         move = follower.moves[index]
-        owner = setup.owner(move.seat)
+        owner = move.by  # its signer, checked live to be the seat's owner then
         try:
             g.apply(move.seat, move.move)
         except IllegalMove as e:

@@ -82,10 +82,7 @@ def dump(
         "turned_up": [
             _opening(o) for o in follower.openings if (o.shuffle, o.position) not in laid
         ],
-        "steps": [
-            ["shuffle", index] if kind == "shuffle" else ["move", _move(follower.moves[index])]
-            for kind, index in follower.steps
-        ],
+        "steps": [_step(follower, kind, index) for kind, index in follower.steps],
         "seeds": {p: {str(k): s.hex() for k, s in got.items()} for p, got in seeds.items()},
         "received": [[k, j, *_share(s)] for (k, j), got in received.items() for s in got.values()],
         "stopped": _stopped(follower.stopped),
@@ -95,6 +92,15 @@ def dump(
         },
     }
     return json.dumps(data, indent=1) + "\n"
+
+
+def _step(follower: Follower, kind: str, index: int) -> list[Any]:
+    if kind == "shuffle":
+        return ["shuffle", index]
+    if kind == "leave":
+        pid, seeds = follower.leaves[index]
+        return ["leave", pid, {str(k): s.hex() for k, s in seeds.items()}]
+    return ["move", _move(follower.moves[index])]
 
 
 def _stopped(stopped: tuple[str, object] | None) -> list[Any] | None:
@@ -252,6 +258,9 @@ def _check(data: dict[str, Any]) -> BlindOutcome:
                 f.begin_shuffle()
                 _replay_passes(f, data["shuffles"][k])
                 f.deal(functools.partial(_turned_up, turned_up, k))
+            elif step[0] == "leave":
+                published = {int(k): _hex(v, "a seed") for k, v in step[2].items()}
+                f.on_leave(str(step[1]), published)
             else:
                 f.on_move(_load_move(step[1]))
         _replay_stopped(f, data)

@@ -53,6 +53,11 @@ class Positions:
         self.sizes.append(n)
         return base
 
+    def hidden_in(self, mask: int) -> list[int]:
+        """The hidden cards of this hand's shuffles in a hand's ``mask``."""
+        end = self.bases[-1] + self.sizes[-1] if self.bases else HIDDEN_BASE
+        return [h for h in range(HIDDEN_BASE, end) if (mask >> h) & 1]
+
     def locate(self, hidden: int) -> tuple[int, int]:
         """``(shuffle, position)`` of a hidden card; UsageError if it is none."""
         for k in range(len(self.bases) - 1, -1, -1):

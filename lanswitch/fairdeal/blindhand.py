@@ -278,6 +278,10 @@ class Follower:
         self.steps: list[Step] = []
         self.openings: list[Opening] = []
         self.drawn: dict[int, int] = {}  # hidden card → the seat it was given to (public)
+        self.leaves: list[tuple[str, dict[int, bytes]]] = []
+        """People who left mid-hand, in order, each with the seeds it published
+        (:meth:`on_leave`); the step ``("leave", i)`` is the ``i``-th."""
+        self._owners: dict[int, str] = {}  # a seat whose person left: the host's from then on
         self.stopped: tuple[str, object] | None = None
         """The step that broke the deal, as it came (``("pass", (shuffle, pid, number, points,
         signature))``, ``("open", Opening)`` or ``("move", MoveRecord)``): a hand's file keeps
@@ -296,7 +300,7 @@ class Follower:
             k,
             shuffle_context(self.setup.ctx0, k, cards),
             cards,
-            self.setup.participants,
+            self.present,
             self.positions.add(len(cards)),
         )
         self.shuffles.append(rec)
@@ -440,6 +444,70 @@ class Follower:
         for seat, hidden in drawn_positions(events):
             self.drawn[hidden] = seat
 
+    # -- who is here ------------------------------------------------------------------------
+
+    def owner(self, seat: int) -> str:
+        """Who holds ``seat``'s cards now: its person, or ``@dealer`` for a bot — and for a
+        person's seat after the person left (the host's stand-in plays it)."""
+        return self._owners.get(seat) or self.setup.owner(seat)
+
+    @property
+    def gone(self) -> dict[str, dict[int, bytes]]:
+        """Who left mid-hand, with the seeds it published."""
+        return dict(self.leaves)
+
+    @property
+    def present(self) -> tuple[str, ...]:
+        """The participants of a shuffle begun now: those who have not left, in pass order."""
+        gone = self.gone
+        return tuple(q for q in self.setup.participants if q not in gone)
+
+    def gone_key(self, rec: ShuffleRecord, position: int, pid: str) -> bytes:
+        """A departed participant's key of a position, from the seed it published."""
+        seed = self.gone[pid][rec.index]
+        return blind.BlindKeys.derive(rec.ctx, pid, seed, rec.n).positions[position]
+
+    def on_leave(self, pid: str, seeds: Mapping[int, bytes]) -> list[tuple[int, int]]:
+        """Person ``pid`` leaves mid-hand, between steps (no shuffle open), publishing its seed of
+        every shuffle so far: anyone can now make its key of any position, so nobody waits for
+        one, and its seat is the host's from here on. Returns ``(seat, hidden card)`` for every
+        hidden card the seat holds: its owner now needs their keys. :class:`Cheat` if a seed
+        does not make the passes ``pid`` gave (its published seed must be its real one)."""
+        if pid not in self.present or pid == DEALER:
+            raise UsageError(f"{pid} is no person of this hand still here")
+        if self.open_shuffle is not None:
+            raise UsageError("a person leaves between steps, not during a shuffle")
+        if sorted(seeds) != list(range(len(self.shuffles))):
+            raise UsageError(
+                f"{pid} must publish its seed of each of {len(self.shuffles)} shuffles"
+            )
+        for rec in self.shuffles:
+            if pid not in rec.order:
+                continue
+            seed = need_bytes("a seed", seeds[rec.index], 32)
+            keys = blind.BlindKeys.derive(rec.ctx, pid, seed, rec.n)
+            made_by = [(q, n) for n in (1, 2) for q in rec.order]
+            for i, (q, number) in enumerate(made_by):
+                if q != pid:
+                    continue
+                source = self.points.deck(rec.cards) if i == 0 else rec.passes[made_by[i - 1]]
+                made = (
+                    blind.lock_pass(source, keys) if number == 1 else blind.key_pass(source, keys)
+                )
+                if tuple(made) != rec.passes[(pid, number)]:
+                    raise Cheat(
+                        BlindFault.BAD_PASS,
+                        pid,
+                        f"its published seed does not make its pass {number} of shuffle "
+                        f"{rec.index}",
+                    )
+        seat = self.setup.seats.index(pid)
+        self.leaves.append((pid, dict(seeds)))
+        self._owners[seat] = DEALER
+        self.steps.append(("leave", len(self.leaves) - 1))
+        held = self.game.hands[seat]
+        return [(seat, h) for h in self.positions.hidden_in(held)]
+
     # -- moves -----------------------------------------------------------------------------
 
     def on_move(self, record: MoveRecord) -> list[Event]:
@@ -457,7 +525,7 @@ class Follower:
         setup = self.setup
         if record.seq != len(self.moves) or seat != self.game.to_act():
             raise UsageError(f"move {record.seq} by seat {seat} is not the one awaited")
-        owner = setup.owner(seat)
+        owner = self.owner(seat)
         message = move_message(setup.ctx0, record.seq, seat, record.by, record.move, record.hidden)
         if record.by != owner or not verify_signature(setup.keys[owner], message, record.signature):
             raise Cheat(BlindFault.BAD_SIGNATURE, owner, f"move {record.seq}", proven=False)
@@ -476,7 +544,7 @@ class Follower:
     def _lay(self, record: MoveRecord) -> None:
         """A laid card's position opened to everyone: checked, recorded, and revealed in the
         engine (a follower that already knew it — its own card — only checks it)."""
-        owner = self.setup.owner(record.seat)
+        owner = self.owner(record.seat)
         opening = record.opening
         if opening is None or record.hidden < HIDDEN_BASE:
             raise Cheat(BlindFault.NOT_ITS_CARD, owner, "no hidden card named")
@@ -586,7 +654,7 @@ class Holder:
         ``(drawer, sealed)``, or None if this participant owns the seat. It checks that its
         own follower gave that hidden card to that seat: the host cannot ask for a position
         on behalf of anyone else."""
-        to = self.setup.owner(seat)
+        to = self.follower.owner(seat)
         if to == self.pid:
             return None
         if not (self.follower.game.hands[seat] >> hidden) & 1:
@@ -608,10 +676,27 @@ class Holder:
             raise Cheat(BlindFault.BAD_SIGNATURE, sender, "a sealed key", proven=False)
         # The seal already shows the sender (only it and this holder share its key); the
         # signature inside, which proves it to others, is checked if the card does not open.
-        share = Share(sender, self.pid, got[0], got[1])
+        return self._take(hidden, Share(sender, self.pid, got[0], got[1]))
+
+    def derive_gone(self, hidden: int) -> int | None:
+        """The keys of one of its hidden cards that participants who left can no longer send:
+        each made from the seed it published (unsigned: anyone can make it again). The card
+        once every key is in."""
+        f = self.follower
+        k, position = f.positions.locate(hidden)
+        rec = f.shuffles[k]
+        card = None
+        for q in rec.order:
+            if q in f.gone and q != self.pid:
+                card = self._take(hidden, Share(q, self.pid, f.gone_key(rec, position, q), b""))
+        return card
+
+    def _take(self, hidden: int, share: Share) -> int | None:
+        k, position = self.follower.positions.locate(hidden)
+        rec = self.follower.shuffles[k]
         shares = self.received.setdefault((k, position), {})
-        shares[sender] = share
-        if len(shares) < len(rec.order) - 1:
+        shares[share.sender] = share
+        if len(shares) < len(rec.order) - 1 or hidden in self.cards:
             return None
         mine = Share(self.pid, self.pid, self.keys(rec).positions[position], b"")
         try:

@@ -192,15 +192,34 @@ class Participant:
         self._gave(events)
         return events
 
+    def take_leave(self, pid: str, seeds: Mapping[int, bytes]) -> None:
+        """Person ``pid`` left, publishing its seeds: its seat's cards are the host's now —
+        their keys are owed to ``@dealer`` —, and its keys of cards still on their way to this
+        participant are made from its seeds."""
+        f = self.follower
+        for seat, hidden in f.on_leave(pid, seeds):
+            self._release(seat, hidden)
+        for seat in range(f.setup.players):
+            if f.owner(seat) == self.pid:
+                for hidden in f.positions.hidden_in(f.game.hands[seat]):
+                    self.holder.derive_gone(hidden)
+
     def take_release(self, sender: str, hidden: int, sealed: bytes) -> int | None:
         """A key released to this participant; the card once every key of it is in."""
         return self.holder.receive(hidden, sender, sealed)
 
     def _gave(self, events: Sequence[Event]) -> None:
         for seat, hidden in drawn_positions(events):
-            got = self.holder.release_to(seat, hidden)
-            if got is not None:
-                self._owed.append(ReleaseOut(got[0], hidden, got[1]))
+            self._release(seat, hidden)
+
+    def _release(self, seat: int, hidden: int) -> None:
+        """What it owes for a hidden card given to ``seat``: its key sealed to the seat's owner,
+        or — its own — the keys of those who left, made from their seeds."""
+        got = self.holder.release_to(seat, hidden)
+        if got is not None:
+            self._owed.append(ReleaseOut(got[0], hidden, got[1]))
+        elif self.follower.gone:
+            self.holder.derive_gone(hidden)
 
     # -- its own moves -------------------------------------------------------------------------
 
@@ -212,7 +231,7 @@ class Participant:
         if game.over or f.open_shuffle is not None or game.chance_request() is not None:
             return None
         seat = game.to_act()
-        if seat < 0 or f.setup.owner(seat) != self.pid:
+        if seat < 0 or f.owner(seat) != self.pid:
             return None
         if game.hands[seat] >> HIDDEN_BASE:
             return None  # a key of a card it drew is still on its way

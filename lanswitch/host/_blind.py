@@ -81,6 +81,7 @@ class BlindHand:
     shares: dict[tuple[int, int], dict[str, Share]] = field(default_factory=dict)
     owed: dict[tuple[str, int], str] = field(default_factory=dict)  # (sender, hidden) → to
     abort: p.BlindAbort | None = None
+    leaving: dict[str, tuple[bytes, ...]] = field(default_factory=dict)  # until no shuffle is open
     seeds: dict[str, tuple[bytes, ...]] = field(default_factory=dict)
     complaints: dict[str, tuple[Complaint, ...]] = field(default_factory=dict)
     seeds_deadline: float = 0.0
@@ -170,12 +171,18 @@ class BlindHost(HostBase):
         """Note the sealed keys each participant (but the host, whose own are its duty) owes
         for the hidden cards a step gave out."""
         for seat, hidden in drawn_positions(events):
-            to = b.setup.owner(seat)
-            for q in b.setup.participants:
-                if q != to and q != DEALER:
-                    b.owed[(q, hidden)] = to
+            self._owe(b, seat, hidden)
         if events:
             b.turn_since = self._now
+
+    def _owe(self, b: BlindHand, seat: int, hidden: int) -> None:
+        """Every person of the card's shuffle still here but the seat's owner owes it a key."""
+        f = b.part.follower
+        to = f.owner(seat)
+        rec = f.shuffles[f.positions.locate(hidden)[0]]
+        for q in rec.order:
+            if q != to and q != DEALER and q not in f.gone:
+                b.owed[(q, hidden)] = to
 
     def _stop(self, b: BlindHand, culprit: str, fault: BlindFault, detail: str) -> None:
         """Stop the hand: everyone is told, and reveals its seeds."""
@@ -322,14 +329,18 @@ class BlindHost(HostBase):
         if b.over is not None or pid in b.seeds:
             self._refuse(cid, "no seeds are wanted now")
             return
+        if not b.ended and not m.fault:
+            # Seeds mid-hand, no fault: the person leaves. Between steps — once the shuffle in
+            # progress, if any, is dealt — everyone is told, and the hand goes on without it.
+            b.leaving[pid] = m.seeds
+            return
         b.seeds[pid] = m.seeds
         if m.complaint:
             b.complaints[pid] = m.complaint
         if not b.ended:
-            # Seeds mid-hand: the participant caught a cheat (its word) and stops following,
-            # so the hand cannot go on.
-            what = m.detail or "without saying why"
-            self._stop(b, "", BlindFault.WITHHELD, f"{pid} stopped the hand: {what}")
+            # Seeds mid-hand with a fault: the participant caught a cheat (its word) and stops
+            # following, so the hand cannot go on.
+            self._stop(b, "", BlindFault.WITHHELD, f"{pid} stopped the hand: {m.detail}")
 
     # -- running the hand forward --------------------------------------------------------------
 
@@ -346,6 +357,8 @@ class BlindHost(HostBase):
             self._cheat(b, c)
             return True
         if self._blind_open(b):
+            return True
+        if self._blind_leave(b):
             return True
         if moves and self._blind_bot(b):
             return True
@@ -399,6 +412,35 @@ class BlindHost(HostBase):
         self._progress(b)
         return True
 
+    def _blind_leave(self, b: BlindHand) -> bool:
+        """A person who said it leaves, between steps: its seeds go to everyone (its keys are
+        anyone's to make now) and its seat is the host's, whose keys of the seat's cards the
+        others now owe."""
+        f = b.part.follower
+        if not b.leaving or f.open_shuffle is not None:
+            return False
+        pid, seeds = next(iter(b.leaving.items()))
+        del b.leaving[pid]
+        seeds = seeds[: len(f.shuffles)]  # (one it drew for a shuffle not begun here: unused)
+        try:
+            b.part.take_leave(pid, dict(enumerate(seeds)))
+        except Cheat as c:
+            self._cheat(b, c)
+            return True
+        except UsageError as e:
+            self._stop(b, pid, BlindFault.WITHHELD, f"left without its seeds: {e}")
+            return True
+        b.seeds[pid] = seeds
+        self._relay(b, p.BlindLeave(by=pid, seeds=seeds))
+        seat = b.setup.seats.index(pid)
+        for key in [key for key in b.owed if key[0] == pid]:
+            del b.owed[key]
+        for hidden in f.positions.hidden_in(f.game.hands[seat]):
+            self._owe(b, seat, hidden)
+        self._say(f"{self.table.seats[seat].name} left: the host plays the seat")
+        self._progress(b)
+        return True
+
     def _blind_bot(self, b: BlindHand) -> bool:
         seat = b.part.to_move()
         if seat is None or self._now < b.turn_since + self.config.bot_delay:
@@ -422,10 +464,13 @@ class BlindHost(HostBase):
     def _blind_overdue(self, b: BlindHand) -> bool:
         """Stop the hand when what is owed is overdue, or owed by a person gone for good."""
         owing = [q for q in b.awaited() if q != DEALER]
-        gone = [q for q in owing if self._gone_for_good(b.setup.seats.index(q))]
+        gone = [
+            q for q in owing if q not in b.leaving and self._gone_for_good(b.setup.seats.index(q))
+        ]
         f = b.part.follower
         seat = f.game.to_act() if not f.game.over else -1
-        if not owing and seat >= 0 and seat in b.setup.people and self._gone_for_good(seat):
+        mine = seat >= 0 and f.owner(seat) == DEALER
+        if not owing and not mine and seat >= 0 and self._gone_for_good(seat):
             gone = [b.setup.seats[seat]]  # its move: nobody else can make it
         if gone:
             self._stop(b, gone[0], BlindFault.WITHHELD, "left the table during the hand")

@@ -357,6 +357,7 @@ SAMPLES: list[tuple[str, p.Message]] = [
             complaints={"ann": ((0, 1, DEALER, DEALER_LAID.key, DEALER_LAID.signature),)},
         ),
     ),
+    ("blind_leave", p.BlindLeave(by="ann", seeds=(SEED,))),
     (
         "blind_abort",
         p.BlindAbort(culprit="ann", fault="withheld", detail="its part of the deal never came"),
