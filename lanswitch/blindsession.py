@@ -62,16 +62,23 @@ class BlindPart:
         key: Ed25519PrivateKey,
         entropy: Callable[[int], bytes],
         holder_cls: type[Holder] = Holder,
+        seed_for: Callable[[bytes], bytes] | None = None,
     ) -> None:
-        """``holder_cls``: what keeps its secrets (a test's cheating client plugs in its own)."""
+        """``holder_cls``: what keeps its secrets (a test's cheating client plugs in its own).
+        ``seed_for`` (a shuffle's context → its seed) replaces fresh random seeds with ones a
+        restarted process makes again: the host's own player (``Session.seed_for``)."""
         self.setup = blind_setup(setup)
         self.seat = seat if seat is not None and seat in self.setup.people else None
         self.pid = "" if self.seat is None else self.setup.seats[self.seat]
         self.part: Participant | None = None
         if self.seat is not None:
-            holder = holder_cls(
-                self.setup, self.pid, key.private_bytes_raw(), lambda _k: entropy(32)
-            )
+
+            def seed(k: int) -> bytes:
+                if seed_for is None:
+                    return entropy(32)
+                return seed_for(holder.follower.shuffles[k].ctx)
+
+            holder = holder_cls(self.setup, self.pid, key.private_bytes_raw(), seed)
             self.part = Participant(holder)
             self.follower: Follower = holder.follower
         else:
@@ -83,6 +90,7 @@ class BlindPart:
         self.file = ""
         self.problems: list[str] = []
         self.complaint: list[Complaint] = []  # the keys of a card of its that did not open
+        self.sent: list[p.Message] = []  # everything it sent in this hand, to send again
 
     # -- what the session asks -----------------------------------------------------------------
 
@@ -108,7 +116,7 @@ class BlindPart:
             raise ValueError("it is not this seat's turn")
         record = self.part.move(self.seat, move)
         shares = {} if record.opening is None else _shares(record.opening.shares)
-        return p.BlindMove(
+        message = p.BlindMove(
             seq=record.seq,
             seat=self.seat,
             move=record.move,
@@ -116,6 +124,8 @@ class BlindPart:
             signature=record.signature,
             shares=shares,
         )
+        self.sent.append(message)
+        return message
 
     def leave(self) -> list[p.Message]:
         """What to send before ``bye`` mid-hand: its seeds, so that the hand goes on without it
@@ -124,7 +134,8 @@ class BlindPart:
             return []
         self.seeds_sent = True
         seeds = self.part.holder.seeds
-        return [p.BlindSeeds(seeds=tuple(seeds[k] for k in sorted(seeds)), detail="left")]
+        seeds_message = p.BlindSeeds(seeds=tuple(seeds[k] for k in sorted(seeds)), detail="left")
+        return self._sending([seeds_message])
 
     def busy(self) -> bool:
         """A shuffle is in progress: a person about to leave waits for it (its passes are in
@@ -138,6 +149,12 @@ class BlindPart:
     def start(self) -> list[p.Message]:
         """What it sends as the hand begins (the first pass, if it is first)."""
         return self._due()
+
+    def resend(self) -> list[p.Message]:
+        """Everything it sent in this hand, again: after its link dropped and it came back by
+        its token, what it sent just before (or while the link was down) may never have
+        arrived. The host takes each at most once and lets the rest pass without a word."""
+        return [*self.sent, *self._due()]
 
     # -- what the host relays ------------------------------------------------------------------
 
@@ -169,6 +186,10 @@ class BlindPart:
                 if not _repeated(self, m):
                     self.problems.append(f"the host relayed a step out of order: {e}")
         return self._due(), [_redact(e, self.seat) for e in events]
+
+    def _sending(self, messages: list[p.Message]) -> list[p.Message]:
+        self.sent += messages
+        return messages
 
     def _step(self, m: p.Message) -> list[Event]:
         part, f = self.part, self.follower
@@ -244,7 +265,7 @@ class BlindPart:
                     complaint=tuple(self.complaint),
                 )
             )
-        return out
+        return self._sending(out)
 
     # -- after the hand ------------------------------------------------------------------------
 

@@ -402,7 +402,9 @@ class Session:
     def _hand(self, m: p.Hand) -> list[p.Message]:
         h = self.hand
         if h is not None and h.message == m:
-            return []  # resuming the hand we are in (or whose end we missed): keep what we have
+            # Resuming the hand we are in (or whose end we missed): keep what we have — and,
+            # in a blind hand, send again what may have been lost with the link.
+            return [] if h.blind is None or h.done else h.blind.resend()
         if h is not None and not h.done:
             self._settle(h, f"the host began hand {m.hand_no} before this hand was settled")
         names = () if self.lobby is None else tuple(st.name for st in self.lobby.seats)
@@ -414,7 +416,12 @@ class Session:
         part: BlindPart | None = None
         if m.blind and setup is not None and refused is None:
             part = BlindPart(
-                setup, seat if dealt_in else None, self.key, self.entropy, self.blind_holder
+                setup,
+                seat if dealt_in else None,
+                self.key,
+                self.entropy,
+                self.blind_holder,
+                self.seed_for,
             )
         elif setup is not None and refused is None and seat is not None and dealt_in:
             try:

@@ -415,3 +415,69 @@ def test_a_person_who_vanishes_mid_hand_voids_it_and_is_blamed(tmp_path: Path) -
     carl = pid_of(out, "carl")
     for name in ("ann", "bob"):
         assert found(out, name)[0] == ("void", carl, BlindFault.WITHHELD), name
+
+
+def test_a_person_whose_link_drops_comes_back_by_its_token_and_the_hand_goes_on(
+    tmp_path: Path,
+) -> None:
+    """Carl's link dies twice mid-hand; his client comes back by its token, is sent every
+    relayed step again and the keys meant for him, sends again what may have been lost, and
+    the hand ends fair for everyone."""
+
+    async def drop(clients: dict[str, Any]) -> None:
+        carl = clients["carl"]
+        for target in (5, 12):
+            for _ in range(4000):
+                if carl.session.seq >= target:
+                    break
+                await asyncio.sleep(0.002)
+            writer = carl._writer
+            if writer is not None:
+                writer.transport.abort()  # the link, not the program: it reconnects
+
+    people = [Person("ann"), Person("bob"), Person("carl", think=0.02)]
+    host = make_host(blind=True, seats=3, bots=0, hands=1, away_grace=5.0)
+    out = play_over_tls(host, people, tmp_path, during=drop)
+    for name in ("ann", "bob", "carl"):
+        assert found(out, name)[0][0] == "fair", (name, found(out, name))
+        assert out.cli_statuses(name) == ["fair"]
+
+
+class LosesOnce(Session):
+    """A client whose link loses what it sends at one moment: the keys it owes drawers, once
+    it is a few steps into the hand (then its link dies too, as a lost link's would)."""
+
+    lost = False
+
+    def receive(self, message: p.Message) -> list[p.Message]:
+        replies = super().receive(message)
+        if not self.lost and self.seq >= 5 and any(isinstance(r, p.BlindRelease) for r in replies):
+            self.lost = True
+            return []
+        return replies
+
+
+def test_what_a_client_sent_as_its_link_died_is_sent_again_when_it_comes_back(
+    tmp_path: Path,
+) -> None:
+    """The keys carl owed were lost with his link: back by his token, his client sends all it
+    sent this hand again, and the host takes what it lacked (without it, the hand would stop
+    and blame carl for withholding them)."""
+
+    async def cut(clients: dict[str, Any]) -> None:
+        carl = clients["carl"]
+        for _ in range(10_000):
+            if isinstance(carl.session, LosesOnce) and carl.session.lost:
+                break
+            await asyncio.sleep(0.001)
+        writer = carl._writer
+        assert writer is not None
+        writer.transport.abort()
+
+    people = [Person("ann"), Person("bob"), Person("carl", LosesOnce, think=0.02)]
+    host = make_host(blind=True, seats=3, bots=0, hands=1, away_grace=5.0)
+    out = play_over_tls(host, people, tmp_path, during=cut)
+    assert isinstance(out.sessions["carl"], LosesOnce)
+    assert out.sessions["carl"].lost
+    for name in ("ann", "bob", "carl"):
+        assert found(out, name)[0][0] == "fair", (name, found(out, name))

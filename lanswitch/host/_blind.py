@@ -80,6 +80,7 @@ class BlindHand:
     sealed: dict[str, list[p.BlindRelease]] = field(default_factory=dict)  # per drawer
     shares: dict[tuple[int, int], dict[str, Share]] = field(default_factory=dict)
     owed: dict[tuple[str, int], str] = field(default_factory=dict)  # (sender, hidden) → to
+    delivered: set[tuple[str, int, str]] = field(default_factory=set)  # (sender, hidden, to)
     abort: p.BlindAbort | None = None
     leaving: dict[str, tuple[bytes, ...]] = field(default_factory=dict)  # until no shuffle is open
     seeds: dict[str, tuple[bytes, ...]] = field(default_factory=dict)
@@ -212,9 +213,11 @@ class BlindHost(HostBase):
         b, pid = self._blind_participant(cid)
         if b is None:
             return
-        rec = b.part.follower.open_shuffle
+        f = b.part.follower
+        rec = f.open_shuffle
         if b.ended or rec is None or rec.index != m.shuffle or rec.next_pass() != (pid, m.number):
-            if rec is None or (pid, m.number) not in rec.passes:
+            had = m.shuffle < len(f.shuffles) and (pid, m.number) in f.shuffles[m.shuffle].passes
+            if not had:  # (one it has: sent again after a resume)
                 self._refuse(cid, f"shuffle {m.shuffle} takes no pass {m.number} from you now")
             return
         relay = p.BlindPass(
@@ -238,7 +241,10 @@ class BlindHost(HostBase):
         f = b.part.follower
         rec = f.open_shuffle
         if b.ended or rec is None or rec.index != m.shuffle or f.pending_turn_up() != m.position:
-            self._refuse(cid, f"position {m.position} of shuffle {m.shuffle} is not being opened")
+            had = m.shuffle < len(f.shuffles) and m.position in f.shuffles[m.shuffle].opened
+            if not had:
+                text = f"position {m.position} of shuffle {m.shuffle} is not being opened"
+                self._refuse(cid, text)
             return
         message = crypto.release_message(rec.ctx, pid, "", m.position, m.key)
         if not verify_signature(b.setup.keys[pid], message, m.signature):
@@ -252,9 +258,11 @@ class BlindHost(HostBase):
         if b is None:
             return
         if b.owed.get((pid, m.hidden)) != m.to:
-            self._refuse(cid, f"you owe {m.to} no key of hidden card {m.hidden}")
+            if (pid, m.hidden, m.to) not in b.delivered:
+                self._refuse(cid, f"you owe {m.to} no key of hidden card {m.hidden}")
             return
         del b.owed[(pid, m.hidden)]
+        b.delivered.add((pid, m.hidden, m.to))
         self._progress(b)
         self._deliver(b, p.BlindRelease(to=m.to, hidden=m.hidden, sealed=m.sealed, by=pid))
 
@@ -279,6 +287,8 @@ class BlindHost(HostBase):
             return
         seat = b.setup.seats.index(pid)
         f = b.part.follower
+        if m.seq < len(f.moves) and f.moves[m.seq].signature == m.signature:
+            return  # one it has: sent again after a resume
         if b.ended or m.seat != seat or f.game.to_act() != seat or f.open_shuffle is not None:
             self._send(
                 cid, p.Reject(code=p.ErrorCode.NOT_YOUR_TURN, text="not your turn", seq=m.seq)
@@ -326,6 +336,8 @@ class BlindHost(HostBase):
         b, pid = self._blind_participant(cid)
         if b is None:
             return
+        if b.seeds.get(pid) == m.seeds or b.leaving.get(pid) == m.seeds:
+            return  # sent again after a resume
         if b.over is not None or pid in b.seeds:
             self._refuse(cid, "no seeds are wanted now")
             return
