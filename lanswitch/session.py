@@ -433,7 +433,7 @@ class Session:
         self.hand = _HandState(m, setup, recorder, names, refused if dealt_in else None)
         self.hand.blind = part
         self.seq, self.view = 0, None
-        if part is not None and part.seat is not None:
+        if part is not None:
             self.view = part.view()
         if setup is not None:
             self.voids.heed(setup.rules.scoring.void_warning)
@@ -785,8 +785,7 @@ class Session:
         self._problems(part.problems[before:])
         if part.steps != self.seq:
             self.seq = part.steps
-        if part.seat is not None:
-            self.view = part.view()
+        self.view = part.view()  # its own engine's (a spectator's: the public one)
         if events:
             self._note("events", f"step {self.seq}", tuple(events))
         if isinstance(m, p.BlindAbort):

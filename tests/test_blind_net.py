@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -481,3 +482,19 @@ def test_what_a_client_sent_as_its_link_died_is_sent_again_when_it_comes_back(
     assert out.sessions["carl"].lost
     for name in ("ann", "bob", "carl"):
         assert found(out, name)[0][0] == "fair", (name, found(out, name))
+
+
+def test_a_spectator_follows_a_blind_hand_and_checks_it(tmp_path: Path) -> None:
+    """A client that only watches follows every public step on its own engine (the view it
+    shows is made from it) and checks the hand from the seeds when it ends."""
+    people = [*PEOPLE, Person("eve", functools.partial(Session, spectate=True))]
+    out = play_over_tls(make_host(blind=True, hands=1), people, tmp_path)
+    eve = out.sessions["eve"]
+    assert eve.seat is None
+    (record,) = eve.history
+    assert record.blind is not None
+    assert record.blind.status == "fair"
+    assert eve.view is not None
+    assert eve.view.seat is None
+    assert not eve.view.hand
+    assert sum(eve.view.counts) > 0
