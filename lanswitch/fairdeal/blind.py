@@ -35,6 +35,7 @@ description.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -203,6 +204,13 @@ class BlindKeys:
 
     @classmethod
     def derive(cls, ctx: bytes, pid: str, seed: bytes, n: int) -> BlindKeys:
+        """The keys ``seed`` makes (remembered, the latest few hundred: the check after a hand
+        needs each participant's keys of a shuffle for its passes, the keys it released and
+        the dealt order, and a departed participant's key is made once per position)."""
+        return _derive(bytes(ctx), pid, bytes(seed), n)
+
+    @classmethod
+    def _make(cls, ctx: bytes, pid: str, seed: bytes, n: int) -> BlindKeys:
         ctx = need_bytes("ctx", ctx, HASH_BYTES)
         seed = need_bytes("seed", seed, SEED_BYTES)
         if not 1 <= n <= MAX_CARD:
@@ -212,6 +220,11 @@ class BlindKeys:
         perm = tuple(shuffle(_h("permute", ctx, who, seed), range(n)))
         positions = tuple(_scalar("position", ctx, who, seed, u16(j)) for j in range(n))
         return cls(ctx, pid, n, lock, perm, positions)
+
+
+@functools.lru_cache(maxsize=512)
+def _derive(ctx: bytes, pid: str, seed: bytes, n: int) -> BlindKeys:
+    return BlindKeys._make(ctx, pid, seed, n)
 
 
 # ---------------------------------------------------------------------------------------------
