@@ -698,6 +698,8 @@ class Holder:
         shares[share.sender] = share
         if len(shares) < len(rec.order) - 1 or hidden in self.cards:
             return None
+        if not any((h >> hidden) & 1 for h in self.follower.game.hands):
+            return None  # laid (and opened to all) before this key came: a resume's replay
         mine = Share(self.pid, self.pid, self.keys(rec).positions[position], b"")
         try:
             card = self.follower.open_with(rec, position, [*shares.values(), mine], own=self.pid)

@@ -77,7 +77,9 @@ class BlindHand:
     deadline: float = 0.0  # when whatever is owed now is overdue
     turn_since: float = 0.0
     published: list[p.Message] = field(default_factory=list)
-    sealed: dict[str, list[p.BlindRelease]] = field(default_factory=dict)  # per drawer
+    sealed: dict[str, list[tuple[int, p.BlindRelease]]] = field(default_factory=dict)
+    """Per drawer, every sealed key passed on to it, each with how many messages had been
+    relayed to all by then (a drawer catching up gets each at the same point)."""
     shares: dict[tuple[int, int], dict[str, Share]] = field(default_factory=dict)
     owed: dict[tuple[str, int], str] = field(default_factory=dict)  # (sender, hidden) → to
     delivered: set[tuple[str, int, str]] = field(default_factory=set)  # (sender, hidden, to)
@@ -275,7 +277,7 @@ class BlindHost(HostBase):
             except Cheat as c:
                 self._cheat(b, c)
             return
-        b.sealed.setdefault(r.to, []).append(r)
+        b.sealed.setdefault(r.to, []).append((len(b.published), r))
         seat = b.setup.seats.index(r.to)
         target = self._cid_of_seat(seat)
         if target is not None:
@@ -568,10 +570,17 @@ class BlindHost(HostBase):
                     self._close(cid, p.Bye(reason=f"match over: {self.standings()}"[:500]))
 
     def _blind_catch_up(self, cid: int, b: BlindHand) -> None:
-        """Everything relayed so far, in order, and the sealed keys meant for its seat."""
-        for message in b.published:
-            self._send(cid, message)
+        """Everything relayed so far, in order, with the sealed keys meant for its seat each at
+        the point it was passed on (a key of a card laid since must come before the lay)."""
         seat = self._seat_of(cid)
-        if seat is not None and seat < len(b.setup.seats):
-            for r in b.sealed.get(b.setup.seats[seat], []):
-                self._send(cid, r)
+        mine = [] if seat is None else b.sealed.get(b.setup.seats[seat], [])
+        keys = iter(mine)
+        pending = next(keys, None)
+        for i, message in enumerate(b.published):
+            while pending is not None and pending[0] <= i:
+                self._send(cid, pending[1])
+                pending = next(keys, None)
+            self._send(cid, message)
+        while pending is not None:
+            self._send(cid, pending[1])
+            pending = next(keys, None)
