@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from lanswitch.fairdeal import blind
+from lanswitch.fairdeal import blind, blindfile
 from lanswitch.fairdeal.blindhand import move_message, shuffle_context
 from tests.scripts import load_script
 
@@ -25,6 +25,22 @@ def test_the_file_is_what_the_generator_writes() -> None:
     assert PATH.read_text(encoding="utf-8") == gen.render(), (
         "run: python protocol/vectors/gen_blind.py --write"
     )
+
+
+def test_the_whole_hand_is_what_the_generator_writes_and_checks_fair() -> None:
+    """A whole small blind hand's file (``blind-hand.json``): the untouched check of a blind
+    hand's file finds it fair, and a changed move in it is caught."""
+    gen = load_script("protocol/vectors/gen_blind.py", "gen_blind")
+    path = ROOT / "protocol" / "vectors" / "blind-hand.json"
+    text = path.read_text(encoding="utf-8")
+    assert text == gen.render_hand(), "run: python protocol/vectors/gen_blind.py --write"
+    who, outcome = blindfile.check(text)
+    assert (who, outcome.status) == ("alice", "fair")
+    assert outcome.result is not None
+    data = json.loads(text)
+    moves = [s for s in data["steps"] if s[0] == "move" and s[1]["opening"] is None]
+    moves[0][1]["move"] = 201 if moves[0][1]["move"] == 200 else 200  # a draw for a pass
+    assert blindfile.check(json.dumps(data))[1].status != "fair"
 
 
 def test_card_points_and_the_order_of_the_group() -> None:

@@ -1,8 +1,10 @@
 """Generate ``protocol/vectors/blind.json``, the dealer-blind deal's known-answer vectors
-(``protocol/SPEC.md``, "Dealer-blind").
+(``protocol/SPEC.md``, "Dealer-blind"), and ``blind-hand.json``, a whole small blind hand's
+file (alice and the host's bot, played to its end by heuristic bots from fixed seeds) as
+``lanswitch verify`` reads it.
 
-``python protocol/vectors/gen_blind.py`` prints the JSON, ``--write`` updates the file and
-``--check`` exits 1 if it is stale. ``tests/test_blind_vectors.py`` checks every vector against
+``python protocol/vectors/gen_blind.py`` prints the JSON of the first, ``--write`` updates both
+files and ``--check`` exits 1 if either is stale. ``tests/test_blind_vectors.py`` checks every vector against
 ``lanswitch.fairdeal.blind`` and that the file is what this script writes.
 
 The scalars are computed here from the spec alone (SHA-512 reduced mod ℓ, inverses and products
@@ -32,6 +34,7 @@ from lanswitch.fairdeal import primitives as fp  # noqa: E402
 from lanswitch.fairdeal.blindhand import move_message, shuffle_context  # noqa: E402
 
 OUT = ROOT / "protocol" / "vectors" / "blind.json"
+HAND_OUT = ROOT / "protocol" / "vectors" / "blind-hand.json"
 ELL = 2**252 + 27742317777372353535851937790883648493
 PREFIX = "lanswitch/v2/blind/"
 
@@ -228,13 +231,58 @@ def render() -> str:
     return json.dumps(build(), indent=1) + "\n"
 
 
+def render_hand() -> str:
+    """A whole blind hand of alice (seat 0) and the host's bot (seat 1), Switch, as alice's
+    file: fixed keys, seeds ``SHA-256("blind hand/<id>/<shuffle>")``, heuristic bots."""
+    import random
+
+    from lanswitch.bots import make_bot
+    from lanswitch.fairdeal.blindfile import dump
+    from lanswitch.fairdeal.blindhand import BlindSetup, Holder
+    from lanswitch.fairdeal.blindlocal import play_blind_hand
+    from lanswitch.game import Game
+    from lanswitch.rules import preset
+
+    private = {
+        "alice": hashlib.sha256(b"blind hand alice key").digest(),
+        fp.DEALER: hashlib.sha256(b"blind hand host key").digest(),
+    }
+    rules = preset("switch")
+    setup = BlindSetup(
+        hashlib.sha256(b"blind hand ctx0").digest(),
+        rules,
+        ("alice", "bot"),
+        frozenset({0}),
+        {p: fp.public_bytes(k) for p, k in private.items()},
+    )
+
+    def seeds(pid: str) -> Any:
+        return lambda k: hashlib.sha256(f"blind hand/{pid}/{k}".encode()).digest()
+
+    holders = {p: Holder(setup, p, private[p], seeds(p)) for p in setup.participants}
+    bot = make_bot("heuristic", rules)
+    rng = random.Random(7)
+
+    def choose(game: Game, seat: int) -> int:
+        return bot.choose(game.view(seat), rng)
+
+    hand = play_blind_hand(setup, holders, choose, check=False)
+    assert hand.live is None and holders["alice"].follower.game.over
+    alice = holders["alice"]
+    everyone = {p: dict(h.seeds) for p, h in holders.items()}
+    return dump(alice.follower, "alice", everyone, alice.received)
+
+
 def main() -> int:
     text = render()
     if "--write" in sys.argv:
         OUT.write_text(text, encoding="utf-8")
+        HAND_OUT.write_text(render_hand(), encoding="utf-8")
     elif "--check" in sys.argv:
-        if OUT.read_text(encoding="utf-8") != text:
-            print(f"{OUT} is stale: run python protocol/vectors/gen_blind.py --write")
+        if OUT.read_text(encoding="utf-8") != text or (
+            HAND_OUT.read_text(encoding="utf-8") != render_hand()
+        ):
+            print("a blind vector is stale: run python protocol/vectors/gen_blind.py --write")
             return 1
     else:
         sys.stdout.write(text)
