@@ -4,8 +4,8 @@ file (alice and the host's bot, played to its end by heuristic bots from fixed s
 ``lanswitch verify`` reads it.
 
 ``python protocol/vectors/gen_blind.py`` prints the JSON of the first, ``--write`` updates both
-files and ``--check`` exits 1 if either is stale. ``tests/test_blind_vectors.py`` checks every vector against
-``lanswitch.fairdeal.blind`` and that the file is what this script writes.
+files and ``--check`` exits 1 if either is stale. ``tests/test_blind_vectors.py`` checks every
+vector against ``lanswitch.fairdeal.blind`` and that the files are what this script writes.
 
 The scalars are computed here from the spec alone (SHA-512 reduced mod ℓ, inverses and products
 mod ℓ in plain integers, the permutation by the fair deal's textbook shuffle); the group
@@ -267,7 +267,8 @@ def render_hand() -> str:
         return bot.choose(game.view(seat), rng)
 
     hand = play_blind_hand(setup, holders, choose, check=False)
-    assert hand.live is None and holders["alice"].follower.game.over
+    assert hand.live is None
+    assert holders["alice"].follower.game.over
     alice = holders["alice"]
     everyone = {p: dict(h.seeds) for p, h in holders.items()}
     return dump(alice.follower, "alice", everyone, alice.received)
