@@ -14,10 +14,12 @@ like every client's, and otherwise a relay that keeps time (SPEC § Dealer-blind
 * its own pass, key or move (its bots'), made when its own follower says it is due.
 
 The host waits ``round_timeout`` for what someone owes (a pass, a public key, a sealed key);
-past that, or once a person who owes something is gone for good, it stops the hand
-(``blind_abort``, WITHHELD) — a blind seat's cards cannot be played by a stand-in, so a
-player who leaves voids the hand. A cheat its follower catches stops it too, after the
-offending step is relayed so that every client sees it. Either way, and at the hand's end,
+past that, or once a person who owes something (or whose move is due) is gone for good, it
+stops the hand (``blind_abort``, WITHHELD): the positions only that person's keys open stay
+locked. A person who says goodbye publishes its seeds instead (``blind_leave``): its keys are
+anyone's to make, its seat the host's, and the hand goes on. A cheat its follower catches
+stops the hand too, after the offending step is relayed so that every client sees it; so does
+a participant that caught one (it sends its seeds mid-hand, saying why). Either way, and at the hand's end,
 every participant reveals its seeds; the host relays them (``blind_reveal``), checks the hand
 itself (:func:`~lanswitch.fairdeal.blindcheck.check_hand`) — the real scores come only from
 that replay, since nobody saw every hand during play — and sends ``hand_over``.
