@@ -488,3 +488,18 @@ def test_the_host_cannot_ask_for_a_key_to_a_position_the_drawer_does_not_hold() 
             p0.release_to(2, theirs[0])  # to the bot's seat, i.e. to the host
     with pytest.raises(UsageError):
         p0.release_to(2, HIDDEN_BASE + 9999)
+
+
+def test_the_locked_deck_is_checked_against_the_seeds_in_one_multiplication_per_position() -> None:
+    """After the hand the locked deck is compared with what the seeds make; only a deck that
+    differs has every pass recomputed (to find whose pass it was)."""
+    t = blind_table(2, 1, seed=12)
+    hand = t.play()
+    f = hand.holders["p0"].follower
+    rec = f.shuffles[0]
+    seeds = {p: hand.holders[p].seeds[0] for p in rec.order}
+    assert blind.deck_matches(rec.ctx, f.points, rec.cards, rec.order, seeds, rec.deck())
+    swapped = [rec.deck()[1], rec.deck()[0], *rec.deck()[2:]]
+    assert not blind.deck_matches(rec.ctx, f.points, rec.cards, rec.order, seeds, swapped)
+    other = {**seeds, "p1": bytes(32)}
+    assert not blind.deck_matches(rec.ctx, f.points, rec.cards, rec.order, other, rec.deck())

@@ -463,6 +463,39 @@ def check_passes(
     return None
 
 
+def deck_matches(
+    ctx: bytes,
+    points: CardPoints,
+    cards: Iterable[int],
+    order: Sequence[str],
+    seeds: Mapping[str, bytes],
+    locked: Sequence[bytes],
+) -> bool:
+    """Whether the locked deck is exactly what the revealed seeds make: position ``j`` holds
+    ``(∏_i c_{i,j}) · P_{order[j]}``, ``order`` being :func:`dealt_order`'s.
+
+    One scalar multiplication per position, where recomputing every pass takes two per
+    participant per position. It settles everything the deal depends on — which card is at
+    which position, under which keys —, since the seeds cannot be chosen after the passes to
+    fit another deck (the permutations and keys are hashes of them); only when it fails is
+    every pass recomputed (:func:`check_passes`), to find whose pass went wrong."""
+    dealt = dealt_order(ctx, cards, order, seeds)
+    n = len(dealt)
+    if len(locked) != n:
+        return False
+    keys = [BlindKeys.derive(ctx, pid, seeds[pid], n).positions for pid in order]
+    for j in range(n):
+        m = keys[0][j]
+        for other in keys[1:]:
+            m = _mul(m, other[j])
+        try:
+            if _mult(m, points.point(dealt[j])) != locked[j]:
+                return False
+        except UsageError:
+            return False
+    return True
+
+
 def dealt_order(
     ctx: bytes, cards: Iterable[int], order: Sequence[str], seeds: Mapping[str, bytes]
 ) -> list[int]:
