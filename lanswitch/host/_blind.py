@@ -20,9 +20,10 @@ locked. A person who says goodbye publishes its seeds instead (``blind_leave``):
 anyone's to make, its seat the host's, and the hand goes on. A cheat its follower catches
 stops the hand too, after the offending step is relayed so that every client sees it; so does
 a participant that caught one (it sends its seeds mid-hand, saying why). Either way, and at
-the hand's end, every participant reveals its seeds; the host relays them (``blind_reveal``), checks the hand
-itself (:func:`~lanswitch.fairdeal.blindcheck.check_hand`) — the real scores come only from
-that replay, since nobody saw every hand during play — and sends ``hand_over``.
+the hand's end, every participant reveals its seeds; the host relays them
+(``blind_reveal``), checks the hand itself (:func:`~lanswitch.fairdeal.blindcheck.check_hand`)
+— the real scores come only from that replay, since nobody saw every hand during play — and
+sends ``hand_over``.
 """
 
 from __future__ import annotations
