@@ -167,7 +167,9 @@ async def find_target(join: Join) -> Target:
             "no table answered on this network; name one, or join by address: "
             "lanswitch join HOST:PORT"
         )
-    names = ", ".join(dict.fromkeys(repr(t.name) for t in tables))
+    names = ", ".join(
+        dict.fromkeys(repr(t.name) + (" (dealer-blind)" if t.blind else "") for t in tables)
+    )
     raise JoinError(f"several tables answered ({names}): say which, e.g. lanswitch join NAME")
 
 

@@ -191,6 +191,7 @@ def test_a_table_advertised_in_the_host_is_listed_on_every_laptop(lan: Lan) -> N
                 "version": 1,
                 "fingerprint": fp,
                 "host": "lanhost",
+                "dealer_blind": False,
             }
         ], lister.describe()
 

@@ -167,6 +167,8 @@ def play_config(settings: Play, rules: RuleSet) -> HostConfig:
         bots=t.bots,
         bot_delay=t.bot_delay,
         turn_timer=t.turn_timer,
+        hands=t.hands,
+        blind=t.blind,
     )
 
 
