@@ -36,7 +36,7 @@ from lanswitch.tui.keys import KEYS
 from lanswitch.tui.layout import MIN_COLS, MIN_ROWS, compose
 from lanswitch.tui.model import HostPowers, TuiModel
 from lanswitch.tui.prompts import Spot, prompt, why_not
-from lanswitch.tui.render import Look, card_text, move_text, width, wrap
+from lanswitch.tui.render import Look, card_style, card_text, move_text, width, wrap
 from lanswitch.tui.run import host_powers, run_client
 from tests.stacking import c, play, sized, stacked
 from tests.tablenet import Link, TableNet
@@ -1003,6 +1003,18 @@ def test_a_dealer_blind_table_says_so_and_shows_the_blind_checks_verdict() -> No
     details = " ".join(" ".join(screen_text(model, 80, 24)).split())
     assert "FAIR (dealer-blind): the hand was dealt dealer-blind" in details, details
     assert "you watched" not in details
+
+
+def test_a_card_of_ones_own_not_yet_readable_is_drawn_as_unknown_not_as_a_joker() -> None:
+    """At a dealer-blind table a card this seat drew is a hidden id until its last key comes
+    (ids past every card's): it was drawn as "JK", a joker."""
+    from lanswitch.game import HIDDEN_BASE
+
+    for look in (Look(), Look(ascii=True)):
+        assert card_text(HIDDEN_BASE + 7, look) == "?"
+        assert card_text(-1, look) == "?"
+        assert card_text(104, look) == "JK"  # a real joker is still one
+    assert card_style(HIDDEN_BASE + 7, Look()) == "class:dim"
 
 
 def test_chat_by_keys(identity: Identity) -> None:
