@@ -212,6 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds a player has to act (at least 5); then the safest move is made for them "
         "(default: none)",
     )
+    _blind_option(h)
     h.add_argument(
         "--bot-delay",
         type=_duration,
@@ -314,6 +315,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help="seconds a player has to act (0: none; else at least 5)",
     )
+    _blind_option(pl)
+    pl.add_argument("--hands", type=_positive, metavar="H", help="end the match after H hands")
     pl.add_argument(
         "--resume",
         action="store_true",
@@ -332,6 +335,15 @@ def _data_dir_option(parser: argparse.ArgumentParser) -> None:
     when it is not given here, the one given before the command (or none) stands."""
     parser.add_argument(
         "--data-dir", metavar="DIR", default=argparse.SUPPRESS, help="as before the command"
+    )
+
+
+def _blind_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--blind",
+        action="store_true",
+        help="deal every hand dealer-blind: the host cannot see any card it is not dealt "
+        "(docs/fairness.md); no turn timer then",
     )
 
 
@@ -780,9 +792,10 @@ def _cmd_tables(args: argparse.Namespace, out: TextIO) -> int:
         total = "?" if t.seats_total is None else t.seats_total
         # Every field came from the network: escaped, so a TXT record cannot drive the
         # terminal or disguise one name as another.
+        blind = "  dealer-blind" if t.blind else ""
         out.write(
-            f"{escape(t.name)}  {escape(t.rules)}  {free} of {total} seats free  {where}\n"
-            f"    fingerprint: {words}\n"
+            f"{escape(t.name)}  {escape(t.rules)}  {free} of {total} seats free{blind}  "
+            f"{where}\n    fingerprint: {words}\n"
         )
     for answers in clashes.values():
         shown = escape(answers[0].name)
@@ -862,8 +875,21 @@ def _no_person(seats: int, bots: int) -> str:
     )
 
 
+def _no_timer_when_blind(args: argparse.Namespace) -> None:
+    """``--blind`` with ``--turn-timer``: a usage error before anything starts. HostConfig
+    refuses the pair too, but only once ``play`` has drawn its splash, and from there its
+    ValueError would reach the player as a traceback."""
+    if args.blind and args.turn_timer:
+        raise _UsageError(
+            "--blind and --turn-timer cannot go together: at a dealer-blind table the host "
+            "cannot see a player's cards, so it cannot move for one whose time ran out; "
+            "drop one of them"
+        )
+
+
 def _hosting(args: argparse.Namespace) -> Hosting:
     """``lanswitch host``'s table."""
+    _no_timer_when_blind(args)
     if not args.resume:
         if args.bots > args.seats:
             raise _UsageError(f"--bots {args.bots} is more than --seats {args.seats}")
@@ -882,11 +908,13 @@ def _hosting(args: argparse.Namespace) -> Hosting:
         bot_delay=args.bot_delay,
         resume=args.resume,
         data=data_dir(args.data_dir),
+        blind=args.blind,
     )
 
 
 def _play_settings(args: argparse.Namespace) -> Play:
     """``lanswitch play``'s table (the player takes a seat: at most seats - 1 bots)."""
+    _no_timer_when_blind(args)
     bots = args.bots
     seats = args.seats if args.seats is not None else max(4, bots + 1)
     if seats > MAX_PLAYERS:
@@ -905,11 +933,13 @@ def _play_settings(args: argparse.Namespace) -> Play:
         port=args.port,
         seats=seats,
         bots=bots,
+        hands=args.hands,
         interface=_interface(args.interface),
         turn_timer=args.turn_timer,
         bot_delay=args.bot_delay,
         resume=args.resume,
         data=data_dir(args.data_dir),
+        blind=args.blind,
     )
     return Play(
         table=table,
@@ -994,6 +1024,7 @@ _TABLE_SETTINGS = (
     "turn_timer",
     "bot_delay",
     "port",
+    "blind",
 )
 """The options that set a table up (``--resume`` takes them from the journal instead; the
 port too, since it is where the table's players are trying to come back)."""

@@ -12,6 +12,8 @@ before it connects:
 - ``seats``: seats in all
 - ``fp``: the SHA-256 fingerprint of the host's TLS certificate (64 hex digits)
 - ``host``: the host machine's name
+- ``blind``: ``1`` at a table that deals every hand dealer-blind (the host cannot see a card
+  it is not dealt); absent otherwise, so a table as it always was advertises as it did
 
 Only IPv4 is used (a v4-only host and a v6-only browser never meet; dual stack sometimes
 resolves only a link-local address). Both sides use every interface by default, or only the
@@ -211,6 +213,7 @@ class Table:
     fingerprint: str  # 64 hex digits, "" if missing
     host: str  # the host machine's name
     server: str  # the mDNS host name the addresses belong to
+    blind: bool = False  # every hand dealt dealer-blind (TXT ``blind=1``)
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -223,6 +226,7 @@ class Table:
             "version": self.version,
             "fingerprint": self.fingerprint,
             "host": self.host,
+            "dealer_blind": self.blind,
         }
 
 
@@ -249,6 +253,9 @@ def _table_from_props(
         fingerprint=fp,
         host=props.get("host", ""),
         server=server,
+        # Only "1" says so: a record from before the key existed, or garbled, reads as a
+        # table like any other (its hands' own messages say dealer-blind or not anyway).
+        blind=props.get("blind") == "1",
     )
 
 
@@ -440,8 +447,10 @@ class TableAdvertiser:
         host: str | None = None,
         interfaces: Sequence[str] | None = None,
         warmup: float = WARMUP_S,
+        blind: bool = False,
     ) -> None:
         self._requested = _instance_label(name)
+        self.blind = blind
         self.warmup = warmup
         self.port = port
         self.rules = rules
@@ -469,7 +478,7 @@ class TableAdvertiser:
         return self._name
 
     def _properties(self) -> dict[str, str]:
-        return {
+        props = {
             "v": str(self.version),
             "name": self._name,
             "rules": self.rules,
@@ -478,6 +487,9 @@ class TableAdvertiser:
             "fp": self.fingerprint,
             "host": self.host,
         }
+        if self.blind:
+            props["blind"] = "1"
+        return props
 
     def _service_info(self, name: str) -> AsyncServiceInfo:
         return AsyncServiceInfo(
@@ -889,7 +901,8 @@ def _list_answers(candidates: Sequence[Table], pinned: Pin | None) -> str:
         if pinned is not None and t.fingerprint == pinned.fingerprint.hex():
             mark = f"  <- the fingerprint you pinned for this name on {pinned.first_seen[:10]}"
             matching = matching or t
-        lines.append(f'  "{escape(t.name)}" at {_where(t)}: {_words(t)}{mark}')
+        blind = " (dealer-blind)" if t.blind else ""
+        lines.append(f'  "{escape(t.name)}" at {_where(t)}: {_words(t)}{blind}{mark}')
     if matching is not None:
         lines.append(f"To join the table you joined before: {_join_command(matching)}")
     else:

@@ -13,6 +13,13 @@ reads, which are what ``lanswitch join --transcripts DIR`` writes
 (:meth:`~lanswitch.fairdeal.Transcript.to_json`, UTF-8). ``lanswitch history`` lists the
 rows; ``lanswitch verify --hand ID`` checks a stored transcript again with the same verifier.
 
+A hand dealt **dealer-blind** (a table hosted with ``--blind``) has no commit-reveal transcript:
+its record (:attr:`~lanswitch.session.HandRecord.blind`) holds the blind check's outcome and
+the hand's blind file, which is what ``lanswitch verify FILE`` reads for such a hand. The row
+keeps that file in the ``transcript`` column (so ``lanswitch verify --hand ID`` checks it as it
+checks any transcript: the verifier tells the two formats apart), the outcome as its status,
+verdict, reason and blame, and ``blind`` set, so the listing says "dealer-blind".
+
 A spectator has no transcript: it took no part in the deal and was shown no cards, so there
 is nothing of its own to check. Its hands are still kept (status ``watched``, transcript NULL)
 so the history shows every hand that was watched, and ``verify --hand`` says there is nothing
@@ -78,7 +85,7 @@ __all__ = [
 ]
 
 FILE_NAME: Final = "history.sqlite"
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 BUSY_TIMEOUT: Final = 2.0  # seconds a connection waits for another's write lock
 
 # Each step takes the schema from version i to i + 1. A later version appends its step (say an
@@ -112,12 +119,16 @@ _MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         # 2: the hand as this client was told it (lanswitch.narrate), a JSON list of lines.
         "ALTER TABLE hands ADD COLUMN log TEXT NOT NULL DEFAULT '[]'",
     ),
+    (
+        # 3: a dealer-blind hand (its transcript column holds the hand's blind file).
+        "ALTER TABLE hands ADD COLUMN blind INTEGER NOT NULL DEFAULT 0",
+    ),
 )
 assert len(_MIGRATIONS) == SCHEMA_VERSION
 
 _COLUMNS: Final = (
     "at, tbl, host, client, game_id, hand_no, seat, name, rules, ending, placings, place, "
-    "status, verdict, why, culprits, transcript, log"
+    "status, verdict, why, culprits, transcript, log, blind"
 )
 
 
@@ -153,6 +164,7 @@ class HandRow:
     transcript: bytes | None
     id: int = 0
     log: tuple[str, ...] = ()  # the hand as this client was told it, a line each
+    blind: bool = False  # dealt dealer-blind: ``transcript`` is the hand's blind file
 
     def as_json(self) -> dict[str, Any]:
         """The row for ``lanswitch history --json`` (seats and places count from 1)."""
@@ -178,6 +190,7 @@ class HandRow:
             "culprits": list(self.culprits),
             "transcript": self.transcript is not None,
             "log": list(self.log),
+            "dealer_blind": self.blind,
         }
 
 
@@ -205,6 +218,8 @@ def row_of(
     if not void and record.seat is not None and record.seat in over.placings:
         place = over.placings.index(record.seat) + 1
     v, t = record.verdict, record.transcript
+    if record.blind is not None:
+        return _blind_row(record, name=name, table=table, host=host, client=client, at=at, log=log)
     return HandRow(
         at=at,
         table=table,
@@ -227,6 +242,63 @@ def row_of(
     )
 
 
+def _blind_row(
+    record: HandRecord,
+    *,
+    name: str,
+    table: str,
+    host: str,
+    client: str,
+    at: str,
+    log: Sequence[str],
+) -> HandRow:
+    """The row of a dealer-blind hand (``record.blind`` set; see the module docstring)."""
+    outcome = record.blind
+    assert outcome is not None
+    names = record.names
+
+    def called(seat: int) -> str:
+        return names[seat] if seat < len(names) and names[seat] else f"seat {seat + 1}"
+
+    over = record.over
+    void = over.reason == "void"
+    placings = () if void else tuple(called(s) for s in over.placings)
+    place = None
+    if not void and record.seat is not None and record.seat in over.placings:
+        place = over.placings.index(record.seat) + 1
+    # A spectator's part follows the public record only and says nothing on screen: kept as
+    # watched, as at any table (see the module docstring).
+    watched = record.seat is None
+    why = ""
+    if outcome.status != "fair":
+        why = outcome.fault.value if outcome.fault is not None else ""
+        if outcome.detail:
+            why = f"{why} ({outcome.detail})" if why else outcome.detail
+    # As for any hand: the fair deal's ids (seat2, @dealer), as the verifier names them.
+    culprits = (outcome.culprit,) if outcome.culprit else ()
+    return HandRow(
+        at=at,
+        table=table,
+        host=host,
+        client=client,
+        game_id=record.game_id.hex(),
+        hand_no=record.hand_no,
+        seat=record.seat,
+        name=name,
+        rules=record.rules,
+        ending=over.reason,
+        placings=placings,
+        place=place,
+        status="watched" if watched else outcome.status,
+        verdict="" if watched else str(outcome),
+        why="" if watched else why,
+        culprits=() if watched else culprits,
+        transcript=None if watched or not record.blind_file else record.blind_file.encode("utf-8"),
+        log=tuple(log),
+        blind=True,
+    )
+
+
 def result_text(row: HandRow) -> str:
     """The result in a few words: "you won", "Alice won, you 3rd", "Alice won", "void".
     Names are escaped for printing (:func:`lanswitch.textsafe.escape`)."""
@@ -241,12 +313,13 @@ def result_text(row: HandRow) -> str:
 def verdict_text(row: HandRow) -> str:
     """The verdict in a few words: "fair, every card legal", or what failed and who is to blame
     (escaped for printing: the reason and the names came from the hand)."""
+    blind = " (dealer-blind)" if row.blind else ""
     if row.status == "fair":
-        return "fair, every card legal"
+        return f"fair{blind}, every card legal"
     if row.status == "watched":
-        return "watched: no transcript of yours to check"
+        return f"watched{blind}: no transcript of yours to check"
     who = ", ".join(escape(c) for c in row.culprits) or "nobody"
-    return f"{escape(row.status.upper())}: {escape(row.why)} (blame {who})"
+    return f"{escape(row.status.upper())}{blind}: {escape(row.why)} (blame {who})"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -377,7 +450,7 @@ class History:
             for r in rows:
                 cur = db.execute(
                     f"INSERT OR IGNORE INTO hands ({_COLUMNS}) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         r.at,
                         r.table,
@@ -397,6 +470,7 @@ class History:
                         json.dumps(list(r.culprits)),
                         r.transcript,
                         json.dumps(list(r.log)),
+                        int(r.blind),
                     ),
                 )
                 ids.append((cur.lastrowid or 0) if cur.rowcount == 1 else 0)
@@ -461,6 +535,7 @@ def _row(r: Sequence[Any]) -> HandRow:
         culprits=culprits,
         transcript=None if transcript is None else bytes(transcript),
         log=log,
+        blind=bool(r[19]),
     )
 
 

@@ -244,6 +244,7 @@ def advertiser_for(table: HostedTable, port: int, identity: Identity) -> TableAd
         fingerprint=identity.hex,
         version=PROTOCOL_VERSION,
         interfaces=None if table.address == "0.0.0.0" else [table.address],
+        blind=host.config.blind,
     )
 
 

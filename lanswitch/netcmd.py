@@ -88,6 +88,7 @@ def cmd_host(hosting: Hosting, out: TextIO, err: TextIO) -> int:
         hands=hosting.hands,
         turn_timer=hosting.turn_timer,
         bot_delay=hosting.bot_delay,
+        blind=hosting.blind,
     )
     try:
         identity = load_or_create_identity(data)
@@ -150,6 +151,7 @@ async def _host(table: HostedTable, identity: Identity, out: TextIO, err: TextIO
         f"rules {escape(host.rules_name)}, {config.seats} seats, {_count(config.bots, 'bot')}"
         + (f", {_count(config.hands, 'hand')}" if config.hands else "")
         + (", password set" if config.password else "")
+        + (", dealer-blind" if config.blind else "")
         + "\n"
     )
     if table.resumed:
@@ -263,6 +265,9 @@ async def _join(join: Join, watch: Watch, out: TextIO, err: TextIO) -> int:
             out.write("lost the host: reconnecting\n" if news.text == "lost" else "reconnected\n")
         elif news.kind == "verdict" and isinstance(news.data, HandRecord):
             record = news.data
+            if record.blind is not None:
+                blind_verdict(record)
+                return
             verdict, t = record.verdict, record.transcript
             if verdict is None or t is None:
                 return
@@ -285,6 +290,25 @@ async def _join(join: Join, watch: Watch, out: TextIO, err: TextIO) -> int:
         elif news.kind == "chat":
             out.write(f"{escape(news.text)}\n")
         out.flush()
+
+    def blind_verdict(record: HandRecord) -> None:
+        # A dealer-blind hand: no transcript, but the blind check's outcome and the hand's
+        # file (what lanswitch verify reads), saved beside the transcripts of other hands.
+        outcome = record.blind
+        assert outcome is not None
+        if outcome.status == "unfair":
+            unfair.append(record)
+        where = ""
+        if transcripts is not None and record.blind_file:
+            path = transcripts / (
+                f"{_slug(session.table)}-{record.game_id.hex()[:8]}-"
+                f"hand{record.hand_no:03d}-blind-seat{record.seat}.json"
+            )
+            path.write_text(record.blind_file, encoding="utf-8")
+            where = f", file {path}"
+        label = "fair (dealer-blind)" if outcome.status == "fair" else str(outcome)
+        text = named(label, record.names)
+        out.write(f"hand {record.hand_no} verified {escape(text)}{escape(where)}\n")
 
     history = open_writer(join.data, keep=join.history)
     try:

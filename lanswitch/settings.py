@@ -70,6 +70,7 @@ class Hosting(NamedTuple):
     bot_delay: float = 0.6
     resume: bool = False
     data: Path = Path()
+    blind: bool = False  # every hand dealt dealer-blind (HostConfig.blind; no turn timer)
 
 
 class Play(NamedTuple):

@@ -432,7 +432,16 @@ def test_long_simulations_show_a_progress_bar_on_a_terminal(tmp_path: Path) -> N
             timeout=30,
         ).stdout
     finally:
+        socket_path = subprocess.run(
+            ["tmux", "-L", server, "display-message", "-p", "#{socket_path}"],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=30,
+        ).stdout.strip()
         subprocess.run(["tmux", "-L", server, "kill-server"], check=False, timeout=30)
+        if socket_path:  # tmux leaves its socket file behind (as tests/terminal.py says)
+            Path(socket_path).unlink(missing_ok=True)
     assert "100% (300/300 hands)" in screen
     assert "#########################" in screen
     assert "hands/s" in (tmp_path / "out.txt").read_text(encoding="utf-8")

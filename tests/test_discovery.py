@@ -143,6 +143,7 @@ def test_table_is_found_updated_listed_and_removed_on_goodbye() -> None:
                     "version": 1,
                     "fingerprint": FP,
                     "host": "laptop-a",
+                    "dealer_blind": False,
                 }
                 # a seat is taken: the TXT record changes and the browser sees it
                 t0 = time.monotonic()
@@ -191,6 +192,60 @@ def test_two_tables_with_the_same_name_get_distinct_names() -> None:
     assert tables[K2].fingerprint == FP2
     assert tables[K2].port == 40002
     assert tables[K2].seats_free == 1
+
+
+@needs_multicast
+def test_a_dealer_blind_table_says_so_in_its_txt_record_and_a_plain_one_does_not() -> None:
+    """``blind=1`` in the TXT record of a ``--blind`` table reaches the browser's Table and
+    ``lanswitch tables --json``; a plain table's record has no ``blind`` key at all (as it
+    was before there were blind tables), and reads as not blind."""
+    blind_name, plain_name = f"{K} blind", f"{K} plain"
+
+    async def scenario() -> tuple[dict[str, Table], list[Table]]:
+        blind = advertiser(blind_name, 40011, blind=True)
+        plain = advertiser(plain_name, 40012, fingerprint=FP2, host="laptop-b")
+        async with TableBrowser(interfaces=LOOPBACK) as browser, blind, plain:
+            assert await browser.wait_for(
+                lambda ts: {blind_name, plain_name} <= ts.keys(), timeout=WAIT
+            )
+            tables = browser.tables
+            # The raw TXT record as it went out, through zeroconf's own parser.
+            info = AsyncServiceInfo(SERVICE_TYPE, f"{plain_name}.{SERVICE_TYPE}")
+            assert browser._zc is not None
+            assert await info.async_request(browser._zc.zeroconf, 3000)
+            assert b"blind" not in info.properties
+            listed = await list_tables(1.5, interfaces=LOOPBACK)
+        return tables, listed
+
+    tables, listed = run(scenario)
+    assert tables[blind_name].blind
+    assert not tables[plain_name].blind
+    assert tables[blind_name].seats_free == 3  # the rest of the record as ever
+    by_name = {t.name: t.as_json() for t in listed}
+    assert by_name[blind_name]["dealer_blind"] is True
+    assert by_name[plain_name]["dealer_blind"] is False
+
+
+def test_only_blind_1_means_dealer_blind() -> None:
+    assert advertiser(blind=True)._properties()["blind"] == "1"
+    assert "blind" not in advertiser()._properties()
+
+    def parsed(**props: str) -> bool:
+        base = {"v": "3", "rules": "switch", "fp": FP}
+        info = AsyncServiceInfo(
+            SERVICE_TYPE,
+            f"Odd.{SERVICE_TYPE}",
+            port=7,
+            properties=base | props,
+            server="odd.local.",
+            parsed_addresses=["10.0.0.5"],
+        )
+        return _table_from_info(info).blind
+
+    assert parsed(blind="1")
+    assert not parsed()
+    for odd in ("0", "", "yes", "true", "11"):
+        assert not parsed(blind=odd), odd
 
 
 def test_txt_record_parsing_is_lenient() -> None:

@@ -166,6 +166,137 @@ def test_result_and_verdict_in_words() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# Dealer-blind hands (a table hosted with --blind): no transcript, but the blind check's outcome
+# and the hand's file
+
+
+def a_blind_match(hands: int = 2, *, seed: int = 5) -> tuple[Link, Link, Link]:
+    """As :func:`a_match`, at a table that deals every hand dealer-blind."""
+    net = TableNet(
+        HostConfig(name="Blind den", seats=2, bots=0, bot_delay=0.0, hands=hands, blind=True),
+        seed=seed,
+    )
+    ann, bob = net.join("ann"), net.join("bob")
+    eve = net.join("eve", spectate=True, bot=None)
+    net.run(lambda: net.host.finished)
+    for link in (ann, bob, eve):
+        assert len(link.session.history) == hands
+        assert all(r.blind is not None for r in link.session.history)
+    return ann, bob, eve
+
+
+@pytest.fixture(scope="module")
+def blind_match() -> tuple[Link, Link, Link]:
+    return a_blind_match()
+
+
+def test_a_blind_hand_is_kept_with_its_verdict_and_its_file(
+    tmp_path: Path, blind_match: tuple[Link, Link, Link], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before, a blind hand's record (no transcript, no commit-reveal verdict) was stored as
+    if it had been watched: "watched: no transcript of yours to check", and no file."""
+    ann = blind_match[0]
+    data = tmp_path / "data"
+    assert record_all(HistoryWriter(data), ann) == []
+    with History(history_path(data)) as h:
+        rows = h.rows()
+    assert [r.hand_no for r in rows] == [2, 1]
+    for row, record in zip(reversed(rows), ann.session.history, strict=True):
+        assert record.blind is not None
+        assert record.blind.status == "fair"
+        assert row.blind
+        assert row.seat == 0
+        assert row.status == "fair"
+        assert row.verdict == "FAIR (dealer-blind)"
+        assert verdict_text(row) == "fair (dealer-blind), every card legal"
+        assert row.transcript == record.blind_file.encode("utf-8")  # what verify FILE reads
+        assert set(row.placings) == {"ann", "bob"}
+        assert row.as_json()["dealer_blind"] is True
+    # lanswitch history lists them, with the verdict and "dealer-blind" ...
+    code, out, _ = run(capsys, "--data-dir", str(data), "history")
+    assert code == 0
+    assert out.count("fair (dealer-blind), every card legal") == 2, out
+    assert "watched" not in out
+    code, out, _ = run(capsys, "--data-dir", str(data), "history", "1")
+    assert code == 0
+    assert "verdict: fair (dealer-blind), every card legal" in out
+    assert "lanswitch verify --hand 1 checks its transcript again." in out
+    code, out, _ = run(capsys, "--data-dir", str(data), "history", "--json")
+    assert [r["dealer_blind"] for r in json.loads(out)] == [True, True]
+    # ... and lanswitch verify --hand checks the stored file, as verify FILE does.
+    for hand in (1, 2):
+        code, out, err = run(capsys, "--data-dir", str(data), "verify", "--hand", str(hand))
+        assert (code, out, err) == (0, f"history:{hand}: FAIR (dealer-blind)\n", "")
+    file = tmp_path / "hand.json"
+    file.write_bytes(rows[0].transcript or b"")
+    code, out, _ = run(capsys, "verify", str(file))
+    assert (code, out) == (0, f"{file}: FAIR (dealer-blind)\n")
+
+
+def other_dealer_seed(blob: bytes) -> bytes:
+    obj = json.loads(blob)
+    seed = obj["seeds"]["@dealer"]["0"]
+    obj["seeds"]["@dealer"]["0"] = ("1" if seed[0] == "0" else "0") + seed[1:]
+    return json.dumps(obj).encode()
+
+
+def test_a_tampered_stored_blind_file_fails_verify_hand(
+    tmp_path: Path, blind_match: tuple[Link, Link, Link], capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    record_all(HistoryWriter(data), blind_match[1])
+    code, out, _ = run(capsys, "--data-dir", str(data), "verify", "--hand", "2")
+    assert (code, out) == (0, "history:2: FAIR (dealer-blind)\n")
+    # The host's seed changed in the stored file: its shuffle pass no longer follows from it,
+    # and the check says so (exit 1), as for a file.
+    tamper(data, 2, other_dealer_seed)
+    code, out, _ = run(capsys, "--data-dir", str(data), "verify", "--hand", "2")
+    assert code == 1
+    assert out.startswith("history:2: UNFAIR (dealer-blind): @dealer gave a shuffle pass"), out
+    tamper(data, 1, b"\x00 not json")
+    code, _, err = run(capsys, "--data-dir", str(data), "verify", "--hand", "1")
+    assert code == 2
+    assert "lanswitch: history:1: not JSON" in err
+
+
+def test_a_blind_hand_watched_is_kept_as_watched(
+    tmp_path: Path, blind_match: tuple[Link, Link, Link], capsys: pytest.CaptureFixture[str]
+) -> None:
+    eve = blind_match[2]
+    data = tmp_path / "data"
+    assert record_all(HistoryWriter(data), eve) == []
+    with History(history_path(data)) as h:
+        rows = h.rows()
+    assert [(r.status, r.transcript, r.blind) for r in rows] == [("watched", None, True)] * 2
+    assert verdict_text(rows[0]) == "watched (dealer-blind): no transcript of yours to check"
+    code, _, err = run(capsys, "--data-dir", str(data), "verify", "--hand", "1")
+    assert code == 2
+    assert "you watched this hand" in err
+
+
+def test_a_blind_hand_that_is_not_fair_is_kept_with_its_blame() -> None:
+    """The row of an unfair blind hand: the fault as the reason, the culprit's id as the
+    blame (as for any hand: the ids the verifier uses)."""
+    from dataclasses import replace
+
+    from lanswitch.fairdeal.blindcheck import BlindOutcome
+    from lanswitch.fairdeal.blindhand import BlindFault
+
+    record = a_blind_match(1, seed=7)[0].session.history[0]
+    cheat = BlindOutcome("unfair", "seat1", BlindFault.ILLEGAL_MOVE, "move 12")
+    row = row_of(
+        replace(record, blind=cheat), name="ann", table="t", host="h:1", client="c", at="now"
+    )
+    assert row.status == "unfair"
+    assert row.blind
+    assert row.culprits == ("seat1",)
+    assert row.verdict == str(cheat)
+    assert verdict_text(row) == (
+        "UNFAIR (dealer-blind): made a move the rules do not allow (move 12) (blame seat1)"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
 # The command line
 
 
@@ -415,12 +546,36 @@ def test_an_older_schema_is_migrated_and_keeps_its_hands(
         (old,) = h.rows()
     assert (old.table, old.log) == ("Old", ())
     with sqlite3.connect(path) as db:
-        assert db.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+        assert db.execute("SELECT version FROM schema_version").fetchall() == [
+            (hist.SCHEMA_VERSION,)
+        ]
     db.close()
     record_all(HistoryWriter(data), match[0])
     with History(path) as h:
         rows = h.rows()
     assert len(rows) == 3
+
+
+def test_a_version_2_history_gains_the_blind_column_and_its_hands_are_not_blind(
+    tmp_path: Path, match: tuple[Link, Link, Link], blind_match: tuple[Link, Link, Link]
+) -> None:
+    """A history written before dealer-blind tables (schema 2) is migrated: its hands read as
+    not blind, and a blind hand recorded afterwards is kept as one."""
+    data = tmp_path / "data"
+    data.mkdir()
+    path = history_path(data)
+    with sqlite3.connect(path) as db:  # version 2, as that lanswitch made it
+        for step in hist._MIGRATIONS[:2]:
+            for statement in step:
+                db.execute(statement)
+        db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        db.execute("INSERT INTO schema_version VALUES (2)")
+    db.close()
+    record_all(HistoryWriter(data), match[0])  # into the old file: migrated first
+    record_all(HistoryWriter(data), blind_match[0])
+    with History(path) as h:
+        rows = h.rows()
+    assert [r.blind for r in rows] == [True, True, False, False]
 
 
 def test_a_lock_held_briefly_is_waited_for_and_a_long_one_loses_nothing(

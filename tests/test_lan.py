@@ -191,6 +191,7 @@ def test_a_table_advertised_in_the_host_is_listed_on_every_laptop(lan: Lan) -> N
                 "version": 1,
                 "fingerprint": fp,
                 "host": "lanhost",
+                "dealer_blind": False,
             }
         ], lister.describe()
 
@@ -446,6 +447,123 @@ def test_a_friends_laptop_joins_a_play_table_of_three_bots_by_name_and_is_seated
         for t in (bob, ann):
             if t is not None:
                 t.kill()
+
+
+# -- a dealer-blind table: lanswitch play --blind, and a friend's laptop ----------------------
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_a_dealer_blind_match_with_a_friends_laptop_plays_to_its_end_and_every_hand_is_fair(
+    lan: Lan,
+) -> None:
+    """``lanswitch play --blind --hands 2`` on the host, in a real 80×24 terminal, played by
+    keys; another laptop hears the table as dealer-blind (``lanswitch tables``: the TXT
+    record's ``blind=1`` across the bridge) and a friend's laptop joins it by name (a bot
+    plays bob's seat, keeping each hand's file). Both hands are played to the match's end;
+    every verdict, on ann's screen and in bob's output, is fair and dealer-blind; bob's files
+    verify; ann's history keeps both hands; every process ends by itself with status 0."""
+    from tests.test_tmux import play_by_keys
+
+    t0 = time.monotonic()
+    deadline = t0 + MATCH_LIMIT
+    env = {**_env(), "TERM": "xterm-256color"}
+    data = lan.workdir / "data-host"
+    play = (
+        f"{PY} -m lanswitch --data-dir {data} play --name ann --blind --hands {HANDS} "
+        f"--interface {lan.address('host')} --bot-delay 0.05 2>{lan.workdir / 'play.err'}; "
+        "echo EXITED $?; sleep 60"
+    )
+    ann = Tmux(play, env, size=(80, 24), netns=lan.node("host").netns)
+    verdicts: list[str] = []  # every verdict line seen on ann's screen
+    try:
+        screen = ann.wait_for("Press r", 20)
+        assert "Press r" in screen, screen + (lan.workdir / "play.err").read_text()
+        assert "Rules: switch · dealer-blind" in screen, screen
+        time.sleep(1.5)  # the table's name is answered once zeroconf has probed (~1.2 s)
+        listing = lan.start(
+            "l2",
+            _lanswitch(
+                lan, "l2", "tables", "--json", "--timeout", "2", "--interface", lan.address("l2")
+            ),
+            name="tables-l2",
+            env=_env(lan.workdir / "data-l2"),
+            cwd=ROOT,
+        )
+        assert listing.wait(timeout=20) == 0, listing.describe()
+        rows = [r for r in json.loads(listing.stdout()) if r["name"] == "ann's table"]
+        assert [(r["dealer_blind"], r["addresses"]) for r in rows] == [
+            (True, [lan.address("host")])
+        ], listing.describe()
+        tdir = lan.workdir / "transcripts-l1"
+        tdir.mkdir()
+        bob = lan.start(
+            "l1",
+            _lanswitch(
+                lan,
+                "l1",
+                *("join", "ann's table", "--bot", "heuristic", "--name", "bob"),
+                *("--transcripts", str(tdir), "--interface", lan.address("l1")),
+            ),
+            name="join-l1",
+            env=_env(lan.workdir / "data-l1"),
+            cwd=ROOT,
+        )
+        bob.wait_for_line(r"^joined seat \d+ at ann's table$", timeout=30)
+        screen = ann.wait_for("bob takes", 10)
+        assert "bob takes bot 3's seat (seat 4)" in screen, screen
+        ann.keys("r")
+        for hand in range(1, HANDS + 1):
+            ann.wait_for(f"hand {hand}", 30)
+            play_by_keys(ann, until=f"Hand {hand} is over")
+            screen = ann.wait_for("every card legal", 30)
+            assert f"Hand {hand} is over" in screen, screen + lan.describe()
+            verdicts += [line for line in screen.splitlines() if "verified" in line]
+            assert "deal verified: fair (dealer-blind), every card legal" in screen, screen
+            ann.keys("Enter")  # ready for the next hand (after the last: the table's end)
+        screen = ann.wait_for("The host ended the table", 20)
+        verdicts += [line for line in screen.splitlines() if "verified" in line]
+        for line in verdicts:
+            assert "fair (dealer-blind), every card legal" in line, verdicts
+        ann.keys("Enter")
+        screen = ann.wait_for("EXITED", 10)
+        assert "EXITED 0" in screen, screen + (lan.workdir / "play.err").read_text()
+        assert bob.wait(timeout=max(1.0, deadline - time.monotonic())) == 0, bob.describe()
+    finally:
+        ann.kill()
+    played = time.monotonic() - t0
+    # bob's laptop: each hand verified fair, dealer-blind, its file kept, and the files verify.
+    said = [line for line in bob.lines() if " verified " in line]
+    assert [re.sub(r", file .*", "", line) for line in said] == [
+        f"hand {n} verified fair (dealer-blind)" for n in range(1, HANDS + 1)
+    ], bob.describe()
+    assert "the host ended the match: match over" in bob.stdout(), bob.describe()
+    files = sorted(tdir.glob("*.json"))
+    assert len(files) == HANDS, bob.describe()
+    done = subprocess.run(
+        [PY, "-m", "lanswitch", "verify", "--json", *map(str, files)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=_env(lan.workdir / "data-verify"),
+        cwd=ROOT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    checked = json.loads(done.stdout)["files"]
+    assert [(f["status"], f["dealer_blind"]) for f in checked] == [("fair", True)] * HANDS
+    # ann's history (the host's own seat) keeps both hands, dealer-blind and fair.
+    history = subprocess.run(
+        [PY, "-m", "lanswitch", "--data-dir", str(data), "history", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=_env(),
+        cwd=ROOT,
+        check=False,
+    )
+    rows = json.loads(history.stdout)
+    assert [(r["status"], r["dealer_blind"]) for r in rows] == [("fair", True)] * HANDS, rows
+    print(f"simulated LAN, dealer-blind: {HANDS} hands, host start -> all done {played:.1f} s")
 
 
 # -- a fake table answering for a real one's name (issue 15, item 1) --------------------------

@@ -195,3 +195,94 @@ def test_a_spectator_sees_spectator_controls(tmp_path: Path) -> None:
                 player.kill()  # our own child, by its handle
             player.wait(10)
         host.stop()
+
+
+def test_a_dealer_blind_match_of_lanswitch_play_to_its_end_at_80x24(tmp_path: Path) -> None:
+    """``lanswitch play --blind`` as a person plays it, in an 80×24 terminal, with a friend
+    (a headless bot, ``join --bot``) in one seat: the lobby and the title say dealer-blind,
+    both hands of the match are played by keys, each hand's end shows the blind check's
+    verdict — fair, dealer-blind — and so does the log, the host ends the match, and the
+    history keeps both hands with files that verify.
+
+    The friend matters: when ann draws, the last key of her card can come from the friend
+    alone, with no other news, and the screen (drawn on news) showed the card as a joker
+    and no key to press until it was told of the turn (``Client.on_turn``)."""
+    env = {**os.environ, "LANSWITCH_DATA_DIR": str(tmp_path), "TERM": "xterm-256color"}
+    log = tmp_path / "play.err"
+    hands = 2
+    command = (
+        f"{sys.executable} -m lanswitch play --interface 127.0.0.1 --name ann --bots 3 "
+        f"--bot-delay 0.05 --blind --hands {hands} 2>{log}; echo EXITED $?; sleep 30"
+    )
+    tmux = Tmux(command, env, size=(80, 24))
+    friend: subprocess.Popen[bytes] | None = None
+    verdicts: list[str] = []  # every verdict line seen on screen, as drawn
+    try:
+        screen = tmux.wait_for("Press r", 10)
+        assert "Press r" in screen, screen + log.read_text()
+        lines = screen.splitlines()
+        assert "dealer-blind" in lines[0], screen  # the title
+        assert "Rules: switch · dealer-blind" in screen, screen
+        assert "Dealer-blind: the host cannot see any card it is not dealt." in screen, screen
+        port = re.search(r"127\.0\.0\.1:(\d+)", screen)
+        assert port is not None, screen
+        friend = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "lanswitch", "--data-dir", str(tmp_path / "bob")),
+                *("join", f"127.0.0.1:{port.group(1)}", "--bot", "heuristic", "--name", "bob"),
+            ],
+            stdout=(tmp_path / "bob.out").open("w"),
+            stderr=(tmp_path / "bob.err").open("w"),
+            env={**env, "PYTHONUNBUFFERED": "1"},
+        )
+        screen = tmux.wait_for("bob takes", 20)
+        assert "bob takes bot 3's seat" in screen, screen
+        tmux.keys("r")
+        for hand in range(1, hands + 1):
+            tmux.wait_for(f"hand {hand}", 20)
+            play_by_keys(tmux, until=f"Hand {hand} is over")
+            # The verdict follows the result once every seed is revealed and checked.
+            screen = tmux.wait_for("every card legal", 30)
+            assert f"Hand {hand} is over" in screen, screen + log.read_text()
+            assert all(len(line) <= 80 for line in screen.splitlines())
+            verdicts += [line for line in screen.splitlines() if "verified" in line]
+            assert "deal verified: fair (dealer-blind), every card legal" in screen, screen
+            tmux.keys("Enter")  # ready for the next hand (after the last: the table's end)
+        screen = tmux.wait_for("The host ended the table", 20)
+        assert "The host ended the table: match over" in " ".join(screen.split()), screen
+        # What the log still shows of the match: every verdict in it fair and dealer-blind.
+        verdicts += [line for line in screen.splitlines() if "verified" in line]
+        assert verdicts, screen
+        for line in verdicts:
+            assert "fair (dealer-blind), every card legal" in line, verdicts
+        assert not re.search(r"UNFAIR|VOID|unconfirmed|watching", "\n".join(verdicts))
+        tmux.keys("Enter")
+        screen = tmux.wait_for("EXITED", 10)
+        assert "EXITED 0" in screen, screen + log.read_text()
+        assert friend.wait(20) == 0
+    finally:
+        tmux.kill()
+        if friend is not None:
+            if friend.poll() is None:
+                friend.kill()  # our own child, by its handle
+            friend.wait(10)
+    said = (tmp_path / "bob.out").read_text()
+    assert re.findall(r"^hand \d verified (.+)$", said, re.M) == ["fair (dealer-blind)"] * 2, said
+
+    # The history kept both hands as played, dealer-blind, with files that verify again.
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "lanswitch", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+            check=False,
+        )
+
+    listed = cli("history")
+    assert listed.stdout.count("fair (dealer-blind), every card legal") == hands, listed.stdout
+    for hand_id in range(1, hands + 1):
+        again = cli("verify", "--hand", str(hand_id))
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert "FAIR (dealer-blind)" in again.stdout

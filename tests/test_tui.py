@@ -36,7 +36,7 @@ from lanswitch.tui.keys import KEYS
 from lanswitch.tui.layout import MIN_COLS, MIN_ROWS, compose
 from lanswitch.tui.model import HostPowers, TuiModel
 from lanswitch.tui.prompts import Spot, prompt, why_not
-from lanswitch.tui.render import Look, card_text, move_text, width, wrap
+from lanswitch.tui.render import Look, card_style, card_text, move_text, width, wrap
 from lanswitch.tui.run import host_powers, run_client
 from tests.stacking import c, play, sized, stacked
 from tests.tablenet import Link, TableNet
@@ -929,6 +929,92 @@ def test_the_browser_model_picks_the_highlighted_table() -> None:
     assert state.choice.spectate
     assert state.choice.target.pin_as == "table kitchen"  # the name as people read it
     assert "Kitchen" in text(state.render(Look()))
+
+
+def test_the_browser_marks_a_dealer_blind_table_within_80_columns() -> None:
+    from lanswitch.discovery import Table
+    from lanswitch.tui.browser import TableList
+
+    def table(name: str, blind: bool) -> Table:
+        return Table(
+            name, ("10.0.0.2",), 4000, "switch", 2, 4, 3, "ab" * 32, "pc", "pc.local.", blind
+        )
+
+    state = TableList()
+    state.update([table("Kitchen " + "x" * 20, True), table("Attic", False)])
+    lines = text(state.render(Look())).splitlines()
+    attic = lines.index(next(x for x in lines if "Attic" in x))
+    kitchen = lines.index(next(x for x in lines if "Kitchen" in x))
+    assert "dealer-blind" in lines[kitchen + 1]  # on its words' line
+    assert "dealer-blind" not in " ".join(lines[attic : attic + 2])
+    assert all(len(line) <= 80 for line in lines), lines
+
+
+def play_out_the_hand(net: TableNet, model: TuiModel) -> None:
+    """Play our seat by the model's own keys (the first card that may be laid, else the
+    choice, else draw or pass) until the hand is over and checked."""
+    for _ in range(3000):
+        net.run(lambda: model.session.my_turn() or bool(model.session.history), steps=20_000)
+        model.update()
+        if model.screen == "over" and model.session.history:
+            return
+        legal = model.legal()
+        cards = [c for c in model.hand() if c in legal]
+        if cards:
+            model.cursor = list(model.hand()).index(cards[0])
+            model.enter()
+        elif model.choices():
+            model.enter()
+        else:
+            model.draw() if DRAW in legal else model.pass_turn()
+    raise AssertionError("the hand did not end")
+
+
+def test_a_dealer_blind_table_says_so_and_shows_the_blind_checks_verdict() -> None:
+    """Before, the lobby and the title said nothing of it, and a blind hand's end showed
+    "no transcript (watching)" under the result and no verdict at all in the log."""
+    net = TableNet(
+        HostConfig(name="Blind", seats=3, bots=2, bot_delay=0.0, hands=None, blind=True), seed=4
+    )
+    model, _ = tui_at(net)
+    assert model.screen == "lobby"
+    for cols, rows in SIZES:
+        lobby = screen_text(model, cols, rows)
+        assert any("Rules: switch · dealer-blind" in line for line in lobby), lobby
+        assert "q leave" in lobby[-1]
+    said = " ".join(" ".join(screen_text(model, 80, 24)).split())
+    assert "Dealer-blind: the host cannot see any card it is not dealt." in said
+    model.toggle_ready()
+    to_my_turn(net, model)
+    assert "dealer-blind" in screen_text(model, 100, 30)[0]  # the title
+    assert f"hand {model.session.hand.message.hand_no}" in screen_text(model, 80, 24)[0]  # type: ignore[union-attr]
+    play_out_the_hand(net, model)
+    record = model.session.history[-1]
+    assert record.blind is not None
+    assert record.blind.status == "fair"
+    for cols, rows in ((80, 24), (60, 15)):
+        over = " ".join(" ".join(screen_text(model, cols, rows)).split())
+        assert "deal verified: fair (dealer-blind), every card legal" in over, over
+        assert "watching" not in over
+    assert f"hand {record.hand_no}: deal verified: fair (dealer-blind), every card legal" in (
+        log_text(model)
+    )
+    model.open("details")
+    details = " ".join(" ".join(screen_text(model, 80, 24)).split())
+    assert "FAIR (dealer-blind): the hand was dealt dealer-blind" in details, details
+    assert "you watched" not in details
+
+
+def test_a_card_of_ones_own_not_yet_readable_is_drawn_as_unknown_not_as_a_joker() -> None:
+    """At a dealer-blind table a card this seat drew is a hidden id until its last key comes
+    (ids past every card's): it was drawn as "JK", a joker."""
+    from lanswitch.game import HIDDEN_BASE
+
+    for look in (Look(), Look(ascii=True)):
+        assert card_text(HIDDEN_BASE + 7, look) == "?"
+        assert card_text(-1, look) == "?"
+        assert card_text(104, look) == "JK"  # a real joker is still one
+    assert card_style(HIDDEN_BASE + 7, Look()) == "class:dim"
 
 
 def test_chat_by_keys(identity: Identity) -> None:

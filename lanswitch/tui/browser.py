@@ -104,7 +104,10 @@ class TableList:
             mark = "!" if id(t) in clashing else " "
             line = f" {mark}{name:<24} {host:<12} {rules:<12} {seats}"
             out.append((style, line))
-            out.append(("class:dim", f"   {words}\n"))
+            # The words on a line of their own, with the mark of a dealer-blind table: the
+            # row above is ~70 columns already, and one line of both wrapped anywhere at 80.
+            blind = f"{look.g.sep}dealer-blind" if t.blind else ""
+            out.append(("class:dim", f"\n     {words}{blind}\n"))
         if clashing:
             out.append(
                 (

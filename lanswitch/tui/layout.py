@@ -20,7 +20,7 @@ from ..narrate import ending
 from ..rules import PRESETS
 from ..session import named
 from .keys import hints
-from .model import TuiModel, verdict_line
+from .model import TuiModel, record_fair, verdict_line
 from .prompts import prompt
 from .render import (
     StyledText,
@@ -90,6 +90,8 @@ def _header(model: TuiModel, cols: int, title: str, where: str) -> StyledText:
     if lobby is not None:
         parts.append((3, [("class:title", lobby.table)]))
         parts.append((4, [("class:title", lobby.rules)]))
+        if lobby.blind:
+            parts.append((4, [("class:title", "dealer-blind")]))
     h = s.hand
     if h is not None and h.over is None:
         parts.append((1, [("class:title", f"hand {h.message.hand_no}")]))
@@ -316,7 +318,7 @@ def _over(model: TuiModel, cols: int, room: int) -> list[StyledText]:
     if record is None:
         top.append([("class:dim", "  checking the deal…")])
     else:
-        fair = record.verdict is not None and record.verdict.fair
+        fair = record_fair(record) is True
         line = verdict_line(record).split(": ", 1)[-1]
         top += wrap([("class:good" if fair else "class:bad", f"  {line}")], cols, indent=4)[:3]
     return _squeeze(top, [[]], [], model, cols, room)
@@ -359,10 +361,17 @@ def _lobby(model: TuiModel, cols: int, room: int, where: str) -> list[StyledText
     rules = (
         s.rules if s.rules is not None and s.rules.name == lobby.rules else PRESETS.get(lobby.rules)
     )
-    top: list[StyledText] = [[("class:title", f"  Rules: {lobby.rules}")]]
+    blind = f"{model.look.g.sep}dealer-blind" if lobby.blind else ""
+    top: list[StyledText] = [[("class:title", f"  Rules: {lobby.rules}{blind}")]]
     about: list[StyledText] = []
+    if lobby.blind:  # what it means, before the rules' description (both give way alike)
+        about += wrap(
+            [("class:dim", "  Dealer-blind: the host cannot see any card it is not dealt.")],
+            cols,
+            indent=4,
+        )
     if rules is not None and rules.description:
-        about = wrap([("class:dim", f"  {rules.description}")], cols, indent=2)[:3]
+        about += wrap([("class:dim", f"  {rules.description}")], cols, indent=2)[:3]
     seats = _seat_rows(model, cols)
     notes = _lobby_notes(model, cols, where)
     # The description gives way before the seats and the notes do.
@@ -514,12 +523,23 @@ def help_lines(model: TuiModel) -> list[StyledText]:
 def _details_lines(model: TuiModel) -> list[StyledText]:
     s = model.session
     record = s.history[-1] if s.history else None
-    if record is None or record.verdict is None:
+    fair = None if record is None else record_fair(record)
+    if record is None or fair is None:
         return [
             [("", "  No verdict: you watched this hand (a spectator takes no part in the deal).")]
         ]
-    text = named(record.verdict.text(), record.names)
-    return [[("class:good" if record.verdict.fair else "class:bad", f"  {text}")]]
+    if record.blind is not None:
+        text = named(str(record.blind), record.names)
+        text += (
+            ": the hand was dealt dealer-blind (the host saw no card it was not dealt); "
+            "every pass, key and move checked again after the seeds were revealed"
+            if fair
+            else ""
+        )
+    else:
+        assert record.verdict is not None
+        text = named(record.verdict.text(), record.names)
+    return [[("class:good" if fair else "class:bad", f"  {text}")]]
 
 
 def _pager(model: TuiModel, cols: int, rows: int) -> list[StyledText]:

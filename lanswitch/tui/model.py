@@ -25,7 +25,14 @@ from ..textsafe import escape
 from .prompts import Spot, cannot_follow, tables_for, why_not
 from .render import Look, StyledText, card_text, line_text, move_text
 
-__all__ = ["HostPowers", "LogLine", "TuiModel", "special_moves", "verdict_line"]
+__all__ = [
+    "HostPowers",
+    "LogLine",
+    "TuiModel",
+    "record_fair",
+    "special_moves",
+    "verdict_line",
+]
 
 LOG_LINES = 500
 
@@ -268,9 +275,9 @@ class TuiModel:
                 for line in _comings_and_goings(seats, news.data.seats, self.session.public_key):
                     self._say(line, "class:dim")
         elif news.kind == "verdict" and isinstance(news.data, HandRecord):
-            v = news.data.verdict
-            if v is not None:
-                self._say(verdict_line(news.data), "class:good" if v.fair else "class:bad")
+            fair = record_fair(news.data)
+            if fair is not None:
+                self._say(verdict_line(news.data), "class:good" if fair else "class:bad")
         elif news.kind == "reject":
             self.status = news.text
             self.queue = []
@@ -510,8 +517,27 @@ def _comings_and_goings(
     return lines
 
 
+def record_fair(record: HandRecord) -> bool | None:
+    """Whether the hand's check found it fair (None: there was nothing of ours to check)."""
+    if record.blind is not None:
+        return None if record.seat is None else record.blind.status == "fair"
+    return None if record.verdict is None else record.verdict.fair
+
+
 def verdict_line(record: HandRecord) -> str:
     """The verdict under a hand's result: a few words, with the players' names."""
+    b = record.blind
+    if b is not None and record.seat is not None:
+        # A dealer-blind hand: its own check (lanswitch.fairdeal.blindcheck), which also
+        # replays every move against the mover's real hand.
+        if b.status == "fair":
+            line = f"hand {record.hand_no}: deal verified: fair (dealer-blind), every card legal"
+        else:
+            why = b.fault.value if b.fault is not None else ""
+            why += f" ({b.detail})" if b.detail else ""
+            who = b.culprit or "nobody"
+            line = f"hand {record.hand_no}: {b.status.upper()} (dealer-blind): {why} (blame {who})"
+        return named(line, record.names)
     v = record.verdict
     if v is None:
         return f"hand {record.hand_no}: no transcript (watching)"

@@ -84,20 +84,22 @@ def suit_text(suit: int, look: Look) -> str:
 
 
 def card_text(card: int, look: Look) -> str:
-    """``10♥`` (or ``10H`` in ASCII), ``JK`` for a joker (narrow enough for a hand row)."""
+    """``10♥`` (or ``10H`` in ASCII), ``JK`` for a joker (narrow enough for a hand row), ``?``
+    for a card not known (another's, or at a dealer-blind table one of this seat's own whose
+    last key is still on its way: the engine holds it as a hidden id past every card's)."""
+    if card < 0 or card >= MAX_CARD:
+        return "?"
     if card >= JOKER_BASE:
         return "JK"
-    if card < 0:
-        return "?"
     return format_card(card, symbols=not look.ascii)
 
 
 def card_style(card: int, look: Look) -> str:
     """The style class of a card: its suit (the stylesheet colours them), or ``joker``."""
+    if card < 0 or card >= MAX_CARD:
+        return "class:dim"
     if card >= JOKER_BASE:
         return "class:joker"
-    if card < 0:
-        return "class:dim"
     suit = SUIT_CLASSES[(card % 52) // 13]
     return f"class:{suit}" + (" class:four" if look.four_colour else "")
 
