@@ -281,9 +281,11 @@ class BlindPart:
         finished = self.cheat is None and self.abort is None and self.follower.game.over
         found = check_hand(self.follower, seeds, received, finished=finished)
         self.outcome = self._judge(found)
+        if self.part is None:
+            return  # a spectator keeps no file: it took no part to answer for
         try:
-            held = {} if self.part is None else self.part.holder.received
-            self.file = dump(self.follower, self.pid or DEALER, seeds, held, others)
+            held = self.part.holder.received
+            self.file = dump(self.follower, self.pid, seeds, held, others)
         except (UsageError, ValueError) as e:  # a record it cannot write out: say so
             self.problems.append(f"the hand's file could not be written: {e}")
 

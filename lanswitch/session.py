@@ -70,7 +70,9 @@ class News:
 
     Kinds: ``welcome``, ``lobby``, ``hand``, ``events``, ``presence`` (the log says a player
     went away or came back), ``reject``, ``chat``, ``over``, ``verdict``, ``voids`` (the
-    match's void hands, counted), ``warning``, ``closed`` (and
+    match's void hands, counted), ``warning``, ``closed``, ``opened`` (at a dealer-blind
+    table: a card this seat drew is open to it — the last key came, perhaps with nothing
+    else to tell, and its turn may begin with it) (and
     ``pin`` from the client shell: the certificate trusted). ``data`` holds the message or
     record behind it.
     """
@@ -781,6 +783,7 @@ class Session:
         if h is None or part is None:
             return []
         before = len(part.problems)
+        held = len(part.part.holder.cards) if part.part is not None else 0
         replies, events = part.take(m)
         self._problems(part.problems[before:])
         if part.steps != self.seq:
@@ -788,6 +791,8 @@ class Session:
         self.view = part.view()  # its own engine's (a spectator's: the public one)
         if events:
             self._note("events", f"step {self.seq}", tuple(events))
+        if part.part is not None and len(part.part.holder.cards) > held:
+            self._note("opened", "a card you drew is open to you", m)
         if isinstance(m, p.BlindAbort):
             who = named(m.culprit or "nobody", h.names)
             self._note("warning", f"the host stopped the hand: {who} {m.detail}", m)

@@ -498,3 +498,34 @@ def test_a_spectator_follows_a_blind_hand_and_checks_it(tmp_path: Path) -> None:
     assert eve.view.seat is None
     assert not eve.view.hand
     assert sum(eve.view.counts) > 0
+
+
+def test_a_turn_that_begins_with_a_key_alone_is_news() -> None:
+    """At a blind table the last key of a card a player drew may come alone (from another
+    player), and the player's turn begins with it: a screen that redraws on news must hear of
+    it, so the session says a card of its opened."""
+    from lanswitch.host import HostConfig
+    from tests.tablenet import TableNet
+
+    net = TableNet(HostConfig(seats=3, bots=1, hands=2, blind=True, bot_delay=0), seed=1)
+    ann, bob = net.join("ann"), net.join("bob")
+    silent = 0
+    opened = 0
+    for link in (ann, bob):
+        s = link.session
+        receive = s.receive
+
+        def watch(message: p.Message, s: Session = s, receive: Any = receive) -> list[p.Message]:
+            nonlocal silent, opened
+            before, was = len(s.news), s.my_turn()
+            out: list[p.Message] = receive(message)
+            new = s.news[before:]
+            opened += sum(n.kind == "opened" for n in new)
+            if s.my_turn() and not was and not new:
+                silent += 1
+            return out
+
+        s.receive = watch  # type: ignore[method-assign]
+    net.run(lambda: net.host.finished)
+    assert opened > 0
+    assert silent == 0
