@@ -2,27 +2,32 @@
 
 One table is one match of ``hands`` hands: the real :class:`lanswitch.server.Server` around a
 real :class:`lanswitch.host.Host` in a child process of its own (spawned: the host's figures
-are the host's, and on a 2-core machine it has one core and the clients the other), bound to
+are the host's, and on a 2-core machine it has one core and the people the other), bound to
 127.0.0.1 with TLS (the host's identity made in a temporary directory, its fingerprint pinned
 by the clients); the people as real :class:`lanswitch.client.Client` shells around real
-:class:`lanswitch.session.Session` objects in this process, playing as headless heuristic
-bots with no think time; the host's own seats (if any) its bots with ``bot_delay`` 0.
+:class:`lanswitch.session.Session` objects in ``client_procs`` other spawned processes
+(shared round-robin), playing as headless heuristic bots with no think time; the host's own
+seats (if any) its bots with ``bot_delay`` 0. This process only starts them and gathers.
 
 Nothing of lanswitch is changed: the host and the sessions are subclasses that only write
 down, on the system-wide monotonic clock (``time.perf_counter``, ``CLOCK_MONOTONIC`` on
-Linux, so the two processes' times compare), when things happen:
+Linux, so the processes' times compare), when things happen:
 
 * the host: when each ``hand`` goes out, when the hand's deal is applied and (blind) every
-  card of its bots' seats is open to it, when ``hand_over`` goes out, the moves of the hand
-  and the host process's CPU time;
+  card of its bots' seats is open to it, when it takes each move, when ``hand_over`` goes
+  out, and its process's CPU time;
 * each session: when ``hand`` arrives, when its own dealt cards are all known to it (the
   commit-reveal deal: the first ``view`` after ``hand``; blind: the deal applied by its own
   follower and every key of its cards unsealed), each draw of its own from just before the
-  move is made (and signed) to the first moment the drawn cards are known to it, whether a
-  reshuffle came between, and when its verdict of the hand is written.
+  move is made (and signed) to the first moment the drawn cards are all known to it with no
+  reshuffle awaited (and whether a reshuffle came between), and when its verdict of the hand
+  is written.
 
-Every wait is bounded: a table has ``limit`` seconds, the child is joined with a timeout and
-ended by its own handle if it does not stop. Only 127.0.0.1 is used.
+Every person connects from 127.0.0.1, so the server's per-address limits are raised to the
+table's size (people at a LAN table come from as many addresses); each person connects once
+the one before it is welcomed. Every wait is bounded: a table has ``limit`` seconds, the
+children are joined with a timeout and ended by their own handles if they do not stop. Only
+127.0.0.1 is used.
 """
 
 from __future__ import annotations
@@ -67,8 +72,9 @@ RESHUFFLE = int(Phase.RESHUFFLE)
 
 
 def rules_of(name: str) -> RuleSet:
-    """``switch``, or ``big``: Switch with hands so big that the stock runs out at once (3..19
-    cards left after the deal at 2..8 players), so draws soon need a reshuffle."""
+    """``switch``, or ``big``: Switch with hands so big that the stock runs out at once (1 to
+    19 cards left after the deal at 2..8 players: 11, 6, 3, 1, 19, 19, 7), so draws soon need
+    a reshuffle."""
     switch = PRESETS["switch"]
     if name == "switch":
         return switch

@@ -50,7 +50,7 @@ a person's (the host takes part as ``@dealer`` with no seat of its own):
   the moment it knows the card: commit-reveal, the step's ``view``; blind, the move relayed
   and checked, then every other participant's key sealed to the drawer, relayed and opened;
   **pick-up** the same for a draw of several cards (answering a 2 or a black Jack);
-* **reshuffle** — at a table of big hands (``big``: 12–20 cards each, so the stock runs out
+* **reshuffle** — at a table of big hands (``big``: 10–20 cards each, so the stock runs out
   within a few draws), a person's draw that empties the stock, to the moment the reshuffle is
   applied and the drawer knows its cards (the engine reshuffles eagerly: a commit-reveal round,
   or every participant's two passes over the discard pile, then what the draw still owes);
