@@ -139,6 +139,7 @@ class TimedHost(Host):
         if "over" not in marks and any(isinstance(m, p.HandOver) for _, m in self.outbox):
             marks["over"] = t
             marks["cpu"] = time.process_time() - self._cpu0
+            marks["turns"] = self._turns()
 
     def _scan(self, t: float) -> None:
         """Note the moves the host took since it last looked (all at ``t``)."""
@@ -155,6 +156,17 @@ class TimedHost(Host):
             new = sum(isinstance(e, fd.Move) for e in events[self._scanned :])
         self.moves[self._current] += [t] * new
         self._scanned = n
+
+    def _turns(self) -> int:
+        """The turns the hand's engine counted: a length both deals measure alike (a blind
+        hand has more moves for as many turns: where only a pass is legal, its engine waits
+        for the player's pass instead of ending the turn itself)."""
+        h: Any = self.hand if self.hand is not None else self.last_hand
+        if h is None:
+            return 0
+        part = getattr(h, "part", None)
+        game = part.follower.game if part is not None else h.dealer.game
+        return int(game.turns)
 
     def _dealt(self) -> bool:
         """The hand's first deal is applied and every card of the host's bots is known to it."""
@@ -516,13 +528,14 @@ def deal_times(run: TableRun, *, every: bool = False) -> list[float | None]:
 class HandTimes:
     """One whole hand, by the host's clock and the people's (seconds from ``hand`` going
     out): the deal known to everyone, the last move taken, ``hand_over`` going out, the last
-    person's verdict; its moves, and the gaps between consecutive moves taken."""
+    person's verdict; its moves and turns, and the gaps between consecutive moves taken."""
 
     dealt: float
     last_move: float
     over: float
     verdict: float
     moves: int
+    turns: int
     gaps: tuple[float, ...]
 
 
@@ -539,7 +552,15 @@ def hand_times(run: TableRun) -> list[HandTimes]:
         t0 = marks["hand"]
         gaps = tuple(b - a for a, b in itertools.pairwise(moves))
         out.append(
-            HandTimes(dealt, moves[-1] - t0, marks["over"] - t0, max(ends) - t0, len(moves), gaps)
+            HandTimes(
+                dealt,
+                moves[-1] - t0,
+                marks["over"] - t0,
+                max(ends) - t0,
+                len(moves),
+                int(marks.get("turns", 0)),
+                gaps,
+            )
         )
     return out
 
@@ -585,6 +606,7 @@ def summary(run: TableRun) -> dict[str, Any]:
         "hand_to_over_ms": median_ms([h.over for h in hands]),
         "hand_to_verdict_ms": median_ms([h.verdict for h in hands]),
         "moves": statistics.median([h.moves for h in hands]) if hands else None,
+        "turns": statistics.median([h.turns for h in hands]) if hands else None,
         "move_gap_ms": median_ms([g for h in hands for g in h.gaps]),
         "phases_ms": {
             "deal": median_ms([h.dealt for h in hands]),
@@ -592,7 +614,7 @@ def summary(run: TableRun) -> dict[str, Any]:
             "end": median_ms([h.over - h.last_move for h in hands]),
             "verdicts": median_ms([h.verdict - h.over for h in hands]),
         },
-        "per_hand": [[h.moves, _ms(h.over), _ms(h.verdict)] for h in hands],
+        "per_hand": [[h.turns, _ms(h.over), _ms(h.verdict), h.moves] for h in hands],
         "host_cpu_ms_per_hand": _ms(run.host_cpu / played),
         "clients_cpu_ms_per_hand": _ms(run.client_cpu / played),
         "wall_s": round(run.wall, 2),

@@ -59,8 +59,12 @@ a person's (the host takes part as ``@dealer`` with no seat of its own):
   client bots (the 4-people table above, ``--whole-hands`` hands) and for one client bot with
   three host bots: from ``hand`` going out to ``hand_over`` going out (play, the seeds and, in a
   blind hand, the host's check that scores it), and to the last person's verdict written (each
-  client's own check of the hand), with the moves per hand and the time per move (hands are
-  random, so their lengths differ: the per-move ratio is the steadier one).
+  client's own check of the hand). Hands are random and their lengths differ, so each mode's
+  time is also given at one common length, from a least-squares line through its hands (fixed
+  + per turn × turns, at the median number of turns of both modes' hands: counted in turns,
+  since a blind hand makes more moves for as many turns — where only a pass is legal its
+  engine waits for the player's pass), with the median gap between two moves (the cadence)
+  and where the time goes (deal, play, the end, the verdicts).
 
 Every table is bounded (``--limit`` seconds, then it is reported as failed); figures are printed
 with their commit-reveal anchor from the same run and as ratios, never asserted. The people of
@@ -453,19 +457,20 @@ def net_report(args: argparse.Namespace) -> int:
             f"{_cell(r['blind'], r['blind_n']):>17}  {_ratio(r['ratio']):>7}  {r['target']}"
         )
     print()
-    print("Per table (median moves per hand; CPU per hand of the host's process and of the")
-    print("people's processes together; the table's whole wall time):")
+    print("Per table (median turns and moves per hand; CPU per hand of the host's process and of")
+    print("the people's processes together; the table's whole wall time):")
     for key, pair in runs.items():
         for r in pair.values():
             print(
-                f"  {key:<11} {r['mode']:<13} hands {r['hands']:>2}  moves {r['moves']!s:>6}  "
+                f"  {key:<11} {r['mode']:<13} hands {r['hands']:>2}  turns {r['turns']!s:>5}  "
+                f"moves {r['moves']!s:>5}  "
                 f"host CPU {r['host_cpu_ms_per_hand']:>7.1f} ms  people CPU "
                 f"{r['clients_cpu_ms_per_hand']:>7.1f} ms  wall {r['wall_s']:>6.2f} s  "
                 f"verdicts {','.join(r['verdicts']) or '-'}"
             )
     print()
     print("Where a whole hand's time goes (medians, ms): hand → deal known to all → last move")
-    print("→ hand_over sent → last verdict; fixed + per move is the least-squares line.")
+    print("→ hand_over sent → last verdict; fixed + per turn is the least-squares line.")
     for key, who in WHOLE:
         for r in runs.get(key, {}).values():
             ph = r["phases_ms"]
@@ -475,7 +480,7 @@ def net_report(args: argparse.Namespace) -> int:
                 slope, intercept = statistics.linear_regression(
                     [h[0] for h in per], [h[2] for h in per]
                 )
-                fit = f"  (to the verdict: {intercept:.0f} ms + {slope:.2f} ms × moves)"
+                fit = f"  (to the verdict: {intercept:.0f} ms + {slope:.2f} ms × turns)"
             print(
                 f"  {who:<23} {r['mode']:<13} deal {ph['deal']}  play {ph['play']}  "
                 f"end {ph['end']}  verdicts {ph['verdicts']}{fit}"
@@ -555,12 +560,12 @@ def net_rows(runs: dict[str, dict[str, dict[str, Any]]]) -> list[dict[str, Any]]
         pair = runs.get(key, {})
         if "cr" in pair and "blind" in pair:
             for index, end in ((1, "hand_over"), (2, "last verdict")):
-                moves, cr, bl = fitted(pair["cr"]["per_hand"], pair["blind"]["per_hand"], index)
+                turns, cr, bl = fitted(pair["cr"]["per_hand"], pair["blind"]["per_hand"], index)
                 if cr is None or bl is None:
                     continue
                 rows.append(
                     {
-                        "figure": f"  the same, fitted at {moves:g} moves: hand → {end}",
+                        "figure": f"  the same, fitted at {turns:g} turns: hand → {end}",
                         "field": f"fit_{index}",
                         "table": key,
                         "cr": cr,
@@ -581,11 +586,14 @@ WHOLE = (("switch 4", "4 client bots"), ("switch 1+3", "1 client + 3 host bots")
 def fitted(
     cr: list[list[float]], blind: list[list[float]], index: int
 ) -> tuple[float, float | None, float | None]:
-    """Each mode's whole-hand time (column ``index`` of its ``[moves, to hand_over, to
-    verdict]`` rows) at the median length of both modes' hands, from a least-squares line
-    through its hands (time = fixed + per move × moves): the hands are random, and a
+    """Each mode's whole-hand time (column ``index`` of its ``[turns, to hand_over, to
+    verdict, moves]`` rows) at the median length of both modes' hands, from a least-squares
+    line through its hands (time = fixed + per turn × turns): the hands are random, and a
     median of a few hands of very different lengths says more about the lengths than about
-    the deal. None where a line cannot be drawn (fewer than two lengths)."""
+    the deal. The length is counted in turns, not moves: a blind hand makes more moves for as
+    many turns (where only a pass is legal, it waits for the player's pass where the
+    commit-reveal engine ends the turn itself), and those moves are a cost of the blind deal.
+    None where a line cannot be drawn (fewer than two lengths)."""
     pooled = [r[0] for r in cr + blind]
     if not pooled:
         return 0.0, None, None
