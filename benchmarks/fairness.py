@@ -31,7 +31,52 @@ sealed to the drawer, unsealed, checked, opened), a reshuffle of 30 cards, and a
 four people played by heuristic bots, blind and commit-reveal (every participant's work in this
 one process, so the blind figure is the sum of what four laptops and the host would do apart).
 
-Usage: ``python benchmarks/fairness.py [--runs N] [--json] [--verify-only | --blind]``.
+``--blind-net`` measures the dealer-blind deal on the wire (protocol v3) instead, beside the
+commit-reveal deal in the same run, on 127.0.0.1 over TLS: the real server
+(``lanswitch.server.Server``) around a real ``lanswitch.host.Host`` in a child process of its
+own, the people as real client shells (``lanswitch.client.Client`` around a ``Session``,
+playing as headless heuristic bots, no think time) in ``--client-procs`` other processes
+(default 1: on a 2-core machine the host has one core and the people the other), the host's
+bots (if any) with ``bot_delay`` 0; the machinery is ``_blind_net.py``, which times on the
+clock both processes share (``CLOCK_MONOTONIC``). Each table plays one match of ``--hands``
+hands, first commit-reveal, then blind, for 2, 4 and 8 people (``--net-players``), every seat
+a person's (the host takes part as ``@dealer`` with no seat of its own):
+
+* **deal** — from the ``hand`` message going out to the last participant holding every one of
+  its dealt cards: commit-reveal, the round (announce, commitments, seeds) and the deal step's
+  ``view``; blind, both passes of every participant, the turn-ups, and every sealed key of
+  every dealt card arrived and opened at its drawer (for the host's bots: at the host);
+* **draw** — a person's draw of one card, from just before its move is made (and signed) to
+  the moment it knows the card: commit-reveal, the step's ``view``; blind, the move relayed
+  and checked, then every other participant's key sealed to the drawer, relayed and opened;
+  **pick-up** the same for a draw of several cards (answering a 2 or a black Jack);
+* **reshuffle** — at a table of big hands (``big``: 10–20 cards each, so the stock runs out
+  within a few draws), a person's draw that empties the stock, to the moment the reshuffle is
+  applied and the drawer knows its cards (the engine reshuffles eagerly: a commit-reveal round,
+  or every participant's two passes over the discard pile, then what the draw still owes);
+* **whole hand** — a 4-seat table played with zero think time and zero bot delay, median over
+  the hands, blind against commit-reveal (the issue's target: within 1.5×), for four headless
+  client bots (the 4-people table above, ``--whole-hands`` hands) and for one client bot with
+  three host bots: from ``hand`` going out to ``hand_over`` going out (play, the seeds and, in a
+  blind hand, the host's check that scores it), and to the last person's verdict written (each
+  client's own check of the hand). Hands are random and their lengths differ, so each mode's
+  time is also given at one common length, from a least-squares line through its hands (fixed
+  + per turn × turns, at the median number of turns of both modes' hands: counted in turns,
+  since a blind hand makes more moves for as many turns — where only a pass is legal its
+  engine waits for the player's pass), with the median gap between two moves (the cadence)
+  and where the time goes (deal, play, the end, the verdicts).
+
+Every table is bounded (``--limit`` seconds, then it is reported as failed); figures are printed
+with their commit-reveal anchor from the same run and as ratios, never asserted. The people of
+one process share what runs serially there (each participant's pass is its turn anyway, but
+the sealed keys of a draw and the checks at a hand's end, made at once on separate laptops,
+queue here), and the library's memo of verified signatures: see the report's CPU columns.
+``--profile DIR`` writes a cProfile dump of every process of every table to DIR and prints
+the top functions of the 4-people tables.
+
+Usage: ``python benchmarks/fairness.py [--runs N] [--json] [--verify-only | --blind |
+--blind-net [--hands N] [--whole-hands N] [--net-players 2,4,8] [--client-procs K]
+[--limit S] [--profile DIR]]``.
 """
 
 from __future__ import annotations
@@ -46,11 +91,14 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import random
+
+from _blind_net import TableSpec, profile_text, run_table, summary
 
 import lanswitch
 from lanswitch import fairdeal as fd
@@ -347,13 +395,243 @@ def measure(fn: Case, runs: int) -> dict[str, float]:
     }
 
 
+NET_TARGET = 1.5
+"""The issue's target: a blind hand of four bots within 1.5× the wall time of a commit-reveal
+one."""
+
+
+def net_tables(args: argparse.Namespace) -> list[tuple[str, TableSpec]]:
+    """The tables of ``--blind-net``, each commit-reveal then blind."""
+    players = [int(x) for x in args.net_players.split(",") if x.strip()]
+    out: list[tuple[str, TableSpec]] = []
+
+    def pair(key: str, people: int, bots: int, rules: str, hands: int) -> None:
+        for blind in (False, True):
+            out.append((key, TableSpec(blind, people, bots, rules, hands, args.limit)))
+
+    for n in players:
+        pair(f"switch {n}", n, 0, "switch", args.whole_hands if n == 4 else args.hands)
+    for n in players:
+        pair(f"big {n}", n, 0, "big", args.hands)
+    pair("switch 1+3", 1, 3, "switch", args.whole_hands)
+    return out
+
+
+def net_report(args: argparse.Namespace) -> int:
+    """``--blind-net``: play the tables, print the figures (module docstring)."""
+    if args.profile:
+        Path(args.profile).mkdir(parents=True, exist_ok=True)
+    runs: dict[str, dict[str, dict[str, Any]]] = {}
+    for key, spec in net_tables(args):
+        if not args.json:
+            print(f"… {spec.mode}: {key} ({spec.hands} hands)", file=sys.stderr, flush=True)
+        run = run_table(spec, args.client_procs, args.profile)
+        runs.setdefault(key, {})["blind" if spec.blind else "cr"] = summary(run)
+    rows = net_rows(runs)
+    problems = [
+        f"{key} {mode}: {r['error'] or 'verdicts ' + ', '.join(r['verdicts'])}"
+        for key, pair in runs.items()
+        for mode, r in pair.items()
+        if r["error"] or r["verdicts"] != ["fair"]
+    ]
+    if args.json:
+        report = {
+            "blind_net": {"tables": runs, "rows": rows, "problems": problems},
+            "target_ratio": NET_TARGET,
+            "client_procs": args.client_procs,
+            "engine": lanswitch.ENGINE,
+        }
+        print(json.dumps(report, indent=2))
+        return 0
+    print(
+        "Dealer-blind on the wire, 127.0.0.1 over TLS: the host (Server + Host) in one process, "
+        f"the people (headless client bots, think 0) in {args.client_procs} other"
+        f"{'s' * (args.client_procs != 1)}, host bots' delay 0. Medians; n = samples; "
+        "ratio = blind / commit-reveal, both measured in this run."
+    )
+    width = max(len(r["figure"]) for r in rows)
+    print(f"{'figure':<{width}}  {'commit-reveal':>17}  {'blind':>17}  {'ratio':>7}  target")
+    for r in rows:
+        print(
+            f"{r['figure']:<{width}}  {_cell(r['cr'], r['cr_n']):>17}  "
+            f"{_cell(r['blind'], r['blind_n']):>17}  {_ratio(r['ratio']):>7}  {r['target']}"
+        )
+    print()
+    print("Per table (median turns and moves per hand; CPU per hand of the host's process and of")
+    print("the people's processes together; the table's whole wall time):")
+    for key, pair in runs.items():
+        for r in pair.values():
+            print(
+                f"  {key:<11} {r['mode']:<13} hands {r['hands']:>2}  turns {r['turns']!s:>5}  "
+                f"moves {r['moves']!s:>5}  "
+                f"host CPU {r['host_cpu_ms_per_hand']:>7.1f} ms  people CPU "
+                f"{r['clients_cpu_ms_per_hand']:>7.1f} ms  wall {r['wall_s']:>6.2f} s  "
+                f"verdicts {','.join(r['verdicts']) or '-'}"
+            )
+    print()
+    print("Where a whole hand's time goes (medians, ms): hand → deal known to all → last move")
+    print("→ hand_over sent → last verdict; fixed + per turn is the least-squares line.")
+    for key, who in WHOLE:
+        for r in runs.get(key, {}).values():
+            ph = r["phases_ms"]
+            per = r["per_hand"]
+            fit = ""
+            if len({h[0] for h in per}) > 1:
+                slope, intercept = statistics.linear_regression(
+                    [h[0] for h in per], [h[2] for h in per]
+                )
+                fit = f"  (to the verdict: {intercept:.0f} ms + {slope:.2f} ms × turns)"
+            print(
+                f"  {who:<23} {r['mode']:<13} deal {ph['deal']}  play {ph['play']}  "
+                f"end {ph['end']}  verdicts {ph['verdicts']}{fit}"
+            )
+    for text in problems:
+        print(f"PROBLEM: {text}")
+    if args.profile:
+        for name in sorted(Path(args.profile).glob("*-4p0b-switch.prof")):
+            print(f"\n== {name.name}: top functions by own time")
+            print(profile_text(str(name)))
+    print(f"(Python {sys.version.split()[0]}; engine {lanswitch.ENGINE})")
+    return 0
+
+
+def _cell(ms: float | None, n: int | None) -> str:
+    if ms is None:
+        return "-"
+    return f"{ms:.1f} ms" + ("" if n is None else f" (n={n})")
+
+
+def _ratio(x: float | None) -> str:
+    return "-" if x is None else f"{x:.2f}×"
+
+
+def net_rows(runs: dict[str, dict[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The table of ``--blind-net``: one row per figure, commit-reveal beside blind."""
+    rows: list[dict[str, Any]] = []
+
+    def row(key: str, figure: str, field: str, count: str | None, target: str = "") -> None:
+        pair = runs.get(key)
+        if pair is None or "cr" not in pair or "blind" not in pair:
+            return
+        cr, bl = pair["cr"], pair["blind"]
+        a, b = cr[field], bl[field]
+        ratio = b / a if a and b is not None else None
+        verdict = ""
+        if target and ratio is not None:
+            ok = ratio <= NET_TARGET
+            verdict = f"≤ {NET_TARGET}× {'met' if ok else 'MISSED'}"
+        rows.append(
+            {
+                "figure": figure,
+                "field": field,
+                "table": key,
+                "cr": a,
+                "blind": b,
+                "cr_n": None if count is None else cr[count],
+                "blind_n": None if count is None else bl[count],
+                "ratio": ratio,
+                "target": verdict,
+            }
+        )
+
+    sizes = sorted({int(k.split()[1]) for k in runs if k.startswith("switch ") and "+" not in k})
+    for n in sizes:
+        cards = len(deck_cards(PRESETS["switch"].decks_for(n), PRESETS["switch"].deal.jokers))
+        row(f"switch {n}", f"deal: {n} people + host, {cards} cards", "deal_ms", "hands")
+    for n in sizes:
+        row(f"switch {n}", f"draw of 1 card: {n} people", "draw_ms", "draws")
+    for n in sizes:
+        row(f"switch {n}", f"pick-up (2+ cards): {n} people", "pickup_ms", "pickups")
+    for n in sorted({int(k.split()[1]) for k in runs if k.startswith("big ")}):
+        pair = runs[f"big {n}"]
+        piles = "/".join(str(pair[m]["reshuffled_cards"]) for m in ("cr", "blind"))
+        row(
+            f"big {n}",
+            f"reshuffle: {n} people, big hands ({piles} cards)",
+            "reshuffle_ms",
+            "reshuffles",
+        )
+    for key, who in WHOLE:
+        row(key, f"move cadence, {who} (gap between moves)", "move_gap_ms", None)
+        row(key, f"whole hand, {who}: hand → hand_over", "hand_to_over_ms", "hands_timed", "t")
+        row(
+            key, f"whole hand, {who}: hand → last verdict", "hand_to_verdict_ms", "hands_timed", "t"
+        )
+        pair = runs.get(key, {})
+        if "cr" in pair and "blind" in pair:
+            for index, end in ((1, "hand_over"), (2, "last verdict")):
+                turns, cr, bl = fitted(pair["cr"]["per_hand"], pair["blind"]["per_hand"], index)
+                if cr is None or bl is None:
+                    continue
+                rows.append(
+                    {
+                        "figure": f"  the same, fitted at {turns:g} turns: hand → {end}",
+                        "field": f"fit_{index}",
+                        "table": key,
+                        "cr": cr,
+                        "blind": bl,
+                        "cr_n": None,
+                        "blind_n": None,
+                        "ratio": bl / cr if cr > 0 else None,
+                        "target": f"≤ {NET_TARGET}× {'met' if bl <= NET_TARGET * cr else 'MISSED'}",
+                    }
+                )
+    return rows
+
+
+WHOLE = (("switch 4", "4 client bots"), ("switch 1+3", "1 client + 3 host bots"))
+"""The whole-hand tables: four headless client bots; one client bot and three host bots."""
+
+
+def fitted(
+    cr: list[list[float]], blind: list[list[float]], index: int
+) -> tuple[float, float | None, float | None]:
+    """Each mode's whole-hand time (column ``index`` of its ``[turns, to hand_over, to
+    verdict, moves]`` rows) at the median length of both modes' hands, from a least-squares
+    line through its hands (time = fixed + per turn × turns): the hands are random, and a
+    median of a few hands of very different lengths says more about the lengths than about
+    the deal. The length is counted in turns, not moves: a blind hand makes more moves for as
+    many turns (where only a pass is legal, it waits for the player's pass where the
+    commit-reveal engine ends the turn itself), and those moves are a cost of the blind deal.
+    None where a line cannot be drawn (fewer than two lengths)."""
+    pooled = [r[0] for r in cr + blind]
+    if not pooled:
+        return 0.0, None, None
+    at = float(statistics.median(pooled))
+
+    def line(rows: list[list[float]]) -> float | None:
+        try:
+            slope, intercept = statistics.linear_regression(
+                [r[0] for r in rows], [r[index] for r in rows]
+            )
+        except statistics.StatisticsError:
+            return None
+        return round(intercept + slope * at, 2)
+
+    return at, line(cr), line(blind)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--runs", type=int, default=2000, help="timed calls per case")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--verify-only", action="store_true", help="only the whole-hand cases")
     ap.add_argument("--blind", action="store_true", help="the dealer-blind deal's cases")
+    net = ap.add_argument_group("--blind-net: the dealer-blind deal over TLS on 127.0.0.1")
+    net.add_argument("--blind-net", action="store_true", help="real tables, blind and not")
+    net.add_argument("--hands", type=int, default=7, help="hands per table (default 7)")
+    net.add_argument(
+        "--whole-hands", type=int, default=15, help="hands of the 4-seat tables (default 15)"
+    )
+    net.add_argument("--net-players", default="2,4,8", help="people per table (default 2,4,8)")
+    net.add_argument("--client-procs", type=int, default=1, help="the people's processes")
+    net.add_argument("--limit", type=float, default=300.0, help="seconds a table may take")
+    net.add_argument("--profile", default="", metavar="DIR", help="cProfile every process")
     args = ap.parse_args()
+    if args.blind_net:
+        if min(args.hands, args.whole_hands, args.client_procs) < 1 or args.limit <= 0:
+            ap.error("--hands, --whole-hands and --client-procs must be at least 1")
+        return net_report(args)
 
     chosen = blind_cases() if args.blind else cases(args.verify_only)
     results = {}
