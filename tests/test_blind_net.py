@@ -529,3 +529,15 @@ def test_a_turn_that_begins_with_a_key_alone_is_news() -> None:
     net.run(lambda: net.host.finished)
     assert opened > 0
     assert silent == 0
+
+
+def test_a_pass_with_a_point_outside_the_group_is_caught_by_the_next_author(
+    tmp_path: Path,
+) -> None:
+    """The next pass's author cannot lock a point outside the group: it stops the hand and
+    names the pass, which everyone finds wrong by its author's seed after the hand."""
+    people = [Person("ann", cheating(cheats.InvalidPointPass), honest=False), Person("bob")]
+    out = play_over_tls(make_host(blind=True, hands=1), people, tmp_path)
+    ann = pid_of(out, "ann")
+    assert found(out, "bob")[0] == ("unfair", ann, BlindFault.BAD_PASS)
+    assert cli(out, "bob")[0] == ("unfair", [ann])

@@ -104,7 +104,9 @@ def check_hand(
     hand cut short is checked as far as it went, and is void)."""
     setup = follower.setup
     for rec in follower.shuffles:
-        for pid in rec.order:
+        # A shuffle cut short needs the seeds of those whose passes it holds, no others'.
+        authors = rec.order if rec.next_pass() is None else {p for p, _n in rec.passes}
+        for pid in [p for p in rec.order if p in authors]:
             if rec.index not in seeds.get(pid, {}):
                 return BlindOutcome(
                     "void",
@@ -114,8 +116,8 @@ def check_hand(
                     proven=False,
                 )
     for rec in follower.shuffles:
-        given = {p: seeds[p][rec.index] for p in rec.order}
-        fault = _first_pass_fault(follower, rec.index, given)
+        known = {p: seeds[p][rec.index] for p in rec.order if rec.index in seeds.get(p, {})}
+        fault = _first_pass_fault(follower, rec.index, known)
         if fault is not None:
             return fault
     laid_by = {
@@ -133,12 +135,13 @@ def check_hand(
     if bad is not None:
         return bad
     # The replay with every card known, in the blind engine's form (the form everyone played).
-    orders = [
-        blind.dealt_order(
+    orders = {
+        rec.index: blind.dealt_order(
             rec.ctx, rec.cards, rec.order, {p: seeds[p][rec.index] for p in rec.order}
         )
         for rec in follower.shuffles
-    ]
+        if ("shuffle", rec.index) in follower.steps
+    }
     g = Game(
         setup.rules,
         setup.players,

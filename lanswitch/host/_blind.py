@@ -6,9 +6,10 @@ At a blind table the host holds no deck. It is one participant among the players
 ``@dealer``, owning its bots' seats — with a :class:`~lanswitch.fairdeal.blindseat.Participant`
 like every client's, and otherwise a relay that keeps time (SPEC § Dealer-blind on the wire):
 
-* a pass, a position's public keys, a move: checked by the host's own follower (which also
-  checks every pass's points, so a hand stops at the pass that broke it) and relayed to
-  everyone, who check it again on their own records;
+* a pass, a position's public keys, a move: checked by the host's own follower and relayed
+  to everyone, who check it again on their own records (a point outside the group in a pass
+  is refused by the next pass's author, whose scalar multiplication will not take it: it
+  stops the hand, naming the pass);
 * a sealed key: relayed to its drawer alone, if it is one the sender owes that drawer — the
   host's engine says which hidden cards each step gave to whom;
 * its own pass, key or move (its bots'), made when its own follower says it is due.
@@ -152,7 +153,6 @@ class BlindHost(HostBase):
             DEALER,
             self.key.private_bytes_raw(),
             lambda _k: self.entropy(32),
-            every_point=True,
         )
         b = BlindHand(message, setup, Participant(holder), bots, game)
         b.deadline = self._now + self.config.round_timeout
