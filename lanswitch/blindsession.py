@@ -42,6 +42,7 @@ from .fairdeal.blindseat import (
     ShareOut,
     complaint_shares,
     opening_of,
+    share_map,
 )
 from .fairdeal.primitives import UsageError
 from .fairdeal.setup import HandSetup
@@ -115,7 +116,7 @@ class BlindPart:
         if self.part is None or self.seat is None or not self.my_turn():
             raise ValueError("it is not this seat's turn")
         record = self.part.move(self.seat, move)
-        shares = {} if record.opening is None else _shares(record.opening.shares)
+        shares = {} if record.opening is None else share_map(record.opening.shares)
         message = p.BlindMove(
             seq=record.seq,
             seat=self.seat,
@@ -306,10 +307,6 @@ class BlindPart:
             # The host's word: who went silent is not something this record can prove.
             return BlindOutcome("void", self.abort.culprit, fault, self.abort.detail, proven=False)
         return found
-
-
-def _shares(shares: tuple[Share, ...]) -> dict[str, tuple[bytes, bytes]]:
-    return {s.sender: (s.key, s.signature) for s in shares}
 
 
 def _message(d: PassOut | ShareOut | ReleaseOut) -> p.Message:

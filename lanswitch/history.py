@@ -217,9 +217,15 @@ def row_of(
     place = None
     if not void and record.seat is not None and record.seat in over.placings:
         place = over.placings.index(record.seat) + 1
-    v, t = record.verdict, record.transcript
     if record.blind is not None:
-        return _blind_row(record, name=name, table=table, host=host, client=client, at=at, log=log)
+        status, verdict, why, culprits, file = _blind_verdict(record)
+    else:
+        v, t = record.verdict, record.transcript
+        status = "watched" if v is None else v.status
+        verdict = "" if v is None else v.text()
+        why = "" if v is None else v.reason
+        culprits = () if v is None else v.culprits
+        file = None if t is None else t.to_json().encode("utf-8")
     return HandRow(
         at=at,
         table=table,
@@ -233,42 +239,27 @@ def row_of(
         ending=over.reason,
         placings=placings,
         place=place,
-        status="watched" if v is None else v.status,
-        verdict="" if v is None else v.text(),
-        why="" if v is None else v.reason,
-        culprits=() if v is None else v.culprits,
-        transcript=None if t is None else t.to_json().encode("utf-8"),
+        status=status,
+        verdict=verdict,
+        why=why,
+        culprits=culprits,
+        transcript=file,
         log=tuple(log),
+        blind=record.blind is not None,
     )
 
 
-def _blind_row(
+def _blind_verdict(
     record: HandRecord,
-    *,
-    name: str,
-    table: str,
-    host: str,
-    client: str,
-    at: str,
-    log: Sequence[str],
-) -> HandRow:
-    """The row of a dealer-blind hand (``record.blind`` set; see the module docstring)."""
+) -> tuple[str, str, str, tuple[str, ...], bytes | None]:
+    """A dealer-blind hand's ``(status, verdict, why, culprits, file)`` (``record.blind`` set;
+    see the module docstring)."""
     outcome = record.blind
     assert outcome is not None
-    names = record.names
-
-    def called(seat: int) -> str:
-        return names[seat] if seat < len(names) and names[seat] else f"seat {seat + 1}"
-
-    over = record.over
-    void = over.reason == "void"
-    placings = () if void else tuple(called(s) for s in over.placings)
-    place = None
-    if not void and record.seat is not None and record.seat in over.placings:
-        place = over.placings.index(record.seat) + 1
     # A spectator's part follows the public record only and says nothing on screen: kept as
     # watched, as at any table (see the module docstring).
-    watched = record.seat is None
+    if record.seat is None:
+        return "watched", "", "", (), None
     why = ""
     if outcome.status != "fair":
         why = outcome.fault.value if outcome.fault is not None else ""
@@ -276,27 +267,8 @@ def _blind_row(
             why = f"{why} ({outcome.detail})" if why else outcome.detail
     # As for any hand: the fair deal's ids (seat2, @dealer), as the verifier names them.
     culprits = (outcome.culprit,) if outcome.culprit else ()
-    return HandRow(
-        at=at,
-        table=table,
-        host=host,
-        client=client,
-        game_id=record.game_id.hex(),
-        hand_no=record.hand_no,
-        seat=record.seat,
-        name=name,
-        rules=record.rules,
-        ending=over.reason,
-        placings=placings,
-        place=place,
-        status="watched" if watched else outcome.status,
-        verdict="" if watched else str(outcome),
-        why="" if watched else why,
-        culprits=() if watched else culprits,
-        transcript=None if watched or not record.blind_file else record.blind_file.encode("utf-8"),
-        log=tuple(log),
-        blind=True,
-    )
+    file = record.blind_file.encode("utf-8") if record.blind_file else None
+    return outcome.status, str(outcome), why, culprits, file
 
 
 def result_text(row: HandRow) -> str:

@@ -142,14 +142,7 @@ def check_hand(
         for rec in follower.shuffles
         if ("shuffle", rec.index) in follower.steps
     }
-    g = Game(
-        setup.rules,
-        setup.players,
-        dealer=setup.dealer,
-        out=setup.out,
-        hand_no=setup.hand_no,
-        blind=True,
-    )
+    g = setup.new_game()
     for kind, index in follower.steps:
         if kind == "shuffle":
             g.apply_chance(orders[index])

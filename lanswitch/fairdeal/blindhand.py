@@ -122,6 +122,17 @@ class BlindSetup:
     def players(self) -> int:
         return len(self.seats)
 
+    def new_game(self) -> Game:
+        """The rules engine for this hand, in its blind form, awaiting the deal."""
+        return Game(
+            self.rules,
+            self.players,
+            dealer=self.dealer,
+            out=self.out,
+            hand_no=self.hand_no,
+            blind=True,
+        )
+
     @property
     def participants(self) -> tuple[str, ...]:
         """The people in seat order, then ``@dealer``: the order of every pass."""
@@ -259,18 +270,12 @@ class Follower:
         *,
         every_point: bool = False,
     ) -> None:
-        """``every_point``: check every pass's points for validity as it comes (the host does,
-        so that it stops a hand at the pass that broke it), not only the locked deck's."""
+        """``every_point``: check every pass's points for validity as it comes, not only the
+        locked deck's (the next pass's author refuses an invalid point anyway, naming the
+        pass)."""
         self.setup = setup
         self.every_point = every_point
-        self.game = Game(
-            setup.rules,
-            setup.players,
-            dealer=setup.dealer,
-            out=setup.out,
-            hand_no=setup.hand_no,
-            blind=True,
-        )
+        self.game = setup.new_game()
         self.points = points or blind.CardPoints(setup.ctx0, self.game.deck)
         self.positions = Positions()
         self.shuffles: list[ShuffleRecord] = []

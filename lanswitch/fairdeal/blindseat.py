@@ -39,6 +39,7 @@ __all__ = [
     "ShareOut",
     "complaint_shares",
     "opening_of",
+    "share_map",
 ]
 
 Complaint = tuple[int, int, str, bytes, bytes]
@@ -89,6 +90,11 @@ def opening_of(
     k, position = follower.positions.locate(hidden)
     got = tuple(Share(pid, mover, key, sig) for pid, (key, sig) in sorted(shares.items()))
     return Opening(k, position, card, got)
+
+
+def share_map(shares: Sequence[Share]) -> dict[str, tuple[bytes, bytes]]:
+    """Shares as the wire carries them: sender → ``(key, signature)``."""
+    return {s.sender: (s.key, s.signature) for s in shares}
 
 
 def complaint_shares(

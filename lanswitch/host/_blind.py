@@ -57,6 +57,7 @@ from ..fairdeal.blindseat import (
     ShareOut,
     complaint_shares,
     opening_of,
+    share_map,
 )
 from ..fairdeal.primitives import UsageError, public_bytes
 from ..fairdeal.primitives import verify as verify_signature
@@ -113,10 +114,6 @@ class BlindHand:
                 got = self.shares.get((rec.index, j), {})
                 return [q for q in rec.order if q not in got]
         return sorted({sender for sender, _ in self.owed})
-
-
-def _shares(shares: tuple[Share, ...]) -> dict[str, tuple[bytes, bytes]]:
-    return {s.sender: (s.key, s.signature) for s in shares}
 
 
 class BlindHost(HostBase):
@@ -418,7 +415,7 @@ class BlindHost(HostBase):
         if len(got) < len(rec.order):
             return False
         shares = tuple(got[q] for q in rec.order)
-        relay = p.BlindOpen(shuffle=rec.index, position=j, shares=_shares(shares))
+        relay = p.BlindOpen(shuffle=rec.index, position=j, shares=share_map(shares))
         self._relay(b, relay)
         try:
             events = b.part.take_open(rec.index, j, shares)
@@ -466,7 +463,7 @@ class BlindHost(HostBase):
         bot = b.bots.get(seat) or make_bot("heuristic", self.rules)
         move = bot.choose(game.view(seat), self._rng)
         record = b.part.move(seat, move)
-        shares = {} if record.opening is None else _shares(record.opening.shares)
+        shares = {} if record.opening is None else share_map(record.opening.shares)
         m = p.BlindMove(
             seq=record.seq,
             seat=seat,
@@ -558,19 +555,8 @@ class BlindHost(HostBase):
         return True
 
     def _blind_finish(self, b: BlindHand) -> None:
-        self.match.record(b.game)
-        self.hand = None
+        self._hand_done(b.game)
         self.last_hand = b
-        self.quit.clear()
-        self.table.hand_over()
-        self._broadcast_lobby()
-        if self.match.over:
-            n = len(self.match.results)
-            self._say(f"match over after {n} hand{'s' if n != 1 else ''}: {self.standings()}")
-            if self.config.hands is not None or self.match.voids >= self.rules.scoring.void_limit:
-                self.finished = True
-                for cid in list(self.conns):
-                    self._close(cid, p.Bye(reason=f"match over: {self.standings()}"[:500]))
 
     def _blind_catch_up(self, cid: int, b: BlindHand) -> None:
         """Everything relayed so far, in order, with the sealed keys meant for its seat each at

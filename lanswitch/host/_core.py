@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .. import protocol as p
 from ..bots import BOTS
-from ..game import Match
+from ..game import Game, Match
 from ..rules import RuleSet
 from ..table import Client, Refusal, Refused, Table
 from ._config import (
@@ -97,6 +97,9 @@ class HostBase:
         self.log_start = 0  # how many earlier lines were let go (a long session's memory)
         self.match = self._new_match()
         self.hand: _Hand | BlindHand | None = None
+        self.last_hand: _Hand | BlindHand | None = None
+        """The hand before this one, ended: a player who resumes between hands is caught up
+        on it."""
         self.finished = False  # the match is over and every client was told
         self._owner_key: bytes | None = None  # the host's own player (lobby.host)
         self.last_cid = 0  # the highest connection id seen (a resumed server numbers on)
@@ -646,6 +649,22 @@ class HostBase:
             self._start_hand()
             return True
         return False
+
+    def _hand_done(self, game: Game) -> None:
+        """A hand is over and settled: score it, open the lobby, and end the match if it is
+        over (and the table with it, when it had a set number of hands or too many voids)."""
+        self.match.record(game)
+        self.hand = None
+        self.quit.clear()
+        self.table.hand_over()
+        self._broadcast_lobby()
+        if self.match.over:
+            n = len(self.match.results)
+            self._say(f"match over after {n} hand{'s' if n != 1 else ''}: {self.standings()}")
+            if self.config.hands is not None or self.match.voids >= self.rules.scoring.void_limit:
+                self.finished = True
+                for cid in list(self.conns):
+                    self._close(cid, p.Bye(reason=f"match over: {self.standings()}"[:500]))
 
     # -- the hooks :class:`lanswitch.host.Host` fills in ---------------------------------------
 

@@ -110,8 +110,6 @@ class Host(BlindHost):
     dealer_cls: type[Dealer] = Dealer
     """What deals each hand. (A dishonest host, in the tests that play one against untouched
     clients, plugs in a Dealer that cheats.)"""
-    last_hand: _Hand | BlindHand | None = None
-    """The hand before this one, ended: a player who resumes between hands is caught up on it."""
 
     # -- starting a hand -----------------------------------------------------------------------
 
@@ -533,19 +531,8 @@ class Host(BlindHost):
                 heads={q: (s.count, s.head, s.signature) for q, s in h.heads.items()}
             )
             self._broadcast(h.heads_message)
-        self.match.record(h.game)
-        self.hand = None
+        self._hand_done(h.game)
         self.last_hand = h
-        self.quit.clear()
-        self.table.hand_over()
-        self._broadcast_lobby()
-        if self.match.over:
-            n = len(self.match.results)
-            self._say(f"match over after {n} hand{'s' if n != 1 else ''}: {self.standings()}")
-            if self.config.hands is not None or self.match.voids >= self.rules.scoring.void_limit:
-                self.finished = True
-                for cid in list(self.conns):
-                    self._close(cid, p.Bye(reason=f"match over: {self.standings()}"[:500]))
         return True
 
     # -- what the base asks -------------------------------------------------------------------
