@@ -796,6 +796,10 @@ class Session:
         if isinstance(m, p.BlindAbort):
             who = named(m.culprit or "nobody", h.names)
             self._note("warning", f"the host stopped the hand: {who} {m.detail}", m)
+        if part.seeds_sent and h.over_at is None and self.clock is not None:
+            # Its part is over (it revealed its seeds): from here the host owes the reveal and
+            # the hand's end, waited for as long as a commit-reveal hand's (``expire``).
+            h.over_at = self.clock()
         if part.outcome is not None and h.over is not None and not h.done:
             self._record(h)
         return replies

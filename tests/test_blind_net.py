@@ -541,3 +541,33 @@ def test_a_pass_with_a_point_outside_the_group_is_caught_by_the_next_author(
     ann = pid_of(out, "ann")
     assert found(out, "bob")[0] == ("unfair", ann, BlindFault.BAD_PASS)
     assert cli(out, "bob")[0] == ("unfair", [ann])
+
+
+def test_a_host_that_never_reveals_the_seeds_gets_a_void_verdict_in_time() -> None:
+    """The hand is over on every client's own engine, each sends its seeds, and the host
+    sends nothing more: past the wait (``HEADS_PATIENCE``) the hand is settled void, blamed
+    on the host, rather than left without a verdict."""
+    from lanswitch.host import HostConfig
+    from lanswitch.session import HEADS_PATIENCE
+    from tests.tablenet import TableNet
+
+    class Silent(Host):
+        def _blind_end(self, b: BlindHand) -> bool:
+            return False  # takes the seeds, never reveals nor ends the hand
+
+    net = TableNet(HostConfig(seats=2, bots=1, hands=1, blind=True, bot_delay=0), seed=3)
+    net.host = Silent(net.host.config, entropy=net.rng.randbytes, now=net.now)
+    ann = net.join("ann")
+    net.run(
+        lambda: (
+            ann.session.hand is not None
+            and ann.session.hand.blind is not None
+            and ann.session.hand.blind.seeds_sent
+        )
+    )
+    assert not ann.session.history
+    net.now += HEADS_PATIENCE + 1
+    ann.session.expire()
+    (record,) = ann.session.history
+    assert record.blind is not None
+    assert (record.blind.status, record.blind.culprit) == ("void", DEALER)
