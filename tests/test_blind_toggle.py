@@ -5,12 +5,16 @@ mode its journal says."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from lanswitch import protocol as p
 from lanswitch.host import Host, HostConfig
+from lanswitch.hosting import advertiser_for, new_table, resume_table
 from lanswitch.session import Session
 from lanswitch.table import Refusal, Refused
+from lanswitch.tls import load_or_create_identity
 from tests.tablenet import Link, TableNet
 
 
@@ -113,3 +117,27 @@ def test_a_refused_switch_replays_as_refused() -> None:
     net.join("ann")
     restored = Host.restore(list(net.host.inputs), entropy=net.rng.randbytes)
     assert not restored.blind
+
+
+def test_a_table_switched_to_blind_resumes_blind_and_advertises_so(tmp_path: Path) -> None:
+    """``--resume`` after a crash: the journal replays the switch, so the table that was
+    started plain comes back dealer-blind, and its advertisement says ``blind=1``; switched
+    back, it comes back plain."""
+    config = HostConfig(name="Toggled den", seats=3, bots=1, bot_delay=0.0)
+    identity = load_or_create_identity(tmp_path)
+    table = new_table(config, tmp_path, address="127.0.0.1", port=0)
+    for on in (True, False):
+        assert table.journal is not None
+        table.host.set_blind(on)
+        table.journal.write(table.host.inputs)  # as the server shell does after each call
+        table.host.inputs.clear()
+        table.journal.set("port", 40998)
+        table.journal.close()  # the process dies: the journal stays
+        table = resume_table(tmp_path)
+        assert table.host.blind is on
+        assert not table.host.config.blind
+        advertiser = advertiser_for(table, 40998, identity)
+        assert advertiser.blind is on
+        assert ("blind" in advertiser._properties()) is on
+    assert table.journal is not None
+    table.journal.finish()
