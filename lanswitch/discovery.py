@@ -570,19 +570,28 @@ class TableAdvertiser:
         seats_free: int | None = None,
         seats_total: int | None = None,
         rules: str | None = None,
+        blind: bool | None = None,
     ) -> None:
-        """Change the TXT record (e.g. when a seat is taken or freed) and announce it."""
+        """Change the TXT record (e.g. when a seat is taken or freed, or the host switches
+        the table to or from dealer-blind) and announce it. If the announcement fails, the
+        advertiser keeps what it announced before (so a later update tries again)."""
+        before = (self.seats_free, self.seats_total, self.rules, self.blind)
         changed = False
         for attr, value in (
             ("seats_free", seats_free),
             ("seats_total", seats_total),
             ("rules", rules),
+            ("blind", blind),
         ):
             if value is not None and getattr(self, attr) != value:
                 setattr(self, attr, value)
                 changed = True
         if changed:
-            await self._republish()
+            try:
+                await self._republish()
+            except BaseException:
+                self.seats_free, self.seats_total, self.rules, self.blind = before
+                raise
 
     async def close(self) -> None:
         """Send the goodbye and stop. Idempotent."""

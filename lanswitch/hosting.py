@@ -244,17 +244,19 @@ def advertiser_for(table: HostedTable, port: int, identity: Identity) -> TableAd
         fingerprint=identity.hex,
         version=PROTOCOL_VERSION,
         interfaces=None if table.address == "0.0.0.0" else [table.address],
-        blind=host.config.blind,
+        blind=host.blind,
     )
 
 
 async def follow_open_seats(advertiser: TableAdvertiser, table: HostedTable, shown: int) -> int:
-    """Advertise the table's open seats again if they changed from ``shown``; what is shown
-    now (a failed update is tried again next time)."""
-    now = table.host.table.open_seats()
-    if now != shown:
+    """Advertise the table's open seats again if they changed from ``shown``, and its rules
+    and deal (dealer-blind or not) if the host's player changed them in the lobby; the open
+    seats shown now (a failed update is tried again next time)."""
+    host = table.host
+    now = host.table.open_seats()
+    if now != shown or advertiser.blind != host.blind or advertiser.rules != host.rules_name:
         try:
-            await advertiser.update(seats_free=now)
+            await advertiser.update(seats_free=now, blind=host.blind, rules=host.rules_name)
         except Exception:  # mDNS is a convenience: the table plays on, and says so elsewhere
             return shown
     return now

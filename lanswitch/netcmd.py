@@ -151,7 +151,7 @@ async def _host(table: HostedTable, identity: Identity, out: TextIO, err: TextIO
         f"rules {escape(host.rules_name)}, {config.seats} seats, {_count(config.bots, 'bot')}"
         + (f", {_count(config.hands, 'hand')}" if config.hands else "")
         + (", password set" if config.password else "")
-        + (", dealer-blind" if config.blind else "")
+        + (", dealer-blind" if host.blind else "")
         + "\n"
     )
     if table.resumed:

@@ -74,6 +74,10 @@ class Refusal(enum.Enum):
     TOO_FEW = "at least two seats must be filled"
     EMPTY_CHAT = "say something"
     UNKNOWN_BOT = "there is no such bot"
+    TIMED_BLIND = (
+        "a table with a turn timer cannot deal dealer-blind: the host cannot move for a "
+        "player whose cards it cannot see"
+    )
 
 
 class Refused(Exception):  # noqa: N818  (a refusal, not a failure of ours)
@@ -349,6 +353,13 @@ class Table:
         self._as_host(client)
         self.rules = rules
         for s in self.seats:  # new rules: everyone confirms again
+            if s.kind == "human":
+                self.seats[s.index] = replace(s, ready=False)
+
+    def set_deal(self, client: str) -> None:
+        """The host changes how the next hands are dealt: everyone confirms again."""
+        self._as_host(client)
+        for s in self.seats:
             if s.kind == "human":
                 self.seats[s.index] = replace(s, ready=False)
 

@@ -13,6 +13,7 @@ import socket
 import struct
 import time
 from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
@@ -29,6 +30,9 @@ from lanswitch.discovery import (
     local_ipv4_addresses,
     preferred_order,
 )
+from lanswitch.host import HostConfig
+from lanswitch.hosting import advertiser_for, follow_open_seats, new_table
+from lanswitch.tls import load_or_create_identity
 
 LOOPBACK = ["127.0.0.1"]
 WAIT = 10.0  # the longest any single wait may take
@@ -303,3 +307,41 @@ def test_preferred_order_tries_the_own_subnet_first() -> None:
     ]
     assert preferred_order(advertised, local=["10.0.0.9"])[0] == "10.0.0.7"
     assert preferred_order([], local=[]) == []
+
+
+@needs_multicast
+def test_the_txt_record_follows_the_hosts_switch_to_and_from_dealer_blind(tmp_path: Path) -> None:
+    """The host's player switches the table's deal in the lobby (``Host.set_blind``): the
+    shell's loop (``follow_open_seats``) puts ``blind=1`` in the TXT record, and takes it out
+    again, and a browser's answers (what the table browser and ``join`` choose from) show
+    each change."""
+    name = f"{K} toggled"
+    config = HostConfig(name=name, seats=3, bots=1, bot_delay=0.0)
+    table = new_table(config, tmp_path, address="127.0.0.1", port=0, journal=False)
+    adv = advertiser_for(table, 40021, load_or_create_identity(tmp_path))
+    assert not adv.blind
+
+    def blind(browser: TableBrowser) -> bool | None:
+        return next((t.blind for t in browser.answers() if t.name == name), None)
+
+    async def scenario() -> list[bool | None]:
+        seen: list[bool | None] = []
+        async with TableBrowser(interfaces=LOOPBACK) as browser, adv:
+            assert await browser.wait_for(lambda _: blind(browser) is not None, timeout=WAIT)
+            seen.append(blind(browser))
+            shown = table.host.table.open_seats()
+            for on in (True, False):
+                table.host.set_blind(on)
+                shown = await follow_open_seats(adv, table, shown)
+                assert adv.blind is on
+                assert ("blind" in adv._properties()) is on
+
+                def shows(_: dict[str, Table], on: bool = on) -> bool:
+                    return blind(browser) is on
+
+                ok = await browser.wait_for(shows, timeout=WAIT)
+                assert ok, (on, browser.answers())
+                seen.append(blind(browser))
+        return seen
+
+    assert run(scenario, limit=40.0) == [False, True, False]

@@ -104,14 +104,18 @@ async def terminal(
     screen: Screen,
     *,
     now: float | None = None,
+    powers_for: Callable[[Host, Callable[[], None]], HostPowers] | None = None,
     **run: Any,
 ) -> AsyncIterator[Terminal]:
     """A host for ``config`` served on loopback, and ann's terminal client at it, drawing on
-    ``screen``, once it shows the lobby. On leaving: a client still running is cancelled (one
-    that failed raises here), then the server is closed."""
+    ``screen``, once it shows the lobby (``powers_for``: ann is the host's player, with its
+    powers). On leaving: a client still running is cancelled (one that failed raises here),
+    then the server is closed."""
     host = Host(config, entropy=os.urandom, now=time.monotonic() if now is None else now)
     server = Server(host, ssl_context=server_context(identity), address=LOOPBACK)
     await server.start()
+    if powers_for is not None:  # ann is the host's own player (``lanswitch play``)
+        run["powers"] = powers_for(host, server.poke)
     try:
         target = Target(config.name, (LOOPBACK,), server.port, identity.fingerprint, "t")
         session = Session("ann", key=Ed25519PrivateKey.generate(), entropy=os.urandom)
@@ -1177,3 +1181,60 @@ def test_a_host_that_dies_is_said_at_once_and_so_is_its_return(
         asyncio.run(asyncio.wait_for(main(), 90))
     finally:
         host.stop()
+
+
+def test_the_hosts_player_switches_the_deal_with_f_and_the_hand_is_dealt_so(
+    identity: Identity,
+) -> None:
+    """The issue's lobby setting: f in the host's lobby makes the table dealer-blind (the
+    lobby and the hint say so at once), f again makes it commit-reveal; a hand started after
+    it is dealt as the lobby says, and checked fair."""
+    screen = Screen()
+
+    async def main() -> None:
+        config = HostConfig(name="F", seats=2, bots=1, bot_delay=0.0, hands=None)
+        async with terminal(identity, config, screen, powers_for=host_powers) as t:
+            footer = screen_text(t.model, 80, 24)[-1]
+            assert "f deal" in footer
+            assert "c chat" in footer  # every host hint still fits at 80 columns
+
+            def blind() -> bool | None:
+                lobby = t.session.lobby
+                return None if lobby is None else lobby.blind
+
+            for on in (True, False, True):
+                t.keys.send_text("f")
+
+                def shown(on: bool = on) -> bool:
+                    return blind() is on
+
+                await until(shown)
+                assert t.host.blind is on
+            for cols, rows in SIZES:
+                lines = screen_text(t.model, cols, rows)
+                assert any("Rules: switch · dealer-blind" in line for line in lines), lines
+                assert "q leave" in lines[-1]
+            said = " ".join(" ".join(screen_text(t.model, 80, 24)).split())
+            assert "Dealer-blind from the next hand" in said
+            t.keys.send_text("r")
+            await t.play_by_keys(lambda: bool(t.session.history))
+            record = t.session.history[-1]
+            assert record.blind is not None, "the hand was not dealt dealer-blind"
+            assert record.blind.status == "fair", str(record.blind)
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_f_at_a_timed_table_is_not_offered_and_says_why() -> None:
+    net = TableNet(HostConfig(name="T", seats=2, bots=1, bot_delay=0.0, turn_timer=30), seed=2)
+    model, _ = tui_at(net, powers=host_powers(net.host, lambda: net.tick(net.now)))
+    assert "b/x bot +/-" in screen_text(model)[-1]
+    assert "f deal" not in screen_text(model)[-1]
+    f = next(k for k in KEYS if "f" in k.keys)
+    f.action(model)  # the key, pressed anyway
+    assert not net.host.blind
+    assert "turn timer" in model.status
+    model.update()
+    assert "turn timer" in " ".join(" ".join(screen_text(model, 100, 30)).split())
+    model.open("help")
+    assert "f deal: dealer-blind or commit-reveal" in " ".join(screen_text(model))

@@ -72,6 +72,9 @@ class HostBase:
         self.config = config
         self.rules = config.rules
         self.rules_name = config.rules_name or config.rules.name
+        self.blind = config.blind
+        """Whether the next hand is dealt dealer-blind (``config.blind`` at first; the host's
+        player may change it between hands: :meth:`set_blind`)."""
         self.table = Table(
             name=config.name,
             rules=config.rules,
@@ -327,6 +330,25 @@ class HostBase:
         self._broadcast_lobby()
 
     @journaled
+    def set_blind(self, on: bool) -> None:
+        """Deal the next hands dealer-blind (``on``) or by commit-reveal. Between hands only
+        (Refused IN_PLAY, as the rules); never at a table with a turn timer (TIMED_BLIND).
+        The seated players confirm again, as after new rules: they agreed to another deal.
+        The match goes on (how a hand is dealt does not change its score)."""
+        if on and self.config.turn_timer:
+            raise Refused(Refusal.TIMED_BLIND)
+        if on == self.blind:
+            return
+        self.table.set_deal(HOST_ID)
+        self.blind = on
+        self._say(
+            "the next hands are dealt dealer-blind"
+            if on
+            else "the next hands are dealt by commit-reveal (not dealer-blind)"
+        )
+        self._broadcast_lobby()
+
+    @journaled
     def kick(self, seat: int) -> None:
         entry = self._seat_client(seat)
         if entry is None:
@@ -490,7 +512,7 @@ class HostBase:
             hands=len(results),
             scores=tuple(self.match.totals) if results else (),
             turn_timer=round(self.config.turn_timer),
-            blind=self.config.blind,
+            blind=self.blind,
         )
 
     def _broadcast_lobby(self) -> None:

@@ -155,6 +155,7 @@ REPLAYED = frozenset(
         "add_bot",
         "remove_bot",
         "set_rules",
+        "set_blind",
         "kick",
         "set_owner",
     }

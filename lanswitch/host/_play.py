@@ -128,7 +128,7 @@ class Host(BlindHost):
             elif s.kind == "human":
                 entry = self.table.clients[s.client or ""]
                 keys[pids[s.index]] = self.keys[entry.token]
-        if self.config.blind:
+        if self.blind:
             self._start_blind_hand(game, pids, bots)
             return
         dealer = self.dealer_cls(

@@ -62,6 +62,12 @@ def _host(model: TuiModel) -> bool:
     return model.powers is not None
 
 
+def _can_switch_deal(model: TuiModel) -> bool:
+    # The host's player, at a table without a turn timer (a timed table cannot be blind).
+    lobby = model.session.lobby
+    return model.powers is not None and lobby is not None and not lobby.turn_timer
+
+
 def _layable(model: TuiModel) -> bool:
     legal = model.legal()
     return any(c in legal for c in model.hand())
@@ -99,6 +105,15 @@ KEYS: tuple[Key, ...] = (
     Key(("x",), "", _LOBBY, lambda m: m.host_power("remove_bot"), _host, shown=False),
     Key(("g",), "g rules", _LOBBY, lambda m: m.host_power("next_rules"), _host, rank=3),
     Key(("s",), "s start", _LOBBY, lambda m: m.host_power("start"), _host, rank=2),
+    Key(
+        ("f",),
+        "f deal: dealer-blind or commit-reveal",  # the help's line; the bar's is short
+        _LOBBY,
+        lambda m: m.host_power("toggle_blind"),
+        _can_switch_deal,
+        rank=5,  # after chat; the lobby's rules line says which deal it is now
+        label=lambda m: "f deal",
+    ),
     Key(("c",), "c chat", _ALL - {"closed", "connecting"}, lambda m: m.open("chat"), rank=4),
     Key(("v",), "v verdict", frozenset({"over"}), lambda m: m.open("details"), rank=2),
     Key(("?",), "? help", _ALL, lambda m: m.open("help"), rank=0),

@@ -463,6 +463,9 @@ def _lobby_notes(model: TuiModel, cols: int, where: str) -> list[StyledText]:
     if lobby.spectators:
         say(f"{lobby.spectators} watching.", "class:dim")
     if model.powers is not None:
+        said, hands = model.power_said
+        if said and hands == lobby.hands:  # what the last b, x, g or f did, or why not
+            say(said[0].upper() + said[1:] + ".", "class:dim")
         for line in model.powers.waiting():
             say(line + ".", "class:warn")
         if where:

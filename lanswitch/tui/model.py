@@ -48,6 +48,10 @@ class HostPowers:
     start: Callable[[], str | None]
     arrivals: Callable[[int], tuple[list[str], int]] = field(default=lambda n: ([], n))
     waiting: Callable[[], list[str]] = field(default=list)
+    toggle_blind: Callable[[], str | None] = field(
+        default=lambda: "this table cannot switch how it deals"
+    )
+    """Deal the next hands dealer-blind, or by commit-reveal again (what it says, or why not)."""
 
 
 @dataclass(slots=True)
@@ -88,6 +92,9 @@ class TuiModel:
         self.overlay: str | None = None  # "help", "chat", "quit", "details"
         self.scroll = 0  # the first line shown of a long overlay (the verdict, the help)
         self.status = ""  # one line of feedback (a refusal, why a card cannot be laid)
+        self.power_said: tuple[str, int] = ("", 0)
+        """What the host's last power said, and the hands played then: the host's lobby
+        shows it until another hand is played."""
         self.dismissed_hand: int | None = None  # the hand-end screen the player closed
         self.quit = False
         self.failure: str | None = None  # the connection failed for good: why
@@ -482,6 +489,8 @@ class TuiModel:
             return
         result = getattr(self.powers, name)()
         self.status = result or ""
+        lobby = self.session.lobby
+        self.power_said = (self.status, -1 if lobby is None else lobby.hands)
         if name == "start":
             self.toggle_ready(True)
 

@@ -209,6 +209,15 @@ def host_powers(host: Host, poke: Callable[[], None]) -> HostPowers:
         nxt = order[(order.index(now) + 1) % len(order)]
         return act(lambda: host.set_rules(PRESETS[nxt], nxt)) or f"rules: {nxt}"
 
+    def toggle_blind() -> str | None:
+        on = not host.blind
+        said = (
+            "dealer-blind from the next hand: the host cannot see any card it is not dealt"
+            if on
+            else "commit-reveal from the next hand (not dealer-blind)"
+        )
+        return act(lambda: host.set_blind(on)) or said
+
     def start() -> str | None:
         for _ in range(len(host.table.seats)):  # every empty seat gets a bot
             if not any(s.kind == "empty" for s in host.table.seats):
@@ -232,7 +241,9 @@ def host_powers(host: Host, poke: Callable[[], None]) -> HostPowers:
             lines = [f"{line} (x stands a bot up for them now)" for line in lines]
         return lines
 
-    return HostPowers(add_bot, remove_bot, next_rules, start, arrivals, waiting)
+    return HostPowers(
+        add_bot, remove_bot, next_rules, start, arrivals, waiting, toggle_blind=toggle_blind
+    )
 
 
 async def play(settings: Play, rules: RuleSet) -> tuple[int, str]:
