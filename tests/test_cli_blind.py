@@ -104,7 +104,7 @@ def test_a_blind_table_hosted_listed_and_joined_headless_is_fair_and_verifies(
 ) -> None:
     name = f"Blind {uuid.uuid4().hex[:6]}"
     host = host_factory(
-        *("--name", name, "--seats", "3", "--bots", "1", "--hands", "2", "--bot-delay", "0.2"),
+        *("--name", name, "--seats", "3", "--bots", "1", "--hands", "2", "--bot-delay", "0.05"),
         "--blind",
     )
     host_out = host.out_path.read_text()
