@@ -513,6 +513,8 @@ class BlindHost(HostBase):
         score the hand."""
         if not b.seeds_deadline:
             b.seeds_deadline = self._now + self.config.heads_timeout
+        for q, left in b.leaving.items():  # a goodbye the hand's end overtook: its seeds
+            b.seeds.setdefault(q, left)
         holder = b.part.holder
         b.seeds.setdefault(DEALER, tuple(holder.seeds[k] for k in sorted(holder.seeds)))
         waiting = [
