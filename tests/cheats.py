@@ -125,6 +125,30 @@ def _chooser(name: str) -> Callable[[Session], int]:
     return choose
 
 
+def carl_leaves(how: str, after_seq: int, tries: int) -> Callable[[dict[str, Client]], Any]:
+    """A ``during`` for :func:`play_over_tls`: once carl's client is past step ``after_seq``
+    and owes the deal nothing (``Session.owes_seed``; checked ``tries`` times, 5 ms apart),
+    carl leaves — saying goodbye (``how="bye"``), or his program killed (``"kill"``), never to
+    come back."""
+
+    async def leave(clients: dict[str, Client]) -> None:
+        carl = clients["carl"]
+        for _ in range(tries):
+            if carl.session.seq >= after_seq and not carl.session.owes_seed():
+                break
+            await asyncio.sleep(0.005)
+        if how == "bye":
+            for m in carl.session.leave():
+                carl.send(m)
+        else:
+            writer = carl._writer
+            assert writer is not None
+            carl.session.closed = True  # the program is gone: it never comes back
+            writer.transport.abort()
+
+    return leave
+
+
 def verify_files(files: Sequence[Path]) -> tuple[int, list[dict[str, Any]]]:
     """The untouched ``lanswitch verify --json FILE…``: its exit code and each file's verdict."""
     out = io.StringIO()

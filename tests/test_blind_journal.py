@@ -12,7 +12,7 @@ from lanswitch.host import Host
 from lanswitch.host._blind import BlindHand
 from lanswitch.rules import PRESETS
 from tests.tablenet import TableNet
-from tests.test_journal import config, owner
+from tests.test_journal import config, restart_mid_hand
 
 
 def fair(records: list[object]) -> list[str]:
@@ -52,26 +52,13 @@ def test_a_restarted_blind_player_process_takes_its_seat_back() -> None:
     """``lanswitch play --resume`` at a blind table: the host's own player comes back as a new
     process with the key and seed secret the journal kept; it makes the same passes and keys
     again (its seeds come from each shuffle's context), which are no news to the host."""
-    raw = bytes(range(32))
+
+    def blind_hand_in_play(net: TableNet) -> None:
+        assert isinstance(net.host.hand, BlindHand)
+
     net = TableNet(config(blind=True, hands=2), seed=8, journal=True)
-    ann = net._open(owner(raw))
-    ann.chooser = net.bot("heuristic")
-    bob = net.join("bob")
-    net.run(lambda: ann.session.seq > 30)
-    assert isinstance(net.host.hand, BlindHand)
-    token = ann.session.token
-    records = list(net.host.inputs)
-    net.host = Host.restore(records, entropy=net.rng.randbytes)
-    net.host.drop_connections(net.now)
-    for link in (ann, bob):
-        link.alive = False
-    net.links.clear()
-    bob = net.resume(bob)
-    fresh = owner(raw)
-    fresh.token = token
-    ann = net._open(fresh)
-    ann.chooser = net.bot("heuristic")
-    net.run(lambda: net.host.finished)
+    ann, bob = restart_mid_hand(net, bytes(range(32)), blind_hand_in_play)
+    fresh = ann.session
     assert not [m for m in ann.received if isinstance(m, p.Reject)]
     assert [r.hand_no for r in fresh.history] == [1, 2]
     assert fair([*fresh.history, *bob.session.history]) == ["fair"] * 4

@@ -28,7 +28,7 @@ from lanswitch.host import Host
 from lanswitch.host._blind import BlindHand
 from lanswitch.session import Session
 from tests import test_blind as cheats
-from tests.cheats import Outcome, Person, make_host, play_over_tls
+from tests.cheats import Outcome, Person, carl_leaves, make_host, play_over_tls
 
 PEOPLE = [Person("ann"), Person("bob")]
 
@@ -362,27 +362,6 @@ def test_a_blind_table_plays_big_hands_with_reshuffles(tmp_path: Path) -> None:
 # People who leave
 
 
-def _leaving(how: str) -> Any:
-    async def leave(clients: dict[str, Any]) -> None:
-        carl = clients["carl"]
-        for _ in range(4000):
-            # Between shuffles: a person's passes are in the shuffle in progress (a client
-            # about to leave waits for it: Session.owes_seed).
-            if carl.session.seq >= 8 and not carl.session.owes_seed():
-                break
-            await asyncio.sleep(0.005)
-        if how == "bye":
-            for m in carl.session.leave():
-                carl.send(m)
-        else:
-            writer = carl._writer
-            assert writer is not None
-            carl.session.closed = True  # the program is gone: it never comes back
-            writer.transport.abort()
-
-    return leave
-
-
 def test_a_person_who_says_goodbye_mid_hand_does_not_void_it(tmp_path: Path) -> None:
     """Carl leaves mid-hand, publishing his seeds: the host's stand-in plays his seat (its
     cards' keys now owed to the host), the hand goes on — reshuffles after he went included —
@@ -392,7 +371,12 @@ def test_a_person_who_says_goodbye_mid_hand_does_not_void_it(tmp_path: Path) -> 
     people = [Person("ann"), Person("bob"), Person("carl", think=0.05, honest=False)]
     for attempt in range(6):  # until a hand reshuffles after carl went
         host = make_host(blind=True, seats=4, hands=1, rules=BIG_HANDS)
-        out = play_over_tls(host, people, tmp_path / str(attempt), during=_leaving("bye"))
+        out = play_over_tls(
+            host,
+            people,
+            tmp_path / str(attempt),
+            during=carl_leaves("bye", after_seq=8, tries=4000),
+        )
         assert found(out, "ann")[0][0] == "fair", found(out, "ann")
         assert found(out, "bob")[0][0] == "fair"
         assert out.cli_statuses("ann") == ["fair"]
@@ -412,7 +396,7 @@ def test_a_person_who_vanishes_mid_hand_voids_it_and_is_blamed(tmp_path: Path) -
     """Killed, carl publishes nothing: the positions only his keys open stay locked."""
     people = [Person("ann"), Person("bob"), Person("carl", think=0.05, honest=False)]
     host = make_host(blind=True, seats=4, hands=1)
-    out = play_over_tls(host, people, tmp_path, during=_leaving("kill"))
+    out = play_over_tls(host, people, tmp_path, during=carl_leaves("kill", after_seq=8, tries=4000))
     carl = pid_of(out, "carl")
     for name in ("ann", "bob"):
         assert found(out, name)[0] == ("void", carl, BlindFault.WITHHELD), name

@@ -53,7 +53,7 @@ from lanswitch.host._play import _announce
 from lanswitch.rules import PRESETS
 from lanswitch.session import Session
 from tests import test_tamper as tamper
-from tests.cheats import Outcome, Person, make_host, play_over_tls
+from tests.cheats import Outcome, Person, carl_leaves, make_host, play_over_tls
 
 PEOPLE = [Person("ann"), Person("bob")]
 
@@ -660,22 +660,9 @@ def test_a_player_who_leaves_mid_hand_does_not_void_it(
     if defence == "v1":
         _v1_rounds(v1)
 
-    async def leave(clients: dict[str, Client]) -> None:
-        carl = clients["carl"]
-        for _ in range(2000):
-            # Not while carl owes a seed: a link lost for good between a commitment and its
-            # reveal still voids the hand (docs/fairness.md); the test is of the rest of it.
-            if carl.session.seq >= 6 and not carl.session.owes_seed():
-                break
-            await asyncio.sleep(0.005)
-        if how == "bye":
-            for m in carl.session.leave():
-                carl.send(m)
-        else:
-            writer = carl._writer
-            assert writer is not None
-            carl.session.closed = True  # the program is gone: it never comes back
-            writer.transport.abort()
+    # Not while carl owes a seed: a link lost for good between a commitment and its reveal
+    # still voids the hand (docs/fairness.md); the test is of the rest of it.
+    leave = carl_leaves(how, after_seq=6, tries=2000)
 
     people = [Person("ann"), Person("bob"), Person("carl", think=0.05, honest=False)]
     for attempt in range(8):  # until a hand reshuffles after carl went

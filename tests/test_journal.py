@@ -5,6 +5,8 @@ transcript still verifying. The sqlite journal and ``--resume`` are in ``test_cr
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import msgpack
 import pytest
 
@@ -14,7 +16,7 @@ from lanswitch.host import Host, HostConfig, ReplayError
 from lanswitch.hosting import owner_session
 from lanswitch.rules import PRESETS
 from lanswitch.session import Session
-from tests.tablenet import TableNet
+from tests.tablenet import Link, TableNet
 
 
 def config(**kw: object) -> HostConfig:
@@ -184,17 +186,21 @@ def test_a_host_without_a_journal_keeps_no_records() -> None:
     assert not net.host._entropy.drawn
 
 
-def test_a_restarted_player_process_with_its_key_and_seeds_takes_its_seat_back() -> None:
-    """``lanswitch play --resume``: the host's own player comes back as a new process (a new
-    Session) with the key and the seed secret the journal kept; in a hand whose rounds it had
-    answered before, it sends the same commitments and seeds again, which are no news."""
-    raw = bytes(range(32))
-
-    net = TableNet(config(hands=2), seed=8, journal=True)
+def restart_mid_hand(
+    net: TableNet, raw: bytes, before: Callable[[TableNet], None] | None = None
+) -> tuple[Link, Link]:
+    """``lanswitch play --resume`` on ``net``: ann, the host's own player (from the journal's
+    32 bytes ``raw``), and bob play until ann is 30 steps into the match; then the host is
+    restored from its journal, bob resumes by his token, and ann comes back as a new process
+    (a new Session) with the key, seed secret and token the journal kept. The match is played
+    to its end; ann's new link and bob's are returned. ``before`` looks at the table just
+    before the restart."""
     ann = net._open(owner(raw))
     ann.chooser = net.bot("heuristic")
     bob = net.join("bob")
     net.run(lambda: ann.session.seq > 30)
+    if before is not None:
+        before(net)
     token = ann.session.token
     records = list(net.host.inputs)
     net.host = Host.restore(records, entropy=net.rng.randbytes)
@@ -208,6 +214,14 @@ def test_a_restarted_player_process_with_its_key_and_seeds_takes_its_seat_back()
     ann = net._open(fresh)
     ann.chooser = net.bot("heuristic")
     net.run(lambda: net.host.finished)
+    return ann, bob
+
+
+def test_a_restarted_player_process_with_its_key_and_seeds_takes_its_seat_back() -> None:
+    """The host's own player comes back as a new process; in a hand whose rounds it had
+    answered before, it sends the same commitments and seeds again, which are no news."""
+    ann, bob = restart_mid_hand(TableNet(config(hands=2), seed=8, journal=True), bytes(range(32)))
+    fresh = ann.session
     assert not [m for m in ann.received if isinstance(m, p.Reject)]
     assert [r.hand_no for r in fresh.history] == [1, 2]
     for r in [*fresh.history, *bob.session.history]:
