@@ -364,20 +364,7 @@ def test_the_hand_end_screen_shows_cards_left_points_and_placings_that_agree() -
     net = TableNet(HostConfig(name="T", rules=rules, seats=3, bots=2, bot_delay=0.0), seed=6)
     model, _ = tui_at(net)
     net.send(net.links[1], p.Ready(ready=True))
-    for _ in range(3000):
-        net.run(lambda: model.session.my_turn() or bool(model.session.history), steps=20_000)
-        model.update()
-        if model.screen == "over" and model.session.history:
-            break
-        legal = model.legal()
-        cards = [c for c in model.hand() if c in legal]
-        if cards:
-            model.cursor = list(model.hand()).index(cards[0])
-            model.enter()
-        elif model.choices():
-            model.enter()
-        else:
-            model.draw() if DRAW in legal else model.pass_turn()
+    play_out_the_hand(net, model)
     assert model.screen == "over"
     s = model.session
     over = s.hand.over  # type: ignore[union-attr]
