@@ -23,9 +23,10 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -275,6 +276,23 @@ def _everyone_exits_0(match: Match, deadline: float) -> None:
         assert code == 0, f"{proc.name} exited with {code}\n{match.lan.describe()}"
 
 
+def _verify(lan: Lan, files: Sequence[Path]) -> dict[str, Any]:
+    """``lanswitch verify --json FILE…`` on the host's machine (outside the namespaces): its
+    report, once it has exited 0."""
+    done = subprocess.run(
+        [PY, "-m", "lanswitch", "verify", "--json", *map(str, files)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=_env(lan.workdir / "data-verify"),
+        cwd=ROOT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
 def _check_hands(match: Match) -> dict[str, list[Transcript]]:
     """Each laptop kept one transcript per hand, said each was fair, and all of them verify
     together (``lanswitch verify`` compares the seats' transcripts of a hand); the laptops'
@@ -293,17 +311,8 @@ def _check_hands(match: Match) -> dict[str, list[Transcript]]:
         kept[laptop] = sorted(
             (Transcript.from_json(f.read_bytes()) for f in found), key=lambda t: t.setup.hand_no
         )
-    done = subprocess.run(
-        [PY, "-m", "lanswitch", "verify", "--json", *map(str, files)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=_env(lan.workdir / "data-verify"),
-        cwd=ROOT,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    summary = json.loads(done.stdout)["summary"]
+    report = _verify(lan, files)
+    summary = report["summary"]
     assert summary["fair"] == len(files) == HANDS * len(match.transcripts), summary
     assert summary["missing_hands"] == {}, summary
     for i in range(HANDS):
@@ -539,17 +548,8 @@ def test_a_dealer_blind_match_with_a_friends_laptop_plays_to_its_end_and_every_h
     assert "the host ended the match: match over" in bob.stdout(), bob.describe()
     files = sorted(tdir.glob("*.json"))
     assert len(files) == HANDS, bob.describe()
-    done = subprocess.run(
-        [PY, "-m", "lanswitch", "verify", "--json", *map(str, files)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=_env(lan.workdir / "data-verify"),
-        cwd=ROOT,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    checked = json.loads(done.stdout)["files"]
+    report = _verify(lan, files)
+    checked = report["files"]
     assert [(f["status"], f["dealer_blind"]) for f in checked] == [("fair", True)] * HANDS
     # ann's history (the host's own seat) keeps both hands, dealer-blind and fair.
     history = subprocess.run(
