@@ -751,12 +751,12 @@ class Session:
     def _record_blind(self, h: _HandState, part: BlindPart) -> None:
         m = h.message
         outcome = part.outcome
-        if outcome is None:  # the seeds never came: nothing can be checked
+        if outcome is None and part.seat is None:
+            outcome = BlindOutcome("void")  # watched, and the seeds never came
+        elif outcome is None:  # the seeds never came: nothing can be checked
             outcome = BlindOutcome(
                 "void", DEALER, BlindFault.WITHHELD, "no seeds after the hand", proven=False
             )
-        if part.seat is None:
-            outcome = outcome if part.outcome is not None else BlindOutcome("void")
         if outcome.status == "void" and part.seat is not None:
             culprits = (outcome.culprit,) if outcome.culprit else ()
             self._count_void(VoidEntry(m.hand_no, culprits, outcome.proven, None, m.game_id))
