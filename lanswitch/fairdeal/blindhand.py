@@ -287,6 +287,7 @@ class Follower:
         """People who left mid-hand, in order, each with the seeds it published
         (:meth:`on_leave`); the step ``("leave", i)`` is the ``i``-th."""
         self._owners: dict[int, str] = {}  # a seat whose person left: the host's from then on
+        self._turn_up: tuple[tuple[int, int], int | None] | None = None  # pending_turn_up's
         self.stopped: tuple[str, object] | None = None
         """The step that broke the deal, as it came (``("pass", (shuffle, pid, number, points,
         signature))``, ``("open", Opening)`` or ``("move", MoveRecord)``): a hand's file keeps
@@ -417,7 +418,13 @@ class Follower:
         rec = self.open_shuffle
         if rec is None or rec.next_pass() is not None:
             return None
-        return next_turn_up(self.game, rec.base, rec.n, rec.opened)
+        # Asked after every message while a deal turns cards up (what is due, who is awaited,
+        # whether to open): the answer changes only when a position is opened, and each
+        # asking plays the deal through a copy of the engine.
+        key = (rec.index, len(rec.opened))
+        if self._turn_up is None or self._turn_up[0] != key:
+            self._turn_up = (key, next_turn_up(self.game, rec.base, rec.n, rec.opened))
+        return self._turn_up[1]
 
     def finish_deal(self) -> list[Event]:
         """Apply the open shuffle to the engine: its passes are in and every position its deal
