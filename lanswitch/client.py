@@ -349,11 +349,9 @@ class Client:
 
     ``chooser(session)`` returns the move to play when it is this seat's turn (a headless bot);
     None leaves moves to :meth:`send` (an interactive client). ``think`` seconds pass before a
-    chosen move is sent. ``on_news`` sees each :class:`~lanswitch.session.News` as it comes;
-    ``on_turn`` is told when this seat's turn begins or ends, news or not (a screen redraws on
-    news, and at a dealer-blind table a turn can begin with none: the last key of a card this
-    seat drew arrives, and nothing else changes). ``history`` keeps every finished hand (None:
-    not kept).
+    chosen move is sent. ``on_news`` sees each :class:`~lanswitch.session.News` as it comes
+    (a turn always begins with news: at a dealer-blind table, a card of this seat's opening is
+    news too). ``history`` keeps every finished hand (None: not kept).
     """
 
     def __init__(
@@ -369,11 +367,8 @@ class Client:
         clock: Callable[[], float] = time.monotonic,
         reconnect_for: float = RECONNECT_FOR,
         history: HistoryWriter | None = None,
-        on_turn: Callable[[bool], None] | None = None,
     ) -> None:
         self.session = session
-        self.on_turn = on_turn
-        self._mine = False  # whether it was this seat's turn when on_turn was last told
         self.target = target
         self.pins = pins
         self.accept_change = accept_change
@@ -551,7 +546,6 @@ class Client:
                         writer.write(conn.send(r))
                 self._record_hands()
                 self._emit_news()
-                self._follow_turn()
                 if s.closed or s.lost_place or not data:
                     return welcomed
                 self._maybe_act()
@@ -624,14 +618,6 @@ class Client:
             )
             if warning is not None:
                 s.news.append(News("warning", warning))
-
-    def _follow_turn(self) -> None:
-        """Tell ``on_turn`` if this seat's turn began or ended since it was last told."""
-        mine = self.session.my_turn()
-        if mine != self._mine:
-            self._mine = mine
-            if self.on_turn is not None:
-                self.on_turn(mine)
 
     def _emit_news(self) -> None:
         news = self.session.news

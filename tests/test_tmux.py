@@ -206,7 +206,7 @@ def test_a_dealer_blind_match_of_lanswitch_play_to_its_end_at_80x24(tmp_path: Pa
 
     The friend matters: when ann draws, the last key of her card can come from the friend
     alone, with no other news, and the screen (drawn on news) showed the card as a joker
-    and no key to press until it was told of the turn (``Client.on_turn``)."""
+    and no key to press until that card's opening became news (``opened``)."""
     env = {**os.environ, "LANSWITCH_DATA_DIR": str(tmp_path), "TERM": "xterm-256color"}
     log = tmp_path / "play.err"
     hands = 2

@@ -90,13 +90,7 @@ async def run_client(
             if (session.timer_ms and model.screen == "table") or model.lost_since is not None:
                 tui.app.invalidate()
 
-    def turn(_mine: bool) -> None:
-        # A turn that begins without news (dealer-blind: the last key of a drawn card came
-        # in) must still be drawn, keys and all, or the player sees no turn to take.
-        news(None)
-
     client.on_news = news
-    client.on_turn = turn
     net = asyncio.create_task(client.run())
 
     def net_done(task: asyncio.Task[None]) -> None:
@@ -114,7 +108,6 @@ async def run_client(
         await tui.app.run_async(handle_sigint=_loop_takes_signals())
     finally:
         client.on_news = previous
-        client.on_turn = None
         ticker.cancel()
         if not net.done():
             if not session.closed:
