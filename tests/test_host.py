@@ -14,7 +14,16 @@ from lanswitch import protocol as p
 from lanswitch.fairdeal import BY_STAND_IN, LEFT, Away, Move, verify, verify_all
 from lanswitch.fairdeal.primitives import log_head_message, sign
 from lanswitch.game import DRAW
-from lanswitch.host import DROP_AFTER, LOG_KEEP, MAX_CLIENTS, PING_AFTER, Host, HostConfig
+from lanswitch.host import (
+    DROP_AFTER,
+    IDLE_PING_AFTER,
+    LOG_KEEP,
+    MAX_CLIENTS,
+    PING_AFTER,
+    PONG_WAIT,
+    Host,
+    HostConfig,
+)
 from lanswitch.rules import PRESETS
 from lanswitch.session import HEADS_PATIENCE, Session, named
 from lanswitch.table import Refusal
@@ -450,6 +459,28 @@ def test_a_silent_connection_is_pinged_then_dropped() -> None:
     net.tick(DROP_AFTER + 0.2)
     assert not a.alive
     assert 0 in net.host.away  # the seat is kept for a resume
+
+
+def test_in_play_only_the_seat_to_act_is_pinged_soon() -> None:
+    """Issue #17: a host of many tables pinged every viewer after two seconds of silence,
+    though in play a viewer only listens. Now the seat to act is pinged ``PING_AFTER`` into its
+    turn; a silent viewer only after ``IDLE_PING_AFTER``, and dropped if it does not answer."""
+    net = TableNet(config(seats=2, bots=0, hands=None))
+    a, b = net.join("ann", bot=None), net.join("bob", bot=None)  # neither moves by itself
+    net.run(lambda: a.session.my_turn() or b.session.my_turn())
+    actor, viewer = (a, b) if a.session.my_turn() else (b, a)
+    viewer.mute = True
+    viewer_heard = net.host.conns[viewer.cid].heard
+    net.tick(net.now + PING_AFTER + 0.5)
+    assert of(actor, p.Ping), "the seat to act is pinged after PING_AFTER"
+    assert not of(viewer, p.Ping), "a viewer is not pinged as soon"
+    net.tick(viewer_heard + IDLE_PING_AFTER + 0.1)
+    assert of(viewer, p.Ping)
+    assert viewer.alive
+    assert actor.alive
+    net.tick(net.now + PONG_WAIT + 0.5)
+    assert not viewer.alive
+    assert actor.alive
 
 
 def test_the_turn_timer_plays_the_safe_move_and_the_view_shows_the_time_left() -> None:

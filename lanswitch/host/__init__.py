@@ -28,8 +28,10 @@ Policies the spec leaves to the host, as this one implements them (``docs/hostin
   cards are dealt, forfeits the hand).
 * With a turn timer, a seat that lets it run out has the safest legal move made for it (draw,
   else pass, else its first legal move).
-* The host pings a connection it has not heard from for ``PING_AFTER`` seconds and drops it
-  after ``DROP_AFTER``.
+* The host pings a connection the table waits on (everyone in the lobby and in a fair-deal
+  round; in play, the seat to act) when it has not heard from it for ``PING_AFTER`` seconds
+  (in play, since the turn began), any other after ``IDLE_PING_AFTER``, and drops one that
+  does not answer within ``PONG_WAIT``.
 
 Crash recovery. The host is a deterministic function of its calls, their times and the bytes
 it drew from ``entropy`` — so a journal of those calls is a complete record of the table. With
@@ -52,9 +54,11 @@ from ._config import (
     DROP_AFTER,
     HANDSHAKE_TIMEOUT,
     HOST_ID,
+    IDLE_PING_AFTER,
     LOG_KEEP,
     MAX_CLIENTS,
     PING_AFTER,
+    PONG_WAIT,
     RATE_LIMIT,
     HostConfig,
 )
@@ -67,9 +71,11 @@ __all__ = [
     "DROP_AFTER",
     "HANDSHAKE_TIMEOUT",
     "HOST_ID",
+    "IDLE_PING_AFTER",
     "LOG_KEEP",
     "MAX_CLIENTS",
     "PING_AFTER",
+    "PONG_WAIT",
     "RATE_LIMIT",
     "Host",
     "HostConfig",

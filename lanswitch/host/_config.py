@@ -17,9 +17,11 @@ __all__ = [
     "DROP_AFTER",
     "HANDSHAKE_TIMEOUT",
     "HOST_ID",
+    "IDLE_PING_AFTER",
     "LOG_KEEP",
     "MAX_CLIENTS",
     "PING_AFTER",
+    "PONG_WAIT",
     "RATE_LIMIT",
     "HostConfig",
 ]
@@ -28,9 +30,19 @@ HOST_ID = "@host"
 """The table's client id for the host itself (its powers are local calls, never messages)."""
 
 PING_AFTER = 2.0
-"""Seconds of silence from a client before the host pings it."""
+"""Seconds of silence from a client the table waits on before the host pings it: anyone in the
+lobby or in a fair-deal round, and in play the seat to act (counted from the turn's start)."""
+IDLE_PING_AFTER = 20.0
+"""Seconds of silence before the host pings a client the table is not waiting on: in play,
+every viewer but the seat to act. They hear of every step and need not speak; pinging each
+after two seconds cost a host of many tables more than the moves did (issue #17), and one of
+them who vanished is pinged at once when its turn comes."""
 DROP_AFTER = 8.0
-"""Seconds of silence after which the host drops a connection (the seat is kept)."""
+"""Seconds of silence after which the host drops a connection it waits on (the seat is
+kept): ``PING_AFTER``, then ``PONG_WAIT`` for the answer."""
+PONG_WAIT = DROP_AFTER - PING_AFTER
+"""Seconds the host waits for a ``pong`` (or anything) after its ``ping`` before it drops the
+connection."""
 MAX_CLIENTS = 32
 """Connections a table takes; the next gets ``error`` ``table_full``."""
 HANDSHAKE_TIMEOUT = 5.0
@@ -135,7 +147,7 @@ class Conn:
     opened: float = 0.0  # when it connected
     key: bytes = b""  # the client's session key (after hello)
     welcomed: bool = False
-    pinged: bool = False
+    pinged: float | None = None  # when the host pinged it, unanswered so far
     chat_times: list[float] = field(default_factory=list)
     window: float = 0.0  # the start of the current second, for the rate limit
     count: int = 0  # messages received in that second

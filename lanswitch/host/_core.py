@@ -18,13 +18,13 @@ from ..table import Client, Refusal, Refused, Table
 from ._config import (
     CHAT_BURST,
     CHAT_WINDOW,
-    DROP_AFTER,
     HANDSHAKE_TIMEOUT,
     HOST_ID,
     LIMITED,
     LOG_KEEP,
     MAX_CLIENTS,
     PING_AFTER,
+    PONG_WAIT,
     RATE_LIMIT,
     REFUSAL_CODES,
     Conn,
@@ -213,7 +213,7 @@ class HostBase:
         conn = self.conns.get(cid)
         if conn is None:
             return
-        conn.heard, conn.pinged = now, False
+        conn.heard, conn.pinged = now, None
         if now - conn.window >= 1.0:
             conn.window, conn.count, conn.requests = now, 0, 0
         conn.count += 1
@@ -277,19 +277,43 @@ class HostBase:
         # Each test is written as ``now >= start + delay``, the very sum next_deadline()
         # returns, so a tick at that deadline always acts (``now - start >= delay`` can miss
         # it by a rounding error, and the shell would wake again and again at the same time).
+        after, awaited, since = self._watch()
         for conn in list(self.conns.values()):
-            slow_hello = not conn.welcomed and now >= conn.opened + HANDSHAKE_TIMEOUT
-            if now >= conn.heard + DROP_AFTER or slow_hello:
-                self._close(conn.cid, None)
-            elif now >= conn.heard + PING_AFTER and conn.welcomed and not conn.pinged:
-                conn.pinged = True
+            if not conn.welcomed:
+                if now >= conn.opened + HANDSHAKE_TIMEOUT:
+                    self._close(conn.cid, None)
+            elif conn.pinged is not None:
+                if now >= conn.pinged + PONG_WAIT:
+                    self._close(conn.cid, None)
+            elif now >= self._ping_due(conn, after, awaited, since):
+                conn.pinged = now
                 self._send(conn.cid, p.Ping(nonce=int(now * 1000) & 0xFFFFFFFF))
         self._advance()
 
+    def _ping_due(self, conn: Conn, after: float, awaited: int | None, since: float) -> float:
+        """When ``conn``, not pinged yet, is due a ping (:meth:`_watch`'s terms)."""
+        if conn.cid == awaited:
+            return max(conn.heard, since) + PING_AFTER
+        return conn.heard + after
+
+    def _watch(self) -> tuple[float, int | None, float]:
+        """How closely the host watches its connections now: the silence after which it pings
+        each, and the one connection it waits on more closely than that (or None) with when
+        it began to. By default everyone at ``PING_AFTER`` (the lobby, fair-deal rounds);
+        :class:`lanswitch.host.Host` says otherwise in play."""
+        return PING_AFTER, None, 0.0
+
     def next_deadline(self) -> float | None:
         """When :meth:`tick` should next run (None: only when a message comes)."""
-        times = [c.heard + (DROP_AFTER if c.pinged else PING_AFTER) for c in self.conns.values()]
-        times += [c.opened + HANDSHAKE_TIMEOUT for c in self.conns.values() if not c.welcomed]
+        after, awaited, since = self._watch()
+        times = [
+            c.opened + HANDSHAKE_TIMEOUT
+            if not c.welcomed
+            else c.pinged + PONG_WAIT
+            if c.pinged is not None
+            else self._ping_due(c, after, awaited, since)
+            for c in self.conns.values()
+        ]
         if self.hand is None:
             times += [since + self.config.seat_limit for since in self.away.values()]
         else:

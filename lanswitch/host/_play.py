@@ -38,7 +38,7 @@ from ..fairdeal.checks import timeout_move
 from ..fairdeal.primitives import log_head_message, public_bytes, seats_of, verify
 from ..game import BLUNDER_FLAG, PRIVATE_KINDS, Event, Game, IllegalMove, redact
 from ._blind import BlindHand, BlindHost
-from ._config import ADVANCE_BOUND, HOST_ID
+from ._config import ADVANCE_BOUND, HOST_ID, IDLE_PING_AFTER
 
 __all__ = ["Host"]
 
@@ -536,6 +536,18 @@ class Host(BlindHost):
         return True
 
     # -- what the base asks -------------------------------------------------------------------
+
+    def _watch(self) -> tuple[float, int | None, float]:
+        """In play, the host waits on the seat to act alone — pinged after ``PING_AFTER`` of
+        silence since its turn began (a draw or a turn of its own starts it anew) — and the
+        others hear of every step without needing to speak (``IDLE_PING_AFTER``). Rounds of
+        the fair deal and dealer-blind hands wait on everyone (the default)."""
+        h = self.hand
+        if not isinstance(h, _Hand) or h.ended or h.dealer.stage not in _MOVING:
+            return super()._watch()
+        seat = h.game.to_act()
+        awaited = None if seat in h.bots or h.dealer.is_away(seat) else self._cid_of_seat(seat)
+        return IDLE_PING_AFTER, awaited, h.turn_since
 
     def _hand_deadline(self) -> float | None:
         h = self.hand
