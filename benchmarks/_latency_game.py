@@ -28,7 +28,11 @@ clients' CPU here is a lower bound of the whole table's. ``fresh_checks`` (``lat
 --fresh-checks``) makes every check afresh instead, as before issue #17
 (``_latency_harness.forget_verified``): then the clients' CPU is an upper bound (a client's
 check of a finished hand verifies again the moves it checked live, which a real client's own
-memo would spare it). The server process keeps the memo, as ``lanswitch host`` does.
+memo would spare it). The server process keeps the memo, as ``lanswitch host`` does. In the
+same way the clients of one process decode each frame's payload once
+(``_latency_harness.share_decodes``): a table's four clients are sent the same bytes for most
+messages, and decoding and checking what it received was a fifth of the load generator's
+time (``--profile``, issue #17); ``fresh_checks`` turns that off as well.
 
 Each client's check of each finished hand (its transcript, :func:`lanswitch.fairdeal.verify`:
 a few ms, most of it Ed25519 signature checks — every move's among them) runs in a worker
@@ -87,6 +91,7 @@ from _latency_harness import (
     forget_verified,
     gather_limited,
     run_session,
+    share_decodes,
 )
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -204,6 +209,8 @@ class GameDriver:
         sys.setswitchinterval(CHECKER_SWITCH_S)
         if cfg.get("fresh_checks"):
             forget_verified()  # every client checks every signature itself (module docstring)
+        else:
+            share_decodes()  # each frame decoded once per process (module docstring)
         seed = cfg.get("seed", 1)
         for t in self.tables:
             for k in range(self.per_table):

@@ -435,6 +435,47 @@ def forget_verified() -> None:
     primitives.VERIFIED = _KeepsNothing()
 
 
+class _SharedDecodes:
+    """``decode_frame_payload`` with one memo for a whole client process (see
+    :func:`share_decodes`): payload bytes → the message, the latest ``keep``."""
+
+    def __init__(self, decode: Callable[[bytes], Any], keep: int = 4096) -> None:
+        self.decode = decode
+        self.keep = keep
+        self.memo: dict[bytes, Any] = {}
+        self.hits = 0
+
+    def __call__(self, payload: bytes) -> Any:
+        message = self.memo.get(payload)
+        if message is not None:
+            self.hits += 1
+            return message
+        message = self.decode(payload)  # a bad frame raises, and is not remembered
+        if len(self.memo) >= self.keep:
+            del self.memo[next(iter(self.memo))]
+        self.memo[payload] = message
+        return message
+
+
+def share_decodes() -> None:
+    """Decode each frame's payload once per client process.
+
+    A table's four clients are sent the same bytes for some messages (a step's events when no
+    card was dealt or drawn, the deal's announcements, reveals and heads, the lobby): a
+    thousand clients in one process decoded and schema-checked each of them four times, as
+    four players' laptops each would, and the load generator saturated its core before the
+    host did (issue #17). With this the first of them decodes it and the others get the same
+    message (frozen: nothing can change it) — about a third of the decodes of a hand of four
+    (``tests/test_latency.py``). Views differ per seat and are still decoded by each. What a
+    client does with a message (its session, its fair-deal checks) is unchanged, and a real
+    client decodes everything itself: ``--fresh-checks`` turns this off too.
+    """
+    from lanswitch import protocol
+
+    if not isinstance(protocol.decode_frame_payload, _SharedDecodes):
+        protocol.decode_frame_payload = _SharedDecodes(protocol.decode_frame_payload)
+
+
 class Driver(Protocol):
     """The client side of one kind of server: connect, run a schedule, close."""
 

@@ -14,6 +14,8 @@ import subprocess
 import sys
 from typing import Any
 
+import pytest
+
 from tests.scripts import ROOT
 
 
@@ -68,3 +70,49 @@ def test_the_quick_latency_benchmark_runs_every_phase_without_an_error() -> None
         assert b[who]["clients_ms_per_action"] > 0, who
         assert b[who]["cores_at_offered_rate"] > 0, who
     assert report["c_highest_rate"]["fanout_per_s"] is not None
+
+
+def test_the_load_generator_decodes_a_payload_its_clients_share_once() -> None:
+    """``share_decodes`` (issue #17): the first of a table's clients decodes a frame the others
+    are sent too, and they get that same message; a bad frame is refused every time."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from _latency_harness import _SharedDecodes
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    from lanswitch import protocol as p
+    from lanswitch.host import HostConfig
+    from tests.tablenet import TableNet
+
+    shared = _SharedDecodes(p.decode_frame_payload)
+    calls: list[bytes] = []
+
+    def decode(payload: bytes) -> p.Message:
+        calls.append(payload)
+        message: p.Message = shared(payload)
+        return message
+
+    original = p.decode_frame_payload
+    p.decode_frame_payload = decode
+    try:
+        net = TableNet(HostConfig(name="T", seats=4, bots=0, bot_delay=0.0, hands=1))
+        for name in ("ann", "bob", "cat", "dan"):
+            net.join(name)
+        net.run(lambda: net.host.finished)
+    finally:
+        p.decode_frame_payload = original
+    assert all(
+        r.verdict is not None and r.verdict.fair
+        for link in net.links.values()
+        for r in link.session.history
+    )
+    # Every view is a seat's own, but a step's public events, the deal's messages and the
+    # lobby go to all four: about a third of what the clients received was decoded before.
+    assert shared.hits >= len(calls) // 4
+    assert shared.hits + len(shared.memo) == len(calls)
+    payload = p.encode_message(p.Ping(nonce=7))
+    assert shared(payload) is shared(payload)
+    for _ in range(2):
+        with pytest.raises(p.RemoteProtocolError):
+            shared(b"\xc1")
+    assert b"\xc1" not in shared.memo
