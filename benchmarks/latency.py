@@ -31,6 +31,12 @@ sustained rate ≥ 0.8× the fan-out echo's; the server's CPU per answered actio
 the fan-out echo's; the longest pause of the server's garbage collector ≤ 10 ms at every step
 of (c) (``srvGC``).
 
+The report also gives two floors, from one Ed25519 check timed in this process after the phases
+(``measure_verify_us``, warm: a lower bound): a host that checks each move's signature spends
+at least the fan-out echo's CPU plus that check per action, and a signed move's round trip
+takes at least the echo's plus the client's signing and the host's check. Where a floor is
+above its target, no work on the rest of the host meets that target while moves are signed.
+
 Beside the echo, (b) and (c) also run the *fan-out echo* (``_latency_echo.py``): the same echo,
 but each answer goes to the four connections of the mover's table, as every host of a card
 game must tell every player of every move. It has no game and no checks, so it is the floor of
@@ -470,7 +476,7 @@ def main(argv: list[str] | None = None) -> int:
             progress("(c) lanswitch, rising rate")
             sessions["ours_ramp"] = ours(sizes.ramp_steps_list(), RampJudge(), "server-ramp")
 
-    report = build_report(sizes, procs, sessions)
+    report = build_report(sizes, procs, sessions, verify_us=measure_verify_us())
     report["sizes"]["server_gc_freeze"] = freeze
     if args.json:
         print(json.dumps(_finite(report), indent=2, allow_nan=False, default=str))
@@ -496,8 +502,40 @@ def _first(session: Session | None) -> StepResult | None:
     return session.steps[0] if session is not None and session.steps else None
 
 
-def build_report(sizes: Sizes, procs: int, sessions: dict[str, Session | None]) -> dict[str, Any]:
-    """Every figure, the echo's beside it, the ratio and the verdict, as one JSON-able map."""
+def measure_verify_us(n: int = 2000) -> float:
+    """One Ed25519 check as the host makes it (``lanswitch.fairdeal.primitives.verify``, each
+    signature new to its memo), µs: the median of five batches, in this process once the
+    phases are over. Warm: a lower bound of what a host checking moves among 250 tables pays."""
+    import time
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from lanswitch.fairdeal.primitives import sign, verify
+
+    key = os.urandom(32)
+    public = Ed25519PrivateKey.from_private_bytes(key).public_key().public_bytes_raw()
+    messages = [os.urandom(48) for _ in range(n)]
+    signed = [(m, sign(key, m)) for m in messages]
+    batches = []
+    for b in range(5):
+        part = signed[b * n // 5 : (b + 1) * n // 5]
+        began = time.perf_counter()
+        for m, s in part:
+            if not verify(public, m, s):
+                raise RuntimeError("a good signature did not verify")
+        batches.append((time.perf_counter() - began) / len(part))
+    return round(statistics.median(batches) * 1e6, 1)
+
+
+def build_report(
+    sizes: Sizes, procs: int, sessions: dict[str, Session | None], verify_us: float | None = None
+) -> dict[str, Any]:
+    """Every figure, the echo's beside it, the ratio and the verdict, as one JSON-able map.
+
+    ``verify_us``: one signature check (:func:`measure_verify_us`), for the floors: a host
+    that checks each move's signature spends at least the fan-out echo's CPU plus one check
+    per action, and a move's round trip takes at least the echo's plus the client's signing
+    and the host's check."""
     eb, gb = _first(sessions.get("echo_load")), _first(sessions.get("ours_load"))
     fb = _first(sessions.get("fan_load"))
     echo_ramp, ours_ramp = sessions.get("echo_ramp"), sessions.get("ours_ramp")
@@ -570,6 +608,7 @@ def build_report(sizes: Sizes, procs: int, sessions: dict[str, Session | None]) 
                 out.append(v)
         return out
 
+    a_sign = median(sign_reps())
     return {
         "sizes": {
             "tables": sizes.tables,
@@ -589,7 +628,11 @@ def build_report(sizes: Sizes, procs: int, sessions: dict[str, Session | None]) 
             "ratio_p50": ratio(a_ours, a_echo),
             "period_ms": sizes.one_period_s * 1000.0,
             "echo_back_to_back_p50_ms": pct(_first(sessions.get("echo_b2b")), 0.50),
-            "ours_sign_us": median(sign_reps()),
+            "ours_sign_us": a_sign,
+            "verify_us": verify_us,
+            "floor_ratio": ratio(a_echo + (a_sign + verify_us) / 1000, a_echo)
+            if a_echo is not None and a_sign is not None and verify_us is not None
+            else None,
             "target": f"p50 <= {A_RATIO}x echo p50",
             "met": (a_ours <= A_RATIO * a_echo) if a_ours is not None and a_echo else None,
         },
@@ -622,6 +665,10 @@ def build_report(sizes: Sizes, procs: int, sessions: dict[str, Session | None]) 
             "fanout_cpu": cpu(fb),
             "fanout_ratio_p99": ratio(b_fan, b_echo),
             "cpu_ratio_to_fanout": cpu_ratio,
+            "verify_us": verify_us,
+            "cpu_floor_ratio_to_fanout": ratio(fan_ms + verify_us / 1000, fan_ms)
+            if fan_ms is not None and verify_us is not None
+            else None,
             "target_cpu": f"server CPU per action <= {CPU_RATIO_TO_FANOUT}x the fan-out echo's",
             "met_cpu": (cpu_ratio <= CPU_RATIO_TO_FANOUT) if cpu_ratio is not None else None,
             "ours_ratio_p99_to_fanout": ratio(b_ours, b_fan),
@@ -737,6 +784,11 @@ def print_report(rep: dict[str, Any]) -> None:
             f"    (a): lanswitch's round trip starts before the client signs its move; the "
             f"signing alone: {a['ours_sign_us']:.1f} us (mean)"
         )
+    if a["floor_ratio"] is not None:
+        print(
+            f"    (a): the floor of a signed move: the echo's p50 + the signing + the host's "
+            f"check ({a['verify_us']:.1f} us) = {a['floor_ratio']:.2f}x the echo's p50"
+        )
     if a["echo_back_to_back_p50_ms"] is not None:
         print(
             f"    (a): both at one round trip per {a['period_ms']:.0f} ms slot; the echo back to "
@@ -794,6 +846,12 @@ def print_report(rep: dict[str, Any]) -> None:
                 f"    server CPU per action, lanswitch / fan-out echo: "
                 f"{b['cpu_ratio_to_fanout']:.2f}x  target {b['target_cpu']}: "
                 f"{verdict(b['met_cpu'])}"
+            )
+        if b["cpu_floor_ratio_to_fanout"] is not None:
+            print(
+                f"    the floor of a host that checks each move's signature: the fan-out echo's "
+                f"CPU + one check ({b['verify_us']:.1f} us) = "
+                f"{b['cpu_floor_ratio_to_fanout']:.2f}x the fan-out echo's"
             )
         floor = "meets" if b["fanout_meets_target"] else "does NOT meet"
         print(

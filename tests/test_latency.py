@@ -58,6 +58,10 @@ def test_the_quick_latency_benchmark_runs_every_phase_without_an_error() -> None
     assert a["ours_sign_us"] is not None
     assert 0 < a["ours_sign_us"] < a["ours_p50_ms"] * 1000
     assert a["echo_back_to_back_p50_ms"] is not None
+    # The floors: one signature check, timed in the parent once the phases are over.
+    assert a["verify_us"] > 0
+    assert a["floor_ratio"] > 1
+    assert report["b_paced_load"]["cpu_floor_ratio_to_fanout"] > 1
     b = report["b_paced_load"]
     for key in ("ours_p99_ms", "echo_p99_ms", "fanout_p99_ms"):
         assert b[key] is not None, key
