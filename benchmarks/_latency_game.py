@@ -30,9 +30,9 @@ clients' CPU here is a lower bound of the whole table's. ``fresh_checks`` (``lat
 check of a finished hand verifies again the moves it checked live, which a real client's own
 memo would spare it). The server process keeps the memo, as ``lanswitch host`` does. In the
 same way the clients of one process decode each frame's payload once
-(``_latency_harness.share_decodes``): a table's four clients are sent the same bytes for most
-messages, and decoding and checking what it received was a fifth of the load generator's
-time (``--profile``, issue #17); ``fresh_checks`` turns that off as well.
+(``_latency_harness.share_decodes``): a table's four clients are sent the same bytes for about
+a third of what they receive, and decoding and checking what it received was a fifth of the
+load generator's time (``--profile``, issue #17); ``fresh_checks`` turns that off as well.
 
 Each client's check of each finished hand (its transcript, :func:`lanswitch.fairdeal.verify`:
 a few ms, most of it Ed25519 signature checks — every move's among them) runs in a worker

@@ -84,9 +84,9 @@ generator saturated its core before the host did, ~0.85 ms of client CPU per act
 clients' CPU is a lower bound of what real clients spend (each player's laptop checks every
 move itself: ~90 µs a move); ``--fresh-checks`` makes every check afresh, as before, for an
 upper bound. The server keeps the memo, as ``lanswitch host`` does. The clients of a process
-also decode each frame's payload once (the same bytes go to the four seats of a table for most
-messages; ``_latency_harness.share_decodes``); ``--fresh-checks`` decodes every frame afresh
-too.
+also decode each frame's payload once (the same bytes go to the four seats of a table for about
+a third of what they receive; ``_latency_harness.share_decodes``); ``--fresh-checks`` decodes
+every frame afresh too.
 
 Caveat: all 250 tables deal their first hand during the setup, at about the same moment, and
 a random bot's hand of switch lasts ~160 moves, so the ends of the first hands (the fair
