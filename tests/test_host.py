@@ -483,6 +483,18 @@ def test_in_play_only_the_seat_to_act_is_pinged_soon() -> None:
     assert actor.alive
 
 
+def test_at_a_dealer_blind_table_everyone_is_pinged_soon_in_play() -> None:
+    """A dealer-blind hand waits on every participant (each owes keys as cards are drawn and
+    laid), so in play a silent viewer there is pinged after ``PING_AFTER`` as in the lobby."""
+    net = TableNet(config(seats=2, bots=0, hands=None, blind=True))
+    a, b = net.join("ann", bot=None), net.join("bob", bot=None)
+    net.run(lambda: a.session.my_turn() or b.session.my_turn())
+    viewer = b if a.session.my_turn() else a
+    viewer.mute = True
+    net.tick(net.now + PING_AFTER + 0.5)
+    assert of(viewer, p.Ping)
+
+
 def test_the_turn_timer_plays_the_safe_move_and_the_view_shows_the_time_left() -> None:
     net = TableNet(config(hands=1, turn_timer=20.0), seed=11)
     a = net.join("ann", bot=None)

@@ -29,9 +29,9 @@ Policies the spec leaves to the host, as this one implements them (``docs/hostin
 * With a turn timer, a seat that lets it run out has the safest legal move made for it (draw,
   else pass, else its first legal move).
 * The host pings a connection the table waits on (everyone in the lobby and in a fair-deal
-  round; in play, the seat to act) when it has not heard from it for ``PING_AFTER`` seconds
-  (in play, since the turn began), any other after ``IDLE_PING_AFTER``, and drops one that
-  does not answer within ``PONG_WAIT``.
+  round; in play, the seat to act, or everyone at a dealer-blind table) when it has not heard
+  from it for ``PING_AFTER`` seconds (in play, since the turn began), any other after
+  ``IDLE_PING_AFTER``, and drops one that does not answer within ``PONG_WAIT``.
 
 Crash recovery. The host is a deterministic function of its calls, their times and the bytes
 it drew from ``entropy`` — so a journal of those calls is a complete record of the table. With

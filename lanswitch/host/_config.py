@@ -31,12 +31,14 @@ HOST_ID = "@host"
 
 PING_AFTER = 2.0
 """Seconds of silence from a client the table waits on before the host pings it: anyone in the
-lobby or in a fair-deal round, and in play the seat to act (counted from the turn's start)."""
+lobby or in a fair-deal round, and in play the seat to act (counted from the turn's start) —
+or everyone, all hand long, at a dealer-blind table, where each participant owes keys."""
 IDLE_PING_AFTER = 20.0
-"""Seconds of silence before the host pings a client the table is not waiting on: in play,
-every viewer but the seat to act. They hear of every step and need not speak; pinged after
-two seconds each, at a host of 250 tables their pings and pongs outnumbered the moves
-(issue #17). One of them who vanished is pinged at once when its turn comes."""
+"""Seconds of silence before the host pings a client the table is not waiting on: in a
+commit-reveal hand's play, every viewer but the seat to act. They hear of every step and need
+not speak; pinged after two seconds each, at a host of 250 tables their pings and pongs
+outnumbered the moves (issue #17). One of them who vanished is pinged at once when its turn
+comes."""
 DROP_AFTER = 8.0
 """Seconds of silence after which the host drops a connection it waits on (the seat is
 kept): ``PING_AFTER``, then ``PONG_WAIT`` for the answer."""
