@@ -277,21 +277,26 @@ class HostBase:
         # Each test is written as ``now >= start + delay``, the very sum next_deadline()
         # returns, so a tick at that deadline always acts (``now - start >= delay`` can miss
         # it by a rounding error, and the shell would wake again and again at the same time).
-        after, awaited, since = self._watch()
+        watch = self._watch()
         for conn in list(self.conns.values()):
-            if not conn.welcomed:
-                if now >= conn.opened + HANDSHAKE_TIMEOUT:
-                    self._close(conn.cid, None)
-            elif conn.pinged is not None:
-                if now >= conn.pinged + PONG_WAIT:
-                    self._close(conn.cid, None)
-            elif now >= self._ping_due(conn, after, awaited, since):
+            if now < self._conn_due(conn, watch):
+                continue
+            if conn.welcomed and conn.pinged is None:
                 conn.pinged = now
                 self._send(conn.cid, p.Ping(nonce=int(now * 1000) & 0xFFFFFFFF))
+            else:  # its hello, or its answer to our ping, is overdue
+                self._close(conn.cid, None)
         self._advance()
 
-    def _ping_due(self, conn: Conn, after: float, awaited: int | None, since: float) -> float:
-        """When ``conn``, not pinged yet, is due a ping (:meth:`_watch`'s terms)."""
+    @staticmethod
+    def _conn_due(conn: Conn, watch: tuple[float, int | None, float]) -> float:
+        """When ``conn`` next needs the host: the end of its time to say hello, to answer our
+        ping, or (neither pending) its ping, on :meth:`_watch`'s terms."""
+        if not conn.welcomed:
+            return conn.opened + HANDSHAKE_TIMEOUT
+        if conn.pinged is not None:
+            return conn.pinged + PONG_WAIT
+        after, awaited, since = watch
         if conn.cid == awaited:
             return max(conn.heard, since) + PING_AFTER
         return conn.heard + after
@@ -305,15 +310,8 @@ class HostBase:
 
     def next_deadline(self) -> float | None:
         """When :meth:`tick` should next run (None: only when a message comes)."""
-        after, awaited, since = self._watch()
-        times = [
-            c.opened + HANDSHAKE_TIMEOUT
-            if not c.welcomed
-            else c.pinged + PONG_WAIT
-            if c.pinged is not None
-            else self._ping_due(c, after, awaited, since)
-            for c in self.conns.values()
-        ]
+        watch = self._watch()
+        times = [self._conn_due(c, watch) for c in self.conns.values()]
         if self.hand is None:
             times += [since + self.config.seat_limit for since in self.away.values()]
         else:
