@@ -4,8 +4,8 @@ it queued as the server does (each distinct message once), at one table and at m
 played round-robin — so a difference between the two is the cost of a larger working set
 (cache misses), not of the work.
 
-The anchor, measured in the same run: one Ed25519 check (``fairdeal.primitives.verify``, each
-signature new to its memo), the part of a move no host that checks signatures can skip.
+The anchor, measured in the same run: one Ed25519 check (``latency.measure_verify_us``, the
+floor's own), the part of a move no host that checks signatures can skip.
 ``benchmarks/latency.py`` sets these beside the fan-out echo's CPU per action.
 
 Tables of four people (``tests.tablenet.TableNet``: the real host and sessions in one process,
@@ -16,18 +16,17 @@ the sessions' work outside the timed part). Usage: ``python benchmarks/host_move
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from latency import measure_verify_us
 
 from lanswitch import protocol as p
-from lanswitch.fairdeal.primitives import sign, verify
 from lanswitch.host import HostConfig
 from tests.tablenet import Link, TableNet
 
@@ -75,27 +74,12 @@ def per_move_us(n_tables: int, moves: int) -> tuple[float, float]:
     return statistics.median(receive) * 1e6, statistics.median(encode) * 1e6
 
 
-def verify_us(n: int = 2000) -> float:
-    """Median µs of one signature check, each signature new to the memo."""
-    key = os.urandom(32)
-    public = Ed25519PrivateKey.from_private_bytes(key).public_key().public_bytes_raw()
-    signed = [(m, sign(key, m)) for m in (os.urandom(48) for _ in range(n))]
-    times = []
-    for message, signature in signed:
-        began = time.perf_counter()
-        ok = verify(public, message, signature)
-        times.append(time.perf_counter() - began)
-        if not ok:
-            raise RuntimeError("a good signature did not verify")
-    return statistics.median(times) * 1e6
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--moves", type=int, default=3000, help="moves timed per configuration")
     ap.add_argument("--tables", type=int, default=250, help="tables of the large working set")
     args = ap.parse_args(argv)
-    anchor = verify_us()
+    anchor = measure_verify_us()
     print(f"one signature check (the anchor): {anchor:.1f} us")
     for n in (1, args.tables, 1, args.tables):  # alternating: both meet the same noise
         rec, enc = per_move_us(n, args.moves)

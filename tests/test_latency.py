@@ -76,7 +76,9 @@ def test_the_quick_latency_benchmark_runs_every_phase_without_an_error() -> None
     assert report["c_highest_rate"]["fanout_per_s"] is not None
 
 
-def test_the_load_generator_decodes_a_payload_its_clients_share_once() -> None:
+def test_the_load_generator_decodes_a_payload_its_clients_share_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """``share_decodes`` (issue #17): the first of a table's clients decodes a frame the others
     are sent too, and they get that same message; a bad frame is refused every time."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -96,14 +98,11 @@ def test_the_load_generator_decodes_a_payload_its_clients_share_once() -> None:
         message: p.Message = shared(payload)
         return message
 
-    original = p.decode_frame_payload
-    p.decode_frame_payload = decode
-    try:
-        net = TableNet(HostConfig(name="T", seats=4, bots=0, bot_delay=0.0, hands=1))
-        links = [net.join(name) for name in ("ann", "bob", "cat", "dan")]
-        net.run(lambda: net.host.finished)
-    finally:
-        p.decode_frame_payload = original
+    monkeypatch.setattr(p, "decode_frame_payload", decode)
+    net = TableNet(HostConfig(name="T", seats=4, bots=0, bot_delay=0.0, hands=1))
+    links = [net.join(name) for name in ("ann", "bob", "cat", "dan")]
+    net.run(lambda: net.host.finished)
+    monkeypatch.undo()
     # The sessions fed shared messages still play the hand through and find it fair.
     for link in links:
         assert [r.verdict is not None and r.verdict.fair for r in link.session.history] == [True]
