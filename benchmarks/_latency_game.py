@@ -44,8 +44,10 @@ the thread holds the loop up for at most about that long at a time.) Its CPU tim
 thread's own) is counted (``check_cpu_us``). A verdict that is not fair counts as an error
 (``verdict:…``): no one leaves here, so every hand must be fair with everyone confirming; the
 hands checked fair are counted. The client processes also move what their setup made out of
-the garbage collector's reach (``gc.freeze``): a thousand clients' objects in one heap would
-make full collections that no real client's small heap has.
+the garbage collector's reach (``gc.freeze``) and then switch the collector off: a thousand
+clients' objects in one heap make collections, even young ones, of milliseconds that no real
+client's small heap has (``_latency_harness._client_main`` says why; each step reports the
+client process's RSS, ``client_rss_kib``, so the garbage kept instead is seen).
 
 What is timed: a ``move`` from just before the client signs it (protocol v2: a move is not
 ready to send until signed) to just after the client's own next ``view`` (the first one whose

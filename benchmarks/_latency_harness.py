@@ -121,6 +121,10 @@ def lag_summary(lags: Sequence[float]) -> dict[str, float]:
     }
 
 
+#: How late an idle asyncio loop may wake: epoll's timeout is in whole milliseconds.
+EPOLL_ROUNDING_S = 0.001
+
+
 class LagProbe:
     """How late an event loop runs a timer, and how long the garbage collector stopped it.
 
@@ -137,6 +141,7 @@ class LagProbe:
         self.interval = interval
         self.times: array.array[float] = array.array("d")
         self.lags: array.array[float] = array.array("d")
+        self.off_cpu: array.array[float] = array.array("d")
         self.gc_times: array.array[float] = array.array("d")
         self.gc_pauses: array.array[float] = array.array("d")
         self.gc_generations: array.array[int] = array.array("b")
@@ -156,20 +161,29 @@ class LagProbe:
             gc.callbacks.remove(self._on_gc)
 
     async def run(self) -> None:
+        # The loop is never idle while a timer is overdue (it would run it) but for the
+        # rounding of epoll's timeout to the millisecond, so of each lag, whatever this thread
+        # did not spend on a CPU since the sleep began, less that millisecond, was spent
+        # waiting for one: ``off_cpu`` is that lower bound (the machine, not the loop).
         interval = self.interval
         while True:
-            t = time.monotonic()
+            t, cpu = time.monotonic(), time.thread_time()
             await asyncio.sleep(interval)
             now = time.monotonic()
+            lag = now - t - interval
             self.times.append(now)
-            self.lags.append(now - t - interval)
+            self.lags.append(lag)
+            self.off_cpu.append(max(0.0, lag - (time.thread_time() - cpu) - EPOLL_ROUNDING_S))
 
     def window(self, begin: float, end: float) -> dict[str, float]:
-        """Lag p50, p99 and max of the probes that woke in ``[begin, end)``; the longest and
-        the total garbage-collector pause there, and how many full (generation 2) ones."""
+        """Lag p50, p99 and max of the probes that woke in ``[begin, end)``, and the p99 of
+        the part of each lag the loop's thread spent off a CPU (``off_cpu_p99``); the longest
+        and the total garbage-collector pause there, and how many full (generation 2) ones."""
         i = bisect.bisect_left(self.times, begin)
         j = bisect.bisect_left(self.times, end)
         out = lag_summary(self.lags[i:j])
+        off = sorted(self.off_cpu[i:j])
+        out["off_cpu_p99"] = percentile(off, 0.99)
         i = bisect.bisect_left(self.gc_times, begin)
         j = bisect.bisect_left(self.gc_times, end)
         pauses = self.gc_pauses[i:j]
@@ -365,6 +379,8 @@ class Recorder:
         fig = self.steps[k]
         fig.samples[f"{edge}_wall"] = time.monotonic()
         fig.samples[f"{edge}_client_cpu"] = time.process_time()
+        if edge == "end":
+            fig.samples["client_rss_kib"] = float(proc_memory(os.getpid()).get("rss_kib", 0))
         if self.sample_server:
             busy, steal = machine_cpu_s()
             fig.samples[f"{edge}_machine_cpu"] = busy
@@ -544,8 +560,18 @@ async def _client_main(pipe: Pipe, driver: Driver, cfg: dict[str, Any]) -> None:
     # The load generator runs a thousand clients in one heap, where each real client has a
     # small heap of its own: its full collections would stall every client at once, a pause
     # no real client has. What setup made is never garbage: out of the collector's reach.
+    # Then the collector is switched off for the run: even its young collections stall a
+    # thousand clients' loop for milliseconds, because CPython starts one after 700 *net*
+    # allocations (allocations less deallocations) — in a heap where old objects die as fast
+    # as new ones are made, the youngest generation grows to ~7,000 live objects (messages,
+    # views, futures) between collections, and a collection of it took 4 ms, of the next
+    # generation (~20,000) 9 ms: 2–3% of the run stalled, right at the round trips' p99
+    # (issue #17). A real client's heap is a thousandth of that. The garbage cycles the
+    # clients leave are kept instead; the RSS each process ends a step with is reported
+    # (``client_rss_kib``), so what that costs is seen.
     gc.collect()
     gc.freeze()
+    gc.disable()
     pipe.send(("ready", driver.connected))
     msg = await queue.get()
     if msg[0] != "start":
@@ -692,6 +718,7 @@ class StepResult:
     client_cpu: float  # busy fraction of the busiest client process over the window
     server_cpu: float | None  # busy fraction of the server process over the window
     server_memory: dict[str, int]
+    client_rss_kib: int = 0  # the largest client process's RSS at the step's end
     client_lag: dict[str, float] = field(default_factory=dict)  # worst client process's
     server_lag: dict[str, float] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
@@ -741,6 +768,31 @@ def _end(proc: BaseProcess, timeout: float) -> None:
         proc.join(5.0)
 
 
+#: Whether :func:`run_session` gives the server process a core of its own (set by
+#: ``latency.py``; see :func:`cpu_plan`).
+PIN_CPUS = False
+
+
+def cpu_plan() -> tuple[set[int], set[int]] | None:
+    """The cores of the server process and of the client processes, when :data:`PIN_CPUS`
+    and this process may use two or more: the first for the server, the rest for the load.
+
+    On a LAN the host has its machine to itself and every client is another laptop. Here both
+    share a few cores, and the load — a thousand clients' decoding, signing and end-of-hand
+    checks, a thread of them at a time — takes more CPU than the host: unpinned, three busy
+    threads on two cores take turns, and the host is put off a core for milliseconds at a
+    time (its loop's lag off the CPU, :class:`LagProbe`, shows it) — the load generator's
+    doing, not the host's. Pinned, the host runs on a core the load never takes; the load can
+    then saturate its own cores sooner (its CPU is reported beside every figure). Both echoes
+    are run the same way."""
+    if not PIN_CPUS:
+        return None
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        return None
+    return {cores[0]}, set(cores[1:])
+
+
 def run_session(
     *,
     server_start: Callable[[dict[str, Any]], Awaitable[ServerHandle]],
@@ -764,6 +816,9 @@ def run_session(
         target=server_process, args=(s_child, server_start, server_cfg), daemon=True
     )
     server.start()
+    plan = cpu_plan()
+    if plan is not None and server.pid is not None:
+        os.sched_setaffinity(server.pid, plan[0])  # before it starts a thread: all inherit
     clients: list[tuple[BaseProcess, Pipe]] = []
     try:
         msg = _recv(s_parent, 120.0, "server process", server)
@@ -781,6 +836,8 @@ def run_session(
                 target=client_process, args=(c_child, client_kind, cfg), daemon=True
             )
             proc.start()
+            if plan is not None and proc.pid is not None:
+                os.sched_setaffinity(proc.pid, plan[1])
             clients.append((proc, c_parent))
         connected = 0
         for i, (_, pipe) in enumerate(clients):
@@ -870,6 +927,7 @@ def _merge(step: Step, parts: list[dict[str, Any]], n_tables: int) -> StepResult
     client_cpu = 0.0
     server_cpu: float | None = None
     memory: dict[str, int] = {}
+    client_rss = 0
     client_lag: dict[str, float] = {}
     clients_cpu_s = 0.0
     machine: tuple[float, float] | None = None
@@ -901,6 +959,7 @@ def _merge(step: Step, parts: list[dict[str, Any]], n_tables: int) -> StepResult
         for key in ("rss_kib", "peak_rss_kib"):
             if f"server_{key}" in s:
                 memory[key] = int(s[f"server_{key}"])
+        client_rss = max(client_rss, int(s.get("client_rss_kib", 0)))
     return StepResult(
         step=step,
         offered_per_s=n_tables / step.period_s if step.period_s > 0 else 0.0,
@@ -912,6 +971,7 @@ def _merge(step: Step, parts: list[dict[str, Any]], n_tables: int) -> StepResult
         client_cpu=client_cpu,
         server_cpu=server_cpu,
         server_memory=memory,
+        client_rss_kib=client_rss,
         client_lag=client_lag,
         counts=dict(counts),
         others_cpu=(

@@ -98,8 +98,14 @@ The lanswitch server process installs the host's collector policy once its table
 is an older experiment, off by default: both servers call ``gc.freeze()`` once their clients
 are in, to show what the collector's full collections cost the echoes.
 
+With two cores or more, the server process has the first to itself and the load's client
+processes the rest, for every phase and both echoes alike (``_latency_harness.cpu_plan`` says
+why; ``--no-pin`` shares them as before). Each step also gives the server loop's lag that was
+spent off a CPU (``off_cpu_p99``, a lower bound: the machine, not the loop), and the load's
+client processes run without their garbage collector (``_latency_harness._client_main``).
+
 Usage: ``python benchmarks/latency.py [--quick] [--json] [--client-procs N] [--profile DIR]
-[--fresh-checks] [--server-gc-freeze]``.
+[--fresh-checks] [--no-pin] [--server-gc-freeze]``.
 Traffic stays on 127.0.0.1; every phase is bounded in time and count.
 """
 
@@ -120,6 +126,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import _latency_harness as harness
 from _latency_echo import start_echo
 from _latency_harness import Session, Step, StepResult, raise_nofile, run_session
 
@@ -313,6 +320,7 @@ def step_json(r: StepResult) -> dict[str, Any]:
         "others_cpu": round(r.others_cpu, 3) if r.others_cpu is not None else None,
         "steal_cpu": round(r.steal, 3) if r.steal is not None else None,
         "server_memory_kib": r.server_memory,
+        "client_rss_kib": r.client_rss_kib,
         "server_loop_lag_ms": _lag_json(r.server_lag),
         "client_loop_lag_ms": _lag_json(r.client_lag),
         "sustained": sustained(r),
@@ -408,12 +416,21 @@ def main(argv: list[str] | None = None) -> int:
         help="the load's clients check every signature afresh (each its own; before issue 17)",
     )
     ap.add_argument(
+        "--no-pin",
+        action="store_true",
+        help=(
+            "let the server and the load's client processes share every core (by default the "
+            "server has one to itself: _latency_harness.cpu_plan)"
+        ),
+    )
+    ap.add_argument(
         "--server-gc-freeze",
         action="store_true",
         help="experiment: gc.freeze() in both servers once the clients are in",
     )
     args = ap.parse_args(argv)
     freeze = args.server_gc_freeze
+    harness.PIN_CPUS = not args.no_pin
     sizes = QUICK if args.quick else FULL
     procs = max(1, min(args.client_procs, sizes.tables))
     raise_nofile(4 * sizes.tables * sizes.per_table + 256)
@@ -478,6 +495,10 @@ def main(argv: list[str] | None = None) -> int:
 
     report = build_report(sizes, procs, sessions, verify_us=measure_verify_us())
     report["sizes"]["server_gc_freeze"] = freeze
+    plan = harness.cpu_plan()
+    report["sizes"]["cores"] = (
+        None if plan is None else {"server": sorted(plan[0]), "clients": sorted(plan[1])}
+    )
     if args.json:
         print(json.dumps(_finite(report), indent=2, allow_nan=False, default=str))
     else:
@@ -717,7 +738,14 @@ def print_report(rep: dict[str, Any]) -> None:
     print(
         f"lanswitch latency vs a bare asyncio+TLS+msgpack echo, same run; (b)/(c): "
         f"{sz['clients']} clients on {sz['tables']} tables, {sz['client_processes']} client "
-        "process(es); the server in its own process. Times in ms; CPU: share of one core.\n"
+        "process(es); the server in its own process. Times in ms; CPU: share of one core."
+    )
+    cores = sz.get("cores")
+    print(
+        "The server's process alone on core(s) "
+        f"{cores['server']}, the load's on {cores['clients']}.\n"
+        if cores
+        else "The server and the load share every core (--no-pin, or a single core).\n"
     )
     for name, s in rep["sessions"].items():
         if s is None:
@@ -764,6 +792,9 @@ def print_report(rep: dict[str, Any]) -> None:
             f"{mem['end'].get('rss_kib', 0) / 1024:.1f} MiB, peak "
             f"{mem['end'].get('peak_rss_kib', 0) / 1024:.1f} MiB"
         )
+        rss = [st["client_rss_kib"] / 1024 for st in s["steps"] if st.get("client_rss_kib")]
+        if rss:  # the load's collector is off (_latency_harness._client_main): its growth
+            print(f"  load's client process RSS, each step's end: {rss[0]:.0f} → {rss[-1]:.0f} MiB")
         if s["outside_errors"]:
             print(f"  errors outside the measured steps: {s['outside_errors']}")
         print()
@@ -892,7 +923,8 @@ def print_report(rep: dict[str, Any]) -> None:
         print(
             f"    {name} {where} {st['offered_per_s']:.0f}/s: p99 {st['p99_ms']:.1f} ms, "
             f"server CPU {st['server_cpu'] or 0:.0%} (loop lag p99 "
-            f"{st['server_loop_lag_ms'].get('p99', math.nan):.1f} ms), clients CPU "
+            f"{st['server_loop_lag_ms'].get('p99', math.nan):.1f} ms, off a CPU >= "
+            f"{st['server_loop_lag_ms'].get('off_cpu_p99', math.nan):.1f} ms), clients CPU "
             f"{st['client_cpu']:.0%}, other processes {st['others_cpu'] or 0:.0%}; longest "
             f"GC pause in the server {st['server_loop_lag_ms'].get('gc_max', math.nan):.1f} ms "
             f"({st['server_loop_lag_ms'].get('gc_full', 0)} full collections)"

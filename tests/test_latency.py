@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 from typing import Any
@@ -44,6 +45,18 @@ def test_the_quick_latency_benchmark_runs_every_phase_without_an_error() -> None
             assert step["errors"] == 0, (name, step["error_kinds"])
             assert step["round_trips"] > 0, name
             assert math.isfinite(step["p99_ms"]), name
+            # The load's client processes run without their collector (a thousand clients'
+            # young collections stalled them for milliseconds), and say what they hold.
+            assert step["client_loop_lag_ms"]["gc_total"] == 0, name
+            assert step["client_rss_kib"] > 0, name
+            assert math.isfinite(step["server_loop_lag_ms"]["off_cpu_p99"]), name
+    # With two cores or more the server has one to itself (the load cannot put it off it).
+    cores = report["sizes"]["cores"]
+    if len(os.sched_getaffinity(0)) >= 2:
+        assert cores is not None
+        assert not set(cores["server"]) & set(cores["clients"])
+    else:
+        assert cores is None
     # Hands end during the run, and every one a client checked was fair (an unfair verdict
     # would be an error above): the checks, moved off the clients' loop, still happen.
     checked = sum(
