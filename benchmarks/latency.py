@@ -929,6 +929,14 @@ def print_report(rep: dict[str, Any]) -> None:
             f"GC pause in the server {st['server_loop_lag_ms'].get('gc_max', math.nan):.1f} ms "
             f"({st['server_loop_lag_ms'].get('gc_full', 0)} full collections)"
         )
+        server_lag = st["server_loop_lag_ms"].get("p99", math.nan)
+        client_lag = st["client_loop_lag_ms"].get("p99", math.nan)
+        if not st["sustained"] and client_lag > server_lag:
+            # A round trip waits on both loops; the one that lags more is what gave out first.
+            print(
+                f"    {name}: the load's loop lagged more than the server's there (p99 "
+                f"{client_lag:.1f} against {server_lag:.1f} ms): the load generator ran out first"
+            )
         if st["client_cpu"] >= CLIENT_BOUND:
             print(
                 f"    {name}: its clients' process was >= {CLIENT_BOUND:.0%} busy there: the "
