@@ -565,7 +565,7 @@ async def _client_main(pipe: Pipe, driver: Driver, cfg: dict[str, Any]) -> None:
     # allocations (allocations less deallocations) — in a heap where old objects die as fast
     # as new ones are made, the youngest generation grows to ~7,000 live objects (messages,
     # views, futures) between collections, and a collection of it took 4 ms, of the next
-    # generation (~20,000) 9 ms: 2–3% of the run stalled, right at the round trips' p99
+    # generation (~20,000) 9 ms: ~2% of the run stalled, right at the round trips' p99
     # (issue #17). A real client's heap is a thousandth of that. The garbage cycles the
     # clients leave are kept instead; the RSS each process ends a step with is reported
     # (``client_rss_kib``), so what that costs is seen.
@@ -785,7 +785,7 @@ def cpu_plan() -> tuple[set[int], set[int]] | None:
     doing, not the host's. Pinned, the host runs on a core the load never takes; the load can
     then saturate its own cores sooner (its CPU is reported beside every figure). Both echoes
     are run the same way."""
-    if not PIN_CPUS:
+    if not PIN_CPUS or not hasattr(os, "sched_setaffinity"):  # Linux only
         return None
     cores = sorted(os.sched_getaffinity(0))
     if len(cores) < 2:
