@@ -248,18 +248,22 @@ def advertiser_for(table: HostedTable, port: int, identity: Identity) -> TableAd
     )
 
 
-async def follow_open_seats(advertiser: TableAdvertiser, table: HostedTable, shown: int) -> int:
-    """Advertise the table's open seats again if they changed from ``shown``, and its rules
-    and deal (dealer-blind or not) if the host's player changed them in the lobby; the open
-    seats shown now (a failed update is tried again next time)."""
+async def follow_open_seats(advertiser: TableAdvertiser, table: HostedTable) -> None:
+    """Advertise the table's open seats again if they are not what the advertisement says,
+    and its rules and deal (dealer-blind or not) if the host's player changed them in the
+    lobby. The advertisement is the one record of what was announced: it was made before
+    ``play``'s own player sat down, and a failed update keeps the old values, so the next
+    call tries again."""
     host = table.host
     now = host.table.open_seats()
-    if now != shown or advertiser.blind != host.blind or advertiser.rules != host.rules_name:
-        try:
+    if (now, host.blind, host.rules_name) != (
+        advertiser.seats_free,
+        advertiser.blind,
+        advertiser.rules,
+    ):
+        # mDNS is a convenience: on failure the table plays on, and says so elsewhere
+        with contextlib.suppress(Exception):
             await advertiser.update(seats_free=now, blind=host.blind, rules=host.rules_name)
-        except Exception:  # mDNS is a convenience: the table plays on, and says so elsewhere
-            return shown
-    return now
 
 
 def settle(table: HostedTable) -> None:

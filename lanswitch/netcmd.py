@@ -167,7 +167,6 @@ async def _host(table: HostedTable, identity: Identity, out: TextIO, err: TextIO
             loop.add_signal_handler(sig, stop.set)
     shown_log = table.log_from  # a resumed host's earlier lines were said by the old one
     journal_said = False
-    free = host.table.open_seats()
     waiter = asyncio.create_task(server.wait_finished())
     collector_policy().install()  # set up: the collector's pauses kept short (server.py)
     try:
@@ -188,7 +187,7 @@ async def _host(table: HostedTable, identity: Identity, out: TextIO, err: TextIO
                 )
             out.flush()
             if advertised:
-                free = await follow_open_seats(advertiser, table, free)
+                await follow_open_seats(advertiser, table)
             if waiter in done or stop.is_set():
                 break
     finally:

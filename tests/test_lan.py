@@ -439,6 +439,21 @@ def test_a_friends_laptop_joins_a_play_table_of_three_bots_by_name_and_is_seated
         assert "Press r" in screen, screen + (lan.workdir / "play.err").read_text()
         assert screen.count(" bot ") >= 3  # three bots in the other seats
         time.sleep(1.5)  # the table's name is answered once zeroconf has probed (~1.2 s)
+        # What a laptop's table list says: ann has a seat, so three are free (the bots'). The
+        # advertisement was made before she sat down, and said 4 until someone else came.
+        lister = lan.start(
+            "l1",
+            [
+                *(PY, "-m", "lanswitch", "--data-dir", str(lan.workdir / "data-list")),
+                *("tables", "--json", "--timeout", "3", "--interface", lan.address("l1")),
+            ],
+            name="tables-l1",
+            env=_env(lan.workdir / "data-list"),
+            cwd=ROOT,
+        )
+        assert lister.wait(timeout=20) == 0, lister.describe()
+        rows = [r for r in json.loads(lister.stdout()) if r["name"] == "ann's table"]
+        assert [(r["free_seats"], r["seats"]) for r in rows] == [(3, 4)], lister.describe()
         bob = Tmux(join, env, netns=lan.node("l1").netns)
         screen = bob.wait_for("Press r", 30)
         assert "Press r" in screen, screen + (lan.workdir / "join.err").read_text()

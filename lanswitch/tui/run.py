@@ -276,10 +276,9 @@ async def play(settings: Play, rules: RuleSet) -> tuple[int, str]:
             await advertiser.start()
         except Exception:
             return
-        free = host.table.open_seats()
         for _ in range(10**9):
             await asyncio.sleep(0.5)
-            free = await follow_open_seats(advertiser, table, free)
+            await follow_open_seats(advertiser, table)
 
     keeper = asyncio.create_task(keep_advertised())
     history = open_writer(data, keep=settings.history)
