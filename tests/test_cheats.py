@@ -529,6 +529,58 @@ def test_a_host_that_keeps_voiding_hands_is_counted_warned_of_and_left(
         assert s.voids.describe().startswith("void hands: 6 — the host 6")
 
 
+class GrindingSeat(Session):
+    """The host's own seat choosing the deal: ``lanswitch play``'s player sits in the host's
+    process, which has every other seed of a round before that seat reveals, so a modified
+    host can work out the order and have its seat send a seed that does not open its
+    commitment whenever it dislikes it. Here it dislikes every deal: each hand is void, proven
+    against this seat (the seed signed, so the signature is good)."""
+
+    def _announce(self, m: p.Announce) -> list[p.Message]:
+        replies = super()._announce(m)
+        h = self.hand
+        rec = None if h is None else h.recorder
+        out: list[p.Message] = []
+        for r in replies:
+            if isinstance(r, p.Reveal) and m.round == 0 and rec is not None:
+                own = rec.rounds[-1].own_commitment
+                assert own is not None
+                seed = bytes(b ^ 0xFF for b in r.seed)
+                msg = pr.reveal_message(m.ctx, rec.id, own, seed)
+                r = p.Reveal(round=r.round, seed=seed, signature=pr.sign(rec.key, msg))
+            out.append(r)
+        return out
+
+
+@pytest.mark.parametrize("defence", ["v2", "old"])
+def test_a_host_that_voids_hands_through_its_own_seat_is_warned_of(
+    tmp_path: Path, defence: str, v1: pytest.MonkeyPatch
+) -> None:
+    """The seat the host plays itself sends a bad seed at every deal: each hand is void,
+    proven against that seat — never the host's abort nor its word. Untouched clients count
+    those too and warn at the second, as they do for the host's own aborts. (Before: only
+    voids the host caused or claimed counted, and this one went on unwarned to void_limit.)"""
+    if defence == "old":
+        v1.setattr(VoidTally, "warned", property(lambda t: t.by_host >= t.warning))
+    people = [Person("ann"), Person("hal", make=GrindingSeat, honest=False)]
+    out = play_over_tls(make_host(hands=2, round_timeout=0.5), people, tmp_path)
+    assert len(out.host.match.results) == 6  # void_limit
+    s = out.sessions["ann"]
+    verdicts = out.verdicts("ann")
+    assert [v.status for v in verdicts] == ["void"] * 6
+    assert {(v.culprits, v.proven) for v in verdicts} == {(("seat1",), True)}
+    assert all("does not open its commitment" in v.reason for v in verdicts)
+    assert s.voids.by_host == 0  # never the host's abort nor its word
+    if defence == "old":
+        assert s.distrust is None
+        return
+    assert s.distrust is not None
+    assert "a seed of its own seat that does not open" in s.distrust
+    warned = [n for n in out.news("ann") if "void hands at this table" in n.text]
+    assert len(warned) == 1  # once, at the second void
+    assert "void hands: 2" in warned[0].text
+
+
 # ---------------------------------------------------------------------------------------------
 # 6. Players' levers
 

@@ -331,6 +331,12 @@ def test_the_last_revealer_abort_blames_the_host_and_is_counted() -> None:
     assert VoidTally().describe() == "no void hands"
     tally.record(VoidEntry(4, ("bob",), True))  # the verdict settles hand 4: bob, proven
     assert tally.by_host == 1
+    # Still warned: bob's own bad seed may be the host's own seat choosing the deal.
+    assert tally.warned
+    proven_only = VoidTally.of([VoidEntry(1, ("bob",), True), VoidEntry(2, ("ann",), True)])
+    assert proven_only.by_host == 0
+    assert proven_only.warned
+    assert "a seed of its own seat that does not open" in (proven_only.warning_text() or "")
 
 
 def test_a_missing_seed_of_a_seat_voids_the_hand_on_the_hosts_word() -> None:

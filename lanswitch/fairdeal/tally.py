@@ -3,12 +3,17 @@
 Aborting is the host's one lever over the deal: it reveals last, so it alone can see the
 order a round would give and refuse it — by withholding its own seed (a void blamed on the
 host, proven), or by saying a player's seed never came (a void blamed on that player, on the
-host's word alone, which nobody can prove or disprove). One void is bad luck; several at a
-table are a host choosing its deals. :class:`VoidTally` counts them during play — over every
-hand a client sees at the table, whatever game the host says each belongs to (a new game id
-must not wipe the count) — and once they reach :data:`VOID_WARNING`, or the rules'
-``scoring.void_warning`` if lower, every client warns (and a headless one leaves). The rules
-are the host's text: they may make the warning come sooner, never later.
+host's word alone, which nobody can prove or disprove). And through a seat it plays itself:
+``lanswitch play``'s own player sits in the host's process, which holds every other seed before
+that seat must reveal, so it can work out the deal and send a seed that does not open its
+commitment — a void proven against that seat, by its own signature, which no honest program
+ever sends (and which any player the host shares the seeds with can send too). So every void
+counts, whoever is blamed: one is bad luck; several at a table are a host choosing its deals.
+:class:`VoidTally` counts them during play — over every hand a client sees at the table,
+whatever game the host says each belongs to (a new game id must not wipe the count) — and once
+they reach :data:`VOID_WARNING`, or the rules' ``scoring.void_warning`` if lower, every client
+warns (and a headless one leaves). The rules are the host's text: they may make the warning come
+sooner, never later.
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ from .primitives import DEALER, Fault
 __all__ = ["VOID_WARNING", "VoidEntry", "VoidTally"]
 
 VOID_WARNING = 2
-"""Void hands caused or claimed by the host at which a client warns, whatever the rules say."""
+"""Void hands (of any kind: the module docstring) at which a client warns, whatever the rules
+say."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +42,8 @@ class VoidEntry:
 
     @property
     def hosts(self) -> bool:
-        """Caused or claimed by the host: its own abort, or blame resting on its word alone."""
+        """Caused or claimed by the host: its own abort, or blame resting on its word alone.
+        (Not the only voids the host can choose: see the module docstring.)"""
         return DEALER in self.culprits or not self.proven
 
 
@@ -74,7 +81,9 @@ class VoidTally:
 
     @property
     def warned(self) -> bool:
-        return self.by_host >= self.warning
+        """Every void counts, whoever is blamed (module docstring): a seed proven not to open
+        may be the host's own seat choosing the deal."""
+        return self.count >= self.warning
 
     def by_culprit(self) -> dict[str, tuple[int, int]]:
         """culprit → (voids proven against it, voids blamed on it on the host's word)."""
@@ -104,9 +113,11 @@ class VoidTally:
         if not self.warned:
             return None
         return (
-            f"{self.by_host} void hands at this table were caused or claimed by the host "
-            f"(the table warns at {self.warning}): a host that voids hands until it likes the "
-            f"deal is using its one lever over it. {self.describe(name)}. Think about leaving."
+            f"{self.count} void hands at this table (the table warns at {self.warning}), "
+            f"{self.by_host} of them caused or claimed by the host: a host that voids hands "
+            f"until it likes the deal is using its one lever over it — by its own abort, by "
+            f"blaming a player for a seed that never came, or by a seed of its own seat that "
+            f"does not open. {self.describe(name)}. Think about leaving."
         )
 
     @classmethod
