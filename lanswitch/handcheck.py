@@ -36,18 +36,30 @@ def own_seat_problem(m: p.Hand, seat: int | None, key: bytes) -> str | None:
     )
 
 
-def lobby_problems(m: p.Hand, lobby: p.LobbyState, names: Sequence[str]) -> list[str]:
+def lobby_problems(
+    m: p.Hand, lobby: p.LobbyState, names: Sequence[str], since: p.Hand | None = None
+) -> list[str]:
     """Where hand ``m`` is not the table ``lobby`` shows (``names``: the seats' names): a
     person's seat dealt with no key or another key, a bot's with a key, a person left out,
-    another turn timer. Compared when the hand begins (not as a resume catches up: the lobby
-    may have changed since)."""
+    another turn timer. Compared when the hand begins.
+
+    ``since``: the hand this client was in before a resume brought it ``m``. The lobby it
+    has then came after ``m`` began and may have changed since (a player came back, or left
+    and a bot took the seat), so only what cannot have changed in a hand is compared: the
+    turn timer, and each seat the lobby shows as ``since`` had it — the same person's key,
+    or a bot's seat with none. (A host that drops every link just before it deals cannot
+    skip the comparison so.)"""
     found: list[str] = []
     for i, seat in enumerate(lobby.seats[: len(m.seats)]):
         who = names[i] if i < len(names) and names[i] else f"seat {i + 1}"
         pid = m.seats[i]
         given = m.keys.get(pid)
         person = bool(seat.name) and not seat.bot
-        if person and seat.connected and i in m.out:  # (one away sits the hand out)
+        if since is not None:
+            before = since.keys.get(since.seats[i]) if i < len(since.seats) else b"?"
+            if (seat.key if person else None) != before:
+                continue  # the seat changed since: the lobby no longer says how it was dealt
+        if since is None and person and seat.connected and i in m.out:  # (one away sits out)
             found.append(f"the host deals hand {m.hand_no} without {who}, who sits at the table")
         elif person and seat.key and given != seat.key:
             how = "no key" if given is None else "another key than the lobby's"

@@ -31,6 +31,7 @@ from . import protocol as p
 from .blindsession import BlindPart
 from .cards import format_cards
 from .fairdeal import (
+    BY_STAND_IN,
     BY_TIMEOUT,
     DEALER,
     LEFT,
@@ -169,6 +170,7 @@ class _HandState:
     done: bool = False
     held: list[int] = field(default_factory=list)  # this seat's cards, by the events
     shown_wrong: bool = False  # a view showed other cards than ``held`` (disputed once)
+    stood_in: bool = False  # a stand-in move for this seat came while it was here (disputed)
     turn_began: float | None = None  # when this seat saw its turn begin, by ``clock``
     turn_time: float = 0.0  # the seconds it had from then, as it knows them
     blind: BlindPart | None = None  # a dealer-blind hand's own record
@@ -441,6 +443,8 @@ class Session:
             self.voids.heed(setup.rules.scoring.void_warning)
         if self._replaying is False:
             self._against_lobby(m, recorder, names)
+        elif h is not None:  # resumed, and a new hand with it: what cannot have changed
+            self._against_lobby(m, recorder, names, since=h.message)
         self._replaying = False  # the hands after this one begin while this client is here
         self._rules_text = m.rules
         self._note("hand", f"hand {m.hand_no} begins", m)
@@ -459,12 +463,16 @@ class Session:
         return setup, None
 
     def _against_lobby(
-        self, m: p.Hand, recorder: SeatRecorder | None, names: Sequence[str]
+        self,
+        m: p.Hand,
+        recorder: SeatRecorder | None,
+        names: Sequence[str],
+        since: p.Hand | None = None,
     ) -> None:
         """Where the hand is not the table the lobby shows, or its rules not the last hand's:
         the host says two things at once. Each is a warning, and a dispute in this seat's
-        transcript (at the setup note, log event 0)."""
-        found = [] if self.lobby is None else lobby_problems(m, self.lobby, names)
+        transcript (at the setup note, log event 0). ``since``: see ``lobby_problems``."""
+        found = [] if self.lobby is None else lobby_problems(m, self.lobby, names, since)
         if self._rules_text is not None and m.rules != self._rules_text:
             found.append(f"the host changed the rules for hand {m.hand_no}")
         for text in found:
@@ -541,14 +549,29 @@ class Session:
         self, h: _HandState, rec: SeatRecorder, logged: Sequence[LogEvent], live: bool
     ) -> None:
         """What only this seat can tell about a step: the host made a move for it on a turn
-        timer that had not run out, or logged it away while its connection never broke. Each
-        is a dispute, kept in its transcript."""
+        timer that had not run out, logged it away while its connection never broke, or played
+        it as away while it was connected. Each is a dispute, kept in its transcript.
+
+        ``live``: not a resume's catch-up. Moves made while this client was gone come in the
+        catch-up; once it is over, an honest host logs this seat back before it moves again
+        (``Host._presence_step`` runs before the host's own moves, and a resume is one
+        ``receive``), so a stand-in move for this seat seen live was made while it was here —
+        the one way to play a person's seat after cutting its link once and never saying it
+        came back."""
         for k, ev in enumerate(logged, rec.log.count):
             if isinstance(ev, Away) and ev.seat == rec.seat and live:
                 text = "the host says you went away, but your connection to it was up all along"
                 rec.dispute(k, text)
                 self._problems([text])
             elif isinstance(ev, Move) and ev.seat == rec.seat:
+                if ev.by == BY_STAND_IN and live and not h.stood_in:
+                    h.stood_in = True  # said once a hand: every later move is the same lie
+                    text = (
+                        "the host played your seat as if you were away, while you were "
+                        "connected to it"
+                    )
+                    rec.dispute(k, text)
+                    self._problems([text])
                 timed = rec.setup.turn_timer_ms > 0  # (else the move is invalid to all)
                 if ev.by == BY_TIMEOUT and timed and live and self.clock is not None:
                     problem = self._early_timeout(h)

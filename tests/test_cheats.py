@@ -36,6 +36,7 @@ from lanswitch.fairdeal import (
     Dealer,
     HandStage,
     Log,
+    Move,
     Note,
     Shuffle,
     Step,
@@ -293,6 +294,75 @@ def test_a_host_that_moves_for_a_present_player_on_its_own_word_is_caught_by_tha
     if how == "away":
         assert [a.pid for a in b.away] == ["seat0"]
         assert "ann lost the link, says the host" in b.text()
+
+
+class CutsAndStandsIn(Host):
+    """At ann's first turn: cuts her link (her client resumes at once), logs her away at once
+    without waiting out her grace, and never logs her back — it plays her seat as a stand-in
+    for the rest of the hand while she is connected again, watching."""
+
+    victim = 0
+    cut = False
+
+    def _presence_step(self, h: Any) -> bool:
+        if h.dealer.is_away(self.victim):
+            return False  # she never comes back, says the log
+        return super()._presence_step(h)
+
+    def _turn_due(self, h: Any) -> float | None:
+        if h.game.to_act() == self.victim and not self.cut:
+            return float(h.turn_since + 0.05)
+        return super()._turn_due(h)
+
+    def _host_moves(self, h: Any) -> bool:
+        if h.game.to_act() != self.victim or self.cut or h.dealer.is_away(self.victim):
+            return super()._host_moves(h)
+        if self._now < h.turn_since + 0.05:
+            return False
+        cid = self._cid_of_seat(self.victim)
+        if cid is not None:
+            self._close(cid, None)  # a dead link, as far as her client can tell
+        self.cut = True
+        self._step(h, h.dealer.away(self.victim))
+        return True
+
+
+@pytest.mark.parametrize("defence", ["v2", "old"])
+def test_a_host_that_cuts_a_link_and_stands_in_while_the_player_is_back_is_caught(
+    tmp_path: Path, defence: str, v1: pytest.MonkeyPatch
+) -> None:
+    """The host's stand-in moves for ann's seat reach her client live, after her resume: an
+    honest host logs her back first. Her own client disputes it; bob sees a fair hand with
+    the caveat that ann lost the link, as the host says. (Before: ann's verdict was fair
+    too, with 0 moves of her own and every other made by the host.)"""
+    if defence == "old":
+        original = Session._own_checks
+
+        def no_stand_in_check(self: Session, h: Any, rec: Any, logged: Any, live: bool) -> None:
+            h.stood_in = True  # as if already said: the check never speaks
+            original(self, h, rec, logged, live)
+
+        v1.setattr(Session, "_own_checks", no_stand_in_check)
+    host = make_host(CutsAndStandsIn, bot_delay=0.05)
+    out = play_over_tls(host, SLOW_ANN, tmp_path)
+    assert any("resumed" in n.text for n in out.sessions["ann"].news)  # she came back
+    t = out.sessions["ann"].history[0].transcript
+    assert t is not None
+    stood_in = [e for e in t.log if isinstance(e, Move) and e.seat == 0]
+    assert stood_in
+    assert all(e.by != BY_SEAT for e in stood_in)  # every one the host's
+    (b,) = out.verdicts("bob")
+    assert b.status == "fair", b.text()
+    assert "ann lost the link, says the host" in b.text()
+    (v,) = out.verdicts("ann")
+    if defence == "old":
+        assert v.status == "fair", v.text()
+        return
+    assert v.status == "unfair", v.text()
+    assert v.culprits == (DEALER,)
+    assert not v.proven  # her own record
+    assert "played your seat as if you were away, while you were connected" in v.reason
+    assert out.cli_statuses("ann") == ["unfair"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -932,6 +1002,59 @@ def test_a_turn_timer_the_table_did_not_show_is_refused_or_disputed(
             (v,) = verdicts
             assert v.check == "dispute"
             assert "30 s turn timer; the table shows no" in v.reason
+
+
+class DropsEveryoneThenDeals(Host):
+    """Deals with a 30 s turn timer the lobby never shows, and from the second hand on drops
+    every link just before it deals: the ``hand`` message then reaches each client as part of
+    its resume, where a fresh join's would not be compared with the lobby."""
+
+    dealer_cls = _dealing(turn_timer_ms=30_000)
+
+    def _start_hand(self) -> None:
+        if self.match.hand_no >= 1:
+            for seat in range(len(self.table.seats)):
+                cid = self._cid_of_seat(seat)
+                if cid is not None:
+                    self._close(cid, None)
+        super()._start_hand()
+
+
+@pytest.mark.parametrize("defence", ["v2", "old"])
+def test_a_hand_dealt_as_everyone_resumes_is_still_compared_with_the_table(
+    tmp_path: Path, defence: str, v1: pytest.MonkeyPatch
+) -> None:
+    """The unshown timer again, but hand 2 is dealt while every client is reconnecting. Each
+    compares it with what cannot have changed since its last hand — the timer, and the seats
+    the lobby shows as they were — and disputes it. (Before: a resume skipped the comparison,
+    and hand 2 was fair for everyone.)"""
+    if defence == "old":
+        original = Session._against_lobby
+
+        def fresh_only(self: Session, m: Any, rec: Any, names: Any, since: Any = None) -> None:
+            if since is None:
+                original(self, m, rec, names)
+
+        v1.setattr(Session, "_against_lobby", fresh_only)
+    out = play_over_tls(
+        make_host(DropsEveryoneThenDeals, hands=2, bot_delay=0.05), PEOPLE, tmp_path
+    )
+    for name in ("ann", "bob"):
+        statuses = out.statuses(name)
+        assert len(statuses) == 2, statuses
+        first, second = out.verdicts(name)
+        assert first.status == "unfair", first.text()
+        assert first.check == "dispute", first.text()
+        assert any(
+            "lost the host" in n.text or "resumed" in n.text for n in out.sessions[name].news
+        )
+        if defence == "old":
+            assert second.status == "fair", second.text()
+            continue
+        assert second.status == "unfair", second.text()
+        assert second.check == "dispute"
+        assert "30 s turn timer; the table shows no" in second.reason
+        assert out.cli_statuses(name) == ["unfair", "unfair"]
 
 
 class StackedSilentHost(Host):
