@@ -168,6 +168,13 @@ def build_parser() -> argparse.ArgumentParser:
         "lanswitch paths).",
     )
     hi.add_argument("id", nargs="?", type=_hand_id, metavar="ID", help="show this hand in full")
+    hi.add_argument(
+        "--save",
+        type=Path,
+        metavar="FILE",
+        help="with ID: write your transcript of that hand to FILE (a new file), the file "
+        "lanswitch verify FILE checks — to check it elsewhere, or to give to someone",
+    )
     hi.add_argument("--json", action="store_true", help="one JSON array of hands")
     hi.add_argument(
         "--limit", type=_positive, default=20, metavar="N", help="the newest N hands (default 20)"
@@ -676,6 +683,10 @@ def _cmd_history(args: argparse.Namespace, out: TextIO) -> int:
     from .textsafe import escape
 
     path = history_path(data_dir(args.data_dir))
+    if args.save is not None:
+        if args.id is None:
+            raise _UsageError("history --save FILE saves one hand: give its ID as well")
+        return _save_hand(args.id, path, args.save, out)
     if args.id is not None:
         return _show_hand(args.id, path, args.json, out)
     rows = []
@@ -729,6 +740,33 @@ def _cmd_history(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _save_hand(hand: int, path: Path, target: Path, out: TextIO) -> int:
+    """``lanswitch history ID --save FILE``: the hand's transcript as it is kept, byte for
+    byte, in a new file (never over another: a transcript is evidence)."""
+    import shlex
+
+    from .textsafe import escape
+
+    row = _history_row(hand, path, "save")
+    if row.transcript is None:
+        raise _UsageError(
+            f"hand {hand} was watched, not played: there is no transcript of yours to save"
+        )
+    try:
+        with target.open("xb") as f:
+            f.write(row.transcript)
+    except FileExistsError:
+        raise _UsageError(f"{target} exists already: give a new file's name") from None
+    except OSError as e:
+        raise _UsageError(f"cannot write {target}: {e.strerror or e}") from None
+    kind = "dealer-blind file" if row.blind else "transcript"
+    out.write(
+        f"saved the {kind} of hand {row.hand_no} at {escape(row.table)} to {escape(str(target))}"
+        f"; lanswitch verify {escape(shlex.quote(str(target)))} checks it\n"
+    )
+    return 0
+
+
 def _show_hand(hand: int, path: Path, as_json: bool, out: TextIO) -> int:
     """``lanswitch history ID``: one hand in full, as this client saw it."""
     from .history import result_text, verdict_text
@@ -756,7 +794,10 @@ def _show_hand(hand: int, path: Path, as_json: bool, out: TextIO) -> int:
     else:
         out.write("(no log kept for this hand: an older lanswitch recorded it)\n")
     if row.transcript is not None:
-        out.write(f"lanswitch verify --hand {row.id} checks its transcript again.\n")
+        out.write(
+            f"lanswitch verify --hand {row.id} checks its transcript again; "
+            f"lanswitch history {row.id} --save FILE writes it to a file.\n"
+        )
     return 0
 
 

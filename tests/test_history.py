@@ -220,7 +220,8 @@ def test_a_blind_hand_is_kept_with_its_verdict_and_its_file(
     code, out, _ = run(capsys, "--data-dir", str(data), "history", "1")
     assert code == 0
     assert "verdict: fair (dealer-blind), every card legal" in out
-    assert "lanswitch verify --hand 1 checks its transcript again." in out
+    assert "lanswitch verify --hand 1 checks its transcript again" in out
+    assert "lanswitch history 1 --save FILE writes it to a file." in out
     code, out, _ = run(capsys, "--data-dir", str(data), "history", "--json")
     assert [r["dealer_blind"] for r in json.loads(out)] == [True, True]
     # ... and lanswitch verify --hand checks the stored file, as verify FILE does.
@@ -382,6 +383,43 @@ def test_verify_hand_checks_the_stored_transcript_like_verify_file(
     assert code == got["exit"] == 0
     assert got["files"][0]["file"] == "history:1"
     assert got["files"][0]["status"] == "fair"
+
+
+def test_history_saves_a_hands_transcript_to_a_file_verify_checks(
+    tmp_path: Path, match: tuple[Link, Link, Link], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A hand played at the terminal is in the history only: ``history ID --save FILE``
+    writes its transcript byte for byte, and ``verify FILE`` finds what ``--hand`` finds. It
+    never writes over a file, and every wrong use is a usage error that writes nothing."""
+    data = tmp_path / "data"
+    record_all(HistoryWriter(data), match[0])
+    file = tmp_path / "hand 1.json"
+    code, out, err = run(capsys, "--data-dir", str(data), "history", "1", "--save", str(file))
+    assert (code, err) == (0, "")
+    assert out == (
+        f"saved the transcript of hand 1 at {match[0].session.table} to {file}; "
+        f"lanswitch verify '{file}' checks it\n"
+    )
+    with History(history_path(data)) as h:
+        row = h.get(1)
+    assert row is not None
+    assert file.read_bytes() == row.transcript
+    code_f, out_f, _ = run(capsys, "verify", str(file))
+    code_h, out_h, _ = run(capsys, "--data-dir", str(data), "verify", "--hand", "1")
+    assert code_f == code_h == 0
+    assert out_f.removeprefix(str(file)) == out_h.removeprefix("history:1")
+    before = file.read_bytes()
+    for argv, said in [
+        (("history", "1", "--save", str(file)), "exists already"),
+        (("history", "--save", str(tmp_path / "b.json")), "give its ID as well"),
+        (("history", "9", "--save", str(tmp_path / "c.json")), "no hand 9 in the history"),
+        (("history", "1", "--save", str(tmp_path / "no" / "d.json")), "cannot write"),
+    ]:
+        code, out, err = run(capsys, "--data-dir", str(data), *argv)
+        assert (code, out) == (2, ""), argv
+        assert said in err, err
+    assert file.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "hand 1.json"]
 
 
 def tamper(data: Path, hand_id: int, change: object) -> None:
