@@ -230,7 +230,8 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument(
         "--headless",
         action="store_true",
-        help="print a log instead of seating you in the terminal client (today the only mode)",
+        help="print a log of the table (what host always does; to host and play at the "
+        "table in the terminal client, use lanswitch play)",
     )
     h.add_argument(
         "--resume",
@@ -333,7 +334,16 @@ def build_parser() -> argparse.ArgumentParser:
     _look_options(pl)
     _data_dir_option(pl)
 
-    sub.add_parser("paths", help="show where lanswitch keeps its files")
+    sub.add_parser(
+        "paths",
+        help="show where lanswitch keeps its files",
+        description="Show where lanswitch keeps its files: the data dir (--data-dir DIR, else "
+        "$LANSWITCH_DATA_DIR, else the platform's user data directory) and the history in it.",
+    )
+    for command in sub.choices.values():
+        # Each command's own usage for what is wrong after it (``main``): argparse hands an
+        # unknown option to the top-level parser, whose usage names no command.
+        command.set_defaults(command_parser=command)
     return p
 
 
@@ -341,7 +351,10 @@ def _data_dir_option(parser: argparse.ArgumentParser) -> None:
     """``--data-dir`` after the command as well (``lanswitch history --data-dir D``). SUPPRESS:
     when it is not given here, the one given before the command (or none) stands."""
     parser.add_argument(
-        "--data-dir", metavar="DIR", default=argparse.SUPPRESS, help="as before the command"
+        "--data-dir",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="where lanswitch keeps its files (as lanswitch --data-dir DIR COMMAND)",
     )
 
 
@@ -1072,8 +1085,11 @@ port too, since it is where the table's players are trying to come back)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    top = build_parser()
+    args, unknown = top.parse_known_args(argv)
+    parser: argparse.ArgumentParser = getattr(args, "command_parser", None) or top
+    if unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command == "verify" and bool(args.files) == (args.hand is not None):
         parser.error(
             "verify: give transcript FILEs, or --hand ID (see lanswitch history), not both"
@@ -1082,7 +1098,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     if getattr(args, "resume", False):
         # A resumed table keeps the settings it was started with (they are in its journal).
-        defaults = vars(parser.parse_args([args.command]))
+        defaults = vars(top.parse_args([args.command]))
         settings = _TABLE_SETTINGS + (("name",) if args.command == "play" else ())
         given = [k for k in settings if getattr(args, k, None) != defaults.get(k)]
         if given:

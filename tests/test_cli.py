@@ -163,6 +163,29 @@ def test_bad_options_exit_2_with_the_reason(
     assert needle in err
 
 
+@pytest.mark.parametrize(
+    ("argv", "usage"),
+    [
+        (["play", "--bogus"], "usage: lanswitch play "),
+        (["verify", "x.json", "--jsn"], "usage: lanswitch verify "),
+        (["history", "1", "2"], "usage: lanswitch history "),
+        (["--bogus"], "usage: lanswitch [-h]"),
+    ],
+)
+def test_an_unknown_option_shows_the_usage_of_its_command(
+    capsys: pytest.CaptureFixture[str], argv: list[str], usage: str
+) -> None:
+    """argparse hands what a command does not know to the top-level parser, whose usage names
+    no command: a newcomer who mistyped an option of ``play`` was shown ``lanswitch [-h]
+    [--version] … COMMAND``."""
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    _, err = capsys.readouterr()
+    assert e.value.code == 2
+    assert err.startswith(usage), err
+    assert f"lanswitch: error: unrecognized arguments: {argv[-1]}" in err
+
+
 def test_data_dir_option_then_env_then_platform(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
