@@ -41,9 +41,12 @@ $(NATIVE): lanswitch/game.py lanswitch/rules.py lanswitch/cards.py | $(STAMP)
 	@echo "make: compiling the rules engine with mypyc (about half a minute, once)"
 	@$(BIN)/python -m lanswitch._build || echo "make: the engine was not compiled; the pure Python engine will run"
 
+# ARGS: play's options, e.g. make play ARGS="--rules irish --interface 192.168.1.20"
+# (lanswitch play --help lists them).
+ARGS ?=
 play: $(STAMP) $(NATIVE)
-	@echo "make: starting $(BIN)/lanswitch play (friends join with: lanswitch join)"
-	$(BIN)/lanswitch play
+	@echo "make: starting $(BIN)/lanswitch play $(ARGS) (friends join with: lanswitch join)"
+	$(BIN)/lanswitch play $(ARGS)
 
 test: $(STAMP) $(NATIVE) lint typecheck pytest
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 from pathlib import Path
+
+import pytest
 
 from lanswitch.rules import OPTIONS, POWER_KEYS, PRESETS
 from tests.scripts import load_script
@@ -44,3 +48,36 @@ def test_readme_shows_the_two_commands_and_links_the_docs() -> None:
     for doc in ("docs/architecture.md", "docs/rules.md"):
         assert doc in readme
         assert (ROOT / doc).exists()
+
+
+@pytest.mark.skipif(
+    shutil.which("tmux") is None or shutil.which("make") is None, reason="needs tmux and make"
+)
+def test_make_play_passes_args_to_play(tmp_path: Path) -> None:
+    """The README's main command, in a real 80×24 terminal, with ``ARGS`` (``make play``
+    offered no way to choose play's options, such as the one address to serve on: a newcomer
+    could not keep it off a network): the lobby comes up on loopback alone, named as asked.
+    Run after ``make test`` has set the project up, so make only starts it."""
+    from tests.terminal import Tmux
+
+    env = {**os.environ, "LANSWITCH_DATA_DIR": str(tmp_path), "TERM": "xterm-256color"}
+    args = "--interface 127.0.0.1 --name zoe --bots 3"
+    tmux = Tmux(
+        f"make --no-print-directory play ARGS='{args}' 2>{tmp_path / 'err'}; echo EXITED $?; "
+        "sleep 30",
+        env,
+        (80, 24),
+        cwd=ROOT,
+    )
+    try:
+        screen = tmux.wait_for("Press r", 60)
+        assert "Press r" in screen, screen + (tmp_path / "err").read_text()
+        assert "hosting on 127.0.0.1:" in screen, screen
+        assert "zoe's table" in screen, screen
+        tmux.keys("q")
+        tmux.wait_for("Leave the table?", 5)
+        tmux.keys("y")
+        screen = tmux.wait_for("EXITED", 15)
+        assert "EXITED 0" in screen, screen
+    finally:
+        tmux.kill()
