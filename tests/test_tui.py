@@ -24,6 +24,7 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 from lanswitch import protocol as p
+from lanswitch.cards import JOKER_BASE
 from lanswitch.client import Client, Target
 from lanswitch.game import CALL_LAST, DRAW, PASS, Game, Phase
 from lanswitch.host import Host, HostConfig
@@ -530,6 +531,46 @@ def test_the_suit_picker_and_multi_card_selection() -> None:
     assert link.session.view is not None
     assert link.session.view.named_suit == 2 or link.session.view.turn != link.session.seat
     assert "you name ♥" in log_text(model)  # the suit, said once, to the one who named it
+
+
+def test_the_suit_picker_starts_on_the_suit_held_most() -> None:
+    """Walkthrough item 1: the suit choice kept the cursor of the card just laid (A♥ laid from
+    the 4th place holding 2♦ 4♦ 10♦ 5♥ 7♥: a quick Enter named ♠). Now it starts on the suit
+    the player holds most of (ties: ♣ ♦ ♥ ♠), whatever the cursor was on before."""
+    net = TableNet(HostConfig(name="T", seats=2, bots=1, bot_delay=0.0, hands=None), seed=5)
+    link = net.join("ann", auto_ready=True, bot=None)
+    model = TuiModel(link.session, send=lambda m: net.send(link, m))
+    seen = 0
+    for _ in range(3000):
+        net.run(lambda: link.session.my_turn(), steps=5000)
+        model.update()
+        v = link.session.view
+        assert v is not None
+        if model.choices():
+            suits = [(c % 52) // 13 for c in v.hand if c < JOKER_BASE]
+            held = [suits.count(s) for s in range(4)]
+            best = max(range(4), key=lambda s: (held[s], -s))
+            picked = model.choices()[model.cursor]
+            assert move_text(picked, model.look) == f"name {'♣♦♥♠'[best]}", (held, v.hand)
+            seen += 1
+            if seen == 6:
+                break
+            model.cursor = 3 - best  # anywhere else: the choice is made by the cursor
+            model.enter()
+            continue
+        playable = [c for c in v.hand if c in v.legal]
+        aces = [c for c in playable if c % 13 == 0]
+        if aces:
+            model.cursor = v.hand.index(aces[-1])
+            model.enter()
+        elif v.phase == Phase.FOLLOW and PASS in v.legal:
+            model.pass_turn()
+        elif playable:
+            model.cursor = v.hand.index(playable[-1])
+            model.enter()
+        else:
+            model.draw()
+    assert seen == 6
 
 
 def test_space_marks_only_cards_that_can_be_laid_in_turn() -> None:

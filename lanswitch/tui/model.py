@@ -18,7 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .. import protocol as p
-from ..game import CALL_LAST, CALL_TWO, DRAW, PASS, SUIT_BASE, Phase
+from ..cards import JOKER_BASE
+from ..game import CALL_LAST, CALL_TWO, DRAW, MIMIC_BASE, PASS, SUIT_BASE, Phase
 from ..narrate import Line, describe, merge
 from ..session import HandRecord, News, Session, named
 from ..textsafe import escape
@@ -29,6 +30,7 @@ __all__ = [
     "HostPowers",
     "LogLine",
     "TuiModel",
+    "preferred_choice",
     "record_fair",
     "special_moves",
     "verdict_line",
@@ -110,6 +112,7 @@ class TuiModel:
         self._timer_seen: tuple[int, int] = (-1, 0)  # (seq, timer_ms) of the view last read
         self.timer_since = 0.0  # when that view's timer_ms was read (the clock)
         self._seats: tuple[p.LobbySeat, ...] | None = None  # the lobby last seen
+        self._choices_seen: tuple[int, ...] = ()  # the choice last offered (a suit, a face)
 
     # -- what to show ----------------------------------------------------------------------
 
@@ -245,6 +248,11 @@ class TuiModel:
         v = s.view
         if v is not None and not v.pending_kind:
             self.pending_rows.clear()
+        choices = tuple(self.choices())
+        if choices != self._choices_seen:  # a choice opens: the cursor starts on the best
+            self._choices_seen = choices
+            if choices:
+                self.cursor = preferred_choice(choices, self.hand())
         row = self.row()
         self.cursor = max(0, min(self.cursor, len(row) - 1))
         if s.my_turn() and self._turn_seq != s.seq:
@@ -524,6 +532,32 @@ def _comings_and_goings(
         elif now and not old.connected and new.connected:
             lines.append(f"{new.name} is back")
     return lines
+
+
+def preferred_choice(choices: Sequence[int], hand: Sequence[int]) -> int:
+    """Where the cursor starts when the rules ask for a choice: on the suit (or a face of the
+    suit) the player holds most of among the cards left in hand, ties going to the first in
+    the fixed suit order (♣ ♦ ♥ ♠); a choice of no suit counts as none held. Always an index of
+    ``choices`` (0 when there are none)."""
+    held = [0, 0, 0, 0]
+    for card in hand:
+        if 0 <= card < JOKER_BASE:
+            held[(card % 52) // 13] += 1
+
+    def suit_of(move: int) -> int | None:
+        if SUIT_BASE <= move < SUIT_BASE + 4:
+            return move - SUIT_BASE
+        if MIMIC_BASE <= move < MIMIC_BASE + 52:
+            return (move - MIMIC_BASE) // 13
+        return None
+
+    best, best_key = 0, (-1, 0)
+    for i, move in enumerate(choices):
+        suit = suit_of(move)
+        key = (held[suit] if suit is not None else 0, -(suit if suit is not None else 4))
+        if key > best_key:
+            best, best_key = i, key
+    return best
 
 
 def record_fair(record: HandRecord) -> bool | None:
