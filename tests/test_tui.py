@@ -81,6 +81,7 @@ class Terminal:
     model: TuiModel
     keys: PipeInput
     task: asyncio.Task[Any]
+    app: TuiApp | None = None
 
     async def play_by_keys(self, done: Callable[[], bool]) -> int:
         """Press the key that moves the game on at each of our turns until ``done()``; the
@@ -122,14 +123,14 @@ async def terminal(
         session = Session("ann", key=Ed25519PrivateKey.generate(), entropy=os.urandom)
         client = Client(session, target, history=run.pop("history", None))
         await client.connect()
-        got: dict[str, TuiModel] = {}
+        got: dict[str, Any] = {}
         with create_pipe_input() as keys, create_app_session(input=keys, output=screen.output):
             task = asyncio.create_task(
-                run_client(client, look=Look(), on_start=lambda m, t: got.update(m=m), **run)
+                run_client(client, look=Look(), on_start=lambda m, a: got.update(m=m, a=a), **run)
             )
             try:
                 await until(lambda: "m" in got and got["m"].screen == "lobby")
-                yield Terminal(host, session, got["m"], keys, task)
+                yield Terminal(host, session, got["m"], keys, task, got["a"])
             finally:
                 if task.done():
                     task.result()  # ended by itself: it must have ended well
@@ -1063,6 +1064,35 @@ def test_chat_by_keys(identity: Identity) -> None:
 
     asyncio.run(asyncio.wait_for(main(), 30))
     assert "hello table" in screen.text()
+
+
+def test_keys_that_do_nothing_never_reach_the_chat_line(identity: Identity) -> None:
+    """Walkthrough item 2: x and k k pressed at the table (keys that do nothing there) were
+    typed into the hidden chat line: c opened it holding "xkk", and "gg" went out as "xkkgg".
+    Now the chat line starts empty each time it opens, and no stray key reaches it."""
+    screen = Screen()
+
+    async def main() -> None:
+        config = HostConfig(name="C", seats=2, bots=1, bot_delay=0.0, hands=None)
+        async with terminal(identity, config, screen) as t:
+            assert t.app is not None
+            t.keys.send_text("r")
+            await until(lambda: t.model.screen == "table")
+            t.keys.send_text("xkk")
+            t.keys.send_text("c")
+            await until(lambda: t.model.overlay == "chat")
+            await asyncio.sleep(0.05)
+            assert t.app.chat_buffer.text == ""
+            t.keys.send_text("half a line\x1b")  # typed, then Esc: not sent
+            await until(lambda: t.model.overlay is None)
+            t.keys.send_text("zc")
+            await until(lambda: t.model.overlay == "chat")
+            t.keys.send_text("gg\r")
+            await until(lambda: any(n.kind == "chat" for n in t.session.news))
+            chats = [n.text for n in t.session.news if n.kind == "chat"]
+            assert chats == ["<ann> gg"]
+
+    asyncio.run(asyncio.wait_for(main(), 30))
 
 
 # ---------------------------------------------------------------------------------------------

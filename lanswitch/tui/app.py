@@ -101,7 +101,7 @@ class ScreenControl(UIControl):
         )
 
     def is_focusable(self) -> bool:
-        return False
+        return True  # the focus rests here, so that no stray key reaches the chat line
 
 
 class TuiApp:
@@ -114,9 +114,13 @@ class TuiApp:
         self.where = where
         self.chat_buffer = Buffer(multiline=False, accept_handler=self._chat_accept)
         chatting = Condition(lambda: model.overlay == "chat")
+        # The screen takes the focus (it is focusable for that alone): a key with no binding
+        # goes nowhere. Focused, the hidden chat line took every such key (an x pressed at
+        # the table opened the chat box as "x").
+        self.screen = Window(ScreenControl(self._draw), wrap_lines=False)
         body = HSplit(
             [
-                Window(ScreenControl(self._draw), wrap_lines=False),
+                self.screen,
                 ConditionalContainer(
                     Window(
                         BufferControl(self.chat_buffer),
@@ -129,7 +133,7 @@ class TuiApp:
         )
         style = build_style(colour=model.look.colour, four_colour=model.look.four_colour)
         self.app: Application[None] = Application(
-            layout=Layout(body),
+            layout=Layout(body, focused_element=self.screen),
             key_bindings=self._bindings(),
             style=style,
             full_screen=True,
@@ -160,7 +164,8 @@ class TuiApp:
             ) -> None:
                 model.status = ""
                 action(model)
-                if model.overlay == "chat":
+                if model.overlay == "chat" and not event.app.layout.has_focus(self.chat_buffer):
+                    self.chat_buffer.reset()  # every chat line starts empty
                     event.app.layout.focus(self.chat_buffer)
                 self.refresh()
 
@@ -172,7 +177,7 @@ class TuiApp:
                 return
             if model.overlay == "chat":
                 self.chat_buffer.reset()
-                event.app.layout.focus_last()
+                event.app.layout.focus(self.screen)
             model.overlay = None
             self.refresh()
 
@@ -226,7 +231,7 @@ class TuiApp:
     def _chat_accept(self, buffer: Buffer) -> bool:
         self.model.chat(buffer.text)
         self.model.overlay = None
-        self.app.layout.focus_last()
+        self.app.layout.focus(self.screen)
         return False  # clear the buffer
 
     def refresh(self) -> None:
