@@ -1088,6 +1088,31 @@ def test_a_hand_the_host_never_finishes_still_gets_a_verdict(tmp_path: Path) -> 
         assert any("before this hand was settled" in n.text for n in out.news(name))
 
 
+class QuitsMidHand(Host):
+    """An honest host whose player closes the table ten moves into the first hand."""
+
+    def _host_moves(self, h: Any) -> bool:
+        if h.dealer.log.count > 10 and not self.finished:
+            self.shutdown(self._now)
+            return False
+        return super()._host_moves(h)
+
+
+def test_a_hand_the_host_closes_mid_way_cannot_be_checked_and_says_why(tmp_path: Path) -> None:
+    """Closing the table mid-hand keeps back the seeds and the host's signed head, as a host
+    that stacked the deck and quit before it was found out would: never fair. The verdict says
+    what is missing and why it matters (it said "the host did not sign the log it sent you",
+    which reads as a forgery)."""
+    out = play_over_tls(make_host(QuitsMidHand, hands=2), PEOPLE, tmp_path)
+    for name in ("ann", "bob"):
+        (v,) = out.verdicts(name)
+        assert v.status == "unfair", v.text()
+        assert v.culprits == (DEALER,)
+        assert not v.proven
+        assert "it did not finish the hand, so the hand cannot be checked" in v.reason
+        assert any("before the hand was settled" in n.text for n in out.news(name))
+
+
 class KeylessHost(Host):
     """Deals bob's seat with no key — the host's bot's, as the hand says — and plays it."""
 

@@ -160,7 +160,16 @@ class _Verifier:
         t, ctx0 = self.t, self.setup.ctx0
         h = t.log_heads.get(DEALER)
         count, final = len(self.log), self.heads[-1]
-        if h is None or not verify_signature(
+        if h is None:
+            # A host that stops short of its head keeps back what the hand would be checked
+            # by: the same to every player whether it crashed, quit or stacked the deck.
+            raise _Unfair(
+                "log-heads",
+                "the host never signed the log it sent you: it did not finish the hand, so the "
+                "hand cannot be checked",
+                proven=False,
+            )
+        if not verify_signature(
             self.setup.keys[DEALER], log_head_message(ctx0, DEALER, h.count, h.head), h.signature
         ):
             raise _Unfair("log-heads", "the host did not sign the log it sent you", proven=False)
