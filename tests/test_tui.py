@@ -31,7 +31,7 @@ from lanswitch.host import Host, HostConfig
 from lanswitch.rules import PRESETS
 from lanswitch.server import Server
 from lanswitch.session import News, Session, named
-from lanswitch.tls import Identity, load_or_create_identity, server_context
+from lanswitch.tls import Identity, fingerprint_words, load_or_create_identity, server_context
 from lanswitch.tui.app import ESCAPE_WAIT, TuiApp, build_style
 from lanswitch.tui.keys import KEYS
 from lanswitch.tui.layout import MIN_COLS, MIN_ROWS, compose
@@ -452,6 +452,43 @@ def test_the_hosts_screen_says_who_arrived_who_waits_and_how_friends_join() -> N
     net.join("dee", auto_ready=False)  # every seat has a person now: dee waits, and is told so
     model.update()
     assert "dee waits for a seat: every seat has a player" in log_text(model)
+
+
+def test_the_fingerprint_words_are_shown_whole_and_the_rules_end_at_a_word() -> None:
+    """Walkthrough item 3: at 50×16 the log showed only the tail of "table fingerprint: walnut
+    canyon … (friends joining see the same words)", and at 60×20 the rules' description was
+    cut mid-sentence. The lobby shows the six words whole at every size they fit (the
+    explanation shortens, then goes); the description ends after a word, with an ellipsis."""
+    fingerprint = bytes(range(7, 39))
+    words = fingerprint_words(fingerprint)
+    assert len(words.split()) == 6
+    for powers in (True, False):
+        net = TableNet(HostConfig(name="T", rules=PRESETS["irish"], seats=4, bots=3), seed=3)
+        host = host_powers(net.host, lambda: None) if powers else None
+        model, _ = tui_at(net, powers=host)
+        for i in range(8):  # a busy log: the words' line is not the newest
+            model.session.news.append(News("chat", f"<bob> chat line {i}"))
+        model.session.news.append(
+            News(
+                "pin",
+                f"table fingerprint: {words} (friends joining see the same words)",
+                fingerprint,
+            )
+        )
+        model.session.news.append(News("chat", "<bob> hello"))
+        model.update()
+        for cols, rows in ((100, 30), (80, 24), (60, 20), (50, 16), (40, 12)):
+            lines = screen_text(model, cols, rows, where="10.0.0.5:4000")
+            flat = " ".join(" ".join(lines).split())
+            assert words in flat, (cols, rows, lines)
+            for line in lines:  # no line starts inside the words (the tail of a cut line)
+                assert not line.strip().startswith(tuple(words.split()[1:])), (cols, lines)
+        lines = screen_text(model, 60, 20)
+        about = [line for line in lines if line.startswith("  ") and "Irish Switch" in line]
+        assert about, lines
+        start = lines.index(about[0])
+        described = [line for line in lines[start : start + 3] if line.strip()]
+        assert described[-1].endswith("…") or described[-1].endswith("."), described
 
 
 def test_keys_and_hints_come_from_one_table() -> None:

@@ -19,6 +19,7 @@ from .. import protocol as p
 from ..narrate import ending
 from ..rules import PRESETS
 from ..session import named
+from ..tls import fingerprint_words
 from .keys import hints
 from .model import TuiModel, record_fair, verdict_line
 from .prompts import prompt
@@ -31,6 +32,7 @@ from .render import (
     move_text,
     seat_cells,
     suit_text,
+    trim,
     width,
     wrap,
 )
@@ -132,10 +134,12 @@ def _log_lines(model: TuiModel, cols: int, room: int) -> list[StyledText]:
     out: list[StyledText] = []
     for entry in reversed(model.log):
         rows = wrap([("", "  "), *entry.text], cols, indent=4)
-        out[:0] = rows
-        if len(out) >= room:
+        if len(out) + len(rows) > room:  # only whole lines: never the tail of one
+            if not out:  # the newest alone is too long: its start
+                out = trim(rows, room, cols, model.look.g.more)
             break
-    return out[-room:]
+        out[:0] = rows
+    return out
 
 
 def _squeeze(
@@ -370,15 +374,21 @@ def _lobby(model: TuiModel, cols: int, room: int, where: str) -> list[StyledText
             cols,
             indent=4,
         )
+    most = len(about) + 3  # the description: three lines at most
     if rules is not None and rules.description:
-        about += wrap([("class:dim", f"  {rules.description}")], cols, indent=2)[:3]
+        about += wrap([("class:dim", f"  {rules.description}")], cols, indent=2)
     seats = _seat_rows(model, cols)
-    notes = _lobby_notes(model, cols, where)
-    # The description gives way before the seats and the notes do.
-    fixed = 1 + 1 + len(seats) + 1 + len(notes)
-    shown_about = about[: max(0, room - fixed - 2)]
-    top += shown_about
+    notes = _lobby_notes(model, cols)
+    words = _fingerprint_lines(model, cols)
+    join = _join_lines(model, cols, where)
+    # The description gives way before the seats and the notes do (at most three lines; cut,
+    # it ends after a whole word with an ellipsis).
+    fixed = 1 + 1 + len(seats) + 1 + len(notes) + len(words) + len(join)
+    top += trim(about, min(most, room - fixed - 2), cols, model.look.g.more)
     top += [[], *seats, [], *notes]
+    if len(top) + len(words) <= room:  # the fingerprint's words whole, or not at all
+        top += words
+    top += join
     return _squeeze(top, [[]], [], model, cols, room)
 
 
@@ -425,8 +435,8 @@ def _wins(model: TuiModel) -> dict[int, int]:
     return out
 
 
-def _lobby_notes(model: TuiModel, cols: int, where: str) -> list[StyledText]:
-    """What to do now, who waits, how friends join: a few lines under the seats."""
+def _lobby_notes(model: TuiModel, cols: int) -> list[StyledText]:
+    """What to do now, who waits: a few lines under the seats."""
     s = model.session
     lobby = s.lobby
     assert lobby is not None
@@ -468,12 +478,41 @@ def _lobby_notes(model: TuiModel, cols: int, where: str) -> list[StyledText]:
             say(said[0].upper() + said[1:] + ".", "class:dim")
         for line in model.powers.waiting():
             say(line + ".", "class:warn")
-        if where:
-            say(
-                f'Friends join with: lanswitch join "{lobby.table}" (or: lanswitch join {where})',
-                "class:dim",
-            )
     return out
+
+
+def _join_lines(model: TuiModel, cols: int, where: str) -> list[StyledText]:
+    """How friends join (the host's screen)."""
+    lobby = model.session.lobby
+    if model.powers is None or not where or lobby is None:
+        return []
+    text = f'  Friends join with: lanswitch join "{lobby.table}" (or: lanswitch join {where})'
+    return wrap([("class:dim", text)], cols, indent=4)
+
+
+def _fingerprint_lines(model: TuiModel, cols: int) -> list[StyledText]:
+    """The words of the table's certificate fingerprint (the ones friends compare), every word
+    shown whole: the explanation after them shortens, then goes, as the window narrows."""
+    if not model.fingerprint:
+        return []
+    words = fingerprint_words(model.fingerprint)
+    own = model.powers is not None  # our own table: friends joining see these words
+    head = "Table fingerprint" if own else "Host fingerprint"
+    whys = (
+        ("(friends joining see the same words)", "(friends see the same)", "")
+        if own
+        else ("(the words the host's screen shows)", "(as the host's screen shows)", "")
+    )
+    for why in whys:  # on one line, if it fits
+        line: StyledText = [("class:dim", f"  {head}: "), ("", words)]
+        line += [("class:dim", f" {why}")] if why else []
+        if width(line) <= cols:
+            return [line]
+    for why in whys:  # else the words on a line of their own (wrapped only if they must)
+        first: StyledText = [("class:dim", f"  {head}" + (f" {why}" if why else "") + ":")]
+        if width(first) <= cols:
+            break
+    return [*wrap(first, cols, indent=4), *wrap([("", f"    {words}")], cols, indent=4)]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -113,6 +113,7 @@ class TuiModel:
         self.timer_since = 0.0  # when that view's timer_ms was read (the clock)
         self._seats: tuple[p.LobbySeat, ...] | None = None  # the lobby last seen
         self._choices_seen: tuple[int, ...] = ()  # the choice last offered (a suit, a face)
+        self.fingerprint = b""  # the table's certificate fingerprint, once the client pinned it
 
     # -- what to show ----------------------------------------------------------------------
 
@@ -302,6 +303,9 @@ class TuiModel:
             self._link(news.text)
         elif news.kind in ("presence", "voids"):
             self._say(news.text, "class:warn")
+        elif news.kind == "pin" and isinstance(news.data, bytes):
+            self.fingerprint = news.data  # the lobby shows its words whole, at any width
+            self._say(news.text, "class:dim")
         elif news.kind in ("warning", "closed", "welcome", "pin", "over"):
             self._say(news.text, "class:dim" if news.kind != "warning" else "class:warn")
 

@@ -36,6 +36,7 @@ __all__ = [
     "move_text",
     "seat_cells",
     "suit_text",
+    "trim",
     "width",
     "wrap",
 ]
@@ -235,6 +236,22 @@ def _split_lines(fragments: StyledText) -> list[StyledText]:
             if part:
                 out[-1].append((style, part))
     return out
+
+
+def trim(lines: list[StyledText], count: int, cols: int, more: str = "…") -> list[StyledText]:
+    """The first ``count`` of ``lines`` (wrapped text); when some are left out, the last one
+    kept ends in ``more``, after a whole word, so the text is never cut mid-sentence unseen."""
+    if len(lines) <= count:
+        return lines
+    if count <= 0:
+        return []
+    last = lines[count - 1]
+    room = max(1, cols - get_cwidth(more))
+    if width(last) > room:
+        last = wrap(last, room)[0]
+    while last and not last[-1][1].strip():  # no space before the ellipsis
+        last = last[:-1]
+    return [*lines[: count - 1], [*last, ("class:dim", more)]]
 
 
 def clip(fragments: StyledText, cols: int, more: str = "…") -> StyledText:
