@@ -640,7 +640,9 @@ def test_space_marks_only_cards_that_can_be_laid_in_turn() -> None:
         assert model.status == why_not(illegal[0], model.spot())  # type: ignore[arg-type]
 
 
-def test_marked_cards_are_laid_in_order_where_the_rules_let_them_follow() -> None:
+def a_pair_to_mark() -> tuple[TuiModel, list[p.Message], tuple[int, int]]:
+    """ann at a black5 table (several cards of one rank in a turn), on a turn where she holds
+    two of one rank that she may lay together: the model, what it sent, the pair."""
     rules = sized(PRESETS["black5"], 5)  # sets: several cards of one rank in a turn
     net = TableNet(HostConfig(name="T", rules=rules, seats=2, bots=1, bot_delay=0.0), seed=4)
     link, model, sent = recording(net)
@@ -664,7 +666,13 @@ def test_marked_cards_are_laid_in_order_where_the_rules_let_them_follow() -> Non
             model.draw() if DRAW in v.legal else model.pass_turn()
     else:
         pytest.skip("no pair came to hand")
-    a, b = pairs[0]
+    return model, sent, pairs[0]
+
+
+def test_marked_cards_are_laid_in_order_where_the_rules_let_them_follow() -> None:
+    model, sent, (a, b) = a_pair_to_mark()
+    v = model.session.view
+    assert v is not None
     model.cursor = v.hand.index(a)
     model.space()
     model.cursor = v.hand.index(b)
@@ -674,6 +682,29 @@ def test_marked_cards_are_laid_in_order_where_the_rules_let_them_follow() -> Non
     model.update()
     moves = [m.move for m in sent if isinstance(m, p.Move)]
     assert moves[-2:] == [a, b]
+
+
+def test_the_order_of_marked_cards_cannot_be_read_as_a_rank() -> None:
+    """Walkthrough item 4: the order was printed against the card, "hand: 13♣ Q♣" and
+    "4♥ 19♥", which read as the cards 13♣ and 19♥. Now in brackets: "(1)3♣", "(2)9♥"; the
+    same in ASCII ("(1)3C"), and the hand still fits the window."""
+    model, _, (a, b) = a_pair_to_mark()
+    v = model.session.view
+    assert v is not None
+    for card in (a, b):
+        model.cursor = v.hand.index(card)
+        model.space()
+    assert model.selected == [a, b]
+    for look in (Look(), Look(ascii=True)):
+        model.look = look
+        for cols, rows in ((100, 30), (60, 20), (40, 10)):
+            lines = screen_text(model, cols, rows)
+            hand = " ".join(line for line in lines if "hand:" in line or line.startswith("      "))
+            for n, card in enumerate((a, b), 1):
+                assert f"({n}){card_text(card, look)}" in hand, (cols, hand)
+            rest = [c for c in v.hand if c not in (a, b)]
+            for card in rest:  # an unmarked card has no number before it
+                assert re.search(rf"(^|\s){re.escape(card_text(card, look))}(\s|$)", hand), hand
 
 
 def test_a_spectator_gets_spectator_controls_and_no_end_of_hand_screen() -> None:

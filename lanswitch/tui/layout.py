@@ -266,8 +266,9 @@ def _hand_lines(model: TuiModel, cols: int) -> list[StyledText]:
             style += " class:cursor"
         if c in model.selected:
             style += " class:selected"
-        mark = str(model.selected.index(c) + 1) if c in model.selected else " "
-        out += [("class:dim", mark), (style, card_text(c, look)), ("", " ")]
+        # The order a marked card is laid in, in brackets: "(1)3♣", never "13♣" (a rank).
+        mark = f"({model.selected.index(c) + 1})" if c in model.selected else " "
+        out += [("class:turn", mark), (style, card_text(c, look)), ("", " ")]
     if not v.hand:
         out.append(("class:dim", "(no cards)"))
     return wrap(out, cols, indent=8)
@@ -552,8 +553,8 @@ def help_lines(model: TuiModel) -> list[StyledText]:
         "",
         "Cards you may lay are bright; the cursor is reversed. The line under the prompt says "
         "why the card under the cursor cannot be laid.",
-        "Space marks cards to lay one after another in this turn (the numbers show the "
-        "order) and Enter lays them; a card that cannot follow the one before is not marked, "
+        "Space marks cards to lay one after another in this turn (the number in brackets "
+        "before a marked card shows the order: (1) is laid first) and Enter lays them; a card that cannot follow the one before is not marked, "
         "and the line under the prompt says why.",
         "The log tells every play, draw, pick-up and pass, who comes and goes, and the "
         "verdict of each hand's check of the deal.",
