@@ -797,6 +797,30 @@ def test_ascii_draws_pure_ascii_on_every_screen() -> None:
         assert drawn.isascii(), [ch for ch in drawn if not ch.isascii()]
 
 
+def test_ascii_shows_suits_as_letters_in_the_rules_and_the_prompt() -> None:
+    """Walkthrough item 5: with --ascii the hand read "6C 7C" but the rules' description said
+    "K♥ picks up 5 and 2♥ adds to it" and the prompt "(2♥ would)"."""
+    net = TableNet(HostConfig(name="T", rules=PRESETS["irish"], seats=3, bots=2), seed=2)
+    model, _ = tui_at(net, look=Look(ascii=True))
+    for cols, rows in ((100, 30), (60, 20)):
+        drawn = "\n".join(screen_text(model, cols, rows))
+        assert drawn.isascii(), [ch for ch in drawn if not ch.isascii()]
+    assert "KH picks up 5" in " ".join(screen_text(model, 100, 30))
+    rules = sized(PRESETS["irish"], 5)
+    game = stacked(rules, 3, ["KH 3C 5C 9C 6C", "4S 9D 4D 6D QS", "4C 10D 3S 6S QD"], "9H")
+    play(game, 0, c("KH"))
+    rows_ = frozenset(rows_of(game, "KH"))
+    unicode = prompt_text(Spot(game.view(1), game.rules, NAMES, 1, Look(), rows_))
+    assert unicode.endswith("(2♥ would)")
+    ascii_ = prompt_text(Spot(game.view(1), game.rules, NAMES, 1, Look(ascii=True), rows_))
+    assert ascii_ == "pick up 5 with d: nothing you hold answers it (2H would)"
+    model.toggle_ready()  # and every screen of a hand at these rules
+    to_my_turn(net, model)
+    for cols, rows in ((100, 30), (60, 20)):
+        drawn = "\n".join(screen_text(model, cols, rows))
+        assert drawn.isascii(), [ch for ch in drawn if not ch.isascii()]
+
+
 def test_the_seat_grid_lines_up() -> None:
     """Item 10: the seat grid did not line up."""
     net = TableNet(HostConfig(name="T", seats=4, bots=2, bot_delay=0.0, hands=None), seed=2)

@@ -30,6 +30,7 @@ from .render import (
     clip,
     fit_parts,
     move_text,
+    plain,
     seat_cells,
     suit_text,
     trim,
@@ -205,7 +206,7 @@ def _table(model: TuiModel, cols: int, room: int) -> list[StyledText]:
         assert spot is not None
         asked = wrap([("", "  "), *prompt(spot)], cols, indent=4)
         bottom += asked[:2] if len(asked) <= 2 else [*asked[:1], clip(asked[1] + asked[2], cols)]
-    reason = model.status or model.pointed_reason()
+    reason = plain(model.status or model.pointed_reason(), model.look)
     if reason:
         bottom.append(clip([("class:warn", f"  {reason}")], cols))
     return _squeeze(top, seats_forms, bottom, model, cols, room)
@@ -314,7 +315,7 @@ def _ended(model: TuiModel) -> tuple[int, p.HandOver, list[str], int | None]:
 def _over(model: TuiModel, cols: int, room: int) -> list[StyledText]:
     s = model.session
     hand_no, over, names, me = _ended(model)
-    told = ending(over.reason, names, over.placings, me=me)
+    told = plain(ending(over.reason, names, over.placings, me=me), model.look)
     top: list[StyledText] = wrap([("class:title", f"  Hand {hand_no} is over: {told}")], cols)
     top.append([])
     top += _placings(model, cols)
@@ -324,7 +325,7 @@ def _over(model: TuiModel, cols: int, room: int) -> list[StyledText]:
         top.append([("class:dim", "  checking the deal…")])
     else:
         fair = record_fair(record) is True
-        line = verdict_line(record).split(": ", 1)[-1]
+        line = plain(verdict_line(record).split(": ", 1)[-1], model.look)
         top += wrap([("class:good" if fair else "class:bad", f"  {line}")], cols, indent=4)[:3]
     return _squeeze(top, [[]], [], model, cols, room)
 
@@ -377,7 +378,8 @@ def _lobby(model: TuiModel, cols: int, room: int, where: str) -> list[StyledText
         )
     most = len(about) + 3  # the description: three lines at most
     if rules is not None and rules.description:
-        about += wrap([("class:dim", f"  {rules.description}")], cols, indent=2)
+        described = plain(rules.description, model.look)  # rules.py writes K♥: KH in ASCII
+        about += wrap([("class:dim", f"  {described}")], cols, indent=2)
     seats = _seat_rows(model, cols)
     notes = _lobby_notes(model, cols)
     words = _fingerprint_lines(model, cols)
@@ -451,7 +453,10 @@ def _lobby_notes(model: TuiModel, cols: int) -> list[StyledText]:
     if last is not None and model.watching and last.over.placings:
         names = list(last.names)
         say(
-            f"Hand {last.hand_no}: {ending(last.over.reason, names, last.over.placings)}.",
+            plain(
+                f"Hand {last.hand_no}: {ending(last.over.reason, names, last.over.placings)}.",
+                model.look,
+            ),
             "class:dim",
         )
     if s.seat is None:
@@ -554,8 +559,9 @@ def help_lines(model: TuiModel) -> list[StyledText]:
         "Cards you may lay are bright; the cursor is reversed. The line under the prompt says "
         "why the card under the cursor cannot be laid.",
         "Space marks cards to lay one after another in this turn (the number in brackets "
-        "before a marked card shows the order: (1) is laid first) and Enter lays them; a card that cannot follow the one before is not marked, "
-        "and the line under the prompt says why.",
+        "before a marked card shows the order: (1) is laid first) and Enter lays them; a "
+        "card that cannot follow the one before is not marked, and the line under the prompt "
+        "says why.",
         "The log tells every play, draw, pick-up and pass, who comes and goes, and the "
         "verdict of each hand's check of the deal.",
     )
@@ -582,7 +588,7 @@ def _details_lines(model: TuiModel) -> list[StyledText]:
     else:
         assert record.verdict is not None
         text = named(record.verdict.text(), record.names)
-    return [[("class:good" if fair else "class:bad", f"  {text}")]]
+    return [[("class:good" if fair else "class:bad", f"  {plain(text, model.look)}")]]
 
 
 def _pager(model: TuiModel, cols: int, rows: int) -> list[StyledText]:

@@ -24,7 +24,7 @@ from ..narrate import Line, describe, merge
 from ..session import HandRecord, News, Session, named
 from ..textsafe import escape
 from .prompts import Spot, cannot_follow, tables_for, why_not
-from .render import Look, StyledText, card_text, line_text, move_text
+from .render import Look, StyledText, card_text, line_text, move_text, plain_text
 
 __all__ = [
     "HostPowers",
@@ -264,7 +264,7 @@ class TuiModel:
         self._add([(style, text)], source)
 
     def _add(self, text: StyledText, source: Line | None = None) -> None:
-        self.log.append(_logged(text, source))
+        self.log.append(_logged(plain_text(text, self.look), source))
         del self.log[:-LOG_LINES]
 
     def _narrate(self, line: Line) -> None:

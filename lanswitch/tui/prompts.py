@@ -25,7 +25,7 @@ from ..cards import JOKER_BASE, SUIT_NAMES
 from ..game import CALL_LAST, CALL_TWO, DRAW, PASS, Phase, Tables, View
 from ..narrate import predicate_words
 from ..rules import Power, RuleSet
-from .render import Look, StyledText, card_text, suit_text
+from .render import Look, StyledText, card_text, plain, suit_text
 
 __all__ = ["Spot", "cannot_follow", "prompt", "tables_for", "why_not"]
 
@@ -78,12 +78,12 @@ class Spot:
         return v.top_face if v.top_face >= 0 else v.top
 
 
-def _rows_words(rows: Sequence[Power]) -> str:
-    """Rows' cards as a reader says them: "a 2 or a black Jack"."""
+def _rows_words(rows: Sequence[Power], look: Look) -> str:
+    """Rows' cards as a reader says them: "a 2 or a black Jack" ("K♥", or "KH" in ASCII)."""
     words: list[str] = []
     for r in rows:
         for p in r.cards:
-            w = predicate_words(p)
+            w = plain(predicate_words(p), look)
             if w not in words:
                 words.append(w)
     if len(words) <= 1:
@@ -173,18 +173,19 @@ def _facing(spot: Spot, holding: bool) -> str:
         text = f"pick up {n} with d"
         ways = []
         if stack:
-            ways.append(f"{_rows_words(stack)} to add to it")
+            ways.append(f"{_rows_words(stack, spot.look)} to add to it")
         if cancel:
-            ways.append(f"{_rows_words(cancel)} to cancel it")
+            ways.append(f"{_rows_words(cancel, spot.look)} to cancel it")
         if ret:
-            ways.append(f"{_rows_words(ret)} to send it back")
+            ways.append(f"{_rows_words(ret, spot.look)} to send it back")
     else:
         text = f"you miss {n} turn{'s' if n != 1 else ''}: p to take it"
-        ways = [f"{_rows_words(stack)} to pass it on"] if stack else []
+        ways = [f"{_rows_words(stack, spot.look)} to pass it on"] if stack else []
     if ways and holding:
         text += ", or lay " + ", or ".join(ways)
     elif ways:
-        text += f": nothing you hold answers it ({_rows_words([*stack, *cancel, *ret])} would)"
+        every = _rows_words([*stack, *cancel, *ret], spot.look)
+        text += f": nothing you hold answers it ({every} would)"
     return text
 
 
@@ -213,7 +214,8 @@ def _follow(spot: Spot, holding: bool) -> str:
             f"the {spot.card(top)} starts a run: lay any {_suit_word(top)}, then in sequence{end}"
         )
     if row is not None and row.together:
-        return f"lay another {_rows_words([row]).removeprefix('a ').removeprefix('an ')}{end}"
+        another = _rows_words([row], spot.look).removeprefix("a ").removeprefix("an ")
+        return f"lay another {another}{end}"
     follow = rules.play.follow if rules is not None else "none"
     rank = card_text(top, Look(ascii=True))[:-1] if top < JOKER_BASE else "joker"
     if follow == "sets":

@@ -34,6 +34,8 @@ __all__ = [
     "fit_parts",
     "line_text",
     "move_text",
+    "plain",
+    "plain_text",
     "seat_cells",
     "suit_text",
     "trim",
@@ -78,6 +80,44 @@ class Look:
     @property
     def g(self) -> Glyphs:
         return ASCII if self.ascii else UNICODE
+
+
+_TO_ASCII = str.maketrans(
+    {
+        **dict(zip(SUIT_SYMBOLS, SUIT_LETTERS, strict=True)),
+        "–": "-",
+        "—": "-",
+        "…": "...",
+        "·": "|",
+        "‘": "'",
+        "’": "'",
+        "“": '"',
+        "”": '"',
+        "→": "->",
+        "←": "<-",
+        "×": "x",
+    }
+)
+
+
+def plain(text: str, look: Look) -> str:
+    """Text made elsewhere (the rules' descriptions, the narration's card words, the host's
+    words) as the look draws it: with ``--ascii``, suit symbols as letters (``K♥`` → ``KH``)
+    and dashes, ellipses and quotes as their ASCII kin."""
+    return text.translate(_TO_ASCII) if look.ascii else text
+
+
+def plain_text(fragments: StyledText, look: Look) -> StyledText:
+    """:func:`plain` over styled text (a mouse handler, where there is one, is kept)."""
+    if not look.ascii:
+        return fragments
+    out: StyledText = []
+    for frag in fragments:
+        if len(frag) == 2:
+            out.append((frag[0], plain(frag[1], look)))
+        else:
+            out.append((frag[0], plain(frag[1], look), frag[2]))
+    return out
 
 
 def suit_text(suit: int, look: Look) -> str:
@@ -138,7 +178,7 @@ def line_text(line: Line, look: Look, base: str = "") -> StyledText:
         elif isinstance(part, SuitName):
             out.append((card_style(13 * part.suit, look), suit_text(part.suit, look)))
         else:
-            out.append((base, part))
+            out.append((base, plain(part, look)))
     return out
 
 
