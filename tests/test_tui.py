@@ -38,7 +38,7 @@ from lanswitch.tui.layout import MIN_COLS, MIN_ROWS, compose
 from lanswitch.tui.model import HostPowers, TuiModel
 from lanswitch.tui.prompts import Spot, prompt, why_not
 from lanswitch.tui.render import Look, card_style, card_text, move_text, width, wrap
-from lanswitch.tui.run import host_powers, run_client
+from lanswitch.tui.run import farewell, host_powers, run_client
 from tests.stacking import c, play, sized, stacked
 from tests.tablenet import Link, TableNet
 
@@ -962,9 +962,33 @@ def test_the_leave_confirmation(identity: Identity, tmp_path: Path) -> None:
             await asyncio.wait_for(t.task, 10)
             assert model.quit
             await until(lambda: not t.host.conns)  # the host heard the player leave
+            # Walkthrough item 6: the last line said "the host ended the match: left the
+            # table" to a player who had left by themselves.
+            assert farewell(model, "Q") == (0, 'you left the table "Q"')
 
     asyncio.run(asyncio.wait_for(main(), 60))
     assert "Leave the table?" in screen.text()
+
+
+def test_the_last_line_says_the_host_ended_the_match_only_when_it_did(
+    identity: Identity,
+) -> None:
+    """Walkthrough item 6: the host's goodbye is told as the host's; the player's own, as the
+    player's (test_the_leave_confirmation)."""
+    screen = Screen()
+
+    async def main() -> None:
+        config = HostConfig(name="E", seats=2, bots=1, bot_delay=0.0)
+        async with terminal(identity, config, screen, now=0.0) as t:
+            t.host.shutdown(0.0, "the match is over")
+            await until(lambda: t.model.screen == "closed")
+            t.keys.send_text("\r")
+            await asyncio.wait_for(t.task, 10)
+            _, last = farewell(t.model, "E")
+            assert not t.model.left
+            assert last == "lanswitch: the host closed the connection: shutdown: the match is over"
+
+    asyncio.run(asyncio.wait_for(main(), 60))
 
 
 def test_the_turn_timer_counts_down_on_screen() -> None:
