@@ -985,7 +985,7 @@ def test_the_last_line_says_the_host_ended_the_match_only_when_it_did(
             t.keys.send_text("\r")
             await asyncio.wait_for(t.task, 10)
             _, last = farewell(t.model, "E")
-            assert not t.model.left
+            assert not t.model.said_goodbye
             assert last == "lanswitch: the host closed the connection: shutdown: the match is over"
 
     asyncio.run(asyncio.wait_for(main(), 60))

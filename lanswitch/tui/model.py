@@ -99,7 +99,7 @@ class TuiModel:
         shows it until another hand is played."""
         self.dismissed_hand: int | None = None  # the hand-end screen the player closed
         self.quit = False
-        self.left = False  # this player said goodbye (q, y): the table did not end
+        self.said_goodbye = False  # this player said goodbye (q, y): the table did not end
         self.failure: str | None = None  # the connection failed for good: why
         self.lost_since: float | None = None  # the link to the host is down since then
         self.rings = 0  # bells rung (a test can count them)

@@ -112,7 +112,7 @@ async def run_client(
         if not net.done():
             if not session.closed:
                 await _pay_seed(session, net)
-                model.left = True
+                model.said_goodbye = True
                 for message in session.leave():
                     client.send(message)
             net.cancel()
@@ -150,7 +150,7 @@ def farewell(model: TuiModel, table: str) -> tuple[int, str]:
     if model.failure is not None:
         return 1, f"lanswitch: {model.failure}"
     reason = model.session.close_reason
-    if model.left:  # our own goodbye is the close reason now: it was not the host's doing
+    if model.said_goodbye:  # our own goodbye is the close reason now: it was not the host's doing
         return 0, f'you left the table "{table}"'
     if isinstance(reason, p.Bye):
         return 0, f"the host ended the match: {reason.reason}"
