@@ -491,6 +491,31 @@ def test_the_fingerprint_words_are_shown_whole_and_the_rules_end_at_a_word() -> 
         assert described[-1].endswith("…") or described[-1].endswith("."), described
 
 
+def test_start_with_a_player_away_says_what_the_hand_waits_for() -> None:
+    """Walkthrough item 7: with bob away, s said "Starting: every seat is filled." and nothing
+    started for a minute, with no word of why. Now s says whom the hand waits for, how long
+    at most, and what happens then; and that is what happens."""
+    net = TableNet(HostConfig(name="T", seats=3, bots=2, bot_delay=0.0, hands=None), seed=3)
+    powers = host_powers(net.host, lambda: net.tick(net.now))
+    model, _ = tui_at(net, powers=powers)
+    bob = net.join("bob", auto_ready=False)
+    net.send(bob, p.Ready(ready=True))
+    net.drop(bob)
+    model.update()
+    model.host_power("start")
+    model.update()
+    assert "every seat is filled" not in model.status
+    assert "waiting for bob to come back (up to 60 s)" in model.status, model.status
+    assert "then a bot takes the seat" in model.status
+    shown = " ".join(" ".join(screen_text(model, 80, 24)).split())
+    assert "waiting for bob to come back" in shown
+    assert net.host.hand is None
+    net.tick(net.now + 61)  # bob does not come back: the seat goes to a bot, the hand starts
+    model.update()
+    assert net.host.hand is not None
+    assert model.screen == "table"
+
+
 def test_keys_and_hints_come_from_one_table() -> None:
     net = TableNet(HostConfig(name="T", seats=2, bots=1, bot_delay=0.0, hands=1), seed=1)
     model, _ = tui_at(net)

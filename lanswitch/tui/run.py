@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import os
 import signal
 import sys
@@ -219,7 +220,38 @@ def host_powers(host: Host, poke: Callable[[], None]) -> HostPowers:
             if not any(s.kind == "empty" for s in host.table.seats):
                 break
             add_bot()
-        return "starting: every seat is filled"
+        return _waits_for() or "starting: every seat is filled"
+
+    def _waits_for() -> str:
+        # What the hand still waits for once every seat is filled (the host starts it when
+        # every seated person is there and ready: Host._can_start), in words; "" for nothing.
+        # A player who is away keeps the seat for seat_limit seconds from going away; then
+        # the host gives the seat up, and a bot takes it where the table was set with bots.
+        if host.table.in_play:
+            return ""
+        now = host.now  # the latest event's time: "up to" holds, however long ago
+        limit = host.config.seat_limit
+        away, unready = [], []
+        for seat in host.table.seats:
+            if seat.kind != "human":
+                continue
+            entry = host.table.clients.get(seat.client or "")
+            mine = entry is not None and host.keys.get(entry.token) == host.owner_key
+            if seat.index in host.away:
+                left = max(0, math.ceil(host.away[seat.index] + limit - now))
+                away.append(f"{seat.name} to come back (up to {left} s)")
+            elif not seat.ready and not mine:  # the host's own player is made ready with s
+                unready.append(f"{seat.name} to press r")
+        if not away and not unready:
+            return ""
+        said = "not starting yet: waiting for " + " and ".join(away + unready)
+        if away:
+            said += (
+                "; then a bot takes the seat"
+                if host.config.bots
+                else "; then the seat is free, and s again puts a bot in it"
+            )
+        return said
 
     def arrivals(n: int) -> tuple[list[str], int]:
         # The host's log says who arrived to watch and who waits for a seat; the lobby
