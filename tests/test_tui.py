@@ -33,7 +33,7 @@ from lanswitch.server import Server
 from lanswitch.session import News, Session, named
 from lanswitch.tls import Identity, fingerprint_words, load_or_create_identity, server_context
 from lanswitch.tui.app import ESCAPE_WAIT, TuiApp, build_style
-from lanswitch.tui.keys import KEYS
+from lanswitch.tui.keys import KEYS, hints
 from lanswitch.tui.layout import MIN_COLS, MIN_ROWS, compose
 from lanswitch.tui.model import HostPowers, TuiModel
 from lanswitch.tui.prompts import Spot, prompt, why_not
@@ -533,6 +533,46 @@ def test_keys_and_hints_come_from_one_table() -> None:
     help_text = " ".join(screen_text(model))
     assert "d draw" in help_text
     assert "Space mark" in help_text
+
+
+def test_the_key_bar_keeps_help_and_says_how_many_hints_gave_way() -> None:
+    """Walkthrough item 8: at 60 columns or less the host's bar dropped c chat, g rules and
+    f deal with no sign that there was more. Now the host's setting-up keys give way before
+    chat, and "? help" stays on every screen at every width, saying how many hints gave way
+    ("? help (+2)"); every hint is in the help."""
+    net = TableNet(HostConfig(name="T", seats=4, bots=3, bot_delay=0.0, hands=None), seed=3)
+    powers = host_powers(net.host, lambda: net.tick(net.now))
+    model, _ = tui_at(net, powers=powers)
+    wide = screen_text(model, 120, 24)[-1]
+    assert "c chat" in wide
+    assert "(+" not in wide  # nothing gave way
+    footer = screen_text(model, 60, 20)[-1]
+    assert "c chat" in footer, footer
+    assert "? help (+" in footer, footer
+    screens: set[str] = set()
+    for _ in range(300):  # the lobby, turns at the table, the hand's end: every width
+        model.update()
+        screens.add(model.screen)
+        every = [text for _, text in hints(model)]
+        for cols in range(MIN_COLS, 61):
+            footer = screen_text(model, cols, 20)[-1]
+            assert "? help" in footer, (model.screen, cols, footer)
+            hidden = [t for t in every if t != "? help" and t not in footer]
+            assert (f"? help (+{len(hidden)})" in footer) == bool(hidden), (cols, footer)
+        if model.screen == "lobby":
+            model.toggle_ready(True)
+        elif model.screen == "over":
+            model.enter()
+        elif model.session.my_turn() and model.session.view is not None:
+            key = key_for(model)
+            if key == ENTER:
+                model.enter()
+            elif key == "d":
+                model.draw()
+            else:
+                model.pass_turn()
+        net.step()
+    assert {"lobby", "table", "over"} <= screens
 
 
 def test_a_pointed_card_that_cannot_be_laid_says_why_and_sends_nothing() -> None:

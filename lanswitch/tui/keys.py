@@ -4,7 +4,8 @@ foot of every screen (``layout.py``), so the hints can never disagree with the k
 Each :class:`Key` says where it works (``screens``), what it does (``action``), its hint, and
 when the hint is worth showing (``when``: ``d draw`` only while a draw is legal, ``l last``
 only while the call is open). When the bar is too narrow for every hint, those of the highest
-``rank`` go first; ``q leave`` and ``? help`` are rank 0 and always stay.
+``rank`` go first; ``q leave`` and ``? help`` are rank 0 and always stay (``? help`` then says
+how many gave way: ``? help (+3)``).
 """
 
 from __future__ import annotations
@@ -101,9 +102,11 @@ KEYS: tuple[Key, ...] = (
     Key(("l",), "l last card", _TABLE, TuiModel.call_last, _legal(CALL_LAST), rank=1),
     Key(("n",), "n peanuckle", _TABLE, TuiModel.call_two, _legal(CALL_TWO), rank=1),
     Key(("r",), "r ready", _LOBBY, lambda m: m.toggle_ready(), _seated, rank=0),
-    Key(("b",), "b/x bot +/-", _LOBBY, lambda m: m.host_power("add_bot"), _host, rank=3),
+    # The host's setting up (bots, rules, the deal) gives way before chat, which every
+    # player uses; "? help" lists them all, and says how many hints gave way.
+    Key(("b",), "b/x bot +/-", _LOBBY, lambda m: m.host_power("add_bot"), _host, rank=4),
     Key(("x",), "", _LOBBY, lambda m: m.host_power("remove_bot"), _host, shown=False),
-    Key(("g",), "g rules", _LOBBY, lambda m: m.host_power("next_rules"), _host, rank=3),
+    Key(("g",), "g rules", _LOBBY, lambda m: m.host_power("next_rules"), _host, rank=4),
     Key(("s",), "s start", _LOBBY, lambda m: m.host_power("start"), _host, rank=2),
     Key(
         ("f",),
@@ -114,7 +117,7 @@ KEYS: tuple[Key, ...] = (
         rank=5,  # after chat; the lobby's rules line says which deal it is now
         label=lambda m: "f deal",
     ),
-    Key(("c",), "c chat", _ALL - {"closed", "connecting"}, lambda m: m.open("chat"), rank=4),
+    Key(("c",), "c chat", _ALL - {"closed", "connecting"}, lambda m: m.open("chat"), rank=3),
     Key(("v",), "v verdict", frozenset({"over"}), lambda m: m.open("details"), rank=2),
     Key(("?",), "? help", _ALL, lambda m: m.open("help"), rank=0),
     Key(("q",), "q leave", _ALL - {"closed"}, lambda m: m.open("quit"), rank=0),

@@ -29,6 +29,7 @@ from .render import (
     card_text,
     clip,
     fit_parts,
+    fitting,
     move_text,
     plain,
     seat_cells,
@@ -122,10 +123,23 @@ def _footer(model: TuiModel, cols: int) -> StyledText:
         items = [(0, "Enter send"), (0, "Esc close")]
     else:
         items = hints(model)
-    sep = model.look.g.sep
-    parts: list[tuple[int, StyledText]] = [(rank, [("class:hint", text)]) for rank, text in items]
-    line = fit_parts(parts, cols - 2, [("class:hint", sep)])
+    sep: StyledText = [("class:hint", model.look.g.sep)]
+    hidden = 0
+    for _ in range(3):  # "? help" says how many hints gave way (its own length may drop one)
+        shown: list[tuple[int, StyledText]] = [
+            (rank, [("class:hint", f"{text} (+{hidden})" if text == HELP and hidden else text)])
+            for rank, text in items
+        ]
+        gone = len(items) - len(fitting(shown, cols - 2, sep))
+        if gone == hidden:
+            break
+        hidden = gone
+    line = fit_parts(shown, cols - 2, sep)
     return [("class:hint", " "), *line, ("class:hint", " " * max(1, cols - 1 - width(line)))]
+
+
+HELP = "? help"
+"""The help key's hint: it always stays in the bar (rank 0), so every key can be found."""
 
 
 def _log_lines(model: TuiModel, cols: int, room: int) -> list[StyledText]:

@@ -32,6 +32,7 @@ __all__ = [
     "card_text",
     "clip",
     "fit_parts",
+    "fitting",
     "line_text",
     "move_text",
     "plain",
@@ -303,10 +304,8 @@ def clip(fragments: StyledText, cols: int, more: str = "…") -> StyledText:
     return [*first, ("class:dim", more)]
 
 
-def fit_parts(parts: Sequence[tuple[int, StyledText]], cols: int, sep: StyledText) -> StyledText:
-    """As many of ``parts`` as fit in ``cols`` columns, joined by ``sep``: each part has a
-    rank (lower is more important) and those that do not fit are dropped, least important
-    first; the order shown is the order given."""
+def fitting(parts: Sequence[tuple[int, StyledText]], cols: int, sep: StyledText) -> list[int]:
+    """The indices of the ``parts`` :func:`fit_parts` keeps, in order."""
     keep = list(range(len(parts)))
     for _ in range(len(parts)):
         total = sum(width(parts[i][1]) for i in keep) + width(sep) * max(0, len(keep) - 1)
@@ -314,6 +313,14 @@ def fit_parts(parts: Sequence[tuple[int, StyledText]], cols: int, sep: StyledTex
             break
         worst = max(keep, key=lambda i: (parts[i][0], i))
         keep.remove(worst)
+    return keep
+
+
+def fit_parts(parts: Sequence[tuple[int, StyledText]], cols: int, sep: StyledText) -> StyledText:
+    """As many of ``parts`` as fit in ``cols`` columns, joined by ``sep``: each part has a
+    rank (lower is more important) and those that do not fit are dropped, least important
+    first; the order shown is the order given."""
+    keep = fitting(parts, cols, sep)
     out: StyledText = []
     for n, i in enumerate(keep):
         if n:
