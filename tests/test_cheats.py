@@ -365,6 +365,56 @@ def test_a_host_that_cuts_a_link_and_stands_in_while_the_player_is_back_is_caugh
     assert out.cli_statuses("ann") == ["unfair"]
 
 
+class CutsAtEveryReshuffle(Host):
+    """When a reshuffle is due: cuts ann's link (her client resumes at once), logs her away at
+    once, runs the round without her — the host alone chooses the new stock — and logs her back
+    when she is, as an honest host would. Each lie is one only she can see through."""
+
+    victim = 0
+    cuts = 0
+
+    def _advance_round(self, h: Any, stage: HandStage) -> bool:
+        d = h.dealer
+        dealt = any(isinstance(e, Shuffle) for e in d.log.events)
+        if stage is HandStage.CHANCE and dealt and not d.is_away(self.victim):
+            cid = self._cid_of_seat(self.victim)
+            if cid is not None:
+                self._close(cid, None)
+            self.cuts += 1
+            self._step(h, d.away(self.victim))
+            return True
+        return super()._advance_round(h, stage)
+
+
+def test_a_player_cut_off_at_every_reshuffle_is_told_in_its_own_verdict(tmp_path: Path) -> None:
+    """A link that drops just as each reshuffle is due is the host's word, and nothing proves
+    it either way; but ann's own verdict says how often the host said she was gone, what it did
+    for her meanwhile, and which rounds it dealt without her — she knows whether her link
+    dropped. (Before: FAIR with nothing said, though the host alone chose every new stock.)"""
+    for attempt in range(6):  # until a hand of hers reshuffles
+        host = make_host(
+            CutsAtEveryReshuffle, seats=3, bots=2, bot_delay=0.05, hands=1, rules=BIG_HANDS
+        )
+        out = play_over_tls(host, [Person("ann")], tmp_path / str(attempt))
+        if host.cuts:
+            break
+    else:
+        pytest.fail("no hand reshuffled")
+    (v,) = out.verdicts("ann")
+    assert v.status == "fair", v.text()  # every rule kept, on the host's word
+    assert v.own_away is not None
+    assert len(v.own_away.since) == host.cuts
+    t = out.sessions["ann"].history[0].transcript
+    assert t is not None
+    without = [e.round for e in t.log if isinstance(e, Shuffle) and not e.mask & 1]
+    assert without
+    assert v.own_away.rounds == tuple(without)
+    assert "the host says you lost the link" in v.text()
+    assert "without you — if your link never dropped, it lied" in v.text()
+    (cli,) = out.alone["ann"]
+    assert cli["own_away"]["rounds"] == without  # lanswitch verify says the same
+
+
 # ---------------------------------------------------------------------------------------------
 # 3. Different logs for different players
 

@@ -29,6 +29,7 @@ from .checks import Presence, check_announcement, check_move, check_same_round, 
 from .dealer import card_events
 from .log import (
     BY_SEAT,
+    BY_STAND_IN,
     BY_TIMEOUT,
     LEFT,
     Away,
@@ -58,7 +59,7 @@ from .primitives import (
 )
 from .round import Announcement, RoundEvent, RoundFlowError, RoundState, next_state
 from .transcript import RoundRecord, Transcript
-from .verdict import Absence, Status, Verdict
+from .verdict import Absence, OwnAbsence, Status, Verdict
 
 __all__ = ["verdict_of", "verify"]
 
@@ -686,6 +687,32 @@ class _Verifier:
         return away, short
 
 
+def own_absence(t: Transcript) -> OwnAbsence | None:
+    """What the log says of this seat's own absences, on the host's word (None: none): each
+    time it was logged away with its link lost, the moves the host made for it as its
+    stand-in, and the rounds dealt without it. Only the seat can tell whether its link was
+    down then; a host that cuts it at every turn or every reshuffle shows up here."""
+    seat = t.seat
+    since: list[int] = []
+    moves = 0
+    rounds: list[int] = []
+    away = False
+    for k, ev in enumerate(t.log):
+        if isinstance(ev, Away) and ev.seat == seat:
+            away = True
+            if ev.how != LEFT:
+                since.append(k)
+        elif isinstance(ev, Back) and ev.seat == seat:
+            away = False
+        elif isinstance(ev, Move) and ev.seat == seat and ev.by == BY_STAND_IN:
+            moves += 1
+        elif isinstance(ev, Shuffle) and away:
+            rounds.append(ev.round)
+    if not since:
+        return None
+    return OwnAbsence(tuple(since), moves, tuple(rounds))
+
+
 def _names(t: Transcript) -> dict[str, str]:
     return {p: t.names[s] for s, p in enumerate(t.setup.seats) if s < len(t.names) and t.names[s]}
 
@@ -723,7 +750,12 @@ def verify(t: Transcript) -> Verdict:
         return verdict_of(
             t, "unfair", u.reason, culprits=u.culprits, check=u.check, proven=u.proven
         )
-    kw: dict[str, Any] = {"rounds": v.dealt, "away": tuple(away), "unconfirmed": tuple(short)}
+    kw: dict[str, Any] = {
+        "rounds": v.dealt,
+        "away": tuple(away),
+        "unconfirmed": tuple(short),
+        "own_away": own_absence(t),
+    }
     if v.void is not None:
         vd = v.void
         return verdict_of(

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from .primitives import DEALER
 
-__all__ = ["Absence", "Status", "Verdict"]
+__all__ = ["Absence", "OwnAbsence", "Status", "Verdict"]
 
 Status = Literal["fair", "unconfirmed", "unfair", "void"]
 
@@ -41,6 +41,35 @@ class Absence:
     since: int
     how: str
     confirmed: int
+
+
+@dataclass(frozen=True, slots=True)
+class OwnAbsence:
+    """This seat's own absences in the log, on the host's word: the log events at which it
+    was logged away with its link lost (``since``), the moves the host made for it as its
+    stand-in, and the rounds dealt without it. Nobody else can tell whether its link was
+    really down each time; the player can, so the verdict says it."""
+
+    since: tuple[int, ...]
+    moves: int
+    rounds: tuple[int, ...]
+
+    def text(self) -> str:
+        n = len(self.since)
+        times = "once" if n == 1 else "twice" if n == 2 else f"{n} times"
+        at = ", ".join(str(k) for k in self.since)
+        played = f"{self.moves} move{'s' if self.moves != 1 else ''}"
+        dealt = (
+            f" and dealt round{'s' if len(self.rounds) != 1 else ''} "
+            + ", ".join(str(r) for r in self.rounds)
+            + " without you"
+            if self.rounds
+            else ""
+        )
+        return (
+            f"the host says you lost the link {times} (log event{'s' if n != 1 else ''} {at}): "
+            f"it made {played} for you{dealt} — if your link never dropped, it lied"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +98,7 @@ class Verdict:
     unconfirmed: tuple[tuple[str, int], ...] = ()
     forfeit: tuple[str, ...] = ()
     names: Mapping[str, str] = field(default_factory=dict)
+    own_away: OwnAbsence | None = None
 
     @property
     def fair(self) -> bool:
@@ -84,8 +114,8 @@ class Verdict:
 
     def caveats(self) -> list[str]:
         """One line per person who went away mid-hand, and per person whose confirmation of
-        the log is missing."""
-        out = []
+        the log is missing; and this seat's own absences, as the host logged them."""
+        out = [] if self.own_away is None else [self.own_away.text()]
         for a in self.away:
             how = "left" if a.how == "left" else "lost the link, says the host,"
             out.append(
@@ -163,4 +193,11 @@ class Verdict:
             "unconfirmed": dict(self.unconfirmed),
             "forfeit": list(self.forfeit),
             "names": dict(self.names),
+            "own_away": None
+            if self.own_away is None
+            else {
+                "since": list(self.own_away.since),
+                "moves": self.own_away.moves,
+                "rounds": list(self.own_away.rounds),
+            },
         }
