@@ -17,8 +17,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
+import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -54,7 +56,7 @@ from lanswitch.host._play import _announce
 from lanswitch.rules import PRESETS
 from lanswitch.session import Session
 from tests import test_tamper as tamper
-from tests.cheats import Outcome, Person, carl_leaves, make_host, play_over_tls
+from tests.cheats import Outcome, Person, carl_leaves, config, make_host, play_over_tls
 
 PEOPLE = [Person("ann"), Person("bob")]
 
@@ -392,8 +394,10 @@ def test_a_player_cut_off_at_every_reshuffle_is_told_in_its_own_verdict(tmp_path
     for her meanwhile, and which rounds it dealt without her — she knows whether her link
     dropped. (Before: FAIR with nothing said, though the host alone chose every new stock.)"""
     for attempt in range(6):  # until a hand of hers reshuffles
-        host = make_host(
-            CutsAtEveryReshuffle, seats=3, bots=2, bot_delay=0.05, hands=1, rules=BIG_HANDS
+        host = CutsAtEveryReshuffle(
+            config(seats=3, bots=2, bot_delay=0.05, hands=1, rules=BIG_HANDS),
+            entropy=os.urandom,
+            now=time.monotonic(),
         )
         out = play_over_tls(host, [Person("ann")], tmp_path / str(attempt))
         if host.cuts:
