@@ -91,11 +91,19 @@ def test_a_whole_hand_of_lanswitch_play_by_keys(tmp_path: Path) -> None:
             _, more = play_by_keys(tmux, until=f"Hand {hand} is over")
             seen += more
         assert draws.search(seen + tmux.screen()), seen[-3000:]
-        tmux.keys("Enter")  # ready for the next hand
-        time.sleep(0.5)
-        tmux.keys("q")
+        tmux.keys("q")  # between hands, leaving loses nothing
         time.sleep(0.3)
-        assert "Leave the table?" in tmux.screen()
+        assert "Leave the table? y / n" in tmux.screen()
+        tmux.keys("n")
+        tmux.keys("Enter")  # ready for the next hand, which the host's player would close
+        for _ in range(20):
+            time.sleep(0.3)
+            tmux.keys("q")
+            time.sleep(0.3)
+            if "Close the table mid-hand?" in tmux.screen():
+                break
+            tmux.keys("n")
+        assert "Nobody can check this hand then. y / n" in tmux.screen()
         tmux.keys("y")
         screen = tmux.wait_for("EXITED", 10)
         assert "EXITED 0" in screen, screen + log.read_text()

@@ -1477,3 +1477,28 @@ def test_f_at_a_timed_table_is_not_offered_and_says_why() -> None:
     assert "turn timer" in " ".join(" ".join(screen_text(model, 100, 30)).split())
     model.open("help")
     assert "f deal: dealer-blind or commit-reveal" in " ".join(screen_text(model))
+
+
+def test_the_hosts_player_is_told_that_closing_mid_hand_leaves_it_unchecked() -> None:
+    """``q`` at the host's own seat closes the table. Mid-hand that keeps back the seeds and
+    the signed log, and every friend's verdict says the hand cannot be checked: asked plainly
+    (it asked "Leave the table?", as between hands, and an honest host looked like a cheat)."""
+    net = TableNet(HostConfig(name="T", seats=3, bots=1, bot_delay=0.0), seed=2)
+    model, _ = tui_at(net, powers=host_powers(net.host, lambda: net.tick(net.now)))
+    friend, _ = tui_at(net, name="bob")
+    q = next(k for k in KEYS if "q" in k.keys)
+
+    def asked(m: TuiModel) -> str:
+        q.action(m)
+        line = screen_text(m, 100, 30)[-1].strip()
+        m.overlay = None
+        return line
+
+    assert asked(model) == "Leave the table? y / n"  # in the lobby: nothing to lose
+    for link in list(net.links.values()):
+        net.send(link, p.Ready(ready=True))
+    net.run(lambda: model.session.hand is not None and model.session.view is not None)
+    model.update()
+    friend.update()
+    assert asked(model) == "Close the table mid-hand? Nobody can check this hand then. y / n"
+    assert asked(friend) == "Leave the table? y / n"  # a friend's leaving ends nothing

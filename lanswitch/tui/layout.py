@@ -114,9 +114,19 @@ def _header(model: TuiModel, cols: int, title: str, where: str) -> StyledText:
     return [*line, ("class:title", " " * max(0, cols - width(line)))]
 
 
+def leave_question(model: TuiModel) -> str:
+    """What ``q`` asks. The host's own player closes the table by leaving: mid-hand, that
+    keeps back the seeds and the signed log every player's check needs, so each friend's
+    verdict of the hand will say it cannot be checked (docs/fairness.md) — asked plainly."""
+    h = model.session.hand
+    if model.powers is not None and h is not None and h.over is None:
+        return " Close the table mid-hand? Nobody can check this hand then. y / n "
+    return " Leave the table? y / n "
+
+
 def _footer(model: TuiModel, cols: int) -> StyledText:
     if model.overlay == "quit":
-        return [("class:warn", clip([("", " Leave the table? y / n ")], cols)[0][1])]
+        return [("class:warn", clip([("", leave_question(model))], cols)[0][1])]
     if model.overlay in ("help", "details"):
         items = [(0, f"{model.look.g.updown} scroll"), (0, "Esc close")]
     elif model.overlay == "chat":
