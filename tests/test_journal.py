@@ -152,6 +152,25 @@ def test_the_hosts_own_powers_are_journaled_too() -> None:
     assert restored.owner_key == b"k" * 32
 
 
+def test_a_seat_given_up_by_the_host_is_journaled() -> None:
+    """``give_up`` is a call the journal replays: a host restored after it has bob's seat
+    freed and a bot in it, as the crashed one had."""
+    net = TableNet(config(hands=None), seed=6, journal=True)
+    net.join("ann", auto_ready=False)
+    bob = net.join("bob", auto_ready=False)
+    net.send(bob, p.Ready(ready=True))
+    net.drop(bob)  # in the lobby, seated: away, the seat kept for seat_limit
+    away = next(iter(net.host.away))
+    with pytest.raises(Exception, match="no such player"):
+        net.host.give_up(away + 1)  # not away: refused, and replayed as a refusal
+    net.host.give_up(away)
+    assert away not in net.host.away
+    net.pump()
+    restored = Host.restore(list(net.host.inputs), entropy=net.rng.randbytes)
+    assert state(restored) == state(net.host)
+    assert away not in restored.away
+
+
 def test_a_journal_that_is_not_one_is_refused_with_a_reason() -> None:
     net = TableNet(config(), seed=2, journal=True)
     net.join("ann")

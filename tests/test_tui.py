@@ -31,6 +31,7 @@ from lanswitch.host import Host, HostConfig
 from lanswitch.rules import PRESETS
 from lanswitch.server import Server
 from lanswitch.session import News, Session, named
+from lanswitch.table import Refused
 from lanswitch.tls import Identity, fingerprint_words, load_or_create_identity, server_context
 from lanswitch.tui.app import ESCAPE_WAIT, TuiApp, build_style
 from lanswitch.tui.keys import KEYS, hints
@@ -1502,3 +1503,27 @@ def test_the_hosts_player_is_told_that_closing_mid_hand_leaves_it_unchecked() ->
     friend.update()
     assert asked(model) == "Close the table mid-hand? Nobody can check this hand then. y / n"
     assert asked(friend) == "Leave the table? y / n"  # a friend's leaving ends nothing
+
+
+def test_s_again_gives_an_away_players_seat_up_now() -> None:
+    """With bob away, s says the hand waits for him and that s again gives his seat up; s
+    again does (Host.give_up: a bot plays it) and the hand starts at once, not a minute
+    later. Between hands only: in play there is nothing to give up."""
+    net = TableNet(HostConfig(name="T", seats=3, bots=2, bot_delay=0.0, hands=None), seed=3)
+    powers = host_powers(net.host, lambda: net.tick(net.now))
+    model, _ = tui_at(net, powers=powers)
+    bob = net.join("bob", auto_ready=False)
+    net.send(bob, p.Ready(ready=True))
+    net.drop(bob)
+    model.update()
+    model.host_power("start")
+    assert "or s again to give it up now" in model.status, model.status
+    assert net.host.hand is None
+    model.host_power("start")
+    model.update()
+    assert model.status.startswith("gave up bob's seat: a bot plays it"), model.status
+    assert net.host.hand is not None  # at once: no minute of waiting
+    assert [s.kind for s in net.host.table.seats].count("human") == 1
+    assert "bob gave up the seat" in " ".join(net.host.log_since(0)[0])
+    with pytest.raises(Refused):
+        net.host.give_up(1)  # in play

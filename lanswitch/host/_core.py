@@ -381,6 +381,18 @@ class HostBase:
             self._close(cid, p.Error(code=p.ErrorCode.KICKED, text="the host removed you"))
         self._broadcast_lobby()
 
+    @journaled
+    def give_up(self, seat: int) -> None:
+        """Between hands, give up now the seat of a player who is away, instead of keeping it
+        for ``seat_limit`` (a friend's laptop died, and the table would rather play on): it is
+        freed as ``seat_limit`` would free it, and a bot takes it where the table was set up
+        with bots. Should the player come back, it joins again as anyone would."""
+        if self.table.in_play:
+            raise Refused(Refusal.IN_PLAY)
+        if seat not in self.away:
+            raise Refused(Refusal.NO_SUCH_CLIENT)
+        self._free_seat(seat)
+
     def free_seats(self) -> int:
         return self.table.free_seats()
 
@@ -637,17 +649,21 @@ class HostBase:
         mid-hand) gives the seat up."""
         for seat, since in list(self.away.items()):
             if self._now >= since + self.config.seat_limit:
-                del self.away[seat]
-                client = self._seat_client(seat)
-                entry = self.table.clients.get(client or "")
-                if entry is not None:
-                    self.table.leave(entry.id)
-                    self.keys.pop(entry.token, None)
-                    self._say(f"{entry.name} gave up the seat")
-                self.freed.add(seat)
-                self._broadcast_lobby()
+                self._free_seat(seat)
                 return True
         return False
+
+    def _free_seat(self, seat: int) -> None:
+        """The away player of ``seat`` gives it up (it may join again, as anyone would)."""
+        del self.away[seat]
+        client = self._seat_client(seat)
+        entry = self.table.clients.get(client or "")
+        if entry is not None:
+            self.table.leave(entry.id)
+            self.keys.pop(entry.token, None)
+            self._say(f"{entry.name} gave up the seat")
+        self.freed.add(seat)
+        self._broadcast_lobby()
 
     def _fill_freed_seats(self) -> bool:
         """Between hands, where the table was set up with bots, a bot takes a seat given up

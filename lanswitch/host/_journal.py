@@ -157,6 +157,7 @@ REPLAYED = frozenset(
         "set_rules",
         "set_blind",
         "kick",
+        "give_up",
         "set_owner",
     }
 )

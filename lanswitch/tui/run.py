@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import math
 import os
 import signal
@@ -215,12 +216,27 @@ def host_powers(host: Host, poke: Callable[[], None]) -> HostPowers:
         )
         return act(lambda: host.set_blind(on)) or said
 
+    told_away: set[int] = set()  # the away seats the last s said the hand waits for
+
     def start() -> str | None:
+        # s again, with the same players still away: their seats are given up now.
+        away = {seat for seat in host.away if not host.table.in_play}
+        given: list[str] = []
+        if away and away <= told_away:
+            for seat in sorted(away):
+                name = host.table.seats[seat].name
+                if act(functools.partial(host.give_up, seat)) is None:
+                    given.append(name)
+        told_away.clear()
         for _ in range(len(host.table.seats)):  # every empty seat gets a bot
             if not any(s.kind == "empty" for s in host.table.seats):
                 break
             add_bot()
-        return _waits_for() or "starting: every seat is filled"
+        said = (f"gave up {' and '.join(given)}'s seat: a bot plays it; ") if given else ""
+        waits = _waits_for()
+        if waits:
+            told_away.update(host.away)
+        return said + (waits or "starting: every seat is filled")
 
     def _waits_for() -> str:
         # What the hand still waits for once every seat is filled (the host starts it when
@@ -250,7 +266,7 @@ def host_powers(host: Host, poke: Callable[[], None]) -> HostPowers:
                 "; then a bot takes the seat"
                 if host.config.bots
                 else "; then the seat is free, and s again puts a bot in it"
-            )
+            ) + " — or s again to give it up now"
         return said
 
     def arrivals(n: int) -> tuple[list[str], int]:
