@@ -322,7 +322,14 @@ async def play(settings: Play, rules: RuleSet) -> tuple[int, str]:
     async def keep_advertised() -> None:
         # In the background: zeroconf probes for a second or so before it answers, and the
         # player should not wait for that to see the table. Friends can always join by
-        # address if multicast DNS cannot start.
+        # address if multicast DNS cannot start. Its first answer is the one browsers keep
+        # a while, so it waits (briefly) for this player's own client to take its seat: the
+        # table is not "4 of 4 seats free" with its host sitting at it.
+        for _ in range(30):
+            if any(seat.kind == "human" for seat in host.table.seats):
+                break
+            await asyncio.sleep(0.05)
+        await follow_open_seats(advertiser, table)  # (not started: the values only)
         try:
             await advertiser.start()
         except Exception:
