@@ -329,7 +329,10 @@ class ReshufflingDealer(Dealer):
     - ``silent``: when the stock runs out, no round and no Shuffle in the log;
     - ``unannounced``: a Shuffle of round 1 in the log, a round never announced;
     - ``earlier``: a Shuffle of round 0 again, ordered by the deal's seeds (it knows them);
-    - ``early``: a Shuffle while the stock still holds cards (after the third move)."""
+    - ``early``: a Shuffle while the stock still holds cards (after the third move);
+    - ``early round``: the same with a real round 1 — announced, committed to and revealed by
+      everyone — for the discard pile under its top card, whose cards go on top of the stock.
+    """
 
     how = "silent"
     cheated = False
@@ -337,13 +340,30 @@ class ReshufflingDealer(Dealer):
     def cheat_now(self) -> bool:
         if self.cheated:
             return False
-        if self.how == "early":
+        if self.how.startswith("early"):
             moves = sum(isinstance(e, Move) for e in self.log.events)
-            return self.stage is HandStage.PLAY and moves >= 3 and len(self.game.stock) > 1
+            g = self.game
+            return (
+                self.stage is HandStage.PLAY
+                and moves >= 3
+                and len(g.stock) > 1
+                and len(g.discard) > 1
+            )
         return self.stage is HandStage.CHANCE and bool(self.rounds)
 
-    def reshuffle(self) -> Step:
+    def deal(self) -> Step:
+        kept = list(self.game.stock) if self.cheated and self.how == "early round" else []
+        step = super().deal()
+        self.game.stock = kept + list(self.game.stock)  # (the new cards on top)
+        return step
+
+    def reshuffle(self) -> Step | None:
         self.cheated = True
+        if self.how == "early round":  # the engine asks for a reshuffle: the host runs its round
+            g = self.game
+            g.resume_phase, g.phase = g.phase, Phase.RESHUFFLE
+            g._legal = None
+            return None
         g, mask = self.game, self.presence.present_mask()
         if self.how == "early":
             g.stock = sorted(g.stock)
@@ -368,7 +388,9 @@ class ReshufflingHost(Host):
         h = self.hand
         d = getattr(h, "dealer", None)
         if isinstance(d, ReshufflingDealer) and not getattr(h, "ended", True) and d.cheat_now():
-            self._step(h, d.reshuffle())  # type: ignore[arg-type]
+            step = d.reshuffle()
+            if step is not None:
+                self._step(h, step)  # type: ignore[arg-type]
             return True
         return super()._advance_once(moves)
 
@@ -390,6 +412,7 @@ RESHUFFLES = {
         "the log deals round 1 while the stock still holds",
         "the log deals from round 1, which was not the round announced last",
     ),
+    "early round": ("round", "round 1 was announced when no shuffle was due", None),
 }
 
 
@@ -402,7 +425,7 @@ def test_a_reshuffle_without_its_round_is_caught_over_tls(tmp_path: Path, how: s
     engine is the game itself)."""
     check, reason, live = RESHUFFLES[how]
     dealer = type("Reshuffling", (ReshufflingDealer,), {"how": how})
-    rules = SWITCH if how == "early" else BIG_HANDS
+    rules = SWITCH if how.startswith("early") else BIG_HANDS
     for attempt in range(ATTEMPTS):
         host = make_host(_tampering(dealer, ReshufflingHost), rules=rules)
         out = play_over_tls(host, PEOPLE, tmp_path / str(attempt))
@@ -410,6 +433,10 @@ def test_a_reshuffle_without_its_round_is_caught_over_tls(tmp_path: Path, how: s
             break  # (a hand that never reshuffles is fair, and no test of this)
     else:
         pytest.fail("no hand reshuffled")
+    if how == "early round":  # every client took part in it: nothing live says it is early
+        r1 = transcript(out, "ann").rounds[1]
+        assert r1.own_seed is not None
+        assert r1.own_seed_sent
     for name in ("ann", "bob"):
         judged(out, name, "unfair", reason, check=check, proven=True)
         if live is not None:
