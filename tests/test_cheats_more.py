@@ -46,7 +46,7 @@ from lanswitch.fairdeal.dealer import card_events
 from lanswitch.fairdeal.log import BY_STAND_IN, BY_TIMEOUT
 from lanswitch.game import DRAW, PASS, Phase
 from lanswitch.host import Host
-from lanswitch.host._play import _announce
+from lanswitch.host._play import _announce, _Hand
 from lanswitch.rules import PRESETS
 from lanswitch.session import Session
 from tests import test_tamper as tamper
@@ -179,6 +179,66 @@ def test_a_timeout_that_plays_a_card_for_the_player_is_caught_over_tls(
         assert (
             "a timeout makes the move that gives nothing away (draw)"
             in out.verdicts(name)[0].reason
+        )
+
+
+class PatientCardTimeout(Host):
+    """At a 5 s turn timer: once, at a turn of bob's where he may draw and has something else
+    to play, drops his move, waits his timer out — so his clock has nothing to say — and then
+    makes his "timeout" a card or call of its choosing (his first legal one)."""
+
+    waiting = False
+    done = False
+
+    def _move(self, cid: int, m: p.Move) -> None:
+        h = self.hand
+        game = h.game if isinstance(h, _Hand) else None
+        if not self.done and self._seat_of(cid) == 1 and game and game.to_act() == 1:
+            legal = game.legal_moves()
+            if DRAW in legal and any(x not in (DRAW, PASS) for x in legal):
+                self.waiting = True
+                return  # never heard: his timer runs on
+        super()._move(cid, m)
+
+    def _host_moves(self, h: Any) -> bool:
+        if not self.waiting or h.game.to_act() != 1:
+            return super()._host_moves(h)
+        if self._now < h.turn_since + self.config.turn_timer:
+            return False
+        choice = next(x for x in h.game.legal_moves() if x not in (DRAW, PASS))
+        self.waiting, self.done = False, True
+        self._step(h, h.dealer.host_move(1, choice, by=BY_TIMEOUT))
+        return True
+
+
+@pytest.mark.parametrize("defence", ["v2", "v1"])
+def test_a_timeout_that_waits_the_timer_out_and_plays_a_card_is_caught_over_tls(
+    tmp_path: Path, defence: str, v1: pytest.MonkeyPatch
+) -> None:
+    """The same, but the host waits bob's 5 s out first: his clock sees an honest timeout, and
+    the replay's rule of what a timeout may play is the one defence — without it, every
+    verdict is fair."""
+    if defence == "v1":
+        v1.setattr(fd_verify, "BY_TIMEOUT", -1)
+    for attempt in range(3):
+        host = make_host(PatientCardTimeout, turn_timer=5.0)
+        out = play_over_tls(host, PEOPLE, tmp_path / str(attempt))
+        if _timed_out_with_a_choice(out):
+            break
+    else:
+        pytest.fail("bob never had a card to play with a draw allowed")
+    assert not warned(out, "bob", "on a timeout")  # his clock: nothing early
+    if defence == "v1":
+        all_fair(out)
+        return
+    for name in ("ann", "bob"):
+        judged(
+            out,
+            name,
+            "unfair",
+            "the host moved for bob on a timeout with",
+            check="move",
+            proven=True,
         )
 
 
