@@ -44,13 +44,13 @@ from lanswitch.fairdeal import seat as fd_seat
 from lanswitch.fairdeal.checks import Presence, check_announcement, check_move
 from lanswitch.fairdeal.dealer import card_events
 from lanswitch.fairdeal.log import BY_STAND_IN, BY_TIMEOUT
-from lanswitch.game import DRAW, PASS, Phase
+from lanswitch.game import BLUNDER_FLAG, DRAW, PASS, Phase
 from lanswitch.host import Host
 from lanswitch.host._play import _announce, _Hand
 from lanswitch.rules import PRESETS
 from lanswitch.session import Session
 from tests import test_tamper as tamper
-from tests.cheats import Outcome, Person, make_host, play_over_tls
+from tests.cheats import Outcome, Person, carl_leaves, make_host, play_over_tls
 
 PEOPLE = [Person("ann"), Person("bob")]
 SWITCH = PRESETS["switch"]
@@ -295,6 +295,59 @@ def test_a_blunder_the_host_makes_up_is_caught_over_tls(
             proven=True,
         )
         assert warned(out, name, "a blunder that the host on a timeout made up")  # live
+
+
+class StandInBlunders(Host):
+    """Once carl has left, its stand-in charges his seat a blunder (penalty cards for a card
+    it says he tried and may not lay) — his hand counts against him in the scores."""
+
+    charged = 0
+
+    def _host_moves(self, h: Any) -> bool:
+        seat = h.game.to_act()
+        if self.charged or seat in h.bots or not h.dealer.is_away(seat):
+            return super()._host_moves(h)
+        if self._now < h.turn_since + self.config.bot_delay:
+            return False
+        legal = set(h.game.legal_moves())
+        wrong = next(c for c in range(52) if c not in legal)
+        self.charged += 1
+        self._step(h, h.dealer.host_move(seat, BLUNDER_FLAG | wrong))  # (a stand-in's move)
+        return True
+
+
+@pytest.mark.parametrize("defence", ["v2", "v1"])
+def test_a_blunder_the_stand_in_makes_up_for_a_player_who_left_is_caught_over_tls(
+    tmp_path: Path, defence: str, v1: pytest.MonkeyPatch
+) -> None:
+    """Blackjack, no turn timer: carl says goodbye mid-hand (he really left: nobody's clock or
+    connection can object), and the host's stand-in charges his seat a blunder. The rule that
+    only a player owns up to a blunder is the one defence: without it, the hand is fair for
+    ann and bob."""
+    if defence == "v1":
+        _no_blunder_rule(v1)
+    people = [Person("ann"), Person("bob"), Person("carl", think=0.05, honest=False)]
+    leave = carl_leaves("bye", after_seq=6, tries=2000)
+    for attempt in range(ATTEMPTS):
+        host = make_host(StandInBlunders, seats=4, rules=PRESETS["blackjack"])
+        out = play_over_tls(host, people, tmp_path / str(attempt), during=leave)
+        if host.charged:  # type: ignore[attr-defined]
+            break
+    else:
+        pytest.fail("carl's seat never came to act after he left")
+    if defence == "v1":
+        all_fair(out)
+        return
+    for name in ("ann", "bob"):
+        judged(
+            out,
+            name,
+            "unfair",
+            "a blunder that the host as a stand-in made up",
+            check="move",
+            proven=True,
+        )
+        assert warned(out, name, "a blunder that the host as a stand-in made up")  # live
 
 
 # ---------------------------------------------------------------------------------------------
