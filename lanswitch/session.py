@@ -753,7 +753,12 @@ class Session:
         elif h.refused is not None:
             verdict = _refusal(h, self.seat, "" if self.lobby is None else self.lobby.rules)
         m = h.message
-        if verdict is not None and verdict.status == "void":
+        aborted = any((e.game_id, e.hand_no) == (m.game_id, m.hand_no) for e in self.voids.entries)
+        if verdict is not None and (
+            verdict.status == "void" or (aborted and verdict.status == "unfair")
+        ):
+            # The verdict settles the blame the abort laid (_abort): a void the host laid on
+            # a player and the check lays on the host is counted as the host's.
             self._count_void(
                 VoidEntry(m.hand_no, verdict.culprits, verdict.proven, None, m.game_id)
             )

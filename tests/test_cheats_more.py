@@ -1078,22 +1078,14 @@ def test_log_heads_withheld_are_never_fair_over_tls(
 # The void count after a verdict that shows the void was the host's doing
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "Session._record (lanswitch/session.py) re-records a hand in the void tally only when "
-        "its verdict is 'void'. The entry Session._abort counted 'on what the abort says' (a "
-        "player, on the host's word) stays when the verdict is UNFAIR, blaming the host: the "
-        "host's own abort laid on ann, or the void of a round it announced without ann (where "
-        "bob, refusing it, is blamed for his missing commitment — and forfeits) — every "
-        "screen's void count goes on naming the player ('ann 1 on the host's word'), not the "
-        "host, though _abort's comment says the verdict after the hand settles the blame"
-    ),
-)
 @pytest.mark.parametrize("cheat", ["laundered abort", "left out at a reshuffle"])
 def test_a_void_the_verdict_lays_on_the_host_is_not_counted_against_a_player(
     tmp_path: Path, cheat: str
 ) -> None:
+    """The count every screen shows is settled by the verdict, as ``Session._abort`` says: an
+    abort the host laid on ann (its own, or the void of a round it announced without her) is
+    counted against the host once the check blames it. (Before: every screen went on saying
+    "void hands: 1 — ann 1 on the host's word".)"""
     if cheat == "laundered abort":
         dealer: type[Dealer] = type("Laundering", (LaunderingDealer,), {"story": "real"})
         rules = SWITCH
