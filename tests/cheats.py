@@ -84,6 +84,15 @@ class Outcome:
         return [str(f["status"]) for f in self.alone[name]]
 
 
+def all_fair(out: Outcome, names: Sequence[str] = ("ann", "bob")) -> None:
+    """Every hand of each of ``names`` is fair, live and by the untouched ``lanswitch verify``
+    of its saved file."""
+    for name in names:
+        assert out.statuses(name), f"{name} has no verdict"
+        assert set(out.statuses(name)) == {"fair"}, [v.text() for v in out.verdicts(name)]
+        assert set(out.cli_statuses(name)) == {"fair"}, out.alone[name]
+
+
 def config(**kw: Any) -> HostConfig:
     base: dict[str, Any] = {
         "name": "Cheat",

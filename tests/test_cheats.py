@@ -56,7 +56,14 @@ from lanswitch.host._play import _announce
 from lanswitch.rules import PRESETS
 from lanswitch.session import Session
 from tests import test_tamper as tamper
-from tests.cheats import Outcome, Person, carl_leaves, config, make_host, play_over_tls
+from tests.cheats import (
+    Person,
+    all_fair,
+    carl_leaves,
+    config,
+    make_host,
+    play_over_tls,
+)
 
 PEOPLE = [Person("ann"), Person("bob")]
 
@@ -67,16 +74,9 @@ BIG_HANDS = dataclasses.replace(
 """Switch with 15 cards each at three seats, 12 at four: the stock runs out soon and often."""
 
 
-def honest_fair(out: Outcome, names: list[str] | None = None) -> None:
-    for name in names or [person.name for person in PEOPLE]:
-        assert out.statuses(name), f"{name} has no verdict"
-        assert set(out.statuses(name)) == {"fair"}, [v.text() for v in out.verdicts(name)]
-        assert set(out.cli_statuses(name)) == {"fair"}, out.alone[name]
-
-
 def test_an_honest_host_is_fair_for_everyone_over_tls(tmp_path: Path) -> None:
     out = play_over_tls(make_host(), PEOPLE, tmp_path)
-    honest_fair(out)
+    all_fair(out)
     assert {f["status"] for f in out.together} == {"fair"}
     assert not out.news("ann")
 
@@ -161,7 +161,7 @@ def test_the_host_cannot_choose_the_deal_by_announcing_a_round_again(
         _v1_announcements(v1)
     out = play_over_tls(make_host(GrindingHost), PEOPLE, tmp_path)
     if defence == "v1":
-        honest_fair(out)  # v1: the chosen deal verified fair
+        all_fair(out)  # v1: the chosen deal verified fair
         return
     for name in ("ann", "bob"):
         (v,) = out.verdicts(name)
@@ -255,7 +255,7 @@ def test_a_move_the_host_makes_for_a_player_is_seen_by_everyone(
     host_cls = type("Impersonating", (ImpersonatingHost,), {"how": how})
     out = play_over_tls(make_host(host_cls), SLOW_ANN, tmp_path)
     if defence == "v1":
-        honest_fair(out)
+        all_fair(out)
         return
     why = "did not sign over this log" if how == "forge" else "the table has no turn timer"
     for name in ("ann", "bob"):
@@ -284,7 +284,7 @@ def test_a_host_that_moves_for_a_present_player_on_its_own_word_is_caught_by_tha
     host_cls = type("Impersonating", (ImpersonatingHost,), {"how": how})
     out = play_over_tls(make_host(host_cls, turn_timer=20.0), SLOW_ANN, tmp_path)
     if defence == "v1":
-        honest_fair(out)
+        all_fair(out)
         return
     (v,) = out.verdicts("ann")
     assert v.status == "unfair", v.text()
@@ -510,7 +510,7 @@ def test_different_logs_for_different_players_are_caught_live(
     )
     out = play_over_tls(make_host(ForkingHost, rules=rules), PEOPLE, tmp_path)
     if defence == "v1":
-        honest_fair(out)
+        all_fair(out)
         return
     for a in out.verdicts("ann"):
         assert a.status == "unfair", a.text()

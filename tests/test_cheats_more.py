@@ -50,7 +50,7 @@ from lanswitch.host._play import _announce, _Hand
 from lanswitch.rules import PRESETS
 from lanswitch.session import Session
 from tests import test_tamper as tamper
-from tests.cheats import Outcome, Person, carl_leaves, make_host, play_over_tls
+from tests.cheats import Outcome, Person, all_fair, carl_leaves, make_host, play_over_tls
 
 PEOPLE = [Person("ann"), Person("bob")]
 SWITCH = PRESETS["switch"]
@@ -86,10 +86,12 @@ def judged(
     proven: bool | None = None,
     culprits: tuple[str, ...] = (DEALER,),
     cli: bool = True,
+    live: bool = False,
 ) -> Verdict:
     """``name``'s live verdict of its ``k``-th hand is ``status``, blaming ``culprits``, from
     ``check``, ``proven`` or not, its reason (or its text) saying ``phrase`` — and the untouched
-    ``lanswitch verify`` of its saved file says the same (``cli``)."""
+    ``lanswitch verify`` of its saved file says the same (``cli``); with ``live``, its client
+    also warned of ``phrase`` as it happened."""
     verdicts = out.verdicts(name)
     assert len(verdicts) > k, [v.text() for v in verdicts]
     v = verdicts[k]
@@ -108,6 +110,8 @@ def judged(
         assert f["check"] == v.check, f
         assert f["proven"] == v.proven, f
         assert f["reason"] == v.reason, f
+    if live:
+        assert warned(out, name, phrase), [n.text for n in out.news(name)]
     return v
 
 
@@ -120,13 +124,6 @@ def transcript(out: Outcome, name: str, k: int = 0) -> Transcript:
     t = records[k].transcript
     assert t is not None
     return t
-
-
-def all_fair(out: Outcome, names: tuple[str, ...] = ("ann", "bob")) -> None:
-    for name in names:
-        assert out.statuses(name), f"{name} has no verdict"
-        assert set(out.statuses(name)) == {"fair"}, [v.text() for v in out.verdicts(name)]
-        assert set(out.cli_statuses(name)) == {"fair"}, out.alone[name]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -293,8 +290,8 @@ def test_a_blunder_the_host_makes_up_is_caught_over_tls(
             "a blunder that the host on a timeout made up",
             check="move",
             proven=True,
+            live=True,
         )
-        assert warned(out, name, "a blunder that the host on a timeout made up")  # live
 
 
 class StandInBlunders(Host):
@@ -346,8 +343,8 @@ def test_a_blunder_the_stand_in_makes_up_for_a_player_who_left_is_caught_over_tl
             "a blunder that the host as a stand-in made up",
             check="move",
             proven=True,
+            live=True,
         )
-        assert warned(out, name, "a blunder that the host as a stand-in made up")  # live
 
 
 # ---------------------------------------------------------------------------------------------
@@ -805,8 +802,8 @@ def test_a_rules_change_between_hands_is_disputed_over_tls(
             k=1,
             check="dispute",
             proven=False,
+            live=True,
         )
-        assert warned(out, name, "the host changed the rules for hand 2")  # live
 
 
 # ---------------------------------------------------------------------------------------------

@@ -27,8 +27,7 @@ from lanswitch import protocol as p
 from lanswitch.client import Client
 from lanswitch.fairdeal.primitives import public_bytes
 from lanswitch.tls import client_context
-from tests.cheats import LOOPBACK, Person, make_host, play_over_tls
-from tests.test_cheats import honest_fair
+from tests.cheats import LOOPBACK, Person, all_fair, make_host, play_over_tls
 from tests.test_cli_net import Host, env, lanswitch
 
 
@@ -93,7 +92,7 @@ def test_a_session_key_read_off_the_lobby_is_refused_and_its_owner_plays_on(
     assert [s.key for s in ann.lobby.seats].count(ann.public_key) == 1
     assert not any("mal" in s.name for s in ann.lobby.seats)
     assert len(out.statuses("ann")) == 2
-    honest_fair(out)
+    all_fair(out)
 
 
 def test_a_tab_in_the_hosts_own_name_is_cleaned_and_the_table_is_joinable(

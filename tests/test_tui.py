@@ -492,10 +492,9 @@ def test_the_fingerprint_words_are_shown_whole_and_the_rules_end_at_a_word() -> 
         assert described[-1].endswith("…") or described[-1].endswith("."), described
 
 
-def test_start_with_a_player_away_says_what_the_hand_waits_for() -> None:
-    """Walkthrough item 7: with bob away, s said "Starting: every seat is filled." and nothing
-    started for a minute, with no word of why. Now s says whom the hand waits for, how long
-    at most, and what happens then; and that is what happens."""
+def host_with_bob_away() -> tuple[TableNet, TuiModel]:
+    """The host's own model in the lobby of a table of three with two bots, where bob took a
+    bot's seat, said he was ready, and lost his link: he keeps the seat for seat_limit."""
     net = TableNet(HostConfig(name="T", seats=3, bots=2, bot_delay=0.0, hands=None), seed=3)
     powers = host_powers(net.host, lambda: net.tick(net.now))
     model, _ = tui_at(net, powers=powers)
@@ -503,6 +502,14 @@ def test_start_with_a_player_away_says_what_the_hand_waits_for() -> None:
     net.send(bob, p.Ready(ready=True))
     net.drop(bob)
     model.update()
+    return net, model
+
+
+def test_start_with_a_player_away_says_what_the_hand_waits_for() -> None:
+    """Walkthrough item 7: with bob away, s said "Starting: every seat is filled." and nothing
+    started for a minute, with no word of why. Now s says whom the hand waits for, how long
+    at most, and what happens then; and that is what happens."""
+    net, model = host_with_bob_away()
     model.host_power("start")
     model.update()
     assert "every seat is filled" not in model.status
@@ -1509,13 +1516,7 @@ def test_s_again_gives_an_away_players_seat_up_now() -> None:
     """With bob away, s says the hand waits for him and that s again gives his seat up; s
     again does (Host.give_up: a bot plays it) and the hand starts at once, not a minute
     later. Between hands only: in play there is nothing to give up."""
-    net = TableNet(HostConfig(name="T", seats=3, bots=2, bot_delay=0.0, hands=None), seed=3)
-    powers = host_powers(net.host, lambda: net.tick(net.now))
-    model, _ = tui_at(net, powers=powers)
-    bob = net.join("bob", auto_ready=False)
-    net.send(bob, p.Ready(ready=True))
-    net.drop(bob)
-    model.update()
+    net, model = host_with_bob_away()
     model.host_power("start")
     assert "or s again to give it up now" in model.status, model.status
     assert net.host.hand is None
