@@ -220,7 +220,7 @@ def host_powers(host: Host, poke: Callable[[], None]) -> HostPowers:
 
     def start() -> str | None:
         # s again, with the same players still away: their seats are given up now.
-        away = {seat for seat in host.away if not host.table.in_play}
+        away = set() if host.table.in_play else set(host.away)
         given: list[str] = []
         if away and away <= told_away:
             for seat in sorted(away):
