@@ -301,7 +301,8 @@ def test_a_host_that_moves_for_a_present_player_on_its_own_word_is_caught_by_tha
 class CutsAndStandsIn(Host):
     """At ann's first turn: cuts her link (her client resumes at once), logs her away at once
     without waiting out her grace, and never logs her back — it plays her seat as a stand-in
-    for the rest of the hand while she is connected again, watching."""
+    for the rest of the hand while she is connected again, watching. Each stand-in move waits
+    for her link to be back, so a slow resume cannot let the hand end without her."""
 
     victim = 0
     cut = False
@@ -314,6 +315,8 @@ class CutsAndStandsIn(Host):
     def _turn_due(self, h: Any) -> float | None:
         if h.game.to_act() == self.victim and not self.cut:
             return float(h.turn_since + 0.05)
+        if h.game.to_act() == self.victim and self._cid_of_seat(self.victim) is None:
+            return None  # her stand-in waits for her to watch (and the hand not to end first)
         return super()._turn_due(h)
 
     def _host_moves(self, h: Any) -> bool:
