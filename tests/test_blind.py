@@ -272,6 +272,24 @@ class DroppingPass(Holder):
         return bad, sign(self._sk, blind.pass_message(rec.ctx, self.pid, number, bad))
 
 
+class DroppingAnyPass(Holder):
+    """Its lock pass of the deal drops the first locked card for a card of another deck,
+    locked with its own key: every point valid and distinct, so only its seed can show it.
+    Unlike :class:`DroppingPass`, any participant may use it, and where the stranger lands is
+    left to the shuffle: in a hand, or turned up in the deal (where it stops the hand)."""
+
+    def make_pass(self, number: int) -> tuple[tuple[bytes, ...], bytes]:
+        out, sig = super().make_pass(number)
+        rec = self.follower.shuffles[-1]
+        if number != 1 or rec.index > 0:
+            return out, sig
+        stranger = sodium.crypto_scalarmult_ed25519_noclamp(
+            self.keys(rec).lock, blind.card_point(self.setup.ctx0, 52)
+        )
+        bad = (stranger, *out[1:])
+        return bad, sign(self._sk, blind.pass_message(rec.ctx, self.pid, number, bad))
+
+
 class WrongRelease(Holder):
     """Releases a wrong key (signed) to the first person who draws."""
 

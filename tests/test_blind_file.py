@@ -18,6 +18,7 @@ from lanswitch.fairdeal.blindhand import BlindFault
 from lanswitch.fairdeal.blindlocal import BlindHand
 from lanswitch.fairdeal.primitives import DEALER
 from tests.blindtable import blind_table
+from tests.test_blind import DroppingAnyPass
 
 
 def _file(hand: BlindHand, pid: str) -> dict[str, Any]:
@@ -88,3 +89,18 @@ def test_lanswitch_verify_checks_a_blind_hand_file(hand: BlindHand, tmp_path: Pa
     report = json.loads(both.stdout)
     assert [f["status"] for f in report["files"]] == ["fair", "unfair"]
     assert report["files"][1]["culprits"] == ["p1"]
+
+
+def test_a_hand_stopped_by_a_card_that_opens_to_nothing_is_blamed_as_the_seeds_show() -> None:
+    """p1's lock pass swaps a card for one of another deck; here (seed 2) it lands on the card
+    the deal turns up, so p0's record stops at that opening, which names nobody. The seeds show
+    whose pass it was: the file says so, as p0 did live. (Before: the file stopped at the
+    opening and said void, naming nobody: 3 runs in 120 of tests/test_blind_net.py's.)"""
+    hand = blind_table(2, 1, seed=2).play({"p1": DroppingAnyPass})
+    data = _file(hand, "p0")
+    assert data["stopped"][0] == "open"  # the case: the hand stopped in the deal
+    assert data["steps"] == []
+    live = hand.outcome("p0")
+    assert (live.status, live.culprit, live.fault) == ("unfair", "p1", BlindFault.BAD_PASS)
+    _who, outcome = blindfile.check(json.dumps(data))
+    assert (outcome.status, outcome.culprit, outcome.fault) == ("unfair", "p1", BlindFault.BAD_PASS)

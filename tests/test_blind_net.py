@@ -23,7 +23,6 @@ from lanswitch import protocol as p
 from lanswitch.fairdeal import DEALER
 from lanswitch.fairdeal import blind as crypto
 from lanswitch.fairdeal.blindhand import BlindFault, Holder
-from lanswitch.fairdeal.primitives import sign
 from lanswitch.host import Host
 from lanswitch.host._blind import BlindHand
 from lanswitch.session import Session
@@ -202,22 +201,8 @@ def test_a_client_whose_pass_copies_a_card_is_caught_live_and_blamed(tmp_path: P
     assert cli(out, "bob")[0] == ("unfair", [ann])
 
 
-class DroppingAnyPass(Holder):
-    """Its lock pass of the deal drops one locked card for a card of another deck, locked with
-    its own key: every point valid and distinct, so only its seed can show it."""
-
-    def make_pass(self, number: int) -> tuple[tuple[bytes, ...], bytes]:
-        out, sig = super().make_pass(number)
-        rec = self.follower.shuffles[-1]
-        if number != 1 or rec.index > 0:
-            return out, sig
-        stranger = crypto._mult(self.keys(rec).lock, crypto.card_point(self.setup.ctx0, 52))
-        bad = (stranger, *out[1:])
-        return bad, sign(self._sk, crypto.pass_message(rec.ctx, self.pid, number, bad))
-
-
 def test_a_client_whose_pass_drops_a_card_is_caught_by_its_seed(tmp_path: Path) -> None:
-    people = [Person("ann", cheating(DroppingAnyPass), honest=False), Person("bob")]
+    people = [Person("ann", cheating(cheats.DroppingAnyPass), honest=False), Person("bob")]
     out = play_over_tls(make_host(blind=True, hands=1), people, tmp_path)
     ann = pid_of(out, "ann")
     assert found(out, "bob")[0] == ("unfair", ann, BlindFault.BAD_PASS)

@@ -249,6 +249,7 @@ def _check(data: dict[str, Any]) -> BlindOutcome:
     )
     f = Follower(setup)
     turned_up = {(o.shuffle, o.position): o for o in map(_load_opening, data["turned_up"])}
+    stopped: Cheat | None = None
     try:
         for step in data["steps"]:
             if step[0] == "shuffle":
@@ -265,10 +266,7 @@ def _check(data: dict[str, Any]) -> BlindOutcome:
                 f.on_move(_load_move(step[1]))
         _replay_stopped(f, data)
     except Cheat as c:
-        status: Status = (
-            "unfair" if c.culprit and c.fault is not BlindFault.BAD_SIGNATURE else "void"
-        )
-        return BlindOutcome(status, c.culprit, c.fault, c.detail, proven=False)
+        stopped = c
     except FairnessError as e:
         return BlindOutcome(
             "void", "", None, f"the file's record does not follow: {e}", proven=False
@@ -289,4 +287,13 @@ def _check(data: dict[str, Any]) -> BlindOutcome:
         for q, shown in data.get("complaints", {}).items()
     }
     received += complaint_shares(f, complaints)
-    return check_hand(f, seeds, received, finished=f.game.over)
+    found = check_hand(f, seeds, received, finished=stopped is None and f.game.over)
+    if found.status != "void" or stopped is None:
+        return found
+    # As each participant judged live (``blindlocal``, ``blindsession``): what the seeds show
+    # first — a hand stopped by keys that open no card names nobody until they show whose
+    # pass or key was wrong —, then what stopped the hand.
+    status: Status = (
+        "unfair" if stopped.culprit and stopped.fault is not BlindFault.BAD_SIGNATURE else "void"
+    )
+    return BlindOutcome(status, stopped.culprit, stopped.fault, stopped.detail, proven=False)
