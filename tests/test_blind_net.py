@@ -444,6 +444,8 @@ def test_what_a_client_sent_as_its_link_died_is_sent_again_when_it_comes_back(
     async def cut(clients: dict[str, Any]) -> None:
         carl = clients["carl"]
         for _ in range(10_000):
+            if carl.session.history:
+                return  # the hand ended with no key of carl's owed after step 5: none lost
             if isinstance(carl.session, LosesOnce) and carl.session.lost:
                 break
             await asyncio.sleep(0.001)
@@ -451,11 +453,16 @@ def test_what_a_client_sent_as_its_link_died_is_sent_again_when_it_comes_back(
         assert writer is not None
         writer.transport.abort()
 
-    people = [Person("ann"), Person("bob"), Person("carl", LosesOnce, think=0.02)]
-    host = make_host(blind=True, seats=3, bots=0, hands=1, away_grace=5.0)
-    out = play_over_tls(host, people, tmp_path, during=cut)
-    assert isinstance(out.sessions["carl"], LosesOnce)
-    assert out.sessions["carl"].lost
+    for attempt in range(4):
+        people = [Person("ann"), Person("bob"), Person("carl", LosesOnce, think=0.02)]
+        host = make_host(blind=True, seats=3, bots=0, hands=1, away_grace=5.0)
+        out = play_over_tls(host, people, tmp_path / str(attempt), during=cut)
+        carl = out.sessions["carl"]
+        assert isinstance(carl, LosesOnce)
+        if carl.lost:
+            break  # (a few hands in a hundred have no draw by ann or bob after step 5: play again)
+    assert isinstance(carl, LosesOnce)
+    assert carl.lost
     for name in ("ann", "bob", "carl"):
         assert found(out, name)[0][0] == "fair", (name, found(out, name))
 
