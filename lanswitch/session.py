@@ -20,7 +20,6 @@ a log to show in order.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
@@ -56,7 +55,7 @@ from .fairdeal import (
 )
 from .fairdeal.blindcheck import BlindOutcome
 from .fairdeal.blindhand import BlindFault, Holder
-from .fairdeal.primitives import mask_of, public_bytes
+from .fairdeal.primitives import mask_of, named, public_bytes
 from .fairdeal.tally import VoidEntry
 from .game import Event, View
 from .handcheck import lobby_problems, own_seat_problem
@@ -108,21 +107,16 @@ class HandRecord:
     """A dealer-blind hand's file, as ``lanswitch verify`` reads it."""
 
 
-_PID: Final = re.compile(r"@dealer|\bseat(\d+)\b")
-
-
-def named(text: str, names: Sequence[str]) -> str:
-    """``text`` (a verdict's words) with the fair deal's ids as a player reads them: ``seatN``
-    as the name of the player in seat N (counted from 0, as the ids are) when the hand began,
-    ``@dealer`` as "the host"."""
-
-    def name(m: re.Match[str]) -> str:
-        if m[1] is None:
-            return "the host"
-        i = int(m[1])
-        return names[i] if i < len(names) and names[i] else m[0]
-
-    return _PID.sub(name, text)
+def _abort_text(m: p.BlindAbort) -> str:
+    """What a ``blind_abort`` says, as a sentence: whom the host blames and for what, or (when
+    it blames nobody) its detail, which says who stopped the hand and why."""
+    try:
+        fault = BlindFault[m.fault.upper()].value
+    except KeyError:
+        fault = m.fault
+    if not m.culprit:
+        return m.detail or fault
+    return f"{m.culprit} {fault}" + (f" ({m.detail})" if m.detail else "")
 
 
 def hand_setup(m: p.Hand) -> HandSetup:
@@ -822,8 +816,7 @@ class Session:
         if part.part is not None and len(part.part.holder.cards) > held:
             self._note("opened", "a card you drew is open to you", m)
         if isinstance(m, p.BlindAbort):
-            who = named(m.culprit or "nobody", h.names)
-            self._note("warning", f"the host stopped the hand: {who} {m.detail}", m)
+            self._note("warning", named(f"the host stopped the hand: {_abort_text(m)}", h.names), m)
         if part.seeds_sent and h.over_at is None and self.clock is not None:
             # Its part is over (it revealed its seeds): from here the host owes the reveal and
             # the hand's end, waited for as long as a commit-reveal hand's (``expire``).

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from lanswitch.fairdeal import blindfile
+from lanswitch.fairdeal.blindcheck import BlindOutcome
 from lanswitch.fairdeal.blindfile import BlindFileError
 from lanswitch.fairdeal.blindhand import BlindFault
 from lanswitch.fairdeal.blindlocal import BlindHand
@@ -104,3 +105,20 @@ def test_a_hand_stopped_by_a_card_that_opens_to_nothing_is_blamed_as_the_seeds_s
     assert (live.status, live.culprit, live.fault) == ("unfair", "p1", BlindFault.BAD_PASS)
     _who, outcome = blindfile.check(json.dumps(data))
     assert (outcome.status, outcome.culprit, outcome.fault) == ("unfair", "p1", BlindFault.BAD_PASS)
+
+
+def test_an_outcome_that_names_nobody_says_so_in_words() -> None:
+    """A fault whose author the record cannot tell reads as such, not as "nobody did it"
+    (which says the opposite); a void that is nobody's fault says only why."""
+    keys = BlindOutcome("void", "", BlindFault.BAD_KEY, "the keys open no card of this shuffle")
+    assert str(keys) == (
+        "VOID (dealer-blind): a participant released a position key that its seed does not "
+        "make, and this record cannot tell which (the keys open no card of this shuffle)"
+    )
+    cut = BlindOutcome("void", "", None, "the hand was not finished")
+    assert str(cut) == "VOID (dealer-blind): the hand was not finished"
+    blamed = BlindOutcome("unfair", "p1", BlindFault.BAD_PASS, "shuffle 0")
+    assert str(blamed) == (
+        "UNFAIR (dealer-blind): p1 gave a shuffle pass that is not its input locked and "
+        "reordered (shuffle 0)"
+    )

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import functools
+import re
 from pathlib import Path
 from typing import Any
 
@@ -223,6 +224,22 @@ def test_a_wrong_key_a_client_releases_is_proven_its_own_to_everyone(tmp_path: P
     for name in ("bob", "cy"):
         assert found(out, name)[0] == ("unfair", ann, BlindFault.BAD_KEY), name
         assert cli(out, name)[0] == ("unfair", [ann])
+        # Said in names, as sentences. (Before: "the host stopped the hand: nobody seat1
+        # stopped the hand:  released a position key…", and the host's own line blamed
+        # "nobody known yet" for withholding.)
+        warned = [n.text for n in out.news(name, "warning")]
+        assert any(
+            re.fullmatch(
+                r"the host stopped the hand: (bob|cy) says: a participant released a position "
+                r"key that its seed does not make: the keys open no card of this shuffle",
+                w,
+            )
+            for w in warned
+        ), warned
+    said = out.host.log
+    stopped = r"hand 1 stopped: (bob|cy) says: a participant released .*"
+    assert any(re.fullmatch(stopped, x) for x in said), said
+    assert "hand 1: UNFAIR (dealer-blind): ann released a position key" in "\n".join(said)
 
 
 def test_a_client_that_lays_a_card_it_never_held_is_caught_live(tmp_path: Path) -> None:

@@ -54,11 +54,14 @@ class BlindOutcome:
     def __str__(self) -> str:
         if self.status == "fair":
             return "FAIR (dealer-blind)"
-        why = self.fault.value if self.fault else ""
         word = "UNFAIR" if self.status == "unfair" else "VOID"
-        return f"{word} (dealer-blind): {self.culprit or 'nobody'} {why}" + (
-            f" ({self.detail})" if self.detail else ""
-        )
+        if self.fault is None:  # nothing anyone did: why the hand cannot be checked
+            return f"{word} (dealer-blind): {self.detail or 'the hand cannot be checked'}"
+        if self.culprit:
+            said = f"{self.culprit} {self.fault.value}"
+        else:
+            said = f"a participant {self.fault.value}, and this record cannot tell which"
+        return f"{word} (dealer-blind): {said}" + (f" ({self.detail})" if self.detail else "")
 
 
 def _check_keys(

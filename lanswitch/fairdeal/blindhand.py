@@ -89,7 +89,8 @@ class Cheat(FairnessError):  # noqa: N818  (what it is: a participant caught che
         self.culprit = culprit
         self.detail = detail
         self.proven = proven
-        super().__init__(f"{culprit} {fault.value}" + (f": {detail}" if detail else ""))
+        who = culprit or "a participant"  # keys that open nothing: whose, only seeds tell
+        super().__init__(f"{who} {fault.value}" + (f": {detail}" if detail else ""))
 
 
 # ---------------------------------------------------------------------------------------------

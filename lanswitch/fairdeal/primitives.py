@@ -60,6 +60,7 @@ __all__ = [
     "log_head_message",
     "mask_of",
     "move_message",
+    "named",
     "participants_of",
     "private_key",
     "public_bytes",
@@ -221,6 +222,23 @@ def check_id(pid: str, *, dealer_ok: bool = False) -> str:
     if is_valid_id(pid) or (dealer_ok and pid == DEALER):
         return pid
     raise UsageError(f"{pid!r} is not a participant id ([A-Za-z0-9_-]{{1,32}})")
+
+
+_ID_IN_TEXT: Final = re.compile(r"@dealer|\bseat(\d+)\b")
+
+
+def named(text: str, names: Sequence[str]) -> str:
+    """``text`` (a verdict's words) with the fair deal's ids as a player reads them: ``seatN``
+    as the name of the player in seat N (counted from 0, as the ids are) when the hand began,
+    ``@dealer`` as "the host"."""
+
+    def name(m: re.Match[str]) -> str:
+        if m[1] is None:
+            return "the host"
+        i = int(m[1])
+        return names[i] if i < len(names) and names[i] else m[0]
+
+    return _ID_IN_TEXT.sub(name, text)
 
 
 def mask_of(seats: Iterable[int]) -> int:

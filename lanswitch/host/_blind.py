@@ -59,7 +59,7 @@ from ..fairdeal.blindseat import (
     opening_of,
     share_map,
 )
-from ..fairdeal.primitives import UsageError, public_bytes
+from ..fairdeal.primitives import UsageError, named, public_bytes
 from ..fairdeal.primitives import verify as verify_signature
 from ..game import MAX_CARD, Event, Game
 from ._core import HostBase
@@ -192,8 +192,8 @@ class BlindHost(HostBase):
         if b.abort is not None:
             return
         b.abort = p.BlindAbort(culprit=culprit, fault=fault.name.lower(), detail=detail[:500])
-        who = culprit or "nobody known yet"
-        self._say(f"hand {b.game.hand_no} stopped: {who} {fault.value}")
+        said = f"{culprit} {fault.value}" if culprit else detail or "nobody known yet"
+        self._say(named(f"hand {b.game.hand_no} stopped: {said}", self._seat_names()))
         self._relay(b, b.abort)
         b.seeds_deadline = self._now + self.config.heads_timeout
 
@@ -354,7 +354,7 @@ class BlindHost(HostBase):
         if not b.ended:
             # Seeds mid-hand with a fault: the participant caught a cheat (its word) and stops
             # following, so the hand cannot go on.
-            self._stop(b, "", BlindFault.WITHHELD, f"{pid} stopped the hand: {m.detail}")
+            self._stop(b, "", BlindFault.WITHHELD, f"{pid} says: {m.detail}")
 
     # -- running the hand forward --------------------------------------------------------------
 
@@ -553,7 +553,7 @@ class BlindHost(HostBase):
         )
         self._relay(b, b.over)
         verdict = str(outcome)
-        self._say(f"hand {game.hand_no}: {verdict}")
+        self._say(named(f"hand {game.hand_no}: {verdict}", self._seat_names()))
         return True
 
     def _blind_finish(self, b: BlindHand) -> None:

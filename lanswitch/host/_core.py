@@ -396,6 +396,10 @@ class HostBase:
     def free_seats(self) -> int:
         return self.table.free_seats()
 
+    def _seat_names(self) -> list[str]:
+        """Each seat's name now, for a fair-deal text's ids (``primitives.named``)."""
+        return [s.name for s in self.table.seats]
+
     def standings(self) -> str:
         """The match so far in words: who leads (or won), and everyone's score or wins."""
         m = self.match
