@@ -87,6 +87,8 @@ class BlindPart:
         self.cheat: Cheat | None = None
         self.abort: p.BlindAbort | None = None
         self.seeds_sent = False
+        self.leaving = False  # said goodbye mid-hand: it stays until the host relays its leave
+        self._seeds_told = 0  # how many shuffles' seeds its goodbye has published
         self.outcome: BlindOutcome | None = None
         self.file = ""
         self.problems: list[str] = []
@@ -133,15 +135,26 @@ class BlindPart:
         (§ Dealer-blind on the wire); nothing once it has sent them."""
         if self.part is None or self.seeds_sent or self.follower.game.over:
             return []
-        self.seeds_sent = True
+        self.seeds_sent = self.leaving = True
+        return self._sending([self._goodbye_seeds()])
+
+    def _goodbye_seeds(self) -> p.BlindSeeds:
+        assert self.part is not None
         seeds = self.part.holder.seeds
-        seeds_message = p.BlindSeeds(seeds=tuple(seeds[k] for k in sorted(seeds)), detail="left")
-        return self._sending([seeds_message])
+        self._seeds_told = len(seeds)
+        return p.BlindSeeds(seeds=tuple(seeds[k] for k in sorted(seeds)), detail="left")
 
     def busy(self) -> bool:
-        """A shuffle is in progress: a person about to leave waits for it (its passes are in
-        it), as a seat of the commit-reveal deal waits to send its seed."""
-        return self.part is not None and self.follower.open_shuffle is not None
+        """Whether a person about to leave must stay a moment: a shuffle is in progress (its
+        passes are in it), as a seat of the commit-reveal deal waits to send its seed — or it
+        has said goodbye and the host has not yet relayed its leave. The host takes a leave
+        between steps, once no shuffle is open; one it had begun as the goodbye crossed it
+        still needs this participant's passes, and then the seed of that shuffle too."""
+        if self.part is None:
+            return False
+        if self.follower.open_shuffle is not None:
+            return True
+        return self.leaving and not self.ended and self.pid not in self.follower.gone
 
     @property
     def ended(self) -> bool:
@@ -253,6 +266,14 @@ class BlindPart:
             except Cheat as e:  # its own pass found the pass before it broken
                 self.cheat = e
                 self.problems.append(f"caught live: {e}")
+        if (
+            self.leaving
+            and not self.ended
+            and self.follower.open_shuffle is None
+            and self.pid not in self.follower.gone
+            and len(self.part.holder.seeds) > self._seeds_told
+        ):
+            out.append(self._goodbye_seeds())  # a shuffle dealt since its goodbye: its seed too
         if self.ended and not self.seeds_sent:
             # Once the hand is over or stopped — or, mid-hand, to stop it: a cheat caught.
             self.seeds_sent = True

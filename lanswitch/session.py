@@ -263,6 +263,15 @@ class Session:
         self.closed, self.close_reason = True, bye  # nothing more to hear: do not resume
         return out
 
+    def begin_leaving(self) -> list[p.Message]:
+        """What to send first to leave mid-hand at a dealer-blind table: its seeds. The shell
+        then waits while :meth:`owes_seed` (a bounded wait, :data:`SEED_WAIT_S`), answering
+        what the hand asks of it, until the host relays its leave; then :meth:`leave`."""
+        h = self.hand
+        if h is not None and not h.done and h.blind is not None and h.over is None:
+            return h.blind.leave()
+        return []
+
     def owes_seed(self) -> bool:
         """Whether this seat's seed for the round in progress is still to be sent (see
         :meth:`SeatRecorder.owes_seed`): a shell about to :meth:`leave` waits a moment

@@ -147,6 +147,12 @@ def carl_leaves(how: str, after_seq: int, tries: int) -> Callable[[dict[str, Cli
                 break
             await asyncio.sleep(0.005)
         if how == "bye":
+            for m in carl.session.begin_leaving():  # as the terminal client leaves
+                carl.send(m)
+            for _ in range(tries):
+                if not carl.session.owes_seed():
+                    break
+                await asyncio.sleep(0.005)
             for m in carl.session.leave():
                 carl.send(m)
         else:

@@ -434,6 +434,11 @@ class BlindHost(HostBase):
         if not b.leaving or f.open_shuffle is not None:
             return False
         pid, seeds = next(iter(b.leaving.items()))
+        seat = b.setup.seats.index(pid)
+        if len(seeds) < len(f.shuffles) and self._cid_of_seat(seat) is not None:
+            # Its goodbye crossed a shuffle begun here: it made its passes, and (still here)
+            # sends its seeds again with that shuffle's.
+            return False
         del b.leaving[pid]
         seeds = seeds[: len(f.shuffles)]  # (one it drew for a shuffle not begun here: unused)
         try:
@@ -446,7 +451,6 @@ class BlindHost(HostBase):
             return True
         b.seeds[pid] = seeds
         self._relay(b, p.BlindLeave(by=pid, seeds=seeds))
-        seat = b.setup.seats.index(pid)
         for key in [key for key in b.owed if key[0] == pid]:
             del b.owed[key]
         for hidden in f.positions.hidden_in(f.game.hands[seat]):

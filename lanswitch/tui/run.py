@@ -114,6 +114,9 @@ async def run_client(
         if not net.done():
             if not session.closed:
                 await _pay_seed(session, net)
+                for message in session.begin_leaving():  # a blind hand's seeds, then a wait
+                    client.send(message)
+                await _pay_seed(session, net)
                 model.said_goodbye = True
                 for message in session.leave():
                     client.send(message)
