@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import io
 import json
 import os
@@ -91,6 +92,13 @@ def all_fair(out: Outcome, names: Sequence[str] = ("ann", "bob")) -> None:
         assert out.statuses(name), f"{name} has no verdict"
         assert set(out.statuses(name)) == {"fair"}, [v.text() for v in out.verdicts(name)]
         assert set(out.cli_statuses(name)) == {"fair"}, out.alone[name]
+
+
+SWITCH = PRESETS["switch"]
+BIG_HANDS = dataclasses.replace(
+    SWITCH, deal=dataclasses.replace(SWITCH.deal, hand_size=(15, 15, 12, 10, 7, 7, 7))
+)
+"""Switch with 15 cards each at three seats, 12 at four: the stock runs out soon and often."""
 
 
 def config(**kw: Any) -> HostConfig:

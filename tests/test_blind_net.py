@@ -28,7 +28,7 @@ from lanswitch.host import Host
 from lanswitch.host._blind import BlindHand
 from lanswitch.session import Session
 from tests import test_blind as cheats
-from tests.cheats import Outcome, Person, carl_leaves, make_host, play_over_tls
+from tests.cheats import BIG_HANDS, Outcome, Person, carl_leaves, make_host, play_over_tls
 
 PEOPLE = [Person("ann"), Person("bob")]
 
@@ -349,8 +349,6 @@ def test_a_pass_the_host_changes_on_its_way_is_the_hosts_doing(tmp_path: Path) -
 def test_a_blind_table_plays_big_hands_with_reshuffles(tmp_path: Path) -> None:
     """Big hands run the stock out: every reshuffle is a fresh two-pass shuffle of the
     discards, and the hand is still fair for everyone."""
-    from tests.test_cheats import BIG_HANDS
-
     # The deal is random (every participant's seeds): a hand that ends before the stock runs
     # out is fair but shows no reshuffle, so up to three hands are played, each checked.
     reshuffled = False
@@ -375,8 +373,6 @@ def test_a_person_who_says_goodbye_mid_hand_does_not_void_it(tmp_path: Path) -> 
     """Carl leaves mid-hand, publishing his seeds: the host's stand-in plays his seat (its
     cards' keys now owed to the host), the hand goes on — reshuffles after he went included —
     and ann and bob find it fair, live and from their files."""
-    from tests.test_cheats import BIG_HANDS
-
     people = [Person("ann"), Person("bob"), Person("carl", think=0.05, honest=False)]
     for attempt in range(6):  # until a hand reshuffles after carl went
         host = make_host(blind=True, seats=4, hands=1, rules=BIG_HANDS)
@@ -411,7 +407,6 @@ def test_a_goodbye_that_crosses_a_reshuffle_waits_for_it_and_the_hand_goes_on(
     says ``bye`` at once is gone with its pass owed — the hand void, blamed on carl, as CI saw
     2 runs in 165.)"""
     from lanswitch.blindsession import BlindPart
-    from tests.test_cheats import BIG_HANDS
 
     if defence == "old":
         monkeypatch.setattr(BlindPart, "busy", lambda self: self.follower.open_shuffle is not None)

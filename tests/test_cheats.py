@@ -57,6 +57,8 @@ from lanswitch.rules import PRESETS
 from lanswitch.session import Session
 from tests import test_tamper as tamper
 from tests.cheats import (
+    BIG_HANDS,
+    SWITCH,
     Person,
     all_fair,
     carl_leaves,
@@ -66,12 +68,6 @@ from tests.cheats import (
 )
 
 PEOPLE = [Person("ann"), Person("bob")]
-
-SWITCH = PRESETS["switch"]
-BIG_HANDS = dataclasses.replace(
-    SWITCH, deal=dataclasses.replace(SWITCH.deal, hand_size=(15, 15, 12, 10, 7, 7, 7))
-)
-"""Switch with 15 cards each at three seats, 12 at four: the stock runs out soon and often."""
 
 
 def test_an_honest_host_is_fair_for_everyone_over_tls(tmp_path: Path) -> None:

@@ -50,14 +50,18 @@ from lanswitch.host._play import _announce, _Hand
 from lanswitch.rules import PRESETS
 from lanswitch.session import Session
 from tests import test_tamper as tamper
-from tests.cheats import Outcome, Person, all_fair, carl_leaves, make_host, play_over_tls
+from tests.cheats import (
+    BIG_HANDS,
+    SWITCH,
+    Outcome,
+    Person,
+    all_fair,
+    carl_leaves,
+    make_host,
+    play_over_tls,
+)
 
 PEOPLE = [Person("ann"), Person("bob")]
-SWITCH = PRESETS["switch"]
-BIG_HANDS = dataclasses.replace(
-    SWITCH, deal=dataclasses.replace(SWITCH.deal, hand_size=(15, 15, 12, 10, 7, 7, 7))
-)
-"""Switch with 15 cards each at three seats: the stock runs out soon and often."""
 
 ATTEMPTS = 5
 """How many matches a test plays, at most, until the hand it needs comes up (a reshuffle, a
@@ -164,6 +168,14 @@ def test_a_timeout_that_plays_a_card_for_the_player_is_caught_over_tls(
         judged(out, "ann", "fair", "")
         judged(out, "bob", "unfair", "on a timeout after", check="dispute", proven=False)
         return
+    _both_caught_the_timeout_card(
+        out, because="a timeout makes the move that gives nothing away (draw)"
+    )
+
+
+def _both_caught_the_timeout_card(out: Outcome, because: str = "") -> None:
+    """ann's and bob's verdicts: the host's "timeout" for bob played a card, proven by its
+    signed log (and, with ``because``, the reason says so)."""
     for name in ("ann", "bob"):
         judged(
             out,
@@ -173,10 +185,7 @@ def test_a_timeout_that_plays_a_card_for_the_player_is_caught_over_tls(
             check="move",
             proven=True,
         )
-        assert (
-            "a timeout makes the move that gives nothing away (draw)"
-            in out.verdicts(name)[0].reason
-        )
+        assert because in out.verdicts(name)[0].reason
 
 
 class PatientCardTimeout(Host):
@@ -228,15 +237,7 @@ def test_a_timeout_that_waits_the_timer_out_and_plays_a_card_is_caught_over_tls(
     if defence == "v1":
         all_fair(out)
         return
-    for name in ("ann", "bob"):
-        judged(
-            out,
-            name,
-            "unfair",
-            "the host moved for bob on a timeout with",
-            check="move",
-            proven=True,
-        )
+    _both_caught_the_timeout_card(out)
 
 
 # ---------------------------------------------------------------------------------------------
