@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from . import protocol as p
 from .fairdeal import DEALER
-from .fairdeal.blindcheck import BlindOutcome, Status, check_hand
+from .fairdeal.blindcheck import BlindOutcome, caught, check_hand
 from .fairdeal.blindfile import dump
 from .fairdeal.blindhand import (
     BlindFault,
@@ -318,8 +318,7 @@ class BlindPart:
         if found.status != "void":
             return found
         if live is not None and live.culprit:
-            status: Status = "void" if live.fault is BlindFault.BAD_SIGNATURE else "unfair"
-            return BlindOutcome(status, live.culprit, live.fault, live.detail, proven=live.proven)
+            return caught(live)
         if not found.culprit and self.abort is not None:
             try:
                 fault = BlindFault[self.abort.fault.upper()]

@@ -29,9 +29,9 @@ from typing import Literal
 
 from ..game import Game, HandResult, IllegalMove
 from . import blind
-from .blindhand import BlindFault, Follower, Share
+from .blindhand import BlindFault, Cheat, Follower, Share
 
-__all__ = ["BlindOutcome", "Status", "check_hand"]
+__all__ = ["BlindOutcome", "Status", "caught", "check_hand"]
 
 Status = Literal["fair", "unfair", "void"]
 
@@ -92,6 +92,16 @@ def _check_keys(
             "unfair", passer or share.sender, BlindFault.BAD_SIGNATURE, where, proven=False
         )
     return None
+
+
+def caught(c: Cheat, *, own_proof: bool = True) -> BlindOutcome:
+    """The outcome of a cheat caught while following the hand (live, or replaying a file):
+    unfair for its culprit — void when nobody is named (keys that open no card: only the seeds
+    tell whose) or for a bad signature (the relay may have broken it). ``own_proof``: keep the
+    cheat's word on whether signatures prove it (a file's replay claims no proof)."""
+    status: Status = "unfair" if c.culprit and c.fault is not BlindFault.BAD_SIGNATURE else "void"
+    proven = own_proof and bool(c.culprit) and c.proven
+    return BlindOutcome(status, c.culprit, c.fault, c.detail, proven=proven)
 
 
 def check_hand(

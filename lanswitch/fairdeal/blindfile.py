@@ -20,8 +20,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ..rules import RulesError, dump_toml, rules_from_mapping
-from .blindcheck import BlindOutcome, Status, check_hand
-from .blindhand import BlindFault, BlindSetup, Cheat, Follower, MoveRecord, Opening, Share
+from .blindcheck import BlindOutcome, caught, check_hand
+from .blindhand import BlindSetup, Cheat, Follower, MoveRecord, Opening, Share
 from .blindseat import Complaint, complaint_shares
 from .primitives import FairnessError
 
@@ -288,12 +288,9 @@ def _check(data: dict[str, Any]) -> BlindOutcome:
     }
     received += complaint_shares(f, complaints)
     found = check_hand(f, seeds, received, finished=stopped is None and f.game.over)
-    if found.status != "void" or stopped is None:
-        return found
     # As each participant judged live (``blindlocal``, ``blindsession``): what the seeds show
     # first — a hand stopped by keys that open no card names nobody until they show whose
     # pass or key was wrong —, then what stopped the hand.
-    status: Status = (
-        "unfair" if stopped.culprit and stopped.fault is not BlindFault.BAD_SIGNATURE else "void"
-    )
-    return BlindOutcome(status, stopped.culprit, stopped.fault, stopped.detail, proven=False)
+    if found.status != "void" or stopped is None:
+        return found
+    return caught(stopped, own_proof=False)

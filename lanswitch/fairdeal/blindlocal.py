@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..game import Event, Game
-from .blindcheck import BlindOutcome, Status, check_hand
+from .blindcheck import BlindOutcome, caught, check_hand
 from .blindgame import drawn_positions
 from .blindhand import BlindFault, BlindSetup, Cheat, Holder, Share
 from .primitives import DEALER, UsageError
@@ -107,15 +107,9 @@ def _verdict(
         return BlindOutcome("void", withheld, BlindFault.WITHHELD, proven=False)
     finished = live is None and holder.follower.game.over
     found = check_hand(holder.follower, seeds, received, finished=finished)
-    if found.status != "void" or live is None:
-        return found
-    if live.culprit:
-        status: Status = "void" if live.fault is BlindFault.BAD_SIGNATURE else "unfair"
-        return BlindOutcome(status, live.culprit, live.fault, live.detail, proven=live.proven)
-    # Keys opened no card and every key this participant can check is right: the wrong one
-    # was released to someone else, whose own check names it. (A drawer's claim that keys
-    # did not open is not yet something the others can check: its received keys would be.)
-    return BlindOutcome("void", "", live.fault, live.detail, proven=False)
+    # With no culprit — keys opened no card and every key this participant can check is
+    # right —, the wrong one was released to someone else, whose own check names it.
+    return found if found.status != "void" or live is None else caught(live)
 
 
 def _shuffle(
