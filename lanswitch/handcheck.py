@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from . import protocol as p
 
-__all__ = ["lobby_problems", "own_seat_problem"]
+__all__ = ["lobby_problems", "lone_person", "own_seat_problem"]
 
 
 def own_seat_problem(m: p.Hand, seat: int | None, key: bytes) -> str | None:
@@ -80,3 +80,25 @@ def lobby_problems(
 
 def _seconds(ms: int) -> str:
     return "no" if ms == 0 else f"{ms / 1000:g} s"
+
+
+def lone_person(lobby: p.LobbyState) -> int | None:
+    """At a dealer-blind table, the seat of the one person whose cards the host can work out
+    by elimination, or None.
+
+    Dealer-blind keeps every card the host is not dealt from it — but the host holds the
+    cards of every seat it runs (its bots, and ``lanswitch play``'s own seat, ``lobby.host``)
+    and sees every card laid or turned up. The cards it cannot see are the stock's and the
+    other people's. When the stock runs out, those are the people's hands alone: with one
+    person among seats the host runs, that is that person's whole hand, read by elimination
+    with no key. (A player can do the same arithmetic; the host can do it for a seat it does
+    not play, which is what dealer-blind otherwise takes away.) With two or more people the
+    host learns only the cards they hold between them.
+
+    An empty seat counts as the host's: a hand started now deals a bot into it. A person who
+    leaves mid-hand leaves their seat to the host's stand-in, which can make someone else the
+    lone person during the hand; the lobby cannot foresee that (``docs/fairness.md``)."""
+    if not lobby.blind:
+        return None
+    people = [i for i, s in enumerate(lobby.seats) if s.name and not s.bot and i != lobby.host]
+    return people[0] if len(people) == 1 else None

@@ -1227,6 +1227,38 @@ def test_a_dealer_blind_table_says_so_and_shows_the_blind_checks_verdict() -> No
     assert "you watched" not in details
 
 
+LONE = "only player the host does not seat, so it can tell"
+
+
+def test_a_blind_lobby_tells_the_one_person_among_the_hosts_seats_before_the_hand() -> None:
+    """Issue 25, item 8: with one person among seats the host runs, the host knows that
+    person's whole hand whenever the stock is empty (measured: 16 cards at a first reshuffle).
+    Before, the lobby promised only "the host cannot see any card it is not dealt"."""
+    net = TableNet(
+        HostConfig(name="Blind", seats=3, bots=2, bot_delay=0.0, hands=None, blind=True), seed=4
+    )
+    model, _ = tui_at(net)
+    for cols, rows in ((80, 24), (60, 15)):
+        said = " ".join(" ".join(screen_text(model, cols, rows)).split())
+        assert f"But you are the {LONE} your cards by elimination" in said, (cols, said)
+    watcher, _ = tui_at(net, "eve", spectate=True)
+    said = " ".join(" ".join(screen_text(watcher, 80, 24)).split())
+    assert f"But ann is the {LONE} ann's cards by elimination" in said, said
+    # A second person: the host learns only what the two hold between them — no warning.
+    two = TableNet(
+        HostConfig(name="Blind", seats=3, bots=1, bot_delay=0.0, hands=None, blind=True), seed=4
+    )
+    ann, _ = tui_at(two)
+    tui_at(two, "bob")
+    ann.update()
+    said = " ".join(" ".join(screen_text(ann, 80, 24)).split())
+    assert "bob" in said and LONE not in said, said
+    # Not blind: nothing to say.
+    plain_net = TableNet(HostConfig(name="Open", seats=3, bots=2, bot_delay=0.0, hands=None))
+    ann, _ = tui_at(plain_net)
+    assert LONE not in " ".join(screen_text(ann, 80, 24))
+
+
 def test_a_card_of_ones_own_not_yet_readable_is_drawn_as_unknown_not_as_a_joker() -> None:
     """At a dealer-blind table a card this seat drew is a hidden id until its last key comes
     (ids past every card's): it was drawn as "JK", a joker."""

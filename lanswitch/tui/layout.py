@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .. import protocol as p
+from ..handcheck import lone_person
 from ..narrate import ending
 from ..rules import PRESETS
 from ..session import named
@@ -400,6 +401,21 @@ def _lobby(model: TuiModel, cols: int, room: int, where: str) -> list[StyledText
             cols,
             indent=4,
         )
+        lone = lone_person(lobby)
+        if lone is not None:  # what it does not hide here, said before the hand (fairness.md)
+            who = "you are" if lone == s.seat else f"{lobby.seats[lone].name} is"
+            whose = "your" if lone == s.seat else f"{lobby.seats[lone].name}'s"
+            about += wrap(
+                [
+                    (
+                        "class:warn",
+                        f"  But {who} the only player the host does not seat, so it can tell "
+                        f"{whose} cards by elimination whenever the stock runs out.",
+                    )
+                ],
+                cols,
+                indent=4,
+            )
     most = len(about) + 3  # the description: three lines at most
     if rules is not None and rules.description:
         described = plain(rules.description, model.look)  # rules.py writes K♥: KH in ASCII
