@@ -57,7 +57,7 @@ from .fairdeal.blindcheck import BlindOutcome
 from .fairdeal.blindhand import BlindFault, Holder
 from .fairdeal.primitives import mask_of, named, public_bytes
 from .fairdeal.tally import VoidEntry
-from .game import Event, View
+from .game import DRAW, MAX_CARD, PASS, Event, View, format_move
 from .handcheck import lobby_problems, own_seat_problem
 from .rules import RuleSet
 
@@ -147,9 +147,17 @@ _UNFINISHED: Final = p.HandOver(
 )
 """The end of a hand the host never ended, in a record (no ``hand_over`` came)."""
 
-TIMER_SLACK: Final = 2.0
-"""Seconds a turn timer may seem to run short on this client (the view took that long to
-arrive, the clocks tick apart) before a host's timeout move for this seat is disputed."""
+TIMER_SLACK: Final = 0.5
+"""Seconds a turn timer may seem to run short on this client before a host's timeout move for
+this seat is disputed. The host starts the timer as it sends the view that shows the turn, so
+to this clock an honest timer lasts ``T + d_timeout - d_view``: short by however much longer
+the view took to be handled than the timeout did (jitter, a starved process). Measured with
+the host and the players starved on every core (``benchmarks/timer_slack.py``: 35 timeouts,
+4 spinning processes on 2 cores) that was at most 14 ms on loopback; a Wi-Fi card saving power
+may hold a frame for a beacon interval or three (100-300 ms), hence 0.5 s. Every second of
+slack is one a host may take off each turn unseen (it was 2 s: 1.5 s of a 5 s turn went
+uncaught). It also decides whether a move this seat sent before a timeout was dropped or
+merely late (``Session._dropped_move``)."""
 
 
 @dataclass(slots=True)
@@ -167,6 +175,8 @@ class _HandState:
     stood_in: bool = False  # a stand-in move for this seat came while it was here (disputed)
     turn_began: float | None = None  # when this seat saw its turn begin, by ``clock``
     turn_time: float = 0.0  # the seconds it had from then, as it knows them
+    sent_at: float | None = None  # when this seat sent a move on its turn, by ``clock``
+    sent_move: int = 0  # that move (a card, or a draw, pass or call)
     blind: BlindPart | None = None  # a dealer-blind hand's own record
 
 
@@ -302,6 +312,10 @@ class Session:
             return h.blind.move(move)
         rec = None if h is None else h.recorder
         signature = b"" if rec is None else rec.sign_move(move)
+        if h is not None and h.turn_began is not None and self.clock is not None:
+            # Kept until the turn ends: a timeout the host logs for this turn after it is a
+            # move of this player's it dropped (``_own_checks``) — unless it came too late.
+            h.sent_at, h.sent_move = self.clock(), move
         return p.Move(seq=self.seq, move=move, signature=signature)
 
     @property
@@ -577,11 +591,11 @@ class Session:
                     self._problems([text])
                 timed = rec.setup.turn_timer_ms > 0  # (else the move is invalid to all)
                 if ev.by == BY_TIMEOUT and timed and live and self.clock is not None:
-                    problem = self._early_timeout(h)
+                    problem = self._early_timeout(h) or self._dropped_move(h)
                     if problem is not None:
                         rec.dispute(k, problem)
                         self._problems([problem])
-                h.turn_began = None  # its turn is over, however it ended
+                h.turn_began = h.sent_at = None  # its turn is over, however it ended
 
     def _early_timeout(self, h: _HandState) -> str | None:
         """What is wrong with a timeout the host just made for this seat, by this client's
@@ -596,6 +610,27 @@ class Session:
         return (
             f"the host moved for you on a timeout after {waited:.1f} s of your "
             f"{h.turn_time:.0f} s turn"
+        )
+
+    def _dropped_move(self, h: _HandState) -> str | None:
+        """What is wrong with a timeout the host made for this seat after this client sent it
+        a move on that turn: the move was dropped — unless it left within ``TIMER_SLACK`` of
+        the turn's end by this client's clock, when an honest host's timer may have run out
+        before it arrived (the host then refuses it as late)."""
+        if h.sent_at is None or h.turn_began is None:
+            return None
+        took = h.sent_at - h.turn_began
+        if took + TIMER_SLACK >= h.turn_time:
+            return None
+        m = h.sent_move
+        what = (
+            f"laid {format_cards([m])}"
+            if 0 <= m < MAX_CARD
+            else {DRAW: "drawn", PASS: "passed"}.get(m, f"chosen {format_move(m, symbols=True)}")
+        )
+        return (
+            f"the host moved for you on a timeout, but you had {what} after {took:.1f} s "
+            f"of your {h.turn_time:.0f} s turn: it dropped your move"
         )
 
     def _view(self, m: p.SeatView) -> list[p.Message]:
@@ -855,6 +890,9 @@ class Session:
 
     def _reject(self, m: p.Reject) -> list[p.Message]:
         self._note("reject", f"{m.code.value}: {m.text}", m)
+        h = self.hand
+        if h is not None and m.seq and m.seq == self.seq:
+            h.sent_at = None  # refused in the open, on screen: not a move dropped unseen
         if m.code is p.ErrorCode.RATE_LIMITED:
             self._ready_sent = False  # a ready said may be the one refused: see retry()
         return []

@@ -2215,7 +2215,7 @@ class RawClient:
             if ev.seat == rep.seat and ev.by == BY_TIMEOUT and not self.catching_up:
                 started = self.turn_started
                 took = 0.0 if started is None else time.monotonic() - started
-                if took * 1000 < rec.turn_timer_ms - 2000:
+                if took * 1000 < rec.turn_timer_ms - 500:  # SPEC: 0.5 s of slack
                     rec.disputes.append((k - 1, "the host moved for us before our time was up"))
             if ev.move < 108:
                 self.pile.append(ev.move)

@@ -221,11 +221,13 @@ class PatientCardTimeout(Host):
 def test_a_timeout_that_waits_the_timer_out_and_plays_a_card_is_caught_over_tls(
     tmp_path: Path, defence: str, v1: pytest.MonkeyPatch
 ) -> None:
-    """The same, but the host waits bob's 5 s out first: his clock sees an honest timeout, and
-    the replay's rule of what a timeout may play is the one defence — without it, every
-    verdict is fair."""
+    """The same, but the host waits bob's 5 s out first: his clock sees a timeout of the whole
+    turn, and the replay's rule of what a timeout may play catches the card for everyone. Bob's
+    own client catches more: he had sent a move well before the end, so the timeout stands for
+    a move dropped (issue 25, item 1). Without both defences, every verdict is fair."""
     if defence == "v1":
         v1.setattr(fd_verify, "BY_TIMEOUT", -1)
+        v1.setattr(Session, "_dropped_move", lambda *a, **k: None)
     for attempt in range(3):
         host = make_host(PatientCardTimeout, turn_timer=5.0)
         out = play_over_tls(host, PEOPLE, tmp_path / str(attempt))
@@ -233,11 +235,12 @@ def test_a_timeout_that_waits_the_timer_out_and_plays_a_card_is_caught_over_tls(
             break
     else:
         pytest.fail("bob never had a card to play with a draw allowed")
-    assert not warned(out, "bob", "on a timeout")  # his clock: nothing early
+    assert not warned(out, "bob", "on a timeout after")  # his clock: nothing early
     if defence == "v1":
         all_fair(out)
         return
     _both_caught_the_timeout_card(out)
+    assert warned(out, "bob", "it dropped your move")  # on his own record, live
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,145 @@
+"""A player's own record answers the host's timeouts (issue 25, items 1 and 2), over real TLS.
+
+At a table with a turn timer the host may move for a present player when the timer runs out
+— the protocol's own timeout move, which no signature can contradict. Two ways a modified
+host abused it, both FAIR on every screen and by ``lanswitch verify`` before:
+
+* it silently dropped the player's signed move (no reject) and, when the timer ran out,
+  logged a timeout for the seat: the player's card became a draw;
+* it timed the player out ~1.5 s early: clients allowed 2 s of slack on the timer.
+
+Only the victim's client can know either, by its own clock and by what it sent, so each is a
+dispute on its own record, kept in its transcript (``verify`` of its file says UNFAIR too);
+the other players see a fair hand. Each test runs again with the defence taken away and shows
+the cheat then passes as fair. Harness: ``tests/cheats.py`` (a modified ``Host`` at a table of
+untouched ``Session`` clients over TLS on loopback).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+import lanswitch.session as session_mod
+from lanswitch import protocol as p
+from lanswitch.client import Client
+from lanswitch.fairdeal import BY_TIMEOUT, DEALER, Move
+from lanswitch.host import Host
+from lanswitch.session import Session
+from tests.cheats import Person, all_fair, make_host, play_over_tls
+
+TIMER = 5.0  # the shortest turn timer a hand may have (fairdeal.setup.MIN_TURN_TIMER_MS)
+CHEATS = 2  # the victim's turns the host cheats at; honest after (a hand ends sooner)
+
+
+def _timeouts(session: Session, seat: int = 0) -> int:
+    """How many of ``seat``'s moves in the current hand's log were the host's timeouts."""
+    h = session.hand
+    if h is None or h.recorder is None:
+        return 0
+    return sum(
+        1
+        for ev in h.recorder.log.events
+        if isinstance(ev, Move) and ev.seat == seat and ev.by == BY_TIMEOUT
+    )
+
+
+def _quick_after_cheats(think: float) -> Any:
+    """``during``: once ann has been timed out ``CHEATS`` times, she thinks ``think`` s."""
+
+    async def during(clients: dict[str, Client]) -> None:
+        ann = clients["ann"]
+        async with asyncio.timeout(80):
+            while _timeouts(ann.session) < CHEATS and not ann.session.history:
+                await asyncio.sleep(0.05)
+        ann.think = think
+
+    return during
+
+
+class DropsMoves(Host):
+    """Drops ann's first ``CHEATS`` moves without a word (no reject); its own timer then runs
+    out as an honest host's would, and the protocol's timeout move is logged for her seat."""
+
+    victim = 0
+    dropped = 0
+
+    def _move(self, cid: int, m: p.Move) -> None:
+        if self._seat_of(cid) == self.victim and self.dropped < CHEATS:
+            self.dropped += 1
+            return  # as if it never came
+        super()._move(cid, m)
+
+
+class ShortTimer(Host):
+    """Times ann out 1.5 s before her turn's end, ``CHEATS`` times: within the old slack."""
+
+    victim = 0
+    cut = 0
+
+    def _turn_due(self, h: Any) -> float | None:
+        due = super()._turn_due(h)
+        if h.game.to_act() == self.victim and self.cut < CHEATS and due is not None:
+            return float(due - 1.5)
+        return due
+
+    def _host_moves(self, h: Any) -> bool:
+        ann_due = h.game.to_act() == self.victim and self.cut < CHEATS
+        moved = super()._host_moves(h)
+        if moved and ann_due:
+            self.cut += 1
+        return moved
+
+
+def _caught(out: Any, words: str) -> None:
+    """ann's screen, verdict and saved file say UNFAIR on her own record; bob's hand is fair."""
+    (v,) = out.verdicts("ann")
+    assert v.status == "unfair", v.text()
+    assert v.culprits == (DEALER,)
+    assert not v.proven  # her own record: no signature shows it
+    assert words in v.text(), v.text()
+    assert any(words in n.text for n in out.news("ann")), "said live, not only after the hand"
+    assert out.cli_statuses("ann") == ["unfair"]  # her transcript keeps the dispute
+    (b,) = out.verdicts("bob")
+    assert b.status == "fair", b.text()
+
+
+@pytest.mark.parametrize("defence", ["on", "off"])
+def test_a_host_that_drops_a_move_and_logs_a_timeout_is_caught_by_that_player(
+    tmp_path: Any, defence: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ann lays a card 0.5 s into her turn; the host drops it and, 5 s in, logs a draw for
+    her "on a timeout". Measured on a173ae3: six of one player's moves became draws, FAIR on
+    every screen, hers included, and by ``verify``."""
+    if defence == "off":
+        monkeypatch.setattr(Session, "_dropped_move", lambda *a, **k: None)
+    host = make_host(DropsMoves, turn_timer=TIMER)
+    people = [Person("ann", think=0.5), Person("bob")]
+    out = play_over_tls(host, people, tmp_path, limit=120, during=_quick_after_cheats(0.5))
+    assert isinstance(out.host, DropsMoves)
+    assert out.host.dropped == CHEATS
+    if defence == "off":
+        all_fair(out)
+        return
+    _caught(out, "it dropped your move")
+
+
+@pytest.mark.parametrize("defence", ["on", "off"])
+def test_a_host_that_times_a_player_out_early_within_the_old_slack_is_caught(
+    tmp_path: Any, defence: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ann thinks longer than her 5 s turn; the host logs her timeouts 3.5 s in. The old
+    client allowed 2 s of slack (``TIMER_SLACK``), so it took 3.5 s as a whole 5 s turn."""
+    if defence == "off":
+        monkeypatch.setattr(session_mod, "TIMER_SLACK", 2.0)
+    host = make_host(ShortTimer, turn_timer=TIMER)
+    people = [Person("ann", think=TIMER + 3), Person("bob")]
+    out = play_over_tls(host, people, tmp_path, limit=120, during=_quick_after_cheats(0.3))
+    assert isinstance(out.host, ShortTimer)
+    assert out.host.cut == CHEATS
+    if defence == "off":
+        all_fair(out)
+        return
+    _caught(out, "the host moved for you on a timeout after 3.")  # 3.5 s, give or take
