@@ -1440,10 +1440,25 @@ class Game:
         pts = self.rules.scoring.card_points
         return sum(pts[13] if c >= JOKER_BASE else pts[c % 13] for c in _bits(self.hands[seat]))
 
+    def forfeit_charge(self) -> int:
+        """The points a seat that forfeits is charged at least: those of the worst hand the
+        deal could have given it (the ``hand_size`` highest-scoring cards of the deck).
+
+        A forfeit must cost what withholding could gain. At the deal nobody holds a card, so
+        "as badly as the worst seat" would cost nothing — and the seat that withholds there may
+        know the deal it stops (the host's own seat holds every other seed first): it would
+        trade a bad hand for a free redeal (issue 25, item 7)."""
+        pts = self.rules.scoring.card_points
+        values = sorted(
+            (pts[13] if c >= JOKER_BASE else pts[c % 13] for c in self.deck), reverse=True
+        )
+        return sum(values[: self.hand_size])
+
     def _end_hand(self, reason: str, forfeit: Sequence[int] = ()) -> None:
         """Score the hand as it stands: the seats that went out first, in order, then the rest
         by fewest cards, fewest points and seat order from the dealer — and the seats that
-        ``forfeit`` (a void hand's culprits) last of all, at least as badly as the worst."""
+        ``forfeit`` (a void hand's culprits) last of all, charged at least as badly as the
+        worst seat and as the worst hand a deal could give (:meth:`forfeit_charge`)."""
         rest = [s for s in self.dealt_in if s not in self.finished and s not in forfeit]
         order = self._seats_from(self.dealer)
         rest.sort(key=lambda s: (self.counts[s], self.hand_points(s), order.index(s)))
@@ -1452,16 +1467,18 @@ class Game:
         points = tuple(
             self.hand_points(s) if s in self.dealt_in else 0 for s in range(self.players)
         )
+        charged = list(points)  # what each seat's hand counts for in the scores
+        if forfeit:
+            worst = max(max(points), self.forfeit_charge())
+            for s in forfeit:
+                charged[s] = worst
         scores = [0] * self.players
         mode = self.rules.scoring.mode
         if mode == "winner_collects":
             winner = placings[0]
-            scores[winner] = sum(points[s] for s in self.dealt_in if s != winner)
+            scores[winner] = sum(charged[s] for s in self.dealt_in if s != winner)
         elif mode == "penalty":
-            scores = list(points)
-            worst = max(points)
-            for s in forfeit:
-                scores[s] = worst
+            scores = charged
         self.result = HandResult(reason, placings, tuple(scores), points, self.actions)
         self.phase = _OVER
         self._legal = []
@@ -1472,12 +1489,13 @@ class Game:
 
         A commit-reveal round failed (a seed did not open its commitment, or a participant did
         not commit or reveal in time), so the cards cannot be dealt fairly. With no ``forfeit``
-        (the host's own abort, or a void before the deal) ``result.reason`` is ``"void"``, with
-        no placings and no scores, and :meth:`Match.record` adds nothing for it. The seats in
-        ``forfeit`` — players blamed for the void once the cards were dealt — lose the hand:
-        ``"forfeit"``, scored as it stands with them placed last (``_end_hand``), so a player
-        who withholds its seed to stop a hand it is losing gains nothing by it. Either way the
-        next hand takes a new hand number (``lanswitch.fairdeal``).
+        (the host's own abort) ``result.reason`` is ``"void"``, with no placings and no scores,
+        and :meth:`Match.record` adds nothing for it. The seats in ``forfeit`` — players blamed
+        for the void, at the deal or at a reshuffle — lose the hand: ``"forfeit"``, scored as it
+        stands with them placed last and charged at least :meth:`forfeit_charge`
+        (``_end_hand``), and the match counts it as a hand played, so a player who withholds
+        its seed to stop a hand it is losing, or a deal it dislikes, gains nothing by it.
+        Either way the next hand takes a new hand number (``lanswitch.fairdeal``).
         """
         if self.phase == _OVER:
             raise ValueError("the hand is already over")
@@ -1733,7 +1751,8 @@ class Match:
         self.wins = [0] * players
         self.out: set[int] = set()
         self.results: list[HandResult] = []
-        self.voids = 0  # void hands, forfeited ones included
+        self.voids = 0  # void hands, forfeited ones included (towards ``void_limit``)
+        self.forfeits = 0  # forfeited hands: lost by their culprits, and played
         self.winner: int | None = None
         self.over = False
 
@@ -1764,6 +1783,8 @@ class Match:
         scoring = self.rules.scoring
         if result.reason in ("void", "forfeit"):
             self.voids += 1
+        if result.reason == "forfeit":
+            self.forfeits += 1
         if result.reason != "void":
             for seat in game.dealt_in:
                 self.totals[seat] += result.scores[seat]
@@ -1795,9 +1816,15 @@ class Match:
             else:  # everyone crossed the line in the same hand: the lowest total wins
                 self._end(min(range(self.players), key=lambda s: self.totals[s]))
         elif (
-            self.max_hands is not None and len(self.results) - self.voids >= self.max_hands
+            self.max_hands is not None
+            and len(self.results) - self.voids + self.forfeits >= self.max_hands
         ) or self.voids >= scoring.void_limit:
-            if scoring.mode == "penalty":
+            if all(r.reason == "void" for r in self.results):
+                # Every hand void, nobody's forfeit: no hand was scored, so nobody won one. (Before,
+                # seat 0 "won": a player whose bad passes voided every hand of a dealer-blind
+                # match, blamed on nobody it could prove, was announced as the match's winner.)
+                self.winner, self.over = None, True
+            elif scoring.mode == "penalty":
                 self._end(min(in_match or range(self.players), key=lambda s: self.totals[s]))
             elif scoring.mode == "winner_collects":
                 self._end(max(range(self.players), key=lambda s: self.totals[s]))

@@ -238,7 +238,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "scoring",
         "void_limit",
         "int",
-        "void or forfeited hands after which a match ends (neither counts as a hand played)",
+        "void or forfeited hands after which a match ends (a forfeited one counts as played)",
         lo=1,
         hi=1000,
     ),

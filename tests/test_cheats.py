@@ -682,16 +682,22 @@ def test_a_host_that_voids_hands_through_its_own_seat_is_warned_of(
     """The seat the host plays itself sends a bad seed at every deal: each hand is void,
     proven against that seat — never the host's abort nor its word. Untouched clients count
     those too and warn at the second, as they do for the host's own aborts. (Before: only
-    voids the host caused or claimed counted, and this one went on unwarned to void_limit.)"""
+    voids the host caused or claimed counted, and this one went on unwarned to void_limit.)
+    And the seat pays: it forfeits each hand it voids at the deal, which the match counts as a
+    hand it lost (before issue 25, a void at the deal was a free redeal, six in a row here)."""
     if defence == "old":
         v1.setattr(VoidTally, "warned", property(lambda t: t.by_host >= t.warning))
     people = [Person("ann"), Person("hal", make=GrindingSeat, honest=False)]
     out = play_over_tls(make_host(hands=2, round_timeout=0.5), people, tmp_path)
-    assert len(out.host.match.results) == 6  # void_limit
+    match = out.host.match
+    assert [r.reason for r in match.results] == ["forfeit"] * 2  # the match's two hands
+    assert all(r.placings[-1] == 1 for r in match.results)  # hal last, each time
+    assert match.wins[1] == 0
+    assert match.winner != 1
     s = out.sessions["ann"]
     verdicts = out.verdicts("ann")
-    assert [v.status for v in verdicts] == ["void"] * 6
-    assert {(v.culprits, v.proven) for v in verdicts} == {(("seat1",), True)}
+    assert [v.status for v in verdicts] == ["void"] * 2
+    assert {(v.culprits, v.proven, v.forfeit) for v in verdicts} == {(("seat1",), True, ("seat1",))}
     assert all("does not open its commitment" in v.reason for v in verdicts)
     assert s.voids.by_host == 0  # never the host's abort nor its word
     if defence == "old":

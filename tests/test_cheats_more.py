@@ -992,7 +992,9 @@ def test_a_present_player_left_out_of_a_round_is_caught_over_tls(
     dealer = type("LeavesAnnOut", (LeavesAnnOut,), {"when": when})
     rules = SWITCH if when == "deal" else BIG_HANDS
     for attempt in range(ATTEMPTS):
-        host = make_host(_tampering(dealer), round_timeout=0.5, rules=rules)
+        # Two hands: the clients' refusal has them blamed for the missing commitments, so they
+        # forfeit hand 1 (the host's word; their verdicts say what it did), and hand 2 follows.
+        host = make_host(_tampering(dealer), round_timeout=0.5, rules=rules, hands=2)
         out = play_over_tls(host, PEOPLE, tmp_path / str(attempt))
         if len(transcript(out, "ann").rounds) > r:
             break

@@ -113,3 +113,31 @@ def test_recording_an_unfinished_or_foreign_hand_is_refused() -> None:
     play_hand(other, [HeuristicBot(PRESETS["switch"])] * 2, random.Random(1))
     with pytest.raises(ValueError, match="not the match's current hand"):
         match.record(other)
+
+
+@pytest.mark.parametrize("preset", ["switch", "two-four-jack", "black5"])
+def test_a_match_whose_every_hand_was_void_has_no_winner(preset: str) -> None:
+    """Issue 25, item 3: at a dealer-blind table whose every hand a player's bad passes voided
+    (blamed on nobody the record could prove, so nobody forfeited), the match ended at the
+    rules' void limit and seat 0 — the cheater, there — was announced its winner."""
+    rules = PRESETS[preset]
+    match = Match(rules, 3, max_hands=5)
+    for _ in range(rules.scoring.void_limit):
+        game = match.new_hand()
+        game.void()
+        match.record(game)
+    assert match.over
+    assert match.winner is None
+    assert match.voids == rules.scoring.void_limit
+    # One forfeit among them is a hand scored: someone won it, and it is not the forfeiter.
+    match = Match(rules, 3, max_hands=5)
+    game = match.new_hand()
+    game.void([0])
+    match.record(game)
+    for _ in range(rules.scoring.void_limit - 1):
+        game = match.new_hand()
+        game.void()
+        match.record(game)
+    assert match.over
+    assert match.winner is not None
+    assert match.winner != 0

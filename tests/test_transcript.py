@@ -246,9 +246,11 @@ def test_a_seat_whose_seed_does_not_open_is_blamed_and_the_hand_is_void(round_no
         Fault.BAD_REVEAL,
         ("seat-2",),
     )
-    # Before the deal nothing is known: a plain void. Once dealt, the culprit forfeits.
-    assert hand.result.reason == ("forfeit" if round_no else "void")
-    assert hand.result.placings == ((0, 1) if round_no else ())
+    # The culprit forfeits, at the deal as at a reshuffle (issue 25, item 7: before, a void
+    # at the deal was plain, so the host's own seat, which sees every other seed first, could
+    # trade a deal it disliked for a free redeal).
+    assert hand.result.reason == "forfeit"
+    assert hand.result.placings[-1] == 1
     assert hand.rounds == round_no + 1
     for t in hand.transcripts:
         t = Transcript.from_json(t.to_json())
@@ -257,17 +259,33 @@ def test_a_seat_whose_seed_does_not_open_is_blamed_and_the_hand_is_void(round_no
         assert v.status == "void", v.text()
         assert v.culprits == ("seat-2",)
         assert v.proven
-        assert v.forfeit == (("seat-2",) if round_no else ())
+        assert v.forfeit == ("seat-2",)
         assert "does not open its commitment" in v.reason
         assert v.text().startswith("VOID: ")
     assert verify_all(hand.transcripts)[0].status == "void"
+
+
+def test_a_forfeit_at_the_deal_is_a_hand_lost_by_its_culprit() -> None:
+    """A seat whose seed does not open at the deal forfeits: placed last, charged the worst
+    hand a deal could give, and the match counts the hand (before: a plain void, free)."""
+    match = Match(PRESETS["two-four-jack"], 3, max_hands=1)
+    game = match.new_hand()
+    hand = play(game=game, seed=2, reveal=bad_reveal("seat-3", 0))
+    assert hand.void is not None
+    match.record(game)
+    result = match.results[-1]
+    assert result.reason == "forfeit"
+    assert result.placings[-1] == 2
+    assert match.totals[result.placings[0]] == game.forfeit_charge() > 0
+    assert match.over  # the match's one hand was played, and lost by seat 3
+    assert match.winner != 2
 
 
 def test_a_void_hand_does_not_count_and_the_next_hand_takes_a_new_number() -> None:
     match = Match(PRESETS["two-four-jack"], 3, max_hands=1)
     game = match.new_hand()
     assert game.hand_no == 1
-    void = play(game=game, seed=2, reveal=bad_reveal("seat-3", 0))
+    void = play(game=game, seed=2, dealer_cls=Withholding)  # the host's own abort
     assert void.void is not None
     match.record(game)
     assert match.results[-1].reason == "void"

@@ -340,7 +340,9 @@ class Dealer:
 
     def fail(self) -> VoidRecord:
         """The round failed — a seed did not open, or the wait for one ran out (blaming whoever
-        is missing) —: the hand is void. Players blamed once the cards are dealt forfeit it."""
+        is missing) —: the hand is void. The players blamed forfeit it, at the deal as at a
+        reshuffle (``Game.void``): the host's own seat holds every other seed before it must
+        reveal, so a void there is a choice of deal too."""
         self._need("fail")
         opened = self.rounds[-1]
         rnd = opened.round
@@ -352,9 +354,8 @@ class Dealer:
         self.void = VoidRecord.make(
             self.key, self.setup.ctx0, opened.number, blame, rnd.commitments
         )
-        dealt = any(o.round.state is RoundState.DEALT for o in self.rounds)
         seats = self.setup.seats
-        forfeit = [seats.index(p) for p in blame.culprits if p in seats] if dealt else []
+        forfeit = [seats.index(p) for p in blame.culprits if p in seats]
         self.game.void(forfeit)
         return self.void
 

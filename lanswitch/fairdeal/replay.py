@@ -521,9 +521,7 @@ class _Verifier:
         )
 
     def forfeiters(self, culprits: Iterable[str]) -> tuple[str, ...]:
-        """The culprits who forfeit: players, once the cards were dealt."""
-        if not self.dealt:
-            return ()
+        """The culprits who forfeit: players, at the deal as at a reshuffle (``Game.void``)."""
         return tuple(p for p in culprits if p in self.setup.seats)
 
     # -- presence and moves --------------------------------------------------------------------

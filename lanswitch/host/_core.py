@@ -411,6 +411,8 @@ class HostBase:
         unit = "hands won" if by_wins else "points"
         if m.winner is not None:
             return f"{self.table.seats[m.winner].name} wins ({unit}: {figures})"
+        if m.over:  # every hand void (Match._decide): nobody won one
+            return f"nobody wins: every hand was void ({unit}: {figures})"
         return f"{unit}: {figures}"
 
     # -- handshake and lobby ---------------------------------------------------------------
