@@ -1124,10 +1124,13 @@ def test_the_fair_deal_frames_verify() -> None:
     assert heads["ann"] == (own.count, own.head, own.signature)
     for name in ("hand_over", "hand_over_forfeit"):
         over = sample(name, p.HandOver)
-        assert over.head == heads[DEALER]
-        view = sample("view", p.SeatView)
-        msg = fp.cards_message(ctx0, "ann", view.hand)
+        assert over.head == heads[DEALER] == (count, head, over.head[2])
+        # The cards signature, from the scenario's cards alone (the order they were given).
+        msg = fp.cards_message(ctx0, "ann", sc["cards"])
         assert fp.verify(keys[DEALER], msg, over.cards_signature)
+        assert not fp.verify(
+            keys[DEALER], fp.cards_message(ctx0, "ann", sc["cards"][1:]), over.cards_signature
+        )
     for pid, (n, hd, sig) in heads.items():
         assert fp.verify(keys[pid], fp.log_head_message(ctx0, pid, n, hd), sig)
         assert not fp.verify(keys[pid], fp.log_head_message(ctx0, pid, n + 1, hd), sig)
