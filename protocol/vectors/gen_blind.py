@@ -440,12 +440,14 @@ def deck_table() -> str:
     out = [
         TABLE_BEGIN,
         "",
-        "| preset | " + " | ".join(f"{n} players" for n in counts) + " |",
-        "|---|" + "---|" * len(counts),
+        "| preset | jokers | " + " | ".join(f"{n} players" for n in counts) + " |",
+        "|---|---|" + "---|" * len(counts),
     ]
     for name, rows in deck_sizes().items():
         cells = [f"{cards} · {hand}" for _decks, _jokers, cards, hand in rows]
-        out.append(f"| `{name}` | " + " | ".join(cells) + " |")
+        jokers = {j for _d, j, _c, _h in rows}
+        assert len(jokers) == 1  # (the rules' [deal] jokers: one number for every count)
+        out.append(f"| `{name}` | {jokers.pop()} | " + " | ".join(cells) + " |")
     out += ["", TABLE_END]
     return "\n".join(out)
 
