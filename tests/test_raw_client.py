@@ -218,7 +218,7 @@ def test_frame_scenario_is_signed_as_the_spec_says() -> None:
     over = FRAME_BY_NAME["hand_over"]
     n, hd, sig = over["head"]
     assert rc.verify(keys[rc.DEALER], sig, rc.log_statement(ctx0, rc.DEALER, n, hd))
-    cards = FRAME_BY_NAME["view"]["hand"]
+    cards = FRAMES["scenario"]["cards"]  # (what the host gave ann, in the order given)
     statement = rc.cards_statement(ctx0, "ann", cards)
     assert rc.verify(keys[rc.DEALER], over["cards_signature"], statement)
     lh = FRAME_BY_NAME["log_head"]
@@ -610,6 +610,9 @@ def test_deck_setup_reading() -> None:
     assert rc.deck_setup("[deal]\ndecks = 2\n", 3) == (2, 0)
     assert rc.deck_setup('base = "switch"\n', 6) == (2, 0)
     assert rc.deck_setup('base = "black5"\n', 6) == (1, 0)
+    # Every preset's deck, from the SPEC's table (§ The hand's setup, the presets' decks).
+    assert len(rc.PRESET_DEAL) == 9
+    assert rc.deck_setup('base = "two-four-jack"\n', 7) == (2, 0)
     with pytest.raises(rc.SpecViolationError):
         rc.deck_setup("[deal]\ndecks = { 3 = 1 }\n", 3)  # "2" is required
     with pytest.raises(rc.SpecViolationError):
