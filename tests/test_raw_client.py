@@ -42,7 +42,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
@@ -52,6 +52,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tests import rawclient as rc
+from tests.rawblind import BlindRawClient
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 REPO = VECTORS.parent.parent
@@ -1073,8 +1074,9 @@ LISTEN = re.compile(r'^table "(?P<name>.*)" listening on (?P<addr>[0-9.]+):(?P<p
 PIN = re.compile(r"^fingerprint: (?P<hex>[0-9a-fA-F]{64}) \((?P<words>.*)\)\s*$")
 
 
-def start_host(tmp_path: Path, seats: int) -> Host:
-    """A one-hand host on loopback with ``seats`` seats, the last one a bot."""
+def start_host(tmp_path: Path, seats: int, extra: Sequence[str] = ()) -> Host:
+    """A one-hand host on loopback with ``seats`` seats, the last one a bot (``extra``: more
+    options of ``lanswitch host``)."""
     name = f"raw-{os.getpid()}-{secrets.token_hex(3)}"
     cmd = [
         sys.executable,
@@ -1098,6 +1100,7 @@ def start_host(tmp_path: Path, seats: int) -> Host:
         "0",
         "--bot-delay",
         "0",
+        *extra,
     ]
     proc = subprocess.Popen(
         cmd,
@@ -1238,6 +1241,39 @@ def test_raw_client_plays_a_hand(host: Host) -> None:
     host.proc.wait(timeout=EXIT_S)
     assert host.proc.returncode == 0, host.output()
     assert time.monotonic() - started < 55
+
+
+def test_a_blind_client_from_the_spec_plays_a_blind_hand(tmp_path: Path) -> None:
+    """Issue 25, Build 7: a dealer-blind participant written from SPEC.md alone
+    (``tests/rawblind.py``: the blind deal's formulas from § Dealer-blind, what is due when from
+    § Dealer-blind on the wire, and from the rules engine only the facts § The rules engine on
+    hidden cards lists) plays a whole blind hand against the host's bot: every pass, opening,
+    sealed key and move of the host's checks out on its side, the host refuses nothing of its,
+    every seed the host reveals makes its passes, and the host's own check finds the hand fair."""
+    host = start_host(tmp_path, 2, ("--blind",))
+    try:
+        client = BlindRawClient(host.address, host.port, host.fingerprint, name="Raw")
+        report = _play(client, host)
+        host.proc.wait(timeout=EXIT_S)
+    finally:
+        stop_host(host.proc)
+    note = _note(report, host)
+    assert report.hand is not None, note
+    assert report.hand["blind"], note
+    assert not report.violations, note
+    assert not report.rejects, note
+    assert report.error is None, note
+    assert report.hand_over is not None, note
+    assert report.hand_over["reason"] in ("finished", "one_left", "blocked", "limit"), note
+    assert report.moves > 0, note
+    seen = client.blind_report
+    assert seen["turned_up"] >= 1, note
+    assert seen["opened"] >= 7, note  # its whole first hand of switch, at least
+    assert seen["releases"] >= 7, note  # the bot's, sealed to @dealer
+    assert "reveal" in seen, note
+    assert "hand 1: FAIR (dealer-blind)\n" in host.lines, note
+    assert report.bye is not None, note
+    assert host.proc.returncode == 0, host.output()
 
 
 def test_host_refuses_moves_not_signed_over_its_log(host: Host) -> None:
