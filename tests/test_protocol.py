@@ -164,6 +164,16 @@ def test_spec_documents_every_message_and_error_code() -> None:
         assert re.search(rf"^\| `{code.value}` \|", SPEC, re.M), f"error code {code.value}"
 
 
+def test_spec_lists_what_each_end_may_send_in_the_open_state() -> None:
+    """§ Connection states' ``open`` row names exactly CLIENT_SENDS and SERVER_SENDS (it once
+    left out ``blind_leave``)."""
+    row = re.search(r"^\| `open` \| the client: (.*?); the host: (.*?) \| `open` \|$", SPEC, re.M)
+    assert row, "SPEC.md has no `open` row in § Connection states"
+    client, host = (set(re.findall(r"`([a-z_]+)`", part)) for part in row.groups())
+    assert client == set(p.CLIENT_SENDS)
+    assert host == set(p.SERVER_SENDS)
+
+
 def test_spec_states_the_limits() -> None:
     assert f"{p.MAX_FRAME}" in SPEC
     assert f"Protocol version: **v{p.PROTOCOL_VERSION}**" in SPEC
