@@ -1276,6 +1276,51 @@ def test_a_blind_client_from_the_spec_plays_a_blind_hand(tmp_path: Path) -> None
     assert host.proc.returncode == 0, host.output()
 
 
+def test_a_blind_client_from_the_spec_plays_beside_an_untouched_client(tmp_path: Path) -> None:
+    """The same spec-alone blind client at a three-seat blind table with an untouched
+    ``lanswitch join --bot`` player and the host's bot: keys now go between two people too
+    (each seals its key of the other's cards to it, and lays its own cards with the other's
+    key), and all three verdicts — the raw client's checks, the untouched player's and the
+    host's — are fair."""
+    host = start_host(tmp_path, 3, ("--blind",))
+    bob: subprocess.Popen[str] | None = None
+    try:
+        bob = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "lanswitch", "--data-dir", str(tmp_path / "bob")),
+                *("join", f"{host.address}:{host.port}", "--bot", "heuristic", "--name", "bob"),
+                *("--interface", "127.0.0.1"),
+            ],
+            cwd=REPO,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        client = BlindRawClient(host.address, host.port, host.fingerprint, name="Raw", seats=3)
+        report = _play(client, host)
+        out, err = bob.communicate(timeout=SESSION_S)
+        host.proc.wait(timeout=EXIT_S)
+    finally:
+        if bob is not None and bob.poll() is None:
+            bob.kill()
+            bob.wait(timeout=EXIT_S)
+        stop_host(host.proc)
+    note = _note(report, host) + f"\nbob:\n{out}\n{err}"
+    assert report.hand is not None, note
+    assert report.hand["blind"], note
+    assert len(report.hand["keys"]) == 3, note  # the raw client, bob and @dealer
+    assert not report.violations, note
+    assert not report.rejects, note
+    assert report.hand_over is not None, note
+    assert report.hand_over["reason"] in ("finished", "one_left", "blocked", "limit"), note
+    assert client.blind_report["opened"] >= 7, note
+    assert "hand 1: FAIR (dealer-blind)\n" in host.lines, note
+    assert bob.returncode == 0, note
+    assert "hand 1 verified fair (dealer-blind)" in out, note
+
+
 def test_host_refuses_moves_not_signed_over_its_log(host: Host) -> None:
     """Each probe is refused with its code and the move's seq; then the honest move goes.
 
