@@ -174,6 +174,16 @@ def test_spec_lists_what_each_end_may_send_in_the_open_state() -> None:
     assert host == set(p.SERVER_SENDS)
 
 
+def test_spec_names_the_protocol_version_in_one_place() -> None:
+    """The intro names the number; § Handshake, § hello, § welcome and § Error codes say "the
+    protocol version" (they once said 2 while the intro said 3)."""
+    assert len(re.findall(r"Protocol version: \*\*v\d+\*\*", SPEC)) == 1
+    for heading in ("### Handshake", "#### `hello`", "#### `welcome`", "### Error codes"):
+        body = SPEC.split(heading, 1)[1].split("\n#", 1)[0]
+        assert "the protocol version" in body, heading
+        assert not re.search(r"version\s+\(?\d|\(\d\)|than\s+\d", body), heading
+
+
 def test_spec_states_the_limits() -> None:
     assert f"{p.MAX_FRAME}" in SPEC
     assert f"Protocol version: **v{p.PROTOCOL_VERSION}**" in SPEC
