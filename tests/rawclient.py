@@ -36,6 +36,7 @@ import tomllib
 import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -86,9 +87,6 @@ SPEC_NOTES = (
     "accept an identical `hand` for the hand it holds as the start of a catch-up. The host "
     "resends the identical message; lanswitch's session keeps what it has on any `hand` of the "
     "(game_id, hand_no) it is in, without comparing; this client checks it is identical.",
-    "§ The hand's setup: a house-rules text's missing decks/jokers take 'the value of that "
-    "preset', but the SPEC gives only switch's; the other presets' values are in docs/rules.md "
-    "(a generated table), which this client copies. The host sends the complete rule set.",
     "§ A hand's log / § Round states (withdrawal): presence steps come 'only while no round is "
     "open (... the previous round dealt from or withdrawn)', but nothing on the wire says a "
     "round was withdrawn before the next stage 1: the `Away` that withdraws a round reaches the "
@@ -112,8 +110,8 @@ SPEC_NOTES = (
     "until the host closes (the host closes a connection once it has read its `bye`).",
     "§ Vectors: frames.json's scenario gives one log position (log_count, log_head) but not "
     "which frames are signed over it: the `move` frame and the bot's Move in the `events` "
-    "frame are both signed over that same position (impossible in one log, fine 'as if'), and "
-    "hand_over.cards_signature is over the `view` frame's hand [1, 14, 40, 51]; found by trying.",
+    "frame are both signed over that same position (impossible in one log, fine 'as if'); "
+    "found by trying. (hand_over.cards_signature: over the scenario's `cards`, now given.)",
     "§ Moves / § Sequence numbers / `move`: the SPEC says the host accepts a blunder (65536 + m) "
     "of a move m not legal now, and checks the signature (fair_deal) before the rules "
     "(illegal_move). The host refuses every blunder-flagged move with `illegal_move` 'not a "
@@ -198,21 +196,26 @@ def participants_of(mask: int, seat_ids: Sequence[str]) -> list[str]:
     return [seat_ids[s] for s in seats_of(mask) if s < len(seat_ids)] + [DEALER]
 
 
-#: § The hand's setup: a house-rules text leaves out keys that keep the preset's value. The
-#: SPEC gives switch's only; the others are docs/rules.md's "Options by preset" table.
-PRESET_DEAL: dict[str, tuple[Any, int]] = {
-    name: ({"2": 1, "6": 2}, 0)
-    for name in (
-        "switch",
-        "irish",
-        "two-four-jack",
-        "blackjack",
-        "j28",
-        "take-two",
-        "peanuckle",
-        "turbo",
-    )
-} | {"black5": (1, 0)}
+def _preset_deal(spec: str) -> dict[str, tuple[Any, int]]:
+    """§ The hand's setup, the presets' decks: per preset, ``decks`` (a table from each player
+    count ``"2".."8"``) and ``jokers``, read from the SPEC's own table (a cell is ``|D| ·
+    hand_size``, ``decks = (|D| − jokers) / 52``)."""
+    out: dict[str, tuple[Any, int]] = {}
+    for m in re.finditer(r"^\| `([a-z0-9-]+)` \| (\d+) \| (.+) \|$", spec, re.MULTILINE):
+        jokers = int(m.group(2))
+        cells = [c.split("·")[0].strip() for c in m.group(3).split(" | ")]
+        if len(cells) != 7:
+            continue
+        decks = {str(n): (int(c) - jokers) // 52 for n, c in enumerate(cells, 2)}
+        out[m.group(1)] = (decks, jokers)
+    return out
+
+
+#: § The hand's setup: a house-rules text leaves out keys that keep the preset's value; every
+#: preset's deck is in the SPEC's generated table, read from SPEC.md itself.
+PRESET_DEAL: dict[str, tuple[Any, int]] = _preset_deal(
+    (Path(__file__).resolve().parent.parent / "protocol" / "SPEC.md").read_text(encoding="utf-8")
+)
 
 
 def deck_setup(rules: str, players: int) -> tuple[int, int]:

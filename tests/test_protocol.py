@@ -164,6 +164,26 @@ def test_spec_documents_every_message_and_error_code() -> None:
         assert re.search(rf"^\| `{code.value}` \|", SPEC, re.M), f"error code {code.value}"
 
 
+def test_spec_lists_what_each_end_may_send_in_the_open_state() -> None:
+    """§ Connection states' ``open`` row names exactly CLIENT_SENDS and SERVER_SENDS (it once
+    left out ``blind_leave``)."""
+    row = re.search(r"^\| `open` \| the client: (.*?); the host: (.*?) \| `open` \|$", SPEC, re.M)
+    assert row, "SPEC.md has no `open` row in § Connection states"
+    client, host = (set(re.findall(r"`([a-z_]+)`", part)) for part in row.groups())
+    assert client == set(p.CLIENT_SENDS)
+    assert host == set(p.SERVER_SENDS)
+
+
+def test_spec_names_the_protocol_version_in_one_place() -> None:
+    """The intro names the number; § Handshake, § hello, § welcome and § Error codes say "the
+    protocol version" (they once said 2 while the intro said 3)."""
+    assert len(re.findall(r"Protocol version: \*\*v\d+\*\*", SPEC)) == 1
+    for heading in ("### Handshake", "#### `hello`", "#### `welcome`", "### Error codes"):
+        body = SPEC.split(heading, 1)[1].split("\n#", 1)[0]
+        assert "the protocol version" in body, heading
+        assert not re.search(r"version\s+\(?\d|\(\d\)|than\s+\d", body), heading
+
+
 def test_spec_states_the_limits() -> None:
     assert f"{p.MAX_FRAME}" in SPEC
     assert f"Protocol version: **v{p.PROTOCOL_VERSION}**" in SPEC
@@ -1124,10 +1144,13 @@ def test_the_fair_deal_frames_verify() -> None:
     assert heads["ann"] == (own.count, own.head, own.signature)
     for name in ("hand_over", "hand_over_forfeit"):
         over = sample(name, p.HandOver)
-        assert over.head == heads[DEALER]
-        view = sample("view", p.SeatView)
-        msg = fp.cards_message(ctx0, "ann", view.hand)
+        assert over.head == heads[DEALER] == (count, head, over.head[2])
+        # The cards signature, from the scenario's cards alone (the order they were given).
+        msg = fp.cards_message(ctx0, "ann", sc["cards"])
         assert fp.verify(keys[DEALER], msg, over.cards_signature)
+        assert not fp.verify(
+            keys[DEALER], fp.cards_message(ctx0, "ann", sc["cards"][1:]), over.cards_signature
+        )
     for pid, (n, hd, sig) in heads.items():
         assert fp.verify(keys[pid], fp.log_head_message(ctx0, pid, n, hd), sig)
         assert not fp.verify(keys[pid], fp.log_head_message(ctx0, pid, n + 1, hd), sig)

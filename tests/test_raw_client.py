@@ -42,7 +42,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
@@ -52,6 +52,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tests import rawclient as rc
+from tests.rawblind import BlindRawClient
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 REPO = VECTORS.parent.parent
@@ -218,7 +219,7 @@ def test_frame_scenario_is_signed_as_the_spec_says() -> None:
     over = FRAME_BY_NAME["hand_over"]
     n, hd, sig = over["head"]
     assert rc.verify(keys[rc.DEALER], sig, rc.log_statement(ctx0, rc.DEALER, n, hd))
-    cards = FRAME_BY_NAME["view"]["hand"]
+    cards = FRAMES["scenario"]["cards"]  # (what the host gave ann, in the order given)
     statement = rc.cards_statement(ctx0, "ann", cards)
     assert rc.verify(keys[rc.DEALER], over["cards_signature"], statement)
     lh = FRAME_BY_NAME["log_head"]
@@ -610,6 +611,9 @@ def test_deck_setup_reading() -> None:
     assert rc.deck_setup("[deal]\ndecks = 2\n", 3) == (2, 0)
     assert rc.deck_setup('base = "switch"\n', 6) == (2, 0)
     assert rc.deck_setup('base = "black5"\n', 6) == (1, 0)
+    # Every preset's deck, from the SPEC's table (§ The hand's setup, the presets' decks).
+    assert len(rc.PRESET_DEAL) == 9
+    assert rc.deck_setup('base = "two-four-jack"\n', 7) == (2, 0)
     with pytest.raises(rc.SpecViolationError):
         rc.deck_setup("[deal]\ndecks = { 3 = 1 }\n", 3)  # "2" is required
     with pytest.raises(rc.SpecViolationError):
@@ -1070,8 +1074,9 @@ LISTEN = re.compile(r'^table "(?P<name>.*)" listening on (?P<addr>[0-9.]+):(?P<p
 PIN = re.compile(r"^fingerprint: (?P<hex>[0-9a-fA-F]{64}) \((?P<words>.*)\)\s*$")
 
 
-def start_host(tmp_path: Path, seats: int) -> Host:
-    """A one-hand host on loopback with ``seats`` seats, the last one a bot."""
+def start_host(tmp_path: Path, seats: int, extra: Sequence[str] = ()) -> Host:
+    """A one-hand host on loopback with ``seats`` seats, the last one a bot (``extra``: more
+    options of ``lanswitch host``)."""
     name = f"raw-{os.getpid()}-{secrets.token_hex(3)}"
     cmd = [
         sys.executable,
@@ -1095,6 +1100,7 @@ def start_host(tmp_path: Path, seats: int) -> Host:
         "0",
         "--bot-delay",
         "0",
+        *extra,
     ]
     proc = subprocess.Popen(
         cmd,
@@ -1235,6 +1241,84 @@ def test_raw_client_plays_a_hand(host: Host) -> None:
     host.proc.wait(timeout=EXIT_S)
     assert host.proc.returncode == 0, host.output()
     assert time.monotonic() - started < 55
+
+
+def test_a_blind_client_from_the_spec_plays_a_blind_hand(tmp_path: Path) -> None:
+    """Issue 25, Build 7: a dealer-blind participant written from SPEC.md alone
+    (``tests/rawblind.py``: the blind deal's formulas from § Dealer-blind, what is due when from
+    § Dealer-blind on the wire, and from the rules engine only the facts § The rules engine on
+    hidden cards lists) plays a whole blind hand against the host's bot: every pass, opening,
+    sealed key and move of the host's checks out on its side, the host refuses nothing of its,
+    every seed the host reveals makes its passes, and the host's own check finds the hand fair."""
+    host = start_host(tmp_path, 2, ("--blind",))
+    try:
+        client = BlindRawClient(host.address, host.port, host.fingerprint, name="Raw")
+        report = _play(client, host)
+        host.proc.wait(timeout=EXIT_S)
+    finally:
+        stop_host(host.proc)
+    note = _note(report, host)
+    assert report.hand is not None, note
+    assert report.hand["blind"], note
+    assert not report.violations, note
+    assert not report.rejects, note
+    assert report.error is None, note
+    assert report.hand_over is not None, note
+    assert report.hand_over["reason"] in ("finished", "one_left", "blocked", "limit"), note
+    assert report.moves > 0, note
+    seen = client.blind_report
+    assert seen["turned_up"] >= 1, note
+    assert seen["opened"] >= 7, note  # its whole first hand of switch, at least
+    assert seen["releases"] >= 7, note  # the bot's, sealed to @dealer
+    assert "reveal" in seen, note
+    assert "hand 1: FAIR (dealer-blind)\n" in host.lines, note
+    assert report.bye is not None, note
+    assert host.proc.returncode == 0, host.output()
+
+
+def test_a_blind_client_from_the_spec_plays_beside_an_untouched_client(tmp_path: Path) -> None:
+    """The same spec-alone blind client at a three-seat blind table with an untouched
+    ``lanswitch join --bot`` player and the host's bot: keys now go between two people too
+    (each seals its key of the other's cards to it, and lays its own cards with the other's
+    key), and all three verdicts — the raw client's checks, the untouched player's and the
+    host's — are fair."""
+    host = start_host(tmp_path, 3, ("--blind",))
+    bob: subprocess.Popen[str] | None = None
+    try:
+        bob = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "lanswitch", "--data-dir", str(tmp_path / "bob")),
+                *("join", f"{host.address}:{host.port}", "--bot", "heuristic", "--name", "bob"),
+                *("--interface", "127.0.0.1"),
+            ],
+            cwd=REPO,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        client = BlindRawClient(host.address, host.port, host.fingerprint, name="Raw", seats=3)
+        report = _play(client, host)
+        out, err = bob.communicate(timeout=SESSION_S)
+        host.proc.wait(timeout=EXIT_S)
+    finally:
+        if bob is not None and bob.poll() is None:
+            bob.kill()
+            bob.wait(timeout=EXIT_S)
+        stop_host(host.proc)
+    note = _note(report, host) + f"\nbob:\n{out}\n{err}"
+    assert report.hand is not None, note
+    assert report.hand["blind"], note
+    assert len(report.hand["keys"]) == 3, note  # the raw client, bob and @dealer
+    assert not report.violations, note
+    assert not report.rejects, note
+    assert report.hand_over is not None, note
+    assert report.hand_over["reason"] in ("finished", "one_left", "blocked", "limit"), note
+    assert client.blind_report["opened"] >= 7, note
+    assert "hand 1: FAIR (dealer-blind)\n" in host.lines, note
+    assert bob.returncode == 0, note
+    assert "hand 1 verified fair (dealer-blind)" in out, note
 
 
 def test_host_refuses_moves_not_signed_over_its_log(host: Host) -> None:

@@ -1,11 +1,15 @@
 """Generate ``protocol/vectors/blind.json``, the dealer-blind deal's known-answer vectors
-(``protocol/SPEC.md``, "Dealer-blind"), and ``blind-hand.json``, a whole small blind hand's
+(``protocol/SPEC.md``, "Dealer-blind"), ``blind-hand.json``, a whole small blind hand's
 file (alice and the host's bot, played to its end by heuristic bots from fixed seeds) as
-``lanswitch verify`` reads it.
+``lanswitch verify`` reads it, ``blind-engine.json``, what the rules engine tells everyone
+following a blind hand (SPEC "The rules engine on hidden cards": whose turn, what is turned up,
+which hidden cards each step gives to whom) step by step for three whole hands, and the table
+of deck sizes in protocol/SPEC.md ("The hand's setup").
 
-``python protocol/vectors/gen_blind.py`` prints the JSON of the first, ``--write`` updates both
-files and ``--check`` exits 1 if either is stale. ``tests/test_blind_vectors.py`` checks every
-vector against ``lanswitch.fairdeal.blind`` and that the files are what this script writes.
+``python protocol/vectors/gen_blind.py`` prints the JSON of the first, ``--write`` updates the
+files and SPEC.md's table, and ``--check`` exits 1 if any is stale. ``tests/test_blind_vectors.py``
+checks every vector against ``lanswitch.fairdeal.blind`` and the rules engine, and that the
+files and the table are what this script writes.
 
 The scalars are computed here from the spec alone (SHA-512 reduced mod ℓ, inverses and products
 mod ℓ in plain integers, the permutation by the fair deal's textbook shuffle); the group
@@ -35,6 +39,10 @@ from lanswitch.fairdeal.blindhand import move_message, shuffle_context  # noqa: 
 
 OUT = ROOT / "protocol" / "vectors" / "blind.json"
 HAND_OUT = ROOT / "protocol" / "vectors" / "blind-hand.json"
+ENGINE_OUT = ROOT / "protocol" / "vectors" / "blind-engine.json"
+SPEC = ROOT / "protocol" / "SPEC.md"
+TABLE_BEGIN = "<!-- BEGIN GENERATED TABLE (protocol/vectors/gen_blind.py) -->"
+TABLE_END = "<!-- END GENERATED TABLE -->"
 ELL = 2**252 + 27742317777372353535851937790883648493
 PREFIX = "lanswitch/v2/blind/"
 
@@ -274,14 +282,221 @@ def render_hand() -> str:
     return dump(alice.follower, "alice", everyone, alice.received)
 
 
+# -- the rules engine on a blind hand, as every follower runs it ------------------------------
+
+# (preset, seat ids, the seats with a person, dealer, seats sitting out, the tag its keys and
+# seeds are made from): each hand reshuffles at least once; the switch hand's deal turns up
+# three cards (skip_power), take-two's draws take two, j28's first player is on the dealer's
+# right and draws are one_then_play, with a seat sitting the hand out.
+EngineHand = tuple[str, tuple[str, ...], tuple[int, ...], int, tuple[int, ...], str]
+ENGINE_HANDS: tuple[EngineHand, ...] = (
+    ("switch", ("alice", "bot"), (0,), 1, (), "engine switch 12"),
+    ("take-two", ("alice", "bob", "bot"), (0, 1), 1, (), "engine take-two 10"),
+    ("j28", ("alice", "bot", "bob", "carol"), (0, 2), 1, (3,), "engine j28 1"),
+)
+
+
+def _engine_hand(
+    name: str,
+    seats: tuple[str, ...],
+    people: tuple[int, ...],
+    dealer: int,
+    out: tuple[int, ...],
+    tag: str,
+) -> dict[str, Any]:
+    """One blind hand played to its end by heuristic bots (keys and seeds from ``tag``), then
+    followed again from its public steps alone, as a spectator's engine follows it: what that
+    engine says at every step."""
+    import random
+
+    from lanswitch.bots import make_bot
+    from lanswitch.fairdeal.blindgame import drawn_positions
+    from lanswitch.fairdeal.blindhand import BlindSetup, Follower, Holder
+    from lanswitch.fairdeal.blindlocal import play_blind_hand
+    from lanswitch.game import Game
+    from lanswitch.rules import dump_toml, preset
+
+    rules = preset(name)
+    pids = [*(seats[s] for s in people), fp.DEALER]
+    private = {q: hashlib.sha256(f"{tag} {q} key".encode()).digest() for q in pids}
+    setup = BlindSetup(
+        hashlib.sha256(f"{tag} ctx0".encode()).digest(),
+        rules,
+        seats,
+        frozenset(people),
+        {q: fp.public_bytes(k) for q, k in private.items()},
+        dealer=dealer,
+        out=out,
+    )
+
+    def seeds(q: str) -> Any:
+        return lambda k: hashlib.sha256(f"{tag}/{q}/{k}".encode()).digest()
+
+    holders = {q: Holder(setup, q, private[q], seeds(q)) for q in setup.participants}
+    bot = make_bot("heuristic", rules)
+    rng = random.Random(0)
+
+    def choose(game: Game, seat: int) -> int:
+        return bot.choose(game.view(seat), rng)
+
+    played = play_blind_hand(setup, holders, choose, check=False)
+    assert played.live is None
+    host = holders[fp.DEALER].follower
+    public = {(o.shuffle, o.position): o for o in host.openings}
+    f = Follower(setup)  # the public engine: no card known that was not opened to all
+    steps: list[dict[str, Any]] = []
+    for kind, index in host.steps:
+        if kind == "shuffle":
+            req = f.game.chance_request()
+            assert req is not None
+            rec = f.begin_shuffle()
+            done = host.shuffles[index]
+            for number in (1, 2):
+                for q in done.order:
+                    f.on_pass(q, number, done.passes[(q, number)], done.signatures[(q, number)])
+            ups: list[int] = []
+
+            def turn_up(j: int, k: int = index, ups: list[int] = ups) -> Any:
+                ups.append(j)
+                return public[(k, j)].shares
+
+            events = f.deal(turn_up)
+            step: dict[str, Any] = {
+                "shuffle": index,
+                "kind": req[0],
+                "cards": list(rec.cards),
+                "base": rec.base,
+                "order": list(rec.order),
+                "turned_up": [[j, rec.opened[j]] for j in ups],
+            }
+        else:
+            m = host.moves[index]
+            events = f.on_move(m)
+            step = {"move": m.seq, "seat": m.seat, "by": m.by, "code": m.move, "hidden": m.hidden}
+        g = f.game
+        step["events"] = [list(e) for e in events]
+        step["gives"] = [[seat, h, f.owner(seat)] for seat, h in drawn_positions(events)]
+        step["to_act"] = g.to_act()
+        step["counts"] = list(g.counts)
+        step["stock"] = len(g.stock)
+        step["discard"] = len(g.discard)
+        step["top"] = g.top
+        steps.append(step)
+    assert f.game.over
+    result = holders[fp.DEALER].follower.game.result
+    assert result is not None
+    return {
+        "preset": name,
+        "rules": dump_toml(rules),
+        "seats": list(seats),
+        "people": list(people),
+        "dealer": dealer,
+        "out": list(out),
+        "owners": [setup.owner(s) for s in range(len(seats))],
+        "steps": steps,
+        "over": {"reason": result.reason, "placings": list(result.placings)},
+    }
+
+
+def _plain(v: Any) -> bool:
+    """A list of plain values, or a step: written on one line."""
+    if isinstance(v, dict):
+        return "events" in v
+    return not any(isinstance(x, (dict, list)) for x in v)
+
+
+def _compact(v: Any, pad: str = "") -> str:
+    """JSON text of ``v`` with every list of plain values and every step (a map with
+    ``events``) on one line: a hand has hundreds of steps."""
+    if isinstance(v, dict) and "events" not in v:
+        items = [f"{pad} {json.dumps(k)}: {_compact(x, pad + ' ')}" for k, x in v.items()]
+        return "{\n" + ",\n".join(items) + f"\n{pad}}}"
+    if isinstance(v, list) and any(
+        isinstance(x, dict) or (isinstance(x, list) and not _plain(x)) for x in v
+    ):
+        items = [f"{pad} {_compact(x, pad + ' ')}" for x in v]
+        return "[\n" + ",\n".join(items) + f"\n{pad}]"
+    return json.dumps(v, ensure_ascii=False)
+
+
+def deck_sizes() -> dict[str, list[list[int]]]:
+    """Per preset, per number of players dealt in (2..8): ``[decks, jokers, cards, hand size]``."""
+    from lanswitch.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS
+
+    return {
+        name: [
+            [r.decks_for(n), r.deal.jokers, r.deck_size_for(n), r.hand_size_for(n)]
+            for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
+        ]
+        for name, r in PRESETS.items()
+    }
+
+
+def deck_table() -> str:
+    """SPEC.md's table of the presets' deck sizes (``|D|`` of the deal) and hand sizes."""
+    from lanswitch.rules import MAX_PLAYERS, MIN_PLAYERS
+
+    counts = range(MIN_PLAYERS, MAX_PLAYERS + 1)
+    out = [
+        TABLE_BEGIN,
+        "",
+        "| preset | jokers | " + " | ".join(f"{n} players" for n in counts) + " |",
+        "|---|---|" + "---|" * len(counts),
+    ]
+    for name, rows in deck_sizes().items():
+        cells = [f"{cards} · {hand}" for _decks, _jokers, cards, hand in rows]
+        jokers = {j for _d, j, _c, _h in rows}
+        assert len(jokers) == 1  # (the rules' [deal] jokers: one number for every count)
+        out.append(f"| `{name}` | {jokers.pop()} | " + " | ".join(cells) + " |")
+    out += ["", TABLE_END]
+    return "\n".join(out)
+
+
+def spec_with_table(spec: str) -> str:
+    """``spec`` with its generated table replaced by :func:`deck_table`."""
+    before, rest = spec.split(TABLE_BEGIN, 1)
+    _old, after = rest.split(TABLE_END, 1)
+    return before + deck_table() + after
+
+
+def render_engine() -> str:
+    return (
+        _compact(
+            {
+                "about": (
+                    "protocol/SPEC.md, The rules engine on hidden cards; generated by "
+                    "protocol/vectors/gen_blind.py. Each hand as a follower that knows no card "
+                    "but those opened to all sees it: per step (a shuffle, or a move) the engine "
+                    "events, the hidden cards it gave to seats (gives: [seat, hidden card, "
+                    "drawer]), whose move is next (to_act, -1: none) and the piles after it."
+                ),
+                "hidden_base": 512,
+                "deck_sizes": {
+                    "about": "per preset, for 2..8 players dealt in: "
+                    "[decks, jokers, cards, hand size]",
+                    **deck_sizes(),
+                },
+                "hands": [_engine_hand(*h) for h in ENGINE_HANDS],
+            }
+        )
+        + "\n"
+    )
+
+
 def main() -> int:
     text = render()
+    spec = SPEC.read_text(encoding="utf-8")
     if "--write" in sys.argv:
         OUT.write_text(text, encoding="utf-8")
         HAND_OUT.write_text(render_hand(), encoding="utf-8")
+        ENGINE_OUT.write_text(render_engine(), encoding="utf-8")
+        SPEC.write_text(spec_with_table(spec), encoding="utf-8")
     elif "--check" in sys.argv:
-        if OUT.read_text(encoding="utf-8") != text or (
-            HAND_OUT.read_text(encoding="utf-8") != render_hand()
+        if (
+            OUT.read_text(encoding="utf-8") != text
+            or HAND_OUT.read_text(encoding="utf-8") != render_hand()
+            or ENGINE_OUT.read_text(encoding="utf-8") != render_engine()
+            or spec_with_table(spec) != spec
         ):
             print("a blind vector is stale: run python protocol/vectors/gen_blind.py --write")
             return 1

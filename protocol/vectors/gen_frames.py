@@ -136,7 +136,13 @@ SAMPLES: list[tuple[str, p.Message]] = [
         "welcome_spectator",
         p.Welcome(version=p.PROTOCOL_VERSION, table="Kitchen", seat=None, token=TOKEN),
     ),
-    ("error", p.Error(code=p.ErrorCode.VERSION_MISMATCH, text="this host speaks version 2")),
+    (
+        "error",
+        p.Error(
+            code=p.ErrorCode.VERSION_MISMATCH,
+            text=f"this host speaks protocol {p.PROTOCOL_VERSION}, you sent 2",
+        ),
+    ),
     ("bye", p.Bye(reason="goodnight")),
     ("ping", p.Ping(nonce=7)),
     ("pong", p.Pong(nonce=7)),
@@ -388,6 +394,13 @@ def scenario() -> dict[str, Any]:
         "round_cards": list(ROUND_CARDS),
         "round_context": CTX.hex(),
         "seeds": {"ann": SEED.hex(), DEALER: DEALER_SEED.hex()},
+        "cards": list(ANN_CARDS),
+        "cards_note": (
+            "the cards the host gave ann (seat 0), dealt and drawn, in the order given: "
+            "hand_over.cards_signature is @dealer's signature of the cards message "
+            "(SPEC § Signatures) for seat id ann over them; hand_over.head is @dealer's "
+            "log-head signature over log_count and log_head"
+        ),
         "blind_context": BLIND.ctx0.hex(),
         "blind_note": (
             "the blind_* frames: the same hand dealt blind (SPEC § Dealer-blind), ann's seed "
@@ -446,7 +459,7 @@ REJECTS: list[tuple[str, str, p.ErrorCode]] = [
     ),
     (
         "version_mismatch_future",
-        _frame({"type": "hello", "version": 4, "name": "Ann", "future": 1}),
+        _frame({"type": "hello", "version": p.PROTOCOL_VERSION + 1, "name": "Ann", "future": 1}),
         p.ErrorCode.VERSION_MISMATCH,
     ),
 ]
