@@ -770,6 +770,10 @@ def verify(t: Transcript) -> Verdict:
         )
     assert game is not None
     assert game.result is not None
-    winner = t.name(t.setup.seats[game.result.placings[0]])
+    # Who won is the replay's: the signed log through the rules engine, named by the names
+    # the setup note binds (a file holds no result of its own to believe).
+    placings = tuple(t.setup.seats[s] for s in game.result.placings)
+    winner = t.name(placings[0])
     outcome = f"{winner} won ({game.result.reason})"
-    return verdict_of(t, "unconfirmed" if short else "fair", "", outcome=outcome, **kw)
+    status: Status = "unconfirmed" if short else "fair"
+    return verdict_of(t, status, "", outcome=outcome, placings=placings, **kw)

@@ -58,6 +58,7 @@ SETUP = HandSetup.from_toml(
     {"ann": KEY, DEALER: DEALER_KEY},
     dealer=1,
     turn_timer_ms=TIMER_MS,
+    names=("Ann", "bot-1"),
 )
 CTX0 = SETUP.ctx0
 LOG_COUNT = 57
@@ -136,7 +137,12 @@ SAMPLES: list[tuple[str, p.Message]] = [
         "welcome_spectator",
         p.Welcome(version=p.PROTOCOL_VERSION, table="Kitchen", seat=None, token=TOKEN),
     ),
-    ("error", p.Error(code=p.ErrorCode.VERSION_MISMATCH, text="this host speaks version 2")),
+    (
+        "error",
+        p.Error(
+            code=p.ErrorCode.VERSION_MISMATCH, text=f"this host speaks version {p.PROTOCOL_VERSION}"
+        ),
+    ),
     ("bye", p.Bye(reason="goodnight")),
     ("ping", p.Ping(nonce=7)),
     ("pong", p.Pong(nonce=7)),
@@ -185,6 +191,7 @@ SAMPLES: list[tuple[str, p.Message]] = [
             rules=RULES,
             keys={"ann": KEY, DEALER: DEALER_KEY},  # bot-1 is the host's: no key
             turn_timer_ms=TIMER_MS,
+            names=SETUP.names,
         ),
     ),
     (
@@ -445,8 +452,13 @@ REJECTS: list[tuple[str, str, p.ErrorCode]] = [
         p.ErrorCode.VERSION_MISMATCH,
     ),
     (
+        "version_mismatch_v3",
+        _frame({"type": "hello", "version": 3, "name": "Ann", "key": KEY}),
+        p.ErrorCode.VERSION_MISMATCH,
+    ),
+    (
         "version_mismatch_future",
-        _frame({"type": "hello", "version": 4, "name": "Ann", "future": 1}),
+        _frame({"type": "hello", "version": 5, "name": "Ann", "future": 1}),
         p.ErrorCode.VERSION_MISMATCH,
     ),
 ]
