@@ -64,8 +64,8 @@ def lobby_problems(
                 continue  # renamed since (a bot took the seat, its person came back)
         if m.names and i < len(m.names) and m.names[i] != seat.name:
             found.append(
-                f"the host deals hand {m.hand_no} naming {who}'s seat "
-                f"{m.names[i]!r}: a saved hand would show that name"
+                f'the host deals hand {m.hand_no} naming {who}\'s seat "{m.names[i]}": '
+                "a saved hand would show that name"
             )
         if since is None and person and seat.connected and i in m.out:  # (one away sits out)
             found.append(f"the host deals hand {m.hand_no} without {who}, who sits at the table")
