@@ -41,14 +41,15 @@ def lobby_problems(
 ) -> list[str]:
     """Where hand ``m`` is not the table ``lobby`` shows (``names``: the seats' names): a
     person's seat dealt with no key or another key, a bot's with a key, a person left out,
-    another turn timer. Compared when the hand begins.
+    another turn timer, a seat given another name than the lobby's (the setup note binds the
+    names a saved hand shows). Compared when the hand begins.
 
     ``since``: the hand this client was in before a resume brought it ``m``. The lobby it
     has then came after ``m`` began and may have changed since (a player came back, or left
     and a bot took the seat), so only what cannot have changed in a hand is compared: the
     turn timer, and each seat the lobby shows as ``since`` had it — the same person's key,
-    or a bot's seat with none. (A host that drops every link just before it deals cannot
-    skip the comparison so.)"""
+    or a bot's seat with none, and its name if unchanged since ``since``. (A host that drops
+    every link just before it deals cannot skip the comparison so.)"""
     found: list[str] = []
     for i, seat in enumerate(lobby.seats[: len(m.seats)]):
         who = names[i] if i < len(names) and names[i] else f"seat {i + 1}"
@@ -59,6 +60,13 @@ def lobby_problems(
             before = since.keys.get(since.seats[i]) if i < len(since.seats) else b"?"
             if (seat.key if person else None) != before:
                 continue  # the seat changed since: the lobby no longer says how it was dealt
+            if i < len(since.names) and since.names[i] != seat.name:
+                continue  # renamed since (a bot took the seat, its person came back)
+        if m.names and i < len(m.names) and m.names[i] != seat.name:
+            found.append(
+                f'the host deals hand {m.hand_no} naming {who}\'s seat "{m.names[i]}": '
+                "a saved hand would show that name"
+            )
         if since is None and person and seat.connected and i in m.out:  # (one away sits out)
             found.append(f"the host deals hand {m.hand_no} without {who}, who sits at the table")
         elif person and seat.key and given != seat.key:
@@ -69,6 +77,8 @@ def lobby_problems(
             )
         elif seat.bot and given is not None:
             found.append(f"the host deals hand {m.hand_no} with a key at its bot {who}'s seat")
+    if not m.names and any(seat.name for seat in lobby.seats):
+        found.append(f"the host deals hand {m.hand_no} without the seats' names")
     shown = lobby.turn_timer * 1000  # whole seconds in the lobby
     if abs(m.turn_timer_ms - shown) > 500:
         found.append(

@@ -98,7 +98,7 @@ __all__ = [
     "encode_message",
 ]
 
-PROTOCOL_VERSION: Final = 3
+PROTOCOL_VERSION: Final = 4
 """The version ``hello`` and ``welcome`` carry; peers of different versions do not talk."""
 
 MAX_FRAME: Final = 64 * 1024
@@ -861,7 +861,8 @@ class Hand(Message):
     ``keys``: the public key of every person's seat and of ``@dealer``; a seat without one is
     the host's (a bot). ``turn_timer_ms``: the time a seat has to act (0: no timer).
     ``blind``: a dealer-blind hand (§ Dealer-blind on the wire): no ``announce`` rounds, views
-    nor events follow, but the ``blind_*`` messages."""
+    nor events follow, but the ``blind_*`` messages. ``names``: every seat's display name as
+    the lobby shows it ("" for an empty seat), bound by the setup note (protocol v4)."""
 
     TYPE: ClassVar[str] = "hand"
     game_id: bytes = _wire(Bytes(16, 16))
@@ -873,6 +874,7 @@ class Hand(Message):
     keys: Mapping[str, bytes] = _wire(Map(ANY_PID, KEY, MAX_SEATS + 1))
     turn_timer_ms: int = _wire(U32, default=0)
     blind: bool = _wire(Bool(), default=False)
+    names: tuple[str, ...] = _wire(Array(NAME_OR_EMPTY, 0, MAX_SEATS), default=())
 
 
 _VIEW_FIELDS: Final = tuple(f.name for f in dataclasses.fields(View))

@@ -130,6 +130,7 @@ def hand_setup(m: p.Hand) -> HandSetup:
         dealer=m.dealer,
         out=m.out,
         turn_timer_ms=m.turn_timer_ms,
+        names=m.names,
     )
 
 
@@ -428,7 +429,8 @@ class Session:
             return [] if h.blind is None or h.done else h.blind.resend()
         if h is not None and not h.done:
             self._settle(h, f"the host began hand {m.hand_no} before this hand was settled")
-        names = () if self.lobby is None else tuple(st.name for st in self.lobby.seats)
+        shown = () if self.lobby is None else tuple(st.name for st in self.lobby.seats)
+        names = m.names or shown  # the names the setup binds (checked against the lobby's)
         setup, refused = self._setup(m)
         seat = self.seat  # by the host's word (welcome, lobby.you), not where our key is dealt
         dealt_in = seat is not None and seat < len(m.seats) and seat not in m.out
@@ -459,9 +461,9 @@ class Session:
         if setup is not None:
             self.voids.heed(setup.rules.scoring.void_warning)
         if self._replaying is False:
-            self._against_lobby(m, recorder, names)
+            self._against_lobby(m, recorder, shown)
         elif h is not None:  # resumed, and a new hand with it: what cannot have changed
-            self._against_lobby(m, recorder, names, since=h.message)
+            self._against_lobby(m, recorder, shown, since=h.message)
         self._replaying = False  # the hands after this one begin while this client is here
         self._rules_text = m.rules
         self._note("hand", f"hand {m.hand_no} begins", m)
@@ -783,7 +785,7 @@ class Session:
             self._record_blind(h, h.blind)
             return
         if h.recorder is not None:
-            transcript = h.recorder.transcript(h.names)
+            transcript = h.recorder.transcript()
             try:
                 verdict = verify(transcript) if self.verify_hands else None
             except TranscriptError as e:  # cannot be for a transcript we wrote: say so, go on

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from lanswitch.bots import make_bot
-from lanswitch.fairdeal.blindhand import BlindSetup, Holder
+from lanswitch.fairdeal.blindhand import BlindSetup, Holder, blind_setup
 from lanswitch.fairdeal.blindlocal import BlindHand, Chooser, play_blind_hand
 from lanswitch.fairdeal.primitives import DEALER, public_bytes
+from lanswitch.fairdeal.setup import HandSetup
 from lanswitch.game import Game
 from lanswitch.rules import preset
 
@@ -56,12 +57,16 @@ def blind_table(people: int, bots: int, rules: str = "switch", seed: int = 1) ->
         p: Ed25519PrivateKey.from_private_bytes(rng.randbytes(32)).private_bytes_raw()
         for p in (*seats[:people], DEALER)
     }
-    setup = BlindSetup(
-        hashlib.sha256(f"ctx0/{seed}".encode()).digest(),
+    hand = HandSetup.create(
+        hashlib.sha256(f"ctx0/{seed}".encode()).digest()[:16],
+        1,
         preset(rules),
         seats,
-        frozenset(range(people)),
         {p: public_bytes(k) for p, k in private.items()},
         dealer=seed % (people + bots),
+        names=tuple(
+            f"Player {i + 1}" if i < people else f"Bot {i - people + 1}"
+            for i in range(people + bots)
+        ),
     )
-    return BlindTable(setup, private, rng)
+    return BlindTable(blind_setup(hand), private, rng)

@@ -82,9 +82,11 @@ def play(
     mover: Any = None,
     bots: Iterable[int] = (),
     turn_timer_ms: int = 0,
+    names: Iterable[str] = (),
 ) -> FairHand:
     """One hand dealt by the fair deal, every seat in this process; seeds fixed by the args.
-    Every seat is a person's (with a key and a transcript) except the seats in ``bots``."""
+    Every seat is a person's (with a key and a transcript) except the seats in ``bots``;
+    ``names``: the seats' display names (the setup note binds them), or none."""
     rules = rules or PRESETS[preset]
     if game is None:
         game = Game(rules, players, dealer=seed % players, hand_no=hand_no)
@@ -98,6 +100,7 @@ def play(
         key=keys[DEALER],
         keys=public_keys_of(keys),
         turn_timer_ms=turn_timer_ms,
+        names=tuple(names),
     )
 
     def seeds(pid: str, round_no: int) -> bytes:

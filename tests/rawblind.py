@@ -252,7 +252,9 @@ class BlindRawClient(RawClient):
         rep = self.report
         self.blind = True
         rep.check(msg["turn_timer_ms"] == 0, "a blind hand has no turn timer")
-        self.bctx0 = bh("ctx0", self.ctx0)  # § Dealer-blind on the wire: ctx_0'
+        # § Dealer-blind on the wire: ctx_0' = H("ctx0", ctx_0 ‖ head_1), head_1 the log's head
+        # holding only the setup note (which super().on_hand has just logged).
+        self.bctx0 = bh("ctx0", self.ctx0 + self.head())
         self.seat_ids = list(msg["seats"])
         self.keys = dict(msg["keys"])
         self.people = [s for s, pid in enumerate(self.seat_ids) if pid in self.keys]

@@ -43,7 +43,7 @@ import msgpack
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4
 MAX_PAYLOAD = 65536
 DEALER = "@dealer"
 PREFIX = b"lanswitch/v2/"
@@ -276,10 +276,14 @@ def hand_context_preimage(
     return body
 
 
-def setup_note(rules: str, dealer: int, out: Sequence[int], turn_timer_ms: int) -> bytes:
-    """Event 0: ``Note("setup", SHA-256(rules) ‖ u8(dealer) ‖ u8(k) ‖ outs ‖ u32(timer))``."""
+def setup_note(
+    rules: str, dealer: int, out: Sequence[int], turn_timer_ms: int, names: Sequence[str]
+) -> bytes:
+    """Event 0: ``Note("setup", SHA-256(rules) ‖ u8(dealer) ‖ u8(k) ‖ outs ‖ u32(timer)
+    ‖ u8(m) ‖ enc(name_0) ‖ … ‖ enc(name_{m−1}))``, the names as UTF-8."""
     data = hashlib.sha256(rules.encode("utf-8")).digest() + u8(dealer) + u8(len(out))
-    data += bytes(sorted(out)) + u32(turn_timer_ms)
+    data += bytes(sorted(out)) + u32(turn_timer_ms) + u8(len(names))
+    data += b"".join(enc(n.encode("utf-8")) for n in names)
     return encode_event(Event("note", label="setup", data=data))
 
 
@@ -614,6 +618,7 @@ class HandRecord:
     turn_timer_ms: int
     rules: str
     public_keys: dict[str, bytes]
+    names: list[str] = field(default_factory=list)
     rounds: list[RoundRecord] = field(default_factory=list)
     log: list[bytes] = field(default_factory=list)
     cards: list[int] = field(default_factory=list)
@@ -639,9 +644,9 @@ def _unhex_commitments(m: Mapping[str, Any]) -> dict[str, list[bytes]]:
 
 
 def record_from_transcript(t: Mapping[str, Any]) -> HandRecord:
-    """Read a § Transcript JSON object (version 2) into a :class:`HandRecord`."""
-    if t.get("format") != "lanswitch-transcript" or t.get("version") != 2:
-        raise SpecViolationError("not a version 2 transcript")
+    """Read a § Transcript JSON object (version 3) into a :class:`HandRecord`."""
+    if t.get("format") != "lanswitch-transcript" or t.get("version") != 3:
+        raise SpecViolationError("not a version 3 transcript")
     if t.get("protocol") != "lanswitch/v2":
         raise SpecViolationError("not a lanswitch/v2 transcript")
     rec = HandRecord(
@@ -654,6 +659,7 @@ def record_from_transcript(t: Mapping[str, Any]) -> HandRecord:
         turn_timer_ms=t["turn_timer_ms"],
         rules=t["rules"],
         public_keys={p: bytes.fromhex(k) for p, k in t["public_keys"].items()},
+        names=list(t["names"]),
         log=[bytes.fromhex(e) for e in t["log"]],
         cards=list(t["cards"]),
         cards_signature=bytes.fromhex(t["cards_signature"]),
@@ -765,7 +771,7 @@ def verify_hand(rec: HandRecord) -> Verdict:
     elif not verify(dkey, rec.cards_signature, cards_statement(ctx0, me, rec.cards)):
         problems.append("cards: the cards signature does not verify over our cards")
     # 3. the setup
-    note = setup_note(rec.rules, rec.dealer, rec.out, rec.turn_timer_ms)
+    note = setup_note(rec.rules, rec.dealer, rec.out, rec.turn_timer_ms, rec.names)
     if not rec.log or rec.log[0] != note:
         problems.append("log: log[0] is not the setup note")
     # 4. the replay, with the stock model
@@ -1251,6 +1257,7 @@ TYPES: dict[str, dict[str, T]] = {
         "keys": mapping("pid+", BIN32, 9),
         "turn_timer_ms": U32,
         "blind": "bool",
+        "names": arr("name_or_empty", 0, 8),
     },
     "view": {
         "seq": U32,
@@ -1846,7 +1853,7 @@ class RawClient:
                 rep.check(first["seat"] == rep.seat, "a resume gets the same seat back")
                 self.catching_up = self.rec is not None
             rep.welcome = first
-            rep.check(first["version"] == PROTOCOL_VERSION, "welcome.version is 3")
+            rep.check(first["version"] == PROTOCOL_VERSION, "welcome.version is 4")
             rep.seat = first["seat"]
             self.token = first["token"]
             if (rep.seat is None) != self.spectate:
@@ -1979,12 +1986,18 @@ class RawClient:
             turn_timer_ms=msg["turn_timer_ms"],
             rules=msg["rules"],
             public_keys=keys,
+            names=list(msg["names"]),
         )
         rep.record = self.rec
         self.ctx0 = self.rec.context0()
         self.deck = self.rec.deck()
         self.persons = {s for s, pid in enumerate(seats) if pid in keys}
-        note = setup_note(msg["rules"], msg["dealer"], msg["out"], msg["turn_timer_ms"])
+        names = msg["names"]
+        rep.check(len(names) in (0, len(seats)), "hand.names: one per seat, or none")
+        if rep.lobby is not None:
+            shown = [e["name"] for e in rep.lobby["seats"]][: len(seats)]
+            rep.check(names == shown, "hand.names are the lobby's names")
+        note = setup_note(msg["rules"], msg["dealer"], msg["out"], msg["turn_timer_ms"], names)
         self.rec.log.append(note)  # § A hand's log: not sent, put there by each end
         self.heads = log_heads(self.ctx0, self.rec.log)
 

@@ -14,7 +14,7 @@ import pytest
 
 from lanswitch.fairdeal import blindfile
 from lanswitch.fairdeal.blindcheck import BlindOutcome
-from lanswitch.fairdeal.blindfile import BlindFileError
+from lanswitch.fairdeal.blindfile import FORMAT, BlindFileError
 from lanswitch.fairdeal.blindhand import BlindFault
 from lanswitch.fairdeal.blindlocal import BlindHand
 from lanswitch.fairdeal.primitives import DEALER
@@ -65,7 +65,7 @@ def test_a_file_that_is_not_a_blind_hand_is_refused_with_a_reason() -> None:
     with pytest.raises(BlindFileError, match="not a dealer-blind hand"):
         blindfile.check('{"format": "something else"}')
     with pytest.raises(BlindFileError, match="malformed"):
-        blindfile.check('{"format": "lanswitch-blind-hand", "version": 1, "id": "x"}')
+        blindfile.check(json.dumps({"format": FORMAT, "version": blindfile.VERSION, "id": "x"}))
 
 
 def test_lanswitch_verify_checks_a_blind_hand_file(hand: BlindHand, tmp_path: Path) -> None:
@@ -80,7 +80,13 @@ def test_lanswitch_verify_checks_a_blind_hand_file(hand: BlindHand, tmp_path: Pa
     run = [sys.executable, "-m", "lanswitch", "verify"]
     ok = subprocess.run([*run, str(good)], capture_output=True, text=True, timeout=120)
     assert ok.returncode == 0, ok.stderr
-    assert ok.stdout == f"{good}: FAIR (dealer-blind)\n"
+    result = hand.outcome("p0").result
+    assert result is not None
+    hs = hand.holders["p0"].follower.setup.hand
+    assert hs is not None
+    winner = hs.name(result.placings[0])
+    # who won: the replay's, by the name the setup binds
+    assert ok.stdout == f"{good}: FAIR (dealer-blind): {winner} won ({result.reason})\n"
     caught = subprocess.run([*run, str(bad)], capture_output=True, text=True, timeout=120)
     assert caught.returncode == 1
     assert "UNFAIR (dealer-blind): p1 gave a shuffle pass" in caught.stdout
@@ -93,11 +99,11 @@ def test_lanswitch_verify_checks_a_blind_hand_file(hand: BlindHand, tmp_path: Pa
 
 
 def test_a_hand_stopped_by_a_card_that_opens_to_nothing_is_blamed_as_the_seeds_show() -> None:
-    """p1's lock pass swaps a card for one of another deck; here (seed 2) it lands on the card
+    """p1's lock pass swaps a card for one of another deck; here (seed 3) it lands on the card
     the deal turns up, so p0's record stops at that opening, which names nobody. The seeds show
     whose pass it was: the file says so, as p0 did live. (Before: the file stopped at the
     opening and said void, naming nobody: 3 runs in 120 of tests/test_blind_net.py's.)"""
-    hand = blind_table(2, 1, seed=2).play({"p1": DroppingAnyPass})
+    hand = blind_table(2, 1, seed=3).play({"p1": DroppingAnyPass})
     data = _file(hand, "p0")
     assert data["stopped"][0] == "open"  # the case: the hand stopped in the deal
     assert data["steps"] == []

@@ -1116,6 +1116,47 @@ def test_a_hand_dealt_as_everyone_resumes_is_still_compared_with_the_table(
         assert out.cli_statuses(name) == ["unfair", "unfair"]
 
 
+class _Renaming(Dealer):
+    """Deals every hand with bob's seat named "Mallory" (the lobby shows "bob"): the names
+    the setup note binds, which every saved file of the hand would show."""
+
+    def __init__(self, game: Any, **kw: Any) -> None:
+        names = ["Mallory" if n == "bob" else n for n in kw.pop("names")]
+        super().__init__(game, names=names, **kw)
+
+
+@pytest.mark.parametrize("defence", ["v4", "old"])
+def test_a_hand_that_names_a_seat_otherwise_than_the_lobby_is_disputed(
+    tmp_path: Path, defence: str, v1: pytest.MonkeyPatch
+) -> None:
+    """Protocol v4 signs the seats' names (the setup note), so a host could sign names nobody
+    sat down under and every saved file would show them. Each client compares hand.names with
+    its lobby, as it does the keys and the timer: a dispute, on every screen and in every
+    file. With that comparison taken away the hand is FAIR everywhere and bob's own file says
+    Mallory sat in his seat."""
+    import lanswitch.handcheck
+    import lanswitch.session as session_mod
+
+    if defence == "old":
+        real = lanswitch.handcheck.lobby_problems
+
+        def no_names(*a: Any, **kw: Any) -> list[str]:
+            return [x for x in real(*a, **kw) if "naming" not in x]
+
+        v1.setattr(session_mod, "lobby_problems", no_names)
+    out = play_over_tls(make_host(_tampering(_Renaming)), PEOPLE, tmp_path)
+    for name in ("ann", "bob"):
+        (v,) = out.verdicts(name)
+        assert v.names.get("seat1") == "Mallory", v.names  # the signed name, in every file
+        if defence == "old":
+            assert v.fair, v.text()
+            assert out.cli_statuses(name) == ["fair"]
+            continue
+        assert (v.status, v.check, v.culprits, v.proven) == ("unfair", "dispute", (DEALER,), False)
+        assert 'naming bob\'s seat "Mallory"' in v.reason, v.reason
+        assert out.cli_statuses(name) == ["unfair"]
+
+
 class StackedSilentHost(Host):
     """Deals hand 1 from a stacked deck, then never sends its seeds nor its log heads, and
     deals hand 2 honestly: without them no client can check hand 1."""

@@ -357,7 +357,7 @@ def test_verify_a_void_hand_exits_1_and_shows_the_abort(
         (b'{"hello": "world"}', "not a lanswitch transcript"),
         (b'{"format": "lanswitch-transcript", "version": 9}', "transcript version 9 is not"),
         (b'{"format": "lanswitch-transcript", "version": 1}', "transcript version 1 is not"),
-        (b'{"format": "lanswitch-transcript", "version": 2}', "a malformed transcript: protocol"),
+        (b'{"format": "lanswitch-transcript", "version": 3}', "a malformed transcript: protocol"),
         (b"", "not JSON"),
     ],
 )

@@ -260,6 +260,7 @@ def vector_setup(v: Mapping[str, Any]) -> HandSetup:
         dealer=v["dealer"],
         out=v["out"],
         turn_timer_ms=v["turn_timer_ms"],
+        names=v["names"],
     )
 
 
@@ -291,6 +292,7 @@ def test_hand_vector(name: str) -> None:
     rules_digest = hashlib.sha256(v["rules"].encode()).digest()
     assert rules_digest.hex() == v["rules_sha256"]
     data = rules_digest + bytes([v["dealer"], len(v["out"]), *v["out"]]) + _u32(v["turn_timer_ms"])
+    data += bytes([len(v["names"])]) + b"".join(_enc(n.encode("utf-8")) for n in v["names"])
     note = b"\x05" + _enc("setup") + _enc(data)
     assert note.hex() == v["setup_note"] == s.note.encode().hex()
     assert _sha(_label("log"), ctx0).hex() == v["head_0"] == log_start(ctx0).hex()
@@ -1542,8 +1544,13 @@ def test_announcement_and_void_record_signatures() -> None:
 def test_setup_context_note_and_people() -> None:
     s = setup(turn_timer_ms=12_345, dealer=1, out=(2,))
     assert s.ctx0 == fp.hand_context(GAME, 1, 1, 0, SEATS, PUB)
-    data = hashlib.sha256(RULES.encode()).digest() + bytes([1, 1, 2]) + _u32(12_345)
+    data = hashlib.sha256(RULES.encode()).digest() + bytes([1, 1, 2]) + _u32(12_345) + b"\x00"
     assert s.note == Note("setup", data)
+    # Names, when the setup has them: u8(count) then each as enc(UTF-8), after the timer.
+    named = setup(turn_timer_ms=12_345, dealer=1, out=(2,), names=("Ann", "Bø", "", "Dave"))
+    ann = data[:-1] + b"\x04" + b"".join(_enc(n.encode()) for n in ("Ann", "Bø", "", "Dave"))
+    assert named.note == Note("setup", ann)
+    assert named.ctx0 == s.ctx0  # ctx_0 is unchanged: the note binds the names
     assert s.note.encode() == b"\x05" + _enc("setup") + _enc(data)
     assert s.humans == {0, 1, 3}
     assert s.participants == ("alice", "bob", "dave", DEALER)

@@ -131,7 +131,7 @@ def test_frame_vectors_decode_and_reencode(vector: dict[str, Any]) -> None:
 def test_every_message_type_has_a_frame_vector() -> None:
     """The spec's message list and the vectors' agree; version 2, 64 KiB."""
     assert {v["type"] for v in FRAMES["frames"]} == set(rc.FIELDS)
-    assert FRAMES["protocol_version"] == rc.PROTOCOL_VERSION == 3
+    assert FRAMES["protocol_version"] == rc.PROTOCOL_VERSION == 4
     assert FRAMES["max_frame"] == rc.MAX_PAYLOAD
 
 
@@ -262,7 +262,7 @@ def test_hand_setup_and_round_zero_vectors(name: str) -> None:
     assert (rc.enc(rc.label("hand")) + pre).hex() == v["hand_context_preimage"]
     ctx0 = rc.hand_context(game_id, v["hand_no"], decks, jokers, v["seats"], keys)
     assert ctx0.hex() == v["hand_context"]
-    note = rc.setup_note(v["rules"], v["dealer"], v["out"], v["turn_timer_ms"])
+    note = rc.setup_note(v["rules"], v["dealer"], v["out"], v["turn_timer_ms"], v["names"])
     assert note.hex() == v["setup_note"]
     log = [note] + [unhex(e["encoding"]) for e in v["before"]]
     heads = rc.log_heads(ctx0, log)
@@ -683,11 +683,12 @@ class ScriptedHost:
             "keys": dict(self.keys),
             "turn_timer_ms": turn_timer_ms,
             "blind": False,
+            "names": [],
         }
         self.send(hand)
         self.ctx0 = rc.hand_context(game_id, 1, 1, 0, list(self.SEATS), self.keys)
         assert self.client.ctx0 == self.ctx0
-        self.log = [rc.setup_note(self.rules, 2, [], turn_timer_ms)]
+        self.log = [rc.setup_note(self.rules, 2, [], turn_timer_ms, [])]
         self.seq = 0
         self.seeds: dict[str, bytes] = {}
 

@@ -122,7 +122,7 @@ def test_the_file_is_versioned_and_self_describing() -> None:
     t = hand.transcripts[1]
     obj = json.loads(t.to_json())
     assert obj["format"] == "lanswitch-transcript"
-    assert obj["version"] == 2
+    assert obj["version"] == 3
     assert obj["protocol"] == "lanswitch/v2"
     assert bytes.fromhex(obj["game_id"]) == GAME
     assert obj["hand_no"] == 1
@@ -224,7 +224,8 @@ def test_a_turn_timer_is_bound_into_the_setup() -> None:
     hand = play("switch", 3, seed=2, turn_timer_ms=20_000)
     t = hand.transcripts[0]
     assert t.setup.turn_timer_ms == 20_000
-    assert t.setup.note.data[-4:] == (20_000).to_bytes(4, "big")
+    at = 34 + len(t.setup.out)  # after SHA-256(rules), u8(dealer), u8(k) and the seats out
+    assert t.setup.note.data[at : at + 4] == (20_000).to_bytes(4, "big")
     assert verify(t).fair
     without = dataclasses.replace(
         t, setup=dataclasses.replace(t.setup, turn_timer_ms=0)
@@ -401,7 +402,8 @@ def _set(path: str, value: Any) -> Any:
     [
         (_set("format", "something-else"), "not a lanswitch transcript"),
         (_set("version", 1), "version 1 is not supported.*older lanswitch"),
-        (_set("version", 3), "version 3 is not supported"),
+        (_set("version", 2), "version 2 is not supported.*older lanswitch.*names"),
+        (_set("version", 4), "version 4 is not supported"),
         (_set("protocol", "lanswitch/v1"), "protocol"),
         (_set("game_id", "00ff"), "game_id"),
         (_set("game_id", "zz" * 16), "game_id: not hex"),
@@ -494,3 +496,203 @@ def test_dealers_stage_table_refuses_a_call_out_of_stage() -> None:
     )
     with pytest.raises(pr.UsageError, match="act is not taken while the hand is at CHANCE"):
         fresh.act(0, 1, b"")
+
+
+# ---------------------------------------------------------------------------------------------
+# Everything a reader of a saved hand sees is signed (issue 25, item 5): names, seats, who is a
+# bot, the rules, the placings. A saved file is edited as anyone could (its JSON); `verify`
+# must not say FAIR of it. Before protocol v4 the names were "for people to read; nothing is
+# checked by them" and a renamed winner verified FAIR (the name rows below, on the old code);
+# the dealer-blind file bound neither names nor its rules, hand number or game
+# (test_a_doctored_blind_file_is_never_fair).
+
+NAMES = ("Ann", "Bob", "Robo")  # seat 2 is the host's bot
+
+
+def _named_hand() -> Any:
+    return play("switch", 3, seed=3, bots=[2], names=NAMES)
+
+
+def _verdict_of_text(text: str) -> str:
+    """What ``lanswitch verify`` makes of a transcript file's text: its verdict's status, or
+    "unreadable" (a file that is not a valid transcript gets none)."""
+    try:
+        t = Transcript.from_json(text)
+    except TranscriptError:
+        return "unreadable"
+    return verify_all([t])[0].status
+
+
+def _swap(i: int, j: int) -> Any:
+    def edit(obj: dict[str, Any]) -> None:
+        names = obj["names"]
+        names[i], names[j] = names[j], names[i]
+
+    return edit
+
+
+def _rename(obj: dict[str, Any]) -> None:
+    obj["names"][1] = "Mallory"  # Bob's seat, now shown as someone else's
+
+
+def _winner_renamed(obj: dict[str, Any]) -> None:
+    """The winner's seat shown under another player's name: the file "names another winner"."""
+    winner = obj["__winner"]
+    other = next(i for i in range(len(obj["names"])) if i != winner)
+    obj["names"][winner] = obj["names"][other] + " "
+
+
+def _seat_ids_swapped(obj: dict[str, Any]) -> None:
+    seats = obj["seats"]
+    seats[0], seats[1] = seats[1], seats[0]
+    keys = obj["public_keys"]
+    keys[seats[0]], keys[seats[1]] = keys[seats[1]], keys[seats[0]]
+
+
+def _kept_by_another_seat(obj: dict[str, Any]) -> None:
+    obj["seat"] = 1 - obj["seat"]
+
+
+def _bot_made_a_person(obj: dict[str, Any]) -> None:
+    obj["public_keys"][obj["seats"][2]] = obj["public_keys"][obj["seats"][1 - obj["seat"]]]
+
+
+def _person_made_a_bot(obj: dict[str, Any]) -> None:
+    del obj["public_keys"][obj["seats"][1 - obj["seat"]]]
+
+
+def _rules_changed(obj: dict[str, Any]) -> None:
+    obj["rules"] += "# house rules, as the file now says\n"
+
+
+def _dealer_changed(obj: dict[str, Any]) -> None:
+    obj["dealer"] = (obj["dealer"] + 1) % len(obj["seats"])
+
+
+def _placings_claimed(obj: dict[str, Any]) -> None:
+    """A placing written into the file (it holds none): verify's placings stay the replay's."""
+    winner = obj["__winner"]
+    obj["placings"] = [obj["seats"][(winner + 1) % 3], obj["seats"][winner]]
+
+
+DOCTORED = {
+    "a name changed": _rename,
+    "the winner shown under another's name": _winner_renamed,
+    "two names swapped between seats": _swap(0, 1),
+    "the seat ids swapped": _seat_ids_swapped,
+    "the file's own seat changed": _kept_by_another_seat,
+    "a bot shown as a person": _bot_made_a_person,
+    "a person shown as a bot": _person_made_a_bot,
+    "the rules changed": _rules_changed,
+    "the dealer changed": _dealer_changed,
+}
+
+
+@pytest.mark.parametrize("what", list(DOCTORED))
+@pytest.mark.parametrize("keeper", [0, 1])
+def test_a_saved_hand_with_a_changed_name_seat_bot_or_rules_is_never_fair(
+    what: str, keeper: int
+) -> None:
+    """Before v4 the three name rows verified FAIR (on a173ae3: "a name changed", "the winner
+    shown under another's name", "two names swapped between seats" — the file named another
+    winner); seats, bots and rules were already bound by ctx_0 and the setup note."""
+    hand = _named_hand()
+    t = hand.transcripts[keeper]
+    assert t.names == NAMES
+    honest = json.loads(t.to_json())
+    assert _verdict_of_text(json.dumps(honest)) == "fair"
+    obj = json.loads(t.to_json())
+    obj["__winner"] = hand.result.placings[0]
+    DOCTORED[what](obj)
+    del obj["__winner"]
+    assert obj != honest
+    assert _verdict_of_text(json.dumps(obj)) != "fair"
+
+
+def test_the_placings_verify_shows_are_the_replays_never_the_files() -> None:
+    """The transcript holds no placing: who won is the signed log replayed through the rules
+    engine, said with the names the setup note binds. A placing written into the file changes
+    nothing verify says."""
+    hand = _named_hand()
+    t = hand.transcripts[0]
+    winner = hand.result.placings[0]
+    obj = json.loads(t.to_json())
+    obj["__winner"] = winner
+    _placings_claimed(obj)
+    del obj["__winner"]
+    v = verify_all([Transcript.from_json(json.dumps(obj))])[0]
+    assert v.fair
+    assert v.placings == tuple(t.setup.seats[s] for s in hand.result.placings)
+    assert v.outcome.startswith(f"{NAMES[winner]} won (")
+    assert v.as_json()["placings"] == list(v.placings)
+
+
+def _blind_file() -> tuple[dict[str, Any], Any]:
+    from lanswitch.fairdeal import blindfile
+    from tests.blindtable import blind_table
+
+    hand = blind_table(2, 1, seed=5).play()
+    h = hand.holders["p0"]
+    seeds = {p: dict(x.seeds) for p, x in hand.holders.items()}
+    return json.loads(blindfile.dump(h.follower, "p0", seeds, h.received)), hand
+
+
+def _blind_verdict(data: dict[str, Any]) -> str:
+    from lanswitch.fairdeal import blindfile
+
+    try:
+        return blindfile.check(json.dumps(data))[1].status
+    except blindfile.BlindFileError:
+        return "unreadable"
+
+
+def _in_setup(edit: Any) -> Any:
+    def apply(data: dict[str, Any]) -> None:
+        edit(data["setup"])
+
+    return apply
+
+
+def _blind_seats_swapped(s: dict[str, Any]) -> None:
+    s["seats"][0], s["seats"][1] = s["seats"][1], s["seats"][0]
+
+
+BLIND_DOCTORED = {
+    "a name changed": _in_setup(lambda s: s["names"].__setitem__(1, "Mallory")),
+    "two names swapped between seats": _in_setup(lambda s: s["names"].reverse()),
+    "the seat ids swapped": _in_setup(_blind_seats_swapped),
+    "a person shown as a bot": _in_setup(lambda s: s.__setitem__("people", [0])),
+    "a bot shown as a person": _in_setup(lambda s: s.__setitem__("people", [0, 1, 2])),
+    "a person's key dropped (a bot)": _in_setup(lambda s: s["keys"].pop("p1")),
+    "the rules changed": _in_setup(lambda s: s.__setitem__("rules", s["rules"] + "# mine\n")),
+    "the hand number changed": _in_setup(lambda s: s.__setitem__("hand_no", 9)),
+    "the game changed": _in_setup(lambda s: s.__setitem__("game_id", "ab" * 16)),
+    "the dealer changed": _in_setup(lambda s: s.__setitem__("dealer", (s["dealer"] + 1) % 3)),
+    "the context replaced": _in_setup(lambda s: s.__setitem__("ctx0", "00" * 32)),
+}
+
+
+@pytest.mark.parametrize("what", list(BLIND_DOCTORED))
+def test_a_doctored_blind_file_is_never_fair(what: str) -> None:
+    """The dealer-blind hand's file, changed as the commit-reveal transcript is above. Before
+    v4 the file gave its blind context as it was (``ctx0``) and held no names: its rules,
+    hand number and game could be anything and still check FAIR (on a173ae3, a file with
+    ``# mine`` appended to its rules or hand_no 9 checked FAIR); now the context is recomputed
+    from the setup the file shows, names included."""
+    data, _hand = _blind_file()
+    assert _blind_verdict(data) == "fair"
+    BLIND_DOCTORED[what](data)
+    assert _blind_verdict(data) != "fair"
+
+
+def test_a_blind_files_winner_is_the_replays_by_the_signed_names() -> None:
+    from lanswitch.fairdeal import blindfile
+
+    data, hand = _blind_file()
+    result = hand.outcome("p0").result
+    assert result is not None
+    data["placings"] = list(reversed(result.placings))  # the file's word: not believed
+    outcome = blindfile.check(json.dumps(data))[1]
+    assert outcome.result == result
+    name = data["setup"]["names"][result.placings[0]]
+    assert str(outcome) == f"FAIR (dealer-blind): {name} won ({result.reason})"

@@ -50,10 +50,12 @@ class BlindOutcome:
     result: HandResult | None = None
     game: Game | None = field(default=None, compare=False, repr=False)
     """A fair hand's replay with every card known (the host scores the match on it)."""
+    outcome: str = ""
+    """Who won, as the replay has it, by the names the setup binds (a file's check says it)."""
 
     def __str__(self) -> str:
         if self.status == "fair":
-            return "FAIR (dealer-blind)"
+            return "FAIR (dealer-blind)" + (f": {self.outcome}" if self.outcome else "")
         word = "UNFAIR" if self.status == "unfair" else "VOID"
         if self.fault is None:  # nothing anyone did: why the hand cannot be checked
             return f"{word} (dealer-blind): {self.detail or 'the hand cannot be checked'}"
@@ -75,6 +77,8 @@ def _check_keys(
     only the sender could seal it)."""
     derived: dict[tuple[int, str], blind.BlindKeys] = {}
     for k, position, share, passer in shares:
+        if not 0 <= k < len(follower.shuffles):
+            continue  # a shuffle the record stopped before (a hand cut short is checked so far)
         rec = follower.shuffles[k]
         keys = derived.get((k, share.sender))
         if keys is None:

@@ -5,30 +5,37 @@ Theory of operation
 :func:`dump` writes what one participant holds at the end of a blind hand: the setup, every
 pass with its signature, every position opened to everyone with its shares, every move with
 its signature (and a laid card's shares), every participant's revealed seeds, and the keys
-released to this participant alone. :func:`check` reads it back, replays it through a fresh
+released to this participant alone. :func:`check` reads it back, recomputes the hand's context
+from the setup it shows — the game, the hand, the seats with their names and keys (a seat
+without one is the host's bot), the rules, the dealer, the seats out — so that every signature
+in the file is over what a reader sees, replays it through a fresh
 :class:`~.blindhand.Follower` — so every live check runs again, as the host's and each player's
 did — and then :func:`~.blindcheck.check_hand`. A file changed after the hand (a move, a key, a
-pass, a seed) fails the signature or the seed it depended on. Pure: text in, outcome out.
+pass, a seed, a name, the rules) fails the signature or the seed it depended on. Who won is the
+replay's, never the file's word. Pure: text in, outcome out.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import tomllib
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from ..rules import RulesError, dump_toml, rules_from_mapping
+from ..rules import RulesError
 from .blindcheck import BlindOutcome, caught, check_hand
-from .blindhand import BlindSetup, Cheat, Follower, MoveRecord, Opening, Share
+from .blindhand import Cheat, Follower, MoveRecord, Opening, Share, blind_setup
 from .blindseat import Complaint, complaint_shares
-from .primitives import FairnessError
+from .primitives import FairnessError, UsageError
+from .setup import HandSetup, SetupError
 
 __all__ = ["FORMAT", "BlindFileError", "check", "dump"]
 
 FORMAT: Final = "lanswitch-blind-hand"
-VERSION: Final = 1
+VERSION: Final = 2
+"""2 since protocol v4: the setup is the ``hand`` message's, ``ctx0`` recomputed from it."""
 
 
 class BlindFileError(ValueError):
@@ -53,6 +60,9 @@ def dump(
     """The JSON text of a blind hand as participant ``pid`` holds it (module docstring);
     ``complaints``: the keys other drawers showed of cards that did not open for them."""
     setup = follower.setup
+    hs = setup.hand
+    if hs is None:
+        raise UsageError("a blind hand's file needs the setup it was made from (blind_setup)")
     laid = {
         (m.opening.shuffle, m.opening.position) for m in follower.moves if m.opening is not None
     }
@@ -61,14 +71,17 @@ def dump(
         "version": VERSION,
         "id": pid,
         "setup": {
+            "game_id": hs.game_id.hex(),
+            "hand_no": hs.hand_no,
+            "rules": hs.rules_toml,
+            "seats": list(hs.seats),
+            "names": list(hs.names),
+            "keys": {p: k.hex() for p, k in hs.keys.items()},
+            "dealer": hs.dealer,
+            "out": list(hs.out),
+            "turn_timer_ms": hs.turn_timer_ms,
             "ctx0": setup.ctx0.hex(),
-            "rules": dump_toml(setup.rules),
-            "seats": list(setup.seats),
             "people": sorted(setup.people),
-            "keys": {p: k.hex() for p, k in setup.keys.items()},
-            "dealer": setup.dealer,
-            "out": list(setup.out),
-            "hand_no": setup.hand_no,
         },
         "shuffles": [
             [
@@ -235,18 +248,49 @@ def _turned_up(turned_up: Mapping[tuple[int, int], Opening], k: int, j: int) -> 
     return got.shares
 
 
+def _setup(s: dict[str, Any]) -> HandSetup:
+    """The hand's setup as the file shows it, and the blind context recomputed from it: a
+    ``ctx0`` or ``people`` the file shows that is not the setup's is a file changed since."""
+    if not isinstance(s["rules"], str) or not all(isinstance(x, str) for x in s["names"]):
+        raise BlindFileError("the setup's rules and names are texts")
+    try:
+        hs = HandSetup.from_toml(
+            _hex(s["game_id"], "the game id"),
+            int(s["hand_no"]),
+            s["rules"],
+            tuple(str(x) for x in s["seats"]),
+            {str(p): _hex(k, "a key") for p, k in s["keys"].items()},
+            dealer=int(s["dealer"]),
+            out=tuple(int(x) for x in s["out"]),
+            turn_timer_ms=int(s["turn_timer_ms"]),
+            names=tuple(s["names"]),
+        )
+    except SetupError as e:
+        raise BlindFileError(f"the setup: {e}") from None
+    derived = blind_setup(hs)
+    if _hex(s["ctx0"], "ctx0") != derived.ctx0:
+        raise BlindFileError(
+            "the setup's ctx0 is not the one its game, seats, names, keys, "
+            "rules, dealer, seats out and timer make: the file was changed"
+        )
+    if [int(x) for x in s["people"]] != sorted(derived.people):
+        raise BlindFileError(
+            "the setup's people are not the seats with a key: the file was changed"
+        )
+    return hs
+
+
+def _outcome(hs: HandSetup, found: BlindOutcome) -> BlindOutcome:
+    """A fair hand's outcome, with who won as the replay has it, by the names the setup binds."""
+    if found.status != "fair" or found.result is None or not found.result.placings:
+        return found
+    winner = hs.name(found.result.placings[0])
+    return dataclasses.replace(found, outcome=f"{winner} won ({found.result.reason})")
+
+
 def _check(data: dict[str, Any]) -> BlindOutcome:
-    s = data["setup"]
-    setup = BlindSetup(
-        _hex(s["ctx0"], "ctx0"),
-        rules_from_mapping(tomllib.loads(s["rules"]), source="the file's rules"),
-        tuple(str(x) for x in s["seats"]),
-        frozenset(int(x) for x in s["people"]),
-        {str(p): _hex(k, "a key") for p, k in s["keys"].items()},
-        dealer=int(s["dealer"]),
-        out=tuple(int(x) for x in s.get("out", ())),
-        hand_no=int(s.get("hand_no", 1)),
-    )
+    hs = _setup(data["setup"])
+    setup = blind_setup(hs)
     f = Follower(setup)
     turned_up = {(o.shuffle, o.position): o for o in map(_load_opening, data["turned_up"])}
     stopped: Cheat | None = None
@@ -287,7 +331,7 @@ def _check(data: dict[str, Any]) -> BlindOutcome:
         for q, shown in data.get("complaints", {}).items()
     }
     received += complaint_shares(f, complaints)
-    found = check_hand(f, seeds, received, finished=stopped is None and f.game.over)
+    found = _outcome(hs, check_hand(f, seeds, received, finished=stopped is None and f.game.over))
     # As each participant judged live (``blindlocal``, ``blindsession``): what the seeds show
     # first — a hand stopped by keys that open no card names nobody until they show whose
     # pass or key was wrong —, then what stopped the hand.

@@ -34,6 +34,7 @@ from ..game import DRAW, HIDDEN_BASE, MAX_CARD, PASS, Event, Game, IllegalMove
 from ..rules import RuleSet
 from . import blind
 from .blindgame import Positions, apply_opened, drawn_positions, next_turn_up
+from .log import log_start, log_step
 from .primitives import (
     DEALER,
     HASH_BYTES,
@@ -111,6 +112,9 @@ class BlindSetup:
     dealer: int = 0
     out: tuple[int, ...] = ()
     hand_no: int = 1
+    hand: HandSetup | None = field(default=None, compare=False, repr=False)
+    """The setup it was made from (:func:`blind_setup`): what the hand's file keeps, so that a
+    reader recomputes ``ctx0`` from everything it shows."""
 
     def __post_init__(self) -> None:
         need_bytes("ctx0", self.ctx0, HASH_BYTES)
@@ -146,11 +150,13 @@ class BlindSetup:
 
 def blind_setup(setup: HandSetup) -> BlindSetup:
     """The blind setup of a hand set up as the commit-reveal deal sets one up (the ``hand``
-    message): its ``ctx_0`` is ``H("ctx0", ctx_0 of the setup)``, so that everything the setup
-    binds — the game, the hand, the seats, their keys, the rules — binds the blind hand, and
-    no blind signature is one of the commit-reveal deal's."""
+    message): its ``ctx_0`` is ``H("ctx0", ctx_0 ‖ head_1)`` of the setup — ``head_1`` the head
+    of the commit-reveal log after its setup note —, so that everything the setup binds — the
+    game, the hand, the seats, their keys and names, the rules, the dealer, the seats out, the
+    timer — binds the blind hand, and no blind signature is one of the commit-reveal deal's."""
+    head1 = log_step(log_start(setup.ctx0), setup.note)
     return BlindSetup(
-        blind._h("ctx0", setup.ctx0),
+        blind._h("ctx0", setup.ctx0, head1),
         setup.rules,
         setup.seats,
         setup.humans,
@@ -158,6 +164,7 @@ def blind_setup(setup: HandSetup) -> BlindSetup:
         dealer=setup.dealer,
         out=setup.out,
         hand_no=setup.hand_no,
+        hand=setup,
     )
 
 

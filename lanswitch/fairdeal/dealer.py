@@ -165,6 +165,7 @@ class Dealer:
         key: PrivateKeyLike,
         keys: Mapping[str, bytes],
         turn_timer_ms: int = 0,
+        names: Sequence[str] = (),
     ) -> None:
         req = game.chance_request()
         if req is None or req[0] != "deal":
@@ -184,6 +185,7 @@ class Dealer:
             dealer=game.dealer,
             out=out,
             turn_timer_ms=turn_timer_ms,
+            names=names,
         )
         self.game = game
         self.log = Log(self.setup.ctx0)

@@ -61,7 +61,7 @@ from .round import Announcement, RoundEvent, RoundFlowError, RoundState, next_st
 from .transcript import RoundRecord, Transcript
 from .verdict import Absence, OwnAbsence, Status, Verdict
 
-__all__ = ["verdict_of", "verify"]
+__all__ = ["disputes_abort", "verdict_of", "verify"]
 
 
 class _Unfair(Exception):  # noqa: N818
@@ -175,10 +175,21 @@ class _Verifier:
         ):
             raise _Unfair("log-heads", "the host did not sign the log it sent you", proven=False)
         if (h.count, h.head) != (count, final):
+            # Not proof: the file's log is its keeper's word, and its keeper could have cut it
+            # short or changed it (signing its own head again) after the hand. Only two of the
+            # host's own statements that disagree prove it showed two logs (.compare).
+            if h.count > count:
+                raise _Unfair(
+                    "log-heads",
+                    f"the host signed a log of {h.count} events, but this record holds only "
+                    f"{count}: the host never sent you the rest, or the file was cut short",
+                    proven=False,
+                )
             raise _Unfair(
                 "log-heads",
                 f"the host signed a log of {h.count} events ending {h.head.hex()[:12]}, not the "
                 f"one it sent you ({count} events ending {final.hex()[:12]})",
+                proven=False,
             )
 
     def check_cards_signature(self) -> None:
@@ -480,12 +491,12 @@ class _Verifier:
                     f"round {r}: the host says a commitment is missing, but it showed them all",
                 )
             missing = [p for p in ps if p not in void.commitments]
-            own_did = rec.own_seed is not None
+            own_did = _own_did(rec, fault)
         elif fault is Fault.MISSING_REVEAL:
             if cur.fixed is None:
                 raise _Unfair("abort", f"round {r}: not every commitment of the round was shown")
             missing = [p for p in ps if p not in rec.seeds]
-            own_did = any(a.fixed for a in rec.announces) and rec.own_seed_sent
+            own_did = _own_did(rec, fault)
         else:
             raise _Unfair(
                 "abort",
@@ -685,6 +696,27 @@ class _Verifier:
         return away, short
 
 
+def _own_did(rec: RoundRecord, fault: Fault) -> bool:
+    """Whether this seat's own record says it sent what an abort of ``fault`` says it did not:
+    its commitment (it drew a seed), or its seed (after the round's stage 3)."""
+    if fault is Fault.MISSING_COMMITMENT:
+        return rec.own_seed is not None
+    if fault is Fault.MISSING_REVEAL:
+        return any(a.fixed for a in rec.announces) and rec.own_seed_sent
+    return False
+
+
+def disputes_abort(t: Transcript) -> bool:
+    """Whether ``t``'s keeper is named by the host's abort for a message that never came, and
+    its own record says it sent it: the host's word against the player's (:mod:`.compare`
+    makes one verdict of such files)."""
+    v = t.void
+    if v is None or t.id not in v.culprits:
+        return False
+    rec = next((r for r in t.rounds if r.round == v.round), None)
+    return rec is not None and _own_did(rec, v.fault)
+
+
 def own_absence(t: Transcript) -> OwnAbsence | None:
     """What the log says of this seat's own absences, on the host's word (None: none): each
     time it was logged away with its link lost, the moves the host made for it as its
@@ -768,6 +800,10 @@ def verify(t: Transcript) -> Verdict:
         )
     assert game is not None
     assert game.result is not None
-    winner = t.name(t.setup.seats[game.result.placings[0]])
+    # Who won is the replay's: the signed log through the rules engine, named by the names
+    # the setup note binds (a file holds no result of its own to believe).
+    placings = tuple(t.setup.seats[s] for s in game.result.placings)
+    winner = t.name(placings[0])
     outcome = f"{winner} won ({game.result.reason})"
-    return verdict_of(t, "unconfirmed" if short else "fair", "", outcome=outcome, **kw)
+    status: Status = "unconfirmed" if short else "fair"
+    return verdict_of(t, status, "", outcome=outcome, placings=placings, **kw)

@@ -298,7 +298,8 @@ class SeatRecorder:
         self.heads = {p: h for p, h in heads.items() if p == DEALER or p in self.setup.keys}
         self.heads[self.id] = self.sign_head()
 
-    def transcript(self, names: Iterable[str] = ()) -> Transcript:
+    def transcript(self) -> Transcript:
+        """What this seat keeps of the hand (its names are the setup's: signed, not kept)."""
         return Transcript(
             setup=self.setup,
             seat=self.seat,
@@ -309,5 +310,4 @@ class SeatRecorder:
             log_heads=dict(self.heads),
             void=self.void,
             disputes=tuple(self.disputes),
-            names=tuple(names),
         )

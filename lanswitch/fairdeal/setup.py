@@ -3,7 +3,10 @@
 The setup fixes the hand's context ``ctx_0`` — game, hand number, deck, seats, and every
 participant's public key, an empty one for a seat the host runs — and the first event of its
 log, the ``setup`` note, which binds what ``ctx_0`` does not: the rules, the dealer, the seats
-sitting the hand out and the turn timer (``protocol/SPEC.md``, "The hand's setup").
+sitting the hand out, the turn timer and the seats' display names (``protocol/SPEC.md``, "The
+hand's setup"). Everything a reader of a saved hand sees is so under a signature: every
+participant's signed log head chains back through the note to ``ctx_0``, and a dealer-blind
+hand's context binds both (:func:`~.blindhand.blind_setup`).
 """
 
 from __future__ import annotations
@@ -18,11 +21,12 @@ from typing import Final
 from ..game import Game
 from ..rules import MAX_PLAYERS, MIN_PLAYERS, RulesError, RuleSet, dump_toml, rules_from_mapping
 from .log import Note
-from .primitives import DEALER, UsageError, check_id, hand_context, u8, u32
+from .primitives import DEALER, UsageError, check_id, enc, hand_context, u8, u32
 
 __all__ = ["MIN_TURN_TIMER_MS", "HandSetup", "SetupError"]
 
 _MAX_TIMER_MS: Final = (1 << 32) - 1
+_MAX_NAME_BYTES: Final = 128  # a lobby name: at most 32 characters of up to 4 bytes
 MIN_TURN_TIMER_MS: Final = 5000
 """The shortest turn timer a hand may have (0: none). A timer is what lets the host move for a
 present player; one of a few milliseconds would let it play every turn of theirs "on a
@@ -31,6 +35,17 @@ timeout" with each looking honest to the player's own clock."""
 
 class SetupError(ValueError):
     """A setup that cannot be: bad rules text, seats, keys. Says which."""
+
+
+def _name_bytes(name: object) -> bytes:
+    """A display name as the setup note encodes it: UTF-8, at most ``_MAX_NAME_BYTES``."""
+    try:
+        data = name.encode("utf-8") if isinstance(name, str) else None
+    except UnicodeEncodeError:
+        data = None
+    if data is None or len(data) > _MAX_NAME_BYTES:
+        raise UsageError(f"names: each is a text of at most {_MAX_NAME_BYTES} UTF-8 bytes")
+    return data
 
 
 @lru_cache(maxsize=32)
@@ -52,6 +67,8 @@ class HandSetup:
     ``@dealer`` — to its 32-byte Ed25519 public key; a seat without one is run by the host (a
     bot), and everything it does is the host's. ``turn_timer_ms`` is the time a seat has to act
     (0: no timer): only at a table with a timer may the host move for a player who is present.
+    ``names``: each seat's display name as the lobby showed it ("" for an empty seat), or none
+    at all; the setup note binds them, so a saved hand cannot be shown with other names.
     """
 
     game_id: bytes
@@ -63,6 +80,7 @@ class HandSetup:
     dealer: int = 0
     out: tuple[int, ...] = ()
     turn_timer_ms: int = 0
+    names: tuple[str, ...] = ()
     decks: int = field(init=False)
     jokers: int = field(init=False)
     ctx0: bytes = field(init=False)
@@ -100,6 +118,10 @@ class HandSetup:
                 f"the turn timer must be 0 (none) or {MIN_TURN_TIMER_MS}..{_MAX_TIMER_MS} "
                 f"milliseconds, not {timer}"
             )
+        names = tuple(self.names)
+        if names and len(names) != n:
+            raise UsageError(f"names: one per seat ({n}), or none, not {len(names)}")
+        encoded = [_name_bytes(x) for x in names]
         decks = self.rules.decks_for(n - len(out))
         jokers = self.rules.deal.jokers
         keys = dict(self.keys)
@@ -107,12 +129,19 @@ class HandSetup:
         digest = hashlib.sha256(self.rules_toml.encode("utf-8")).digest()
         note = Note(
             "setup",
-            digest + u8(self.dealer) + u8(len(out)) + bytes(out) + u32(self.turn_timer_ms),
+            digest
+            + u8(self.dealer)
+            + u8(len(out))
+            + bytes(out)
+            + u32(self.turn_timer_ms)
+            + u8(len(names))
+            + b"".join(enc(x) for x in encoded),
         )
         humans = frozenset(s for s, p in enumerate(self.seats) if p in keys)
         for name, value in (
             ("keys", keys),
             ("out", out),
+            ("names", names),
             ("decks", decks),
             ("jokers", jokers),
             ("ctx0", ctx0),
@@ -133,6 +162,7 @@ class HandSetup:
         dealer: int = 0,
         out: Iterable[int] = (),
         turn_timer_ms: int = 0,
+        names: Sequence[str] = (),
     ) -> HandSetup:
         """A setup for ``rules``, written out as ``dump_toml(rules)``."""
         return cls(
@@ -145,6 +175,7 @@ class HandSetup:
             dealer,
             tuple(sorted(out)),
             turn_timer_ms,
+            tuple(names),
         )
 
     @classmethod
@@ -159,6 +190,7 @@ class HandSetup:
         dealer: int = 0,
         out: Iterable[int] = (),
         turn_timer_ms: int = 0,
+        names: Sequence[str] = (),
     ) -> HandSetup:
         """A setup whose rules are parsed from ``rules_toml`` (SetupError if they are bad)."""
         rules = _parse_rules(rules_toml)
@@ -173,6 +205,7 @@ class HandSetup:
                 dealer,
                 tuple(out),
                 turn_timer_ms,
+                tuple(names),
             )
         except UsageError as e:
             raise SetupError(str(e)) from None
@@ -185,6 +218,10 @@ class HandSetup:
     def participants(self) -> tuple[str, ...]:
         """Everyone who may take part in a round: the people's seats, then ``@dealer``."""
         return (*(p for s, p in enumerate(self.seats) if s in self.humans), DEALER)
+
+    def name(self, seat: int) -> str:
+        """What people call ``seat``: its display name, or its id if the setup names none."""
+        return (self.names[seat] if seat < len(self.names) else "") or self.seats[seat]
 
     def host_runs(self, seat: int) -> bool:
         """Whether ``seat`` is the host's (a bot: no key of its own)."""

@@ -44,8 +44,10 @@ __all__ = [
 ]
 
 FORMAT: Final = "lanswitch-transcript"
-VERSION: Final = 2
+VERSION: Final = 3
 PROTOCOL: Final = "lanswitch/v2"
+"""The labels' prefix (unchanged since protocol v2); ``VERSION`` is the file's format: 3 since
+protocol v4, whose setup note binds the seats' names."""
 
 
 class TranscriptError(ValueError):
@@ -98,8 +100,8 @@ class Dispute:
 
 @dataclass(frozen=True, slots=True)
 class Transcript:
-    """What one seat keeps of one hand (see the module docstring). ``names`` are the seats'
-    display names as the lobby showed them (for people to read; nothing is checked by them)."""
+    """What one seat keeps of one hand (see the module docstring). The seats' display names
+    are the setup's (:attr:`names`): bound by its setup note like the rest of the setup."""
 
     setup: HandSetup
     seat: int
@@ -110,7 +112,11 @@ class Transcript:
     log_heads: Mapping[str, SignedHead]
     void: VoidRecord | None = None
     disputes: tuple[Dispute, ...] = ()
-    names: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The seats' display names, as the setup binds them (none: the seats' ids)."""
+        return self.setup.names
 
     @property
     def id(self) -> str:
@@ -210,7 +216,15 @@ class Transcript:
             raise TranscriptError(f'not a lanswitch transcript (no "format": "{FORMAT}")')
         version = obj.get("version")
         if version != VERSION:
-            hint = " (it was written by an older lanswitch, protocol v1)" if version == 1 else ""
+            hint = (
+                {
+                    1: " (it was written by an older lanswitch, protocol v1)",
+                    2: " (it was written by an older lanswitch, protocol v2 or v3, whose setup did "
+                    "not bind the seats' names)",
+                }.get(version, "")
+                if type(version) is int
+                else ""
+            )
             raise TranscriptError(
                 f"transcript version {version!r} is not supported: this lanswitch reads "
                 f"version {VERSION}{hint}"
@@ -227,6 +241,7 @@ class Transcript:
         if obj.get("protocol") != PROTOCOL:
             raise TranscriptError(f"protocol: {obj.get('protocol')!r} is not {PROTOCOL!r}")
         seats = _list(obj, "seats", _str)
+        names = tuple(_list(obj, "names", _str))
         keys_obj = _dict(obj, "public_keys")
         keys = {p: _hex(keys_obj, p, 32, "public_keys") for p in keys_obj}
         try:
@@ -239,6 +254,7 @@ class Transcript:
                 dealer=_int(obj, "dealer", 0, 255),
                 out=_list(obj, "out", lambda v, p: _int_value(v, p, 0, 255)),
                 turn_timer_ms=_int(obj, "turn_timer_ms", 0, 2**32 - 1),
+                names=names,
             )
         except (SetupError, UsageError) as e:
             raise TranscriptError(f"setup: {e}") from None
@@ -246,9 +262,6 @@ class Transcript:
         seat = _int(obj, "seat", 0, setup.players - 1)
         if seat not in setup.humans:
             raise TranscriptError("seat: a transcript is kept by a person's seat, which has a key")
-        names = tuple(_list(obj, "names", _str))
-        if names and len(names) != setup.players:
-            raise TranscriptError("names: one per seat, or none")
         rounds = tuple(
             _round_from(r, f"rounds[{i}]", ps) for i, r in enumerate(_list(obj, "rounds", _any))
         )
@@ -281,7 +294,6 @@ class Transcript:
             log_heads=heads,
             void=void,
             disputes=disputes,
-            names=names,
         )
 
 

@@ -99,6 +99,9 @@ class Verdict:
     forfeit: tuple[str, ...] = ()
     names: Mapping[str, str] = field(default_factory=dict)
     own_away: OwnAbsence | None = None
+    placings: tuple[str, ...] = ()
+    """The seats' ids, first place first, as the replay of the signed log gives them (never a
+    file's word); empty for a hand without a result."""
 
     @property
     def fair(self) -> bool:
@@ -193,6 +196,7 @@ class Verdict:
             "unconfirmed": dict(self.unconfirmed),
             "forfeit": list(self.forfeit),
             "names": dict(self.names),
+            "placings": list(self.placings),
             "own_away": None
             if self.own_away is None
             else {

@@ -131,7 +131,14 @@ class BlindHost(HostBase):
                 keys[pids[s.index]] = self.keys[entry.token]
         out = tuple(s for s in range(game.players) if not game.active[s])
         hs = HandSetup.create(
-            self.game_id, game.hand_no, game.rules, pids, keys, dealer=game.dealer, out=out
+            self.game_id,
+            game.hand_no,
+            game.rules,
+            pids,
+            keys,
+            dealer=game.dealer,
+            out=out,
+            names=tuple(s.name[:32] for s in self.table.seats),  # as the lobby shows them
         )
         message = p.Hand(
             game_id=hs.game_id,
@@ -142,6 +149,7 @@ class BlindHost(HostBase):
             rules=hs.rules_toml,
             keys=hs.keys,
             blind=True,
+            names=hs.names,
         )
         setup = blind_setup(hs)
         assert isinstance(self.key, Ed25519PrivateKey)

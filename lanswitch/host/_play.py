@@ -138,6 +138,7 @@ class Host(BlindHost):
             key=self.key,
             keys=keys,
             turn_timer_ms=round(self.config.turn_timer * 1000),
+            names=tuple(s.name[:32] for s in self.table.seats),  # as the lobby shows them
         )
         self.hand = _Hand(dealer, pids, bots, turn_since=self._now)
         self._say(f"hand {game.hand_no} started, {self.table.seats[game.dealer].name} deals")
@@ -156,6 +157,7 @@ class Host(BlindHost):
             rules=setup.rules_toml,
             keys=setup.keys,
             turn_timer_ms=setup.turn_timer_ms,
+            names=setup.names,
         )
 
     def _catch_up(self, cid: int, *, resumed: bool) -> None:

@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 from lanswitch.fairdeal import blind  # noqa: E402
 from lanswitch.fairdeal import primitives as fp  # noqa: E402
 from lanswitch.fairdeal.blindhand import move_message, shuffle_context  # noqa: E402
+from lanswitch.fairdeal.setup import HandSetup  # noqa: E402
 
 OUT = ROOT / "protocol" / "vectors" / "blind.json"
 HAND_OUT = ROOT / "protocol" / "vectors" / "blind-hand.json"
@@ -246,7 +247,7 @@ def render_hand() -> str:
 
     from lanswitch.bots import make_bot
     from lanswitch.fairdeal.blindfile import dump
-    from lanswitch.fairdeal.blindhand import BlindSetup, Holder
+    from lanswitch.fairdeal.blindhand import Holder, blind_setup
     from lanswitch.fairdeal.blindlocal import play_blind_hand
     from lanswitch.game import Game
     from lanswitch.rules import preset
@@ -256,12 +257,17 @@ def render_hand() -> str:
         fp.DEALER: hashlib.sha256(b"blind hand host key").digest(),
     }
     rules = preset("switch")
-    setup = BlindSetup(
-        hashlib.sha256(b"blind hand ctx0").digest(),
-        rules,
-        ("alice", "bot"),
-        frozenset({0}),
-        {p: fp.public_bytes(k) for p, k in private.items()},
+    # The setup a ``hand`` message gives (game id SHA-256("blind hand game")[:16], hand 1);
+    # the blind ctx_0 is H("ctx0", ctx_0 ‖ head_1) of it (SPEC § Dealer-blind).
+    setup = blind_setup(
+        HandSetup.create(
+            hashlib.sha256(b"blind hand game").digest()[:16],
+            1,
+            rules,
+            ("alice", "bot"),
+            {p: fp.public_bytes(k) for p, k in private.items()},
+            names=("Alice", "Bot 1"),
+        )
     )
 
     def seeds(pid: str) -> Any:

@@ -58,6 +58,7 @@ SETUP = HandSetup.from_toml(
     {"ann": KEY, DEALER: DEALER_KEY},
     dealer=1,
     turn_timer_ms=TIMER_MS,
+    names=("Ann", "bot-1"),
 )
 CTX0 = SETUP.ctx0
 LOG_COUNT = 57
@@ -191,6 +192,7 @@ SAMPLES: list[tuple[str, p.Message]] = [
             rules=RULES,
             keys={"ann": KEY, DEALER: DEALER_KEY},  # bot-1 is the host's: no key
             turn_timer_ms=TIMER_MS,
+            names=SETUP.names,
         ),
     ),
     (
@@ -455,6 +457,11 @@ REJECTS: list[tuple[str, str, p.ErrorCode]] = [
     (
         "version_mismatch_v2",
         _frame({"type": "hello", "version": 2, "name": "Ann", "key": KEY}),
+        p.ErrorCode.VERSION_MISMATCH,
+    ),
+    (
+        "version_mismatch_v3",
+        _frame({"type": "hello", "version": 3, "name": "Ann", "key": KEY}),
         p.ErrorCode.VERSION_MISMATCH,
     ),
     (
