@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 import socket
 import sqlite3
 import subprocess
@@ -264,6 +265,32 @@ def test_a_host_killed_with_sigkill_resumes_and_its_match_completes_fair(
     assert trial.problems == []
     assert trial.replay.startswith("resumed from its journal")
     assert trial.hands_verified == 4  # two players, two hands each, every one fair
+
+
+@pytest.mark.parametrize(
+    ("after", "pause"),
+    [(0.0, 0.5), (0.6, 1.0)],
+    ids=["in-the-first-shuffle", "in-play"],
+)
+def test_a_blind_table_whose_host_is_killed_mid_hand_resumes_and_every_file_verifies_fair(
+    tmp_path: Path, after: float, pause: float
+) -> None:
+    """Issue #25, item 4: a dealer-blind table, its host killed with SIGKILL ``after`` seconds
+    into hand 1 (as it said the hand started: the first shuffle's passes, or the play) and
+    started again with ``--resume``. Before, the resumed host stopped at once
+    (``'BlindHand' object has no attribute 'seq'``), the players gave up, their hand was void
+    and the journal stayed. Now both come back by their tokens, the hand goes on, and each
+    player's own verdict of both hands is fair, as ``lanswitch verify`` of its files says."""
+    crash = load_script("benchmarks/crash.py", "lanswitch_crash")
+    started = re.compile(r"hand 1 started \(dealer-blind\)")
+    trial = crash.attempt(1, after, pause, tmp_path, hands=2, blind=True, kill_from=started)
+    assert trial.attempts == 1, "the match ended before the kill"
+    assert trial.problems == []
+    assert re.fullmatch(r"resumed from its journal .*: hand 1, step \d+; .*", trial.replay), (
+        trial.replay
+    )
+    assert trial.hands_verified == 4  # two players, two blind hands each, every file fair
+    assert list(tmp_path.glob("**/tables/*.sqlite")) == []  # the match ended: no journal left
 
 
 def test_a_table_that_cannot_listen_leaves_no_journal_unless_it_was_resumed(

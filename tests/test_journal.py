@@ -13,6 +13,7 @@ import pytest
 from lanswitch import protocol as p
 from lanswitch.fairdeal.primitives import public_bytes
 from lanswitch.host import Host, HostConfig, ReplayError
+from lanswitch.host._blind import BlindHand
 from lanswitch.hosting import owner_session
 from lanswitch.rules import PRESETS
 from lanswitch.session import Session
@@ -30,7 +31,9 @@ def state(h: Host) -> str:
     (so a later change to a list it holds does not change a state taken earlier)."""
     hand = h.hand
     hand_state: object = None
-    if hand is not None:
+    if isinstance(hand, BlindHand):
+        hand_state = blind_state(hand)
+    elif hand is not None:
         dealer = hand.dealer
         rounds = [
             (
@@ -83,11 +86,51 @@ def state(h: Host) -> str:
     )
 
 
-def test_a_journal_restores_the_exact_state_at_every_point_of_a_match() -> None:
-    net = TableNet(config(turn_timer=5.0), seed=11, journal=True)
+def blind_state(b: BlindHand) -> object:
+    """A dealer-blind hand's part of :func:`state`: what the host relayed and keeps for
+    catching up, what it waits for and when, its own secrets (seeds, the keys released to it,
+    its cards) and its follower's record — every shuffle's passes, the turn-ups, the moves,
+    who left — and the engine's view of every seat."""
+    part, f = b.part, b.part.follower
+    holder = part.holder
+    seats = range(len(b.setup.seats))
+    return (
+        b.message,
+        b.published,
+        b.sealed,
+        b.shares,
+        b.owed,
+        sorted(b.delivered),
+        b.abort,
+        b.leaving,
+        b.seeds,
+        b.complaints,
+        b.deadline,
+        b.turn_since,
+        b.seeds_deadline,
+        repr(b.outcome),
+        b.over,
+        sorted(b.bots),
+        (holder.seeds, holder.received, holder.cards),
+        (part._owed, sorted(part._passed), sorted(part._shared)),
+        (f.shuffles, f.moves, f.steps, f.openings, f.drawn, f.leaves, f.gone, f.stopped),
+        [f.game.view(s) for s in seats],
+        f.game.view(None),
+        b.game.view(None),
+        b.awaited(),
+        b.seq,
+    )
+
+
+@pytest.mark.parametrize("blind", [False, True], ids=["commit-reveal", "dealer-blind"])
+def test_a_journal_restores_the_exact_state_at_every_point_of_a_match(blind: bool) -> None:
+    # (A blind table has no turn timer: the host cannot know a turn's cards to play one.)
+    timer = {"blind": True} if blind else {"turn_timer": 5.0}
+    net = TableNet(config(**timer), seed=11, journal=True)
     a, b = net.join("ann"), net.join("bob")
     net.send(b, p.Chat(text="hello"))
     checkpoints: list[tuple[int, str]] = []
+    mid_blind = 0  # checkpoints taken in a dealer-blind hand
     for i in range(20_000):
         if net.host.finished:
             break
@@ -97,6 +140,7 @@ def test_a_journal_restores_the_exact_state_at_every_point_of_a_match() -> None:
             a = net.resume(a)
         if i % 7 == 0:
             checkpoints.append((len(net.host.inputs), state(net.host)))
+            mid_blind += isinstance(net.host.hand, BlindHand)
         if not net.step():
             break
     assert net.host.finished
@@ -109,9 +153,14 @@ def test_a_journal_restores_the_exact_state_at_every_point_of_a_match() -> None:
         assert restored.outbox == []
         assert restored.closing == []
     for link in (a, b):
-        assert [r.verdict is not None and r.verdict.fair for r in link.session.history] == [
-            True
-        ] * 3
+        fair = [
+            (r.blind.status == "fair") if blind and r.blind else r.verdict and r.verdict.fair
+            for r in link.session.history
+        ]
+        assert fair == [True] * 3, [str(r.blind or r.verdict) for r in link.session.history]
+    if blind:  # every hand was dealt blind, and most checkpoints fell in one
+        assert all(r.blind is not None for r in a.session.history)
+        assert mid_blind > len(checkpoints) // 2, (mid_blind, len(checkpoints))
 
 
 @pytest.mark.parametrize("moment", [3, 25, 70, 140])

@@ -97,6 +97,14 @@ class BlindHand:
     over: p.HandOver | None = None
 
     @property
+    def seq(self) -> int:
+        """Public steps taken so far — passes that dealt, turn-ups, moves — as every client
+        counts them (``BlindPart.steps``): what a resumed host says of where the hand stopped,
+        as a commit-reveal hand's ``seq`` is its step count."""
+        f = self.part.follower
+        return len(f.steps) + len(f.openings)
+
+    @property
     def ended(self) -> bool:
         """Play has stopped: the hand is over or the host stopped it."""
         return self.abort is not None or self.part.follower.game.over
