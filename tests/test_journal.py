@@ -11,6 +11,7 @@ import msgpack
 import pytest
 
 from lanswitch import protocol as p
+from lanswitch.fairdeal import blindfile
 from lanswitch.fairdeal.primitives import public_bytes
 from lanswitch.host import Host, HostConfig, ReplayError
 from lanswitch.host._blind import BlindHand
@@ -330,3 +331,61 @@ def owner(raw: bytes) -> Session:
     session = owner_session("ann", raw)
     session.auto_ready = True
     return session
+
+
+@pytest.mark.parametrize(
+    "lost",
+    [p.BlindPass, p.BlindShare, p.BlindRelease, p.BlindMove, p.BlindSeeds],
+    ids=["pass", "turn-up-key", "sealed-key", "move", "seeds"],
+)
+def test_a_blind_host_that_dies_before_it_kept_what_a_player_sent_gets_it_again(
+    lost: type[p.Message],
+) -> None:
+    """The moments of a dealer-blind hand a kill can cut: bob has sent his first ``lost``
+    (a pass of the deck, his key of a card being turned up, a sealed key for ann's draw, a
+    move, his seeds after the hand), and the host dies before it has it — the message is lost
+    with the link. The host restored from its journal waits for it still; bob, back by his
+    token, is caught up and sends it again; the hand goes on, and both players' verdicts and
+    the files ``lanswitch verify`` reads are fair."""
+    net = TableNet(config(blind=True, hands=2, seats=3, bots=1), seed=21, journal=True)
+    net.join("ann")
+    bob = net.join("bob", auto_ready=False)
+    bob.withhold = (lost,)
+    bob.session.auto_ready = True  # (ready for the hands after this one by itself)
+    net.send(bob, p.Ready(ready=True))  # hand 1 begins
+
+    def sent() -> bool:
+        h = bob.session.hand
+        return (
+            h is not None and h.blind is not None and any(isinstance(m, lost) for m in h.blind.sent)
+        )
+
+    if lost is p.BlindMove:  # a move is the player's to send (TableNet.step): made, and lost
+        net.run(bob.session.my_turn)
+        assert bob.chooser is not None
+        bob.session.move(bob.chooser(bob.session))
+    net.run(sent)
+    h = net.host.hand
+    part = bob.session.hand.blind if bob.session.hand is not None else None
+    assert isinstance(h, BlindHand)
+    assert part is not None
+    assert not bob.session.history  # in hand 1, which waits for what bob sent
+    pid = part.pid
+    if lost is p.BlindSeeds:
+        assert h.ended
+        assert pid not in h.seeds
+    elif lost is p.BlindMove:
+        (move,) = [m for m in part.sent if isinstance(m, p.BlindMove)]
+        assert len(h.part.follower.moves) == move.seq  # the host waits for it
+    else:
+        assert pid in h.awaited()
+    links = net.crash()
+    assert [link.session.name for link in links] == ["ann", "bob"]
+    net.run(lambda: net.host.finished)
+    for link in links:
+        s = link.session
+        verdicts = [(r.hand_no, str(r.blind)) for r in s.history]
+        assert verdicts == [(1, "FAIR (dealer-blind)"), (2, "FAIR (dealer-blind)")]
+        for r in s.history:
+            assert blindfile.check(r.blind_file)[1].status == "fair"
+        assert not [m for m in link.received if isinstance(m, p.Reject)]
