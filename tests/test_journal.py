@@ -389,3 +389,77 @@ def test_a_blind_host_that_dies_before_it_kept_what_a_player_sent_gets_it_again(
         for r in s.history:
             assert blindfile.check(r.blind_file)[1].status == "fair"
         assert not [m for m in link.received if isinstance(m, p.Reject)]
+
+
+def test_a_blind_player_who_missed_the_end_of_a_hand_comes_back_between_hands() -> None:
+    """bob's seeds reached the host and ended hand 1; the host died before the hand's end
+    reached bob. The restored host is between hands: bob, back by his token, is caught up on
+    hand 1 (its end included) and judges it; and what he had sent in hand 1 he does not send
+    again — hand 2 begins as he comes back, and its blind messages look the same. (Before, his
+    hand-1 passes and keys reached hand 2 and stopped it: "VOID (dealer-blind): seat1 gave a
+    shuffle pass that is not its input locked and reordered", blamed on honest bob.)"""
+    net = TableNet(config(blind=True, hands=2, seats=3, bots=1), seed=21, journal=True)
+    ann = net.join("ann")
+    bob = net.join("bob", auto_ready=False)
+    bob.withhold = (p.BlindSeeds,)
+    bob.session.auto_ready = True
+    net.send(bob, p.Ready(ready=True))
+
+    def seeds_made() -> bool:
+        h = bob.session.hand
+        return h is not None and h.blind is not None and h.blind.seeds_sent
+
+    net.run(seeds_made)
+    assert bob.session.hand is not None
+    assert bob.session.hand.blind is not None
+    (seeds,) = [m for m in bob.session.hand.blind.sent if isinstance(m, p.BlindSeeds)]
+    bob.alive = False  # the link dies as the seeds go out: the hand's end never reaches bob
+    net.links.pop(bob.cid)
+    net.host.receive(bob.cid, seeds, net.now)
+    net.pump()
+    assert net.host.hand is None  # hand 1 is over at the host
+    assert not bob.session.history
+    (ann,) = net.crash()
+    bob = net.resume(bob)
+    net.run(lambda: net.host.finished)
+    for link in (ann, bob):
+        verdicts = [(r.hand_no, str(r.blind)) for r in link.session.history]
+        assert verdicts == [(1, "FAIR (dealer-blind)"), (2, "FAIR (dealer-blind)")]
+        assert not [m for m in link.received if isinstance(m, p.Reject)]
+
+
+def test_a_restarted_blind_player_process_between_hands_judges_the_last_hand_and_plays_on() -> None:
+    """``lanswitch play --resume`` of a blind table that died between hands, bob's ready for
+    the next hand lost with it: the host's own player, a new process, is caught up on hand 1
+    with the sealed keys that were its own (by its key: no seat is in play between hands) and
+    keeps the same file of it as before; it sends nothing for hand 1; bob's client says ready
+    again on its new link; hand 2 is played, fair. (Before: the table waited for bob's ready
+    for ever; with it, the new process's hand-1 passes reached hand 2 and voided it, "seat0
+    sent a message whose signature does not verify (pass 1)", and its file of hand 1 held
+    none of its keys.)"""
+    raw = bytes(range(32))
+    net = TableNet(config(blind=True, hands=2, seats=3, bots=1), seed=21, journal=True)
+    ann = net._open(owner(raw))
+    ann.chooser = net.bot("heuristic")
+    bob = net.join("bob")
+    bob.withhold = (p.Ready,)  # (hand 1 has begun: his next ready is lost)
+    net.run(lambda: bool(ann.session.history))
+    assert net.host.hand is None
+    (before,) = ann.session.history
+    token = ann.session.token
+    net.host = Host.restore(list(net.host.inputs), entropy=net.rng.randbytes)
+    net.host.drop_connections(net.now)
+    for link in (ann, bob):
+        link.alive = False
+    net.links.clear()
+    bob = net.resume(bob)
+    fresh = owner(raw)
+    fresh.token = token
+    ann = net._open(fresh)
+    ann.chooser = net.bot("heuristic")
+    net.run(lambda: net.host.finished)
+    for link in (ann, bob):
+        verdicts = [(r.hand_no, str(r.blind)) for r in link.session.history]
+        assert verdicts == [(1, "FAIR (dealer-blind)"), (2, "FAIR (dealer-blind)")]
+        assert not [m for m in link.received if isinstance(m, p.Reject)]
+    assert fresh.history[0].blind_file == before.blind_file
