@@ -238,9 +238,16 @@ class BlindPart:
                 except UsageError:
                     opening = None
             record = MoveRecord(m.seq, m.seat, m.by, m.move, m.hidden, m.signature, opening)
-            if part is not None:
-                return part.take_move(record)
-            return f.on_move(record)
+            if part is None:
+                return f.on_move(record)
+            events = part.take_move(record)
+            if m.by == self.pid:
+                # A card of its own laid by a move its holder did not make here — an earlier
+                # process of this player's (``play --resume`` restarted it mid-hand) — is
+                # held no more: left listed, a reshuffle that brings the same card back
+                # would have it laid by its old position, one it no longer holds.
+                part.holder.cards.pop(m.hidden, None)
+            return events
         if isinstance(m, p.BlindLeave):
             if m.by in f.gone:
                 return []  # replayed on a resume

@@ -463,3 +463,50 @@ def test_a_restarted_blind_player_process_between_hands_judges_the_last_hand_and
         assert verdicts == [(1, "FAIR (dealer-blind)"), (2, "FAIR (dealer-blind)")]
         assert not [m for m in link.received if isinstance(m, p.Reject)]
     assert fresh.history[0].blind_file == before.blind_file
+
+
+def test_a_restarted_blind_player_process_holds_the_cards_the_old_one_held() -> None:
+    """``lanswitch play --resume`` mid blind hand, after the host's own player had laid a card:
+    the new process, caught up, holds exactly the cards the old one held — not also the ones
+    the old one laid. (Before, a laid card stayed listed as held; once a reshuffle brought
+    the same card back, the new process laid it by its old position: "UNFAIR (dealer-blind):
+    ann laid a card that was never in its hand", blamed on honest ann — seen over real
+    processes, 1 run in 4 of the tmux test in test_crash.py.)"""
+    raw = bytes(range(32))
+    net = TableNet(config(blind=True, hands=1, seats=3, bots=1), seed=5, journal=True)
+    ann = net._open(owner(raw))
+    ann.chooser = net.bot("heuristic")
+    bob = net.join("bob")
+
+    def laid_twice() -> bool:  # two cards of hers laid, and the hand goes on
+        h = ann.session.hand
+        if h is None or h.blind is None or h.blind.ended:
+            return False
+        laid = [m for m in h.blind.follower.moves if m.by == "seat0" and m.hidden >= 0]
+        return len(laid) >= 2
+
+    net.run(laid_twice)
+    old = ann.session.hand
+    assert old is not None
+    assert old.blind is not None
+    assert old.blind.part is not None
+    held = dict(old.blind.part.holder.cards)
+    token = ann.session.token
+    net.host = Host.restore(list(net.host.inputs), entropy=net.rng.randbytes)
+    net.host.drop_connections(net.now)
+    for link in (ann, bob):
+        link.alive = False
+    net.links.clear()
+    bob = net.resume(bob)
+    fresh = owner(raw)
+    fresh.token = token
+    ann = net._open(fresh)  # caught up on the hand
+    new = fresh.hand
+    assert new is not None
+    assert new.blind is not None
+    assert new.blind.part is not None
+    assert new.blind.part.holder.cards == held
+    ann.chooser = net.bot("heuristic")
+    net.run(lambda: net.host.finished)
+    for link in (ann, bob):
+        assert [str(r.blind) for r in link.session.history] == ["FAIR (dealer-blind)"]
