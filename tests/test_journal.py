@@ -510,3 +510,27 @@ def test_a_restarted_blind_player_process_holds_the_cards_the_old_one_held() -> 
     net.run(lambda: net.host.finished)
     for link in (ann, bob):
         assert [str(r.blind) for r in link.session.history] == ["FAIR (dealer-blind)"]
+
+
+def test_a_blind_hand_whose_player_does_not_come_back_after_the_hosts_restart_blames_him() -> None:
+    """The host dies mid blind hand and comes back; ann comes back, bob does not (his process
+    died too). The hand stops once his grace is over and it needs his key: VOID, blamed on
+    bob (on the host's word: nobody can prove a silence) — not on the host, whose honest
+    restart lost nothing."""
+    net = TableNet(config(blind=True, hands=1, seats=3, bots=1), seed=21, journal=True)
+    net.join("ann")
+    net.join("bob")
+    for _ in range(30):
+        net.step()
+    assert isinstance(net.host.hand, BlindHand)
+    links = net.crash()
+    (ann,) = [link for link in links if link.session.name == "ann"]
+    for link in links:
+        if link is not ann:
+            net.drop(link)  # bob's process is gone too: he never comes back
+    net.run(lambda: bool(ann.session.history))
+    (record,) = ann.session.history
+    assert record.blind is not None
+    assert (record.blind.status, record.blind.culprit) == ("void", "seat1"), str(record.blind)
+    assert not record.blind.proven
+    assert any("hand 1 stopped: bob withheld" in line for line in net.host.log)
