@@ -28,8 +28,12 @@ after three refused first attempts, by design.)
 Network safety: everything listens on 127.0.0.1 (zeroconf too, with ``--interface``). Only the
 processes this script started are ever signalled, by their own process ids.
 
+With ``--blind`` every hand is dealt dealer-blind: each player's hand files are checked by
+``lanswitch verify`` (as a player would), and each player's own verdict must say fair too.
+
     .venv/bin/python benchmarks/crash.py            # 50 trials
     .venv/bin/python benchmarks/crash.py --trials 5 --jobs 2
+    .venv/bin/python benchmarks/crash.py --blind --hands 2 --trials 16 --jobs 1
 """
 
 from __future__ import annotations
