@@ -28,8 +28,12 @@ after three refused first attempts, by design.)
 Network safety: everything listens on 127.0.0.1 (zeroconf too, with ``--interface``). Only the
 processes this script started are ever signalled, by their own process ids.
 
+With ``--blind`` every hand is dealt dealer-blind: each player's hand files are checked by
+``lanswitch verify`` (as a player would), and each player's own verdict must say fair too.
+
     .venv/bin/python benchmarks/crash.py            # 50 trials
     .venv/bin/python benchmarks/crash.py --trials 5 --jobs 2
+    .venv/bin/python benchmarks/crash.py --blind --hands 2 --trials 16 --jobs 1
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from lanswitch.fairdeal import Transcript, verify
 
@@ -60,6 +65,7 @@ MATCH_TIMEOUT = 150.0  # seconds a trial's match may take, the kill and the rest
 LISTENING = re.compile(r"listening on 127\.0\.0\.1:(\d+)")
 JOINED = re.compile(r"joined seat")
 LATE = re.compile(r"is over: nothing to resume|no unfinished table")
+FAIR = re.compile(r"hand (\d+) verified fair\b")
 
 
 @dataclass
@@ -135,9 +141,18 @@ def _host_args(data: Path, name: str) -> list[str]:
 
 
 def run_trial(
-    number: int, work: Path, kill_at: float | None, pause: float, hands: int = HANDS
+    number: int,
+    work: Path,
+    kill_at: float | None,
+    pause: float,
+    hands: int = HANDS,
+    blind: bool = False,
+    kill_from: re.Pattern[str] | None = None,
 ) -> Trial:
-    """One match; with ``kill_at``, the host is killed that many seconds in and resumed."""
+    """One match; with ``kill_at``, the host is killed that many seconds in and resumed —
+    counted from when both players sit, or (``kill_from``) from the host's first line that
+    matches. ``blind``: every hand dealt dealer-blind, each player's hand files checked by
+    ``lanswitch verify`` (the command a player runs)."""
     trial = Trial(number, kill_at or 0.0, pause)
     base = work / f"trial{number:03d}"
     data = base / "host"
@@ -156,6 +171,7 @@ def run_trial(
                 str(hands),
                 "--bot-delay",
                 str(BOT_DELAY),
+                *(["--blind"] if blind else []),
             ],
             "host",
         )
@@ -194,6 +210,11 @@ def run_trial(
                 return trial
         started = time.monotonic()
         trial.seconds_to_sit = started - t0
+        if kill_at is not None and kill_from is not None:
+            if host.wait_line(kill_from, 30.0) is None:
+                trial.problems.append(f"the host never said {kill_from.pattern!r}: {host.tail()}")
+                return trial
+            started = time.monotonic()
         if kill_at is not None:
             time.sleep(max(0.0, started + kill_at - time.monotonic()))
             if host.popen.poll() is not None:
@@ -220,9 +241,16 @@ def run_trial(
                 trial.problems.append(f"{proc.name} exited {code}: {proc.tail()}")
         for who in ("ann", "bob"):
             files = sorted((base / who / "transcripts").glob("*.json"))
-            hands_seen = {json.loads(f.read_text())["hand_no"] for f in files}
+            hands_seen = {_hand_no(json.loads(f.read_text())) for f in files}
             if len(hands_seen) != hands:
                 trial.problems.append(f"{who} has transcripts of hands {sorted(hands_seen)}")
+            player = next(p for p in players if p.name == who)
+            said_fair = {int(m.group(1)) for line in player.lines if (m := FAIR.match(line))}
+            if said_fair != set(range(1, hands + 1)):  # its own verdict, live
+                trial.problems.append(f"{who} said fair of hands {sorted(said_fair)}")
+            if blind:
+                trial.hands_verified += _verify_blind(files, trial.problems, who)
+                continue
             for f in files:
                 verdict = verify(Transcript.from_json(f.read_text()))
                 if verdict.status == "fair":
@@ -236,11 +264,49 @@ def run_trial(
         trial.seconds = time.monotonic() - t0
 
 
-def attempt(number: int, kill_at: float, pause: float, work: Path, hands: int = HANDS) -> Trial:
+def _hand_no(data: dict[str, Any]) -> int:
+    """The hand a saved file is of (a blind hand's file keeps it in its setup)."""
+    return int(data["hand_no"] if "hand_no" in data else data["setup"]["hand_no"])
+
+
+def _verify_blind(files: list[Path], problems: list[str], who: str) -> int:
+    """``lanswitch verify --json`` of a player's dealer-blind hand files: how many say fair
+    (every other file's verdict is a problem, and so is a file that is not a blind one)."""
+    if not files:
+        return 0
+    done = subprocess.run(
+        [str(LANSWITCH), "verify", "--json", *map(str, files)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    try:
+        report = json.loads(done.stdout)
+    except ValueError:
+        problems.append(f"{who}: lanswitch verify said {done.stdout!r} {done.stderr!r}")
+        return 0
+    fair = 0
+    for entry in report["files"]:
+        if entry["status"] == "fair" and entry.get("dealer_blind"):
+            fair += 1
+        else:
+            problems.append(f"{who} {Path(entry['file']).name}: {entry}")
+    return fair
+
+
+def attempt(
+    number: int,
+    kill_at: float,
+    pause: float,
+    work: Path,
+    hands: int = HANDS,
+    blind: bool = False,
+    kill_from: re.Pattern[str] | None = None,
+) -> Trial:
     """Trial ``number``. A match can be shorter than the calibration's: a kill that comes
     after it ended tests nothing, so the trial is run again with the kill twice as early."""
     for n in range(1, 6):
-        trial = run_trial(number, work / f"attempt{n}", kill_at, pause, hands)
+        trial = run_trial(number, work / f"attempt{n}", kill_at, pause, hands, blind, kill_from)
         trial.attempts = n
         if not trial.late:
             break
@@ -254,13 +320,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2, help="trials run at once")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--hands", type=int, default=HANDS)
+    ap.add_argument("--blind", action="store_true", help="deal every hand dealer-blind")
     args = ap.parse_args(argv)
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     rng = random.Random(seed)
     t_start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="lanswitch-crash-") as tmp:
         work = Path(tmp)
-        calibration = run_trial(0, work, None, 0.0, args.hands)
+        calibration = run_trial(0, work, None, 0.0, args.hands, args.blind)
         if calibration.problems:
             print("calibration failed:", *calibration.problems, sep="\n  ")
             return 1
@@ -271,7 +338,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             for k in range(1, args.trials + 1)
         ]
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            trials = list(pool.map(lambda p: attempt(p[0], p[1], p[2], work, args.hands), plans))
+            trials = list(
+                pool.map(lambda p: attempt(p[0], p[1], p[2], work, args.hands, args.blind), plans)
+            )
     failed = [t for t in trials if t.problems or t.late]
     for t in trials:
         if t.late:

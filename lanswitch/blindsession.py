@@ -94,6 +94,12 @@ class BlindPart:
         self.problems: list[str] = []
         self.complaint: list[Complaint] = []  # the keys of a card of its that did not open
         self.sent: list[p.Message] = []  # everything it sent in this hand, to send again
+        self.answers = True
+        """False: it follows a hand the host has already ended — caught up on between hands,
+        after a lost link or a restarted process — to check it and keep its file, and sends
+        nothing: the host takes nothing more for that hand, and what it sent would reach the
+        next one, whose blind messages look the same (a pass is "shuffle 0, pass 1" in every
+        hand, and a stale one would stop that hand, blamed on this player)."""
 
     # -- what the session asks -----------------------------------------------------------------
 
@@ -167,7 +173,10 @@ class BlindPart:
     def resend(self) -> list[p.Message]:
         """Everything it sent in this hand, again: after its link dropped and it came back by
         its token, what it sent just before (or while the link was down) may never have
-        arrived. The host takes each at most once and lets the rest pass without a word."""
+        arrived. The host takes each at most once and lets the rest pass without a word.
+        Nothing once the host has ended the hand (``answers``)."""
+        if not self.answers:
+            return []
         return [*self.sent, *self._due()]
 
     # -- what the host relays ------------------------------------------------------------------
@@ -229,9 +238,16 @@ class BlindPart:
                 except UsageError:
                     opening = None
             record = MoveRecord(m.seq, m.seat, m.by, m.move, m.hidden, m.signature, opening)
-            if part is not None:
-                return part.take_move(record)
-            return f.on_move(record)
+            if part is None:
+                return f.on_move(record)
+            events = part.take_move(record)
+            if m.by == self.pid:
+                # A card of its own laid by a move its holder did not make here — an earlier
+                # process of this player's (``play --resume`` restarted it mid-hand) — is
+                # held no more: left listed, a reshuffle that brings the same card back
+                # would have it laid by its old position, one it no longer holds.
+                part.holder.cards.pop(m.hidden, None)
+            return events
         if isinstance(m, p.BlindLeave):
             if m.by in f.gone:
                 return []  # replayed on a resume
@@ -257,7 +273,7 @@ class BlindPart:
 
     def _due(self) -> list[p.Message]:
         out: list[p.Message] = []
-        if self.part is None:
+        if self.part is None or not self.answers:
             return out
         if self.cheat is None and self.abort is None:
             try:

@@ -386,6 +386,7 @@ class Session:
         self.token, self.table, self.seat = m.token, m.table, m.seat
         self.catching_up = True
         self._replaying = None
+        self._ready_sent = False  # a ready said on the old link may be lost with it
         where = f"seat {m.seat + 1}" if m.seat is not None else "watching"  # people count from 1
         self._note("welcome", ("resumed " if resumed else "joined ") + f"{where} at {m.table}", m)
         return []
@@ -423,10 +424,16 @@ class Session:
 
     def _hand(self, m: p.Hand) -> list[p.Message]:
         h = self.hand
+        # Whether the host is playing this hand (the lobby just before it says so); if not, a
+        # blind hand is one it ended, caught up on between hands: followed, answered never.
+        playing = self.lobby is None or self.lobby.playing
         if h is not None and h.message == m:
             # Resuming the hand we are in (or whose end we missed): keep what we have — and,
-            # in a blind hand, send again what may have been lost with the link.
-            return [] if h.blind is None or h.done else h.blind.resend()
+            # in a blind hand still played, send again what may have been lost with the link.
+            if h.blind is None or h.done:
+                return []
+            h.blind.answers = playing
+            return h.blind.resend()
         if h is not None and not h.done:
             self._settle(h, f"the host began hand {m.hand_no} before this hand was settled")
         shown = () if self.lobby is None else tuple(st.name for st in self.lobby.seats)
@@ -467,7 +474,10 @@ class Session:
         self._replaying = False  # the hands after this one begin while this client is here
         self._rules_text = m.rules
         self._note("hand", f"hand {m.hand_no} begins", m)
-        return [] if part is None else part.start()
+        if part is None:
+            return []
+        part.answers = playing
+        return part.start()
 
     def _setup(self, m: p.Hand) -> tuple[HandSetup | None, str | None]:
         """Hand ``m``'s setup, or why there is none to take part in."""

@@ -52,7 +52,7 @@ from lanswitch.fairdeal.checks import Presence, timeout_move
 from lanswitch.fairdeal.tally import VoidEntry
 from lanswitch.game import Game
 from lanswitch.host import Host
-from lanswitch.host._play import _announce
+from lanswitch.host._play import _announce, _Hand
 from lanswitch.rules import PRESETS
 from lanswitch.session import Session
 from tests import test_tamper as tamper
@@ -127,8 +127,8 @@ class GrindingHost(Host):
     def _reveal(self, cid: int, m: p.Reveal) -> None:
         super()._reveal(cid, m)
         h = self.hand
-        extra = getattr(h.dealer, "extra", []) if h is not None else []
-        while h is not None and extra:
+        extra = getattr(h.dealer, "extra", []) if isinstance(h, _Hand) else []
+        while isinstance(h, _Hand) and extra:
             self._publish(h, _announce(extra.pop(0)))
 
 
@@ -450,7 +450,7 @@ class ForkingHost(Host):
 
     def _move(self, cid: int, m: p.Move) -> None:
         h = self.hand
-        if h is None or self._seat_of(cid) != 0 or self.forked_at is None:
+        if not isinstance(h, _Hand) or self._seat_of(cid) != 0 or self.forked_at is None:
             return super()._move(cid, m)
         if h.dealer.stage is not HandStage.PLAY or h.game.to_act() != 0 or m.seq != h.seq:
             return None

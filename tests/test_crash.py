@@ -10,10 +10,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
+import shutil
+import signal
 import socket
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -23,8 +27,10 @@ from lanswitch.hosting import HostedTable, ResumeError, new_table, resume_table,
 from lanswitch.journal import FORMAT, Journal, JournalError, JournalFull, unfinished
 from lanswitch.tls import Identity, load_or_create_identity
 from tests.scripts import load_script
+from tests.terminal import Tmux
 from tests.test_journal import state
 from tests.test_server import LOOPBACK, bot_client, run, target_of
+from tests.test_tmux import our_key, play_by_keys
 
 
 @pytest.fixture(scope="module")
@@ -264,6 +270,126 @@ def test_a_host_killed_with_sigkill_resumes_and_its_match_completes_fair(
     assert trial.problems == []
     assert trial.replay.startswith("resumed from its journal")
     assert trial.hands_verified == 4  # two players, two hands each, every one fair
+
+
+@pytest.mark.parametrize(
+    ("after", "pause"),
+    [(0.0, 0.5), (0.6, 1.0)],
+    ids=["in-the-first-shuffle", "in-play"],
+)
+def test_a_blind_table_whose_host_is_killed_mid_hand_resumes_and_every_file_verifies_fair(
+    tmp_path: Path, after: float, pause: float
+) -> None:
+    """Issue #25, item 4: a dealer-blind table, its host killed with SIGKILL ``after`` seconds
+    into hand 1 (as it said the hand started: the first shuffle's passes, or the play) and
+    started again with ``--resume``. Before, the resumed host stopped at once
+    (``'BlindHand' object has no attribute 'seq'``), the players gave up, their hand was void
+    and the journal stayed. Now both come back by their tokens, the hand goes on, and each
+    player's own verdict of both hands is fair, as ``lanswitch verify`` of its files says."""
+    crash = load_script("benchmarks/crash.py", "lanswitch_crash")
+    started = re.compile(r"hand 1 started \(dealer-blind\)")
+    trial = crash.attempt(1, after, pause, tmp_path, hands=2, blind=True, kill_from=started)
+    assert trial.attempts == 1, "the match ended before the kill"
+    assert trial.problems == []
+    assert re.fullmatch(r"resumed from its journal .*: hand 1, step \d+; .*", trial.replay), (
+        trial.replay
+    )
+    assert trial.hands_verified == 4  # two players, two blind hands each, every file fair
+    assert list(tmp_path.glob("**/tables/*.sqlite")) == []  # the match ended: no journal left
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_lanswitch_play_blind_killed_mid_hand_resumes_with_its_player_and_ends_fair(
+    tmp_path: Path,
+) -> None:
+    """``lanswitch play --blind`` as a person plays it (tmux, keys), a friend at the table
+    (``join --bot``, its own process): after ann's first move of hand 1 the play process is
+    killed with SIGKILL, and ``lanswitch play --resume`` starts at once in the same terminal.
+    ann is back in her seat in hand 1 (her new process makes the same passes and keys again,
+    no news to the host), bob comes back by his token, both hands are played to their end,
+    every verdict on ann's screen and bob's is fair (dealer-blind), and ``lanswitch verify``
+    says so of bob's files and ann's history. (Before: the resumed play stopped at once with
+    ``'BlindHand' object has no attribute 'seq'``.)"""
+    env = {**os.environ, "LANSWITCH_DATA_DIR": str(tmp_path), "TERM": "xterm-256color"}
+    log, pidfile, killed = tmp_path / "play.err", tmp_path / "play.pid", tmp_path / "killed"
+    lanswitch = f"{sys.executable} -m lanswitch"
+    play = f"{lanswitch} play --interface 127.0.0.1 --name ann --bots 3 --bot-delay 0.05"
+    command = (
+        f"sh -c 'echo $$ >{pidfile}; exec {play} --blind --hands 2' 2>{log}; echo $? >{killed}; "
+        f"{lanswitch} play --resume --interface 127.0.0.1 2>>{log}; echo EXITED $?; sleep 30"
+    )
+    tmux = Tmux(command, env, size=(100, 30))
+    friend: subprocess.Popen[bytes] | None = None
+    transcripts = tmp_path / "bob-files"
+    transcripts.mkdir()
+    try:
+        screen = tmux.wait_for("Press r", 15)
+        port = re.search(r"127\.0\.0\.1:(\d+)", screen)
+        assert port is not None, screen + log.read_text()
+        friend = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "lanswitch", "--data-dir", str(tmp_path / "bob")),
+                *("join", f"127.0.0.1:{port.group(1)}", "--bot", "heuristic", "--name", "bob"),
+                *("--transcripts", str(transcripts)),
+            ],
+            stdout=(tmp_path / "bob.out").open("w"),
+            stderr=(tmp_path / "bob.err").open("w"),
+            env={**env, "PYTHONUNBUFFERED": "1"},
+        )
+        assert "bob takes" in tmux.wait_for("bob takes", 20)
+        tmux.keys("r")
+        tmux.wait_for("hand 1", 20)
+        for _ in range(600):  # ann's first turn (bounded: about a minute)
+            key = our_key(tmux.screen())
+            if key is not None:
+                tmux.keys(key)
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("ann never had a turn: " + tmux.screen())
+        time.sleep(0.3)
+        os.kill(int(pidfile.read_text()), signal.SIGKILL)  # our own child, by its pid
+        for hand in (1, 2):
+            play_by_keys(tmux, until=f"Hand {hand} is over")
+            screen = tmux.wait_for("every card legal", 30)
+            assert f"Hand {hand} is over" in screen, screen + log.read_text()
+            assert "deal verified: fair (dealer-blind), every card legal" in screen, screen
+            tmux.keys("Enter")
+        screen = tmux.wait_for("The host ended the table", 20)
+        assert "The host ended the table: match over" in " ".join(screen.split()), screen
+        tmux.keys("Enter")
+        screen = tmux.wait_for("EXITED", 10)
+        assert killed.read_text().split() == ["137"]  # (128 + SIGKILL: killed, not ended)
+        assert "EXITED 0" in screen, screen + log.read_text()
+        assert friend.wait(20) == 0
+    finally:
+        tmux.kill()
+        if friend is not None:
+            if friend.poll() is None:
+                friend.kill()  # our own child, by its handle
+            friend.wait(10)
+    said = (tmp_path / "bob.out").read_text()
+    assert "reconnected" in said, said
+    assert re.findall(r"^hand \d verified ([^,\n]+)", said, re.M) == ["fair (dealer-blind)"] * 2
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "lanswitch", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+            check=False,
+        )
+
+    files = sorted(transcripts.glob("*-blind-*.json"))
+    assert len(files) == 2, files
+    checked = cli("verify", *map(str, files))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout.count("FAIR (dealer-blind)") == 2, checked.stdout
+    listed = cli("history")  # ann's: her new process's record of both hands
+    assert listed.stdout.count("fair (dealer-blind), every card legal") == 2, listed.stdout
+    assert list(tmp_path.glob("tables/*.sqlite")) == []  # the match ended: no journal left
 
 
 def test_a_table_that_cannot_listen_leaves_no_journal_unless_it_was_resumed(

@@ -24,6 +24,7 @@ from lanswitch.host import (
     Host,
     HostConfig,
 )
+from lanswitch.host._play import _Hand
 from lanswitch.rules import PRESETS
 from lanswitch.session import HEADS_PATIENCE, Session, named
 from lanswitch.table import Refusal
@@ -876,7 +877,7 @@ def test_a_round_whose_committed_player_goes_is_withdrawn_and_announced_anew() -
     net.send(a, p.Ready(ready=True))
     net.send(b, p.Ready(ready=True))
     assert of(b, p.Announce)
-    assert net.host.hand is not None
+    assert isinstance(net.host.hand, _Hand)
     assert "seat1" in net.host.hand.dealer.rounds[0].round.commitments  # bob committed
     net.drop(b)
     a.withhold = ()
@@ -929,7 +930,7 @@ def test_a_host_with_nothing_due_sets_no_deadline_in_the_past() -> None:
     b.alive = False
     net.links.pop(b.cid)
     hand = net.host.hand
-    assert hand is not None
+    assert isinstance(hand, _Hand)
     net.run(lambda: hand.dealer.is_away(1) and a.session.my_turn())
     deadline = net.host.next_deadline()
     assert deadline is None or deadline > net.now

@@ -97,6 +97,14 @@ class BlindHand:
     over: p.HandOver | None = None
 
     @property
+    def seq(self) -> int:
+        """Public steps taken so far — passes that dealt, turn-ups, moves — as every client
+        counts them (``BlindPart.steps``): what a resumed host says of where the hand stopped,
+        as a commit-reveal hand's ``seq`` is its step count."""
+        f = self.part.follower
+        return len(f.steps) + len(f.openings)
+
+    @property
     def ended(self) -> bool:
         """Play has stopped: the hand is over or the host stopped it."""
         return self.abort is not None or self.part.follower.game.over
@@ -573,10 +581,14 @@ class BlindHost(HostBase):
         self.last_hand = b
 
     def _blind_catch_up(self, cid: int, b: BlindHand) -> None:
-        """Everything relayed so far, in order, with the sealed keys meant for its seat each at
-        the point it was passed on (a key of a card laid since must come before the lay)."""
-        seat = self._seat_of(cid)
-        mine = [] if seat is None else b.sealed.get(b.setup.seats[seat], [])
+        """Everything relayed so far, in order, with the sealed keys meant for it each at the
+        point it was passed on (a key of a card laid since must come before the lay). Whose
+        keys they are goes by the session key it said hello with, as the hand dealt them:
+        between hands (a player caught up on the hand whose end it missed, or the host's own
+        player in a restarted process) no seat is in play, and one may have moved since."""
+        conn = self.conns.get(cid)
+        key = None if conn is None else conn.key
+        mine = next((got for q, got in b.sealed.items() if b.setup.keys.get(q) == key), [])
         keys = iter(mine)
         pending = next(keys, None)
         for i, message in enumerate(b.published):

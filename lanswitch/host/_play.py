@@ -106,7 +106,7 @@ def _abort(v: VoidRecord) -> p.Abort:
 class Host(BlindHost):
     """One table's host: see the package docstring for how a shell drives it."""
 
-    hand: _Hand | None
+    hand: _Hand | BlindHand | None
     dealer_cls: type[Dealer] = Dealer
     """What deals each hand. (A dishonest host, in the tests that play one against untouched
     clients, plugs in a Dealer that cheats.)"""
