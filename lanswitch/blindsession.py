@@ -86,6 +86,10 @@ class BlindPart:
             self.follower = Follower(self.setup)
         self.cheat: Cheat | None = None
         self.abort: p.BlindAbort | None = None
+        self.disputed = False
+        """The host stopped the hand, live, saying this participant withheld its part, when its
+        client had sent everything the hand asked of it: a dispute on its own record, as a
+        commit-reveal seat disputes a seed "that never came" (``_judge``)."""
         self.seeds_sent = False
         self.leaving = False  # said goodbye mid-hand: it stays until the host relays its leave
         self._seeds_told = 0  # how many shuffles' seeds its goodbye has published
@@ -181,11 +185,14 @@ class BlindPart:
 
     # -- what the host relays ------------------------------------------------------------------
 
-    def take(self, m: p.Message) -> tuple[list[p.Message], list[Event]]:
+    def take(self, m: p.Message, *, live: bool = True) -> tuple[list[p.Message], list[Event]]:
         """One relayed message: the replies, and the engine events it made (redacted: a
-        hidden card is -1 until it is this seat's and open)."""
+        hidden card is -1 until it is this seat's and open). ``live``: not the catch-up of a
+        resume (what was due while the link was down was not this client's to send then)."""
         events: list[Event] = []
         if isinstance(m, p.BlindAbort):
+            if self.abort is None and live and m.culprit == self.pid and self.pid:
+                self.disputed = m.fault == BlindFault.WITHHELD.name.lower() and self._sent_all()
             self.abort = self.abort or m
         elif isinstance(m, p.BlindReveal):
             self._reveal(m)
@@ -209,6 +216,17 @@ class BlindPart:
                 if not _repeated(self, m):
                     self.problems.append(f"the host relayed a step out of order: {e}")
         return self._due(), [_redact(e, self.seat) for e in events]
+
+    def _sent_all(self) -> bool:
+        """Whether this client had sent every pass and key the hand asked of it: each is sent
+        as soon as it is due (``take`` answers with ``_due``), so nothing is due now unless it
+        held something back (or stopped answering, or caught a cheat and stopped following)."""
+        if self.part is None or not self.answers or self.cheat is not None or self.leaving:
+            return False
+        try:
+            return not self.part.due()  # (the abort ends the hand: nothing due is sent now)
+        except Cheat:
+            return False
 
     def _sending(self, messages: list[p.Message]) -> list[p.Message]:
         self.sent += messages
@@ -333,6 +351,15 @@ class BlindPart:
         live = self.cheat
         if found.status != "void":
             return found
+        if self.disputed and not found.culprit:
+            # The check names nobody; the host named this participant, whose client sent all.
+            return BlindOutcome(
+                "unfair",
+                DEALER,
+                BlindFault.FALSE_CLAIM,
+                "on your own record: your client sent every pass and key the hand asked of it",
+                proven=False,
+            )
         if live is not None and live.culprit:
             return caught(live)
         if not found.culprit and self.abort is not None:

@@ -179,6 +179,7 @@ class _HandState:
     sent_at: float | None = None  # when this seat sent a move on its turn, by ``clock``
     sent_move: int = 0  # that move (a card, or a draw, pass or call)
     blind: BlindPart | None = None  # a dealer-blind hand's own record
+    link: int = -1  # the ``welcome`` it began under, if it began while this client was here
 
 
 class Session:
@@ -246,6 +247,7 @@ class Session:
         """Between a ``welcome`` and the next ``view``: the host replays what this client
         missed (SPEC § Resuming), so what arrives is not news of the moment."""
         self._replaying: bool | None = None
+        self.links = 0  # ``welcome``s so far: each is a new link (a resume after the first)
         """Whether the next ``hand`` is one already in play when this client (re)joined — the
         host replays it, and the lobby may have changed since it began — as the first lobby
         after a ``welcome`` says (None: no lobby yet)."""
@@ -385,6 +387,7 @@ class Session:
         resumed = self.token is not None
         self.token, self.table, self.seat = m.token, m.table, m.seat
         self.catching_up = True
+        self.links += 1
         self._replaying = None
         self._ready_sent = False  # a ready said on the old link may be lost with it
         where = f"seat {m.seat + 1}" if m.seat is not None else "watching"  # people count from 1
@@ -462,6 +465,8 @@ class Session:
             self._note("warning", refused, m)
         self.hand = _HandState(m, setup, recorder, names, refused if dealt_in else None)
         self.hand.blind = part
+        if self._replaying is False:
+            self.hand.link = self.links  # begun live: until the link drops, all of it is
         self.seq, self.view = 0, None
         if part is not None:
             self.view = part.view()
@@ -862,7 +867,9 @@ class Session:
             return []
         before = len(part.problems)
         held = len(part.part.holder.cards) if part.part is not None else 0
-        replies, events = part.take(m)
+        # Live: the whole hand came over this one link. (A blind catch-up has no end that a
+        # client can see, so after a resume nothing of the hand is judged as live.)
+        replies, events = part.take(m, live=h.link == self.links)
         self._problems(part.problems[before:])
         if part.steps != self.seq:
             self.seq = part.steps

@@ -24,8 +24,11 @@ import pytest
 
 import lanswitch.session as session_mod
 from lanswitch import protocol as p
+from lanswitch.blindsession import BlindPart
 from lanswitch.client import Client
 from lanswitch.fairdeal import BY_TIMEOUT, DEALER, Move
+from lanswitch.fairdeal.blindhand import BlindFault
+from lanswitch.fairdeal.primitives import named
 from lanswitch.host import Host
 from lanswitch.session import Session
 from tests.cheats import Person, all_fair, make_host, play_over_tls
@@ -143,3 +146,52 @@ def test_a_host_that_times_a_player_out_early_within_the_old_slack_is_caught(
         all_fair(out)
         return
     _caught(out, "the host moved for you on a timeout after 3.")  # 3.5 s, give or take
+
+
+# ---------------------------------------------------------------------------------------------
+# Dealer-blind: the host says a player withheld a key its client sent (issue 25, item 3)
+
+
+class DropsAKey(Host):
+    """Drops the first sealed key ann releases (to bob) without a word, then — the key
+    "overdue" — stops the hand as an honest host would: ann withheld her part of the deal."""
+
+    dropped = False
+
+    def _blind_release(self, cid: int, m: p.BlindRelease) -> None:
+        if not self.dropped and self._seat_of(cid) == 0:
+            self.dropped = True
+            return  # as if it never came
+        super()._blind_release(cid, m)
+
+
+@pytest.mark.parametrize("defence", ["on", "off"])
+def test_a_blind_host_that_drops_a_key_and_blames_its_sender_is_caught_by_that_player(
+    tmp_path: Any, defence: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Measured on a173ae3: VOID blamed on ann on every screen, hers too, though her client
+    had sent the key (a commit-reveal seat in the same place says "the host says you did not
+    reveal your seed, but you did"). Bob cannot know whom to believe: his verdict stays VOID
+    on the host's word, counted as the host's."""
+    if defence == "off":
+        monkeypatch.setattr(BlindPart, "_sent_all", lambda self: False)
+    host = make_host(DropsAKey, blind=True, hands=1, round_timeout=1.0)
+    out = play_over_tls(host, [Person("ann"), Person("bob")], tmp_path)
+    assert isinstance(out.host, DropsAKey)
+    assert out.host.dropped
+    (a,) = out.blind("ann")
+    (b,) = out.blind("bob")
+    assert (b.status, b.culprit, b.fault, b.proven) == ("void", "seat0", BlindFault.WITHHELD, False)
+    assert out.sessions["bob"].voids.by_host == 1  # the host's word alone: counted as its
+    assert [r.reason for r in out.host.match.results] == ["forfeit"]  # the host's scoreboard
+    if defence == "off":
+        assert (a.status, a.culprit, a.fault) == ("void", "seat0", BlindFault.WITHHELD)
+        return
+    assert (a.status, a.culprit, a.fault, a.proven) == (
+        "unfair",
+        DEALER,
+        BlindFault.FALSE_CLAIM,
+        False,
+    )
+    text = named(str(a), ("ann", "bob", "bot 1"))
+    assert "the host said you withheld your part of the deal, but your client had sent it" in text

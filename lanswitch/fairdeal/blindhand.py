@@ -79,6 +79,9 @@ class BlindFault(enum.Enum):
     WRONG_CARD = "laid a card its position's keys do not open to"
     ILLEGAL_MOVE = "made a move the rules do not allow"
     WITHHELD = "withheld what the blind deal needs from it"
+    FALSE_CLAIM = "said you withheld your part of the deal, but your client had sent it"
+    """Only a participant's own record can say so (a client's verdict, never the host's):
+    the host stopped the hand blaming this participant for a step its client had sent."""
 
 
 class Cheat(FairnessError):  # noqa: N818  (what it is: a participant caught cheating)

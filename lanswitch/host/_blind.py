@@ -551,8 +551,16 @@ class BlindHost(HostBase):
         f = b.part.follower
         received = [*b.part.received(), *complaint_shares(f, b.complaints)]
         outcome = check_hand(f, seeds, received, finished=finished)
-        if outcome.status == "fair" and b.abort is not None:
-            outcome = BlindOutcome("void", b.abort.culprit, BlindFault.WITHHELD, proven=False)
+        if b.abort is not None and outcome.status != "unfair" and not outcome.culprit:
+            # The check names nobody (a hand cut short is void, as far as it went): the stop
+            # is then as the host's abort says — who withheld, on its word — as every client
+            # judges it (``BlindPart._judge``); a seat blamed forfeits below, as at a
+            # commit-reveal table (before, a blind withholder forfeited nothing).
+            try:
+                fault = BlindFault[b.abort.fault.upper()]
+            except KeyError:
+                fault = BlindFault.WITHHELD
+            outcome = BlindOutcome("void", b.abort.culprit, fault, b.abort.detail, proven=False)
         b.outcome = outcome
         game = outcome.game
         if outcome.status != "fair" or game is None:
