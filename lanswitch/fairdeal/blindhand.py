@@ -268,14 +268,8 @@ class Follower:
         self,
         setup: BlindSetup,
         points: blind.CardPoints | None = None,
-        *,
-        every_point: bool = False,
     ) -> None:
-        """``every_point``: check every pass's points for validity as it comes, not only the
-        locked deck's (the next pass's author refuses an invalid point anyway, naming the
-        pass)."""
         self.setup = setup
-        self.every_point = every_point
         self.game = setup.new_game()
         self.points = points or blind.CardPoints(setup.ctx0, self.game.deck)
         self.positions = Positions()
@@ -331,8 +325,8 @@ class Follower:
         message = blind.pass_message(rec.ctx, pid, number, pts)
         if not verify_signature(self.setup.keys[pid], message, signature):
             raise Cheat(BlindFault.BAD_SIGNATURE, pid, f"pass {number}", proven=False)
-        last = (pid, number) == (rec.order[-1], 2)  # the locked deck, opened later
-        problem = blind.check_points(list(pts), rec.n, valid=last or self.every_point)
+        # Every point, before it is kept, relayed or locked again (blind.point_problem).
+        problem = blind.check_points(list(pts), rec.n)
         if problem is not None:
             raise Cheat(BlindFault.BAD_PASS, pid, problem)
         # An honest pass maps distinct points to distinct points, so two equal points are a
@@ -604,8 +598,6 @@ class Holder:
         signing_key: bytes,
         seed_for: Callable[[int], bytes],
         points: blind.CardPoints | None = None,
-        *,
-        every_point: bool = False,
     ) -> None:
         if pid not in setup.participants:
             raise UsageError(f"{pid} is not a participant")
@@ -615,7 +607,7 @@ class Holder:
         self._seed_for = seed_for
         self.seeds: dict[int, bytes] = {}
         self._keys: dict[int, blind.BlindKeys] = {}
-        self.follower = Follower(setup, points, every_point=every_point)
+        self.follower = Follower(setup, points)
         # Keys released to this holder, per (shuffle, position): sender → share.
         self.received: dict[tuple[int, int], dict[str, Share]] = {}
         self.cards: dict[int, int] = {}  # hidden card → card, for the cards it holds
@@ -635,15 +627,17 @@ class Holder:
         try:
             out = tuple(blind.lock_pass(inp, keys) if number == 1 else blind.key_pass(inp, keys))
         except UsageError:
-            # An invalid point in the pass before: its author's, proven by its signed pass
-            # (anyone can find the point: blind.find_invalid).
+            # An invalid point in the pass before: its author's, proven by its signed pass.
+            # (Every pass is checked as it comes, so a follower never keeps one: this is the
+            # scalar multiplication's own refusal, should a point get past that check.)
             done = [(p, k) for k in (1, 2) for p in rec.order if (p, k) in rec.passes]
             author, its_number = done[-1]
             bad = blind.find_invalid(rec.passes[done[-1]])
+            where = "a point" if bad is None else f"position {bad[0]}"
             raise Cheat(
                 BlindFault.BAD_PASS,
                 author,
-                f"pass {its_number}: position {bad} is not a point of the prime-order group",
+                f"pass {its_number}: {where} is not a point of the prime-order group",
             ) from None
         return out, sign(self._sk, blind.pass_message(rec.ctx, self.pid, number, out))
 
