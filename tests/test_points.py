@@ -14,13 +14,18 @@ arrives, and by every honest client's live verdict and ``lanswitch verify`` of i
 from __future__ import annotations
 
 import hashlib
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from lanswitch.fairdeal import blind
+from lanswitch.fairdeal import blind, blindfile
+from lanswitch.fairdeal.blindfile import BlindFileError
 from lanswitch.fairdeal.blindhand import BlindFault, Cheat, Follower, Holder
 from lanswitch.fairdeal.primitives import sign
+from lanswitch.fairdeal.transcript import Transcript, TranscriptError
 from lanswitch.host._blind import BlindHand
 from lanswitch.session import Session
 from tests.blindtable import blind_table
@@ -289,3 +294,45 @@ def test_a_bad_point_in_a_clients_pass_is_refused_as_it_arrives_and_blamed_over_
     (rec,) = hand.part.follower.shuffles
     assert (ann, 1) not in rec.passes
     assert len(rec.passes) == rec.order.index(ann)
+
+
+# ---------------------------------------------------------------------------------------------
+# A saved hand whose JSON repeats a key (Python's reader keeps the last value; another may keep
+# the first) is refused, nested objects included.
+
+VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
+
+
+def test_a_transcript_that_repeats_a_key_is_refused() -> None:
+    text = (VECTORS / "hand-transcript.json").read_text(encoding="utf-8")
+    Transcript.from_json(text)  # the vector as it is reads
+    assert text.count('\n  "seat": 0,\n') == 1
+    twice = text.replace('\n  "seat": 0,\n', '\n  "seat": 1,\n  "seat": 0,\n')
+    assert json.loads(twice) == json.loads(text)  # what a plain reader makes of it
+    with pytest.raises(TranscriptError, match="an object in the file gives the key 'seat' twice"):
+        Transcript.from_json(twice)
+
+
+def test_a_blind_hand_file_that_repeats_a_key_is_refused(tmp_path: Path) -> None:
+    text = (VECTORS / "blind-hand.json").read_text(encoding="utf-8")
+    assert blindfile.check(text)[1].status == "fair"
+    key = json.loads(text)["setup"]["keys"]["alice"]
+    other = json.loads(text)["setup"]["keys"]["@dealer"]
+    assert text.count(f'"alice": "{key}"') == 1
+    twice = text.replace(f'"alice": "{key}"', f'"alice": "{other}", "alice": "{key}"')
+    assert json.loads(twice) == json.loads(text)  # a plain reader keeps the last: fair
+    with pytest.raises(BlindFileError, match="gives the key 'alice' twice"):
+        blindfile.check(twice)
+    # And `lanswitch verify` (in a process of its own) says why it cannot read the file.
+    path = tmp_path / "hand.json"
+    path.write_text(twice, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "lanswitch", "verify", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2  # (before: 0, "FAIR (dealer-blind)")
+    assert done.stdout == ""
+    assert f"{path}: an object in the file gives the key 'alice' twice" in done.stderr
