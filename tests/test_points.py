@@ -336,3 +336,47 @@ def test_a_blind_hand_file_that_repeats_a_key_is_refused(tmp_path: Path) -> None
     assert done.returncode == 2  # (before: 0, "FAIR (dealer-blind)")
     assert done.stdout == ""
     assert f"{path}: an object in the file gives the key 'alice' twice" in done.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# Session keys are points of the same curve: a player's must be one of the group
+
+
+@pytest.mark.parametrize("kind", ["mixed_order", "small_order", "noncanonical"])
+def test_a_player_whose_key_is_no_point_of_the_group_is_refused_at_hello(kind: str) -> None:
+    """ann's hello carries a key that is a bad point (her real key plus a point of order 2,
+    or a bad point of another kind). The host refuses her at once (bad_message) and she never
+    sits; bob and the host's bot (a table of two seats) play the blind hand out, fair.
+    Before, ann sat and the hand began: her signatures did not verify under that key, and
+    every hand was stopped, blamed on her (bad_signature, pass 1) — and a key her signatures
+    did verify under could not have been sealed to (the sealer's libsodium refuses such a
+    point: an untyped error in the middle of a deal)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from lanswitch import protocol as p
+    from lanswitch.host import HostConfig
+    from tests.tablenet import TableNet
+
+    net = TableNet(HostConfig(seats=2, bots=1, hands=1, blind=True, bot_delay=0), seed=3)
+    key = Ed25519PrivateKey.from_private_bytes(net.rng.randbytes(32))
+    ann = Session("ann", key=key, entropy=net.rng.randbytes, auto_ready=True, clock=lambda: net.now)
+    if kind == "mixed_order":
+        real = decode(ann.public_key)
+        assert real is not None
+        ann.public_key = encode(add(real, TORSION[2]))
+    else:
+        ann.public_key = KINDS[kind][0][1]
+    link = net._open(ann)
+    net.pump()
+    assert any(
+        isinstance(m, p.Error)
+        and m.code is p.ErrorCode.BAD_MESSAGE
+        and m.text == "your key is not an Ed25519 public key"
+        for m in link.received
+    ), link.received
+    assert not link.alive
+    assert ann.seat is None
+    bob = net.join("bob")
+    net.run(lambda: net.host.finished)
+    assert [(r.blind.status if r.blind else None) for r in bob.session.history] == ["fair"]
+    assert not any(line.startswith("ann") for line in net.host.log), net.host.log
