@@ -380,3 +380,42 @@ def test_a_player_whose_key_is_no_point_of_the_group_is_refused_at_hello(kind: s
     net.run(lambda: net.host.finished)
     assert [(r.blind.status if r.blind else None) for r in bob.session.history] == ["fair"]
     assert not any(line.startswith("ann") for line in net.host.log), net.host.log
+
+
+def test_a_client_takes_no_part_in_a_hand_dealt_with_a_key_that_is_no_point() -> None:
+    """A modified host deals a blind hand in which bob's key is his real key plus the point of
+    order 2 (a key it would refuse at hello). ann's client refuses the hand before using any
+    of it — a warning, and its verdict on its own record: unfair, the host's doing. Before,
+    ann took part with that key in her setup (nothing she could seal to bob)."""
+    from dataclasses import replace
+
+    from lanswitch import protocol as p
+    from lanswitch.fairdeal import DEALER
+    from lanswitch.host import Host, HostConfig
+    from tests.tablenet import TableNet
+
+    class BadKeyHost(Host):
+        keep = b""  # ann's key, dealt as it is
+
+        def _broadcast(self, message: p.Message) -> None:
+            if isinstance(message, p.Hand):
+                bob = next(q for q, k in message.keys.items() if q != DEALER and k != self.keep)
+                real = decode(message.keys[bob])
+                assert real is not None
+                bad = encode(add(real, TORSION[2]))
+                message = replace(message, keys={**message.keys, bob: bad})
+            super()._broadcast(message)
+
+    net = TableNet(HostConfig(seats=3, bots=1, hands=1, blind=True, bot_delay=0), seed=4)
+    net.host = BadKeyHost(net.host.config, entropy=net.rng.randbytes, now=net.now)
+    ann = net.join("ann")
+    BadKeyHost.keep = ann.session.public_key
+    bob = net.join("bob")
+    net.run(lambda: bool(ann.session.history), steps=5000)
+    said = "the host deals hand 1 with a key that is not an Ed25519 public key: not taking part"
+    assert said in [n.text for n in ann.session.news if n.kind == "warning"]
+    record = ann.session.history[0]
+    assert record.verdict is not None
+    assert (record.verdict.status, record.verdict.culprits) == ("unfair", (DEALER,))
+    assert record.verdict.reason == said
+    assert bob.session.history
