@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from . import protocol as p
+from .fairdeal.blind import point_problem
 
-__all__ = ["lobby_problems", "lone_person", "own_seat_problem"]
+__all__ = ["key_problem", "lobby_problems", "lone_person", "own_seat_problem"]
 
 
 def own_seat_problem(m: p.Hand, seat: int | None, key: bytes) -> str | None:
@@ -34,6 +35,19 @@ def own_seat_problem(m: p.Hand, seat: int | None, key: bytes) -> str | None:
         f"the host deals hand {m.hand_no} with another key than yours at your seat: it would "
         "play your seat itself; not taking part"
     )
+
+
+def key_problem(m: p.Hand) -> str | None:
+    """Why this client cannot take part in hand ``m`` because a key it deals is not a point of
+    Ed25519's prime-order group (``protocol/SPEC.md`` § Points received: no key made from a
+    private key fails), or None. The host refuses such a key at ``hello``, so dealing one is
+    the host's doing; at a blind table nobody could seal a card's key to it."""
+    if any(point_problem(key) is not None for key in m.keys.values()):
+        return (
+            f"the host deals hand {m.hand_no} with a key that is not an Ed25519 public key: "
+            "not taking part"
+        )
+    return None
 
 
 def lobby_problems(

@@ -12,9 +12,10 @@ Three layers, each checked on its own (``protocol/SPEC.md`` specifies all three)
 1. **Frames.** ``u32 big-endian length ‖ payload``; ``1 ≤ length ≤`` :data:`MAX_FRAME`. A
    length outside that range is rejected as soon as its four bytes arrive, so a peer cannot
    make us buffer more than one maximum frame.
-2. **Payloads.** One msgpack map per frame, decoded with explicit size limits, with a string
-   ``"type"`` and exactly the fields of that message type. Every field is present (optional
-   ones as nil) and has its type and bounds; anything else is a :class:`RemoteProtocolError`.
+2. **Payloads.** One msgpack map per frame, decoded with explicit size limits and no map
+   that repeats a key, with a string ``"type"`` and exactly the fields of that message type.
+   Every field is present (optional ones as nil) and has its type and bounds; anything else
+   is a :class:`RemoteProtocolError`.
    We check what we send against the same schema (a :class:`LocalProtocolError`), so every
    frame we write decodes at the peer.
 3. **The connection's state machine** (:data:`HANDSHAKE`, :data:`CLIENT_SENDS`,
@@ -126,7 +127,8 @@ class ErrorCode(enum.Enum):
     wire string."""
 
     BAD_FRAME = "bad_frame"
-    """A frame's length is 0, or its payload is not one well-formed msgpack value."""
+    """A frame's length is 0, or its payload is not one well-formed msgpack value (a map
+    that repeats a key included)."""
     TOO_BIG = "too_big"
     """A frame's length is above :data:`MAX_FRAME`."""
     BAD_MESSAGE = "bad_message"
@@ -1312,10 +1314,35 @@ def decode_message(obj: object) -> Message:
     return _checked(obj)
 
 
+class _RepeatedKey(Exception):  # noqa: N818  (what it carries: the key a map repeats)
+    pass
+
+
+def _map_once(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    """A decoded map, refused if a key comes twice: msgpack itself keeps the last value, so
+    two readers of one frame could disagree on it (msgpack's ``object_pairs_hook``, called
+    for every map of the payload, nested ones included)."""
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        seen = set()
+        for k, _v in pairs:  # pragma: no branch  (a key repeats)
+            if k in seen:
+                raise _RepeatedKey(k)
+            seen.add(k)
+    return d
+
+
 def decode_frame_payload(payload: bytes) -> Message:
     """The message one frame's payload holds."""
     try:
-        obj = msgpack.unpackb(payload, raw=False, strict_map_key=True, **_UNPACK_LIMITS)
+        obj = msgpack.unpackb(
+            payload, raw=False, strict_map_key=True, object_pairs_hook=_map_once, **_UNPACK_LIMITS
+        )
+    except _RepeatedKey as e:
+        raise RemoteProtocolError(
+            f"a map in the frame repeats the key {_REPR.repr(e.args[0])}"[:MAX_TEXT],
+            ErrorCode.BAD_FRAME,
+        ) from None
     except Exception as e:  # msgpack raises several types for garbage; all mean "bad frame"
         raise RemoteProtocolError(
             f"the frame is not one msgpack value ({type(e).__name__}: {e})"[:MAX_TEXT],

@@ -58,7 +58,7 @@ from .fairdeal.blindhand import BlindFault, Holder
 from .fairdeal.primitives import mask_of, named, public_bytes
 from .fairdeal.tally import VoidEntry
 from .game import DRAW, MAX_CARD, PASS, Event, View, format_move
-from .handcheck import lobby_problems, own_seat_problem
+from .handcheck import key_problem, lobby_problems, own_seat_problem
 from .rules import RuleSet
 
 __all__ = ["HandRecord", "News", "Session", "hand_setup", "named"]
@@ -444,7 +444,7 @@ class Session:
         setup, refused = self._setup(m)
         seat = self.seat  # by the host's word (welcome, lobby.you), not where our key is dealt
         dealt_in = seat is not None and seat < len(m.seats) and seat not in m.out
-        refused = refused or own_seat_problem(m, seat, self.public_key)
+        refused = refused or own_seat_problem(m, seat, self.public_key) or key_problem(m)
         recorder: SeatRecorder | None = None
         part: BlindPart | None = None
         if m.blind and setup is not None and refused is None:

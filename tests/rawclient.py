@@ -1482,13 +1482,15 @@ def decode_payload(payload: bytes) -> Any:
     """Exactly one msgpack value, decoded with the spec's limits, else ``bad_frame``.
 
     A map key that is not a ``str`` or ``bin`` is ``bad_frame``; msgpack's own
-    ``strict_map_key`` would refuse ``bin`` keys too, so the keys are checked here.
+    ``strict_map_key`` would refuse ``bin`` keys too, so the keys are checked here. A map that
+    gives a key twice is ``bad_frame`` (§ Framing): refused as each map is decoded.
     """
     try:
         value = msgpack.unpackb(
             payload,
             raw=False,
             strict_map_key=False,
+            object_pairs_hook=_map_without_repeats,
             max_str_len=MAX_PAYLOAD,
             max_bin_len=MAX_PAYLOAD,
             max_array_len=8192,
@@ -1499,6 +1501,14 @@ def decode_payload(payload: bytes) -> Any:
         raise WireError("bad_frame", f"not one msgpack value: {exc}") from exc
     _check_keys(value)
     return value
+
+
+def _map_without_repeats(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    """One decoded map; ValueError if two of its keys are equal (§ Framing)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise ValueError("a map gives a key twice")
+    return out
 
 
 def _check_keys(value: Any, depth: int = 0) -> None:

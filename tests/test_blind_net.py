@@ -593,11 +593,9 @@ def test_a_turn_that_begins_with_a_key_alone_is_news() -> None:
     assert silent == 0
 
 
-def test_a_pass_with_a_point_outside_the_group_is_caught_by_the_next_author(
-    tmp_path: Path,
-) -> None:
-    """The next pass's author cannot lock a point outside the group: it stops the hand and
-    names the pass, which everyone finds wrong by its author's seed after the hand."""
+def test_a_pass_with_a_point_outside_the_group_is_caught_as_it_comes(tmp_path: Path) -> None:
+    """Every follower checks every point of a pass as it comes (the host first): the hand
+    stops, blamed on the pass's author (tests/test_points.py has each kind of bad point)."""
     people = [Person("ann", cheating(cheats.InvalidPointPass), honest=False), Person("bob")]
     out = play_over_tls(make_host(blind=True, hands=1), people, tmp_path)
     ann = pid_of(out, "ann")

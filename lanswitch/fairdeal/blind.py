@@ -29,6 +29,14 @@ swaps in a duplicate or drops a card, or a key released wrong, is then proven ag
 author's signatures. Between the passes only what needs no secret is checked live (every point
 valid, all distinct, the right count: :func:`check_points`).
 
+Every point another participant sends — each point of each pass — goes through one check,
+:func:`point_problem`, before anything keeps, relays or locks it: a canonical encoding, not
+the identity, and in the prime-order subgroup. Before its fix for CVE-2025-69277 libsodium's
+subgroup test accepted the points ``Q + T``, ``T`` of order 2; such a point carries a mark
+through the others' locks (``k·(Q + T) = k·Q + T`` for every odd ``k``), so the library in use
+is tried once for that, and where it fails the check is made by arithmetic instead
+(:func:`in_subgroup_by_arithmetic`).
+
 Pure: seeds come in as bytes. ``protocol/SPEC.md`` ("Dealer-blind") is the byte-exact
 description.
 """
@@ -37,7 +45,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -60,6 +68,7 @@ from .primitives import (
 
 __all__ = [
     "ELL",
+    "LIBRARY_SUBGROUP_TEST",
     "POINT_BYTES",
     "SCALAR_BYTES",
     "SEALED_BYTES",
@@ -71,10 +80,12 @@ __all__ = [
     "check_points",
     "dealt_order",
     "find_invalid",
+    "in_subgroup_by_arithmetic",
     "key_pass",
     "lock_pass",
     "open_position",
     "pass_message",
+    "point_problem",
     "points_hash",
     "release_message",
     "seal_release",
@@ -84,6 +95,11 @@ __all__ = [
 ELL: Final = 2**252 + 27742317777372353535851937790883648493
 """The order ``ℓ`` of Ed25519's prime-order subgroup, where every point here lives."""
 POINT_BYTES: Final = 32
+_FIELD: Final = 2**255 - 19
+"""``p``: a point's encoding is its ``y`` mod ``p`` (255 bits, little-endian) and the sign of
+its ``x`` in the top bit."""
+_IDENTITY_Y: Final = 1
+_ELL_PLUS_ONE: Final = (ELL + 1).to_bytes(32, "little")
 SCALAR_BYTES: Final = 32
 _SIG: Final = 64
 _TAG: Final = 16
@@ -247,37 +263,109 @@ def key_pass(points: Sequence[bytes], keys: BlindKeys) -> list[bytes]:
     return [_mult(_mul(c, unlock), p) for c, p in zip(keys.positions, points, strict=True)]
 
 
-def check_points(points: object, n: int, *, valid: bool = True) -> str | None:
-    """What is wrong with a pass's output that anyone can see without a key: the count, two
-    equal points (a copied card), and with ``valid`` a point that is not in the prime-order
-    group. None if nothing is.
+def point_problem(point: object) -> str | None:
+    """What is wrong with a point received from another participant, or None: the one check
+    every such point passes before it is used (``protocol/SPEC.md``, "Points received").
 
-    Validity costs a check per point (about 50 µs, as much as the lock itself), so a follower
-    leaves it to whoever uses the points next: the next pass's author, whose scalar
-    multiplication refuses an invalid point (:func:`find_invalid` then shows which, to
-    anyone), and everyone for the locked deck (the last pass), which is opened later."""
+    1. 32 bytes, and a **canonical encoding**: ``y < p``, and the sign bit clear when ``x = 0``
+       (``y = 1`` or ``y = p − 1``: those encodings with the bit set name the same points);
+    2. **not the identity** (``y = 1``): a lock of it is itself, whatever the key;
+    3. **on the curve and in the prime-order subgroup**, ``ℓ·P`` the identity: libsodium's
+       ``crypto_core_ed25519_is_valid_point`` (about 40 µs) when the library in use is one
+       that refuses the points ``Q + T``, ``T`` of order 2, which it accepted before its fix
+       for CVE-2025-69277 (:data:`LIBRARY_SUBGROUP_TEST`, tried once at import); with any
+       other, :func:`in_subgroup_by_arithmetic` (twice the cost)."""
+    why = encoding_problem(point)
+    if why is not None:
+        return why
+    assert isinstance(point, bytes)
+    if LIBRARY_SUBGROUP_TEST:
+        if not sodium.crypto_core_ed25519_is_valid_point(point):
+            return "not on the curve, or outside the prime-order subgroup"
+        return None
+    return in_subgroup_by_arithmetic(point)
+
+
+def encoding_problem(point: object) -> str | None:
+    """Steps 1 and 2 of :func:`point_problem` (integer comparisons, no group operation):
+    what every follower checks of every point, whoever else checks the rest."""
+    if not isinstance(point, bytes) or len(point) != POINT_BYTES:
+        return "not 32 bytes"
+    y = int.from_bytes(point, "little")
+    negative = y >> 255
+    y &= (1 << 255) - 1
+    if y >= _FIELD:
+        return "not a canonical encoding (y ≥ p)"
+    if negative and y in (_IDENTITY_Y, _FIELD - 1):
+        return "not a canonical encoding (x = 0 with the sign bit set)"
+    if y == _IDENTITY_Y:
+        return "the identity"
+    return None
+
+
+def in_subgroup_by_arithmetic(point: bytes) -> str | None:
+    """The subgroup part of :func:`point_problem` without libsodium's own subgroup test:
+    ``(ℓ+1)·P = P``, i.e. ``ℓ·P`` is the identity. A point ``Q + T`` with ``T`` of order 2, 4
+    or 8 gives ``Q + (ℓ+1)·T ≠ Q + T`` (``ℓ+1 ≡ 6 mod 8`` moves every such ``T``), so the
+    answer holds even where that test accepts ``Q + T`` (the multiplication runs it first: off
+    the curve, of small order, or refused by it, the point is refused). About 90 µs."""
+    try:
+        same: bytes = sodium.crypto_scalarmult_ed25519_noclamp(_ELL_PLUS_ONE, point)
+    except (nacl.exceptions.RuntimeError, nacl.exceptions.CryptoError, ValueError, TypeError):
+        return "not on the curve, or outside the prime-order subgroup"
+    if same != point:
+        return "outside the prime-order subgroup"
+    return None
+
+
+def _library_refuses_mixed_order() -> bool:
+    """Whether libsodium's ``is_valid_point`` refuses ``P_0 + (0, −1)`` (a card point plus
+    the point of order 2): true of every libsodium with the fix for CVE-2025-69277 (bundled
+    by PyNaCl ≥ 1.6.2; distributions backported it to older versions)."""
+    q = card_point(bytes(HASH_BYTES), 0)
+    order_two = (_FIELD - 1).to_bytes(POINT_BYTES, "little")
+    mixed: bytes = sodium.crypto_core_ed25519_add(q, order_two)
+    return not sodium.crypto_core_ed25519_is_valid_point(mixed)
+
+
+LIBRARY_SUBGROUP_TEST: Final = _library_refuses_mixed_order()
+"""Whether :func:`point_problem` may rest its subgroup check on libsodium's own test."""
+
+
+def check_points(points: object, n: int, *, each: bool = True) -> str | None:
+    """What is wrong with a pass's output that anyone can see without a key: the count, a
+    point that fails :func:`point_problem`, two equal points (a copied card). None if nothing
+    is. Every follower runs it on every pass as it comes, before the pass is kept, relayed or
+    locked again: the first point that fails is named, by position. ``each=False`` leaves out
+    :func:`point_problem`'s group test of each point (about 40 µs a point), keeping its
+    encoding checks: for a follower that neither relays the pass nor computes with it
+    (``Follower.checks``)."""
     if not isinstance(points, list | tuple) or len(points) != n:
         return f"a pass must give {n} points"
-    if any(not isinstance(p, bytes) or len(p) != POINT_BYTES for p in points):
-        return "a point is not 32 bytes"
+    for j, p in enumerate(points):  # the cheap part of point_problem first: set() needs bytes
+        if not isinstance(p, bytes) or len(p) != POINT_BYTES:
+            return f"position {j} is not a point of the prime-order group: not 32 bytes"
     if len(set(points)) != n:
         seen: set[bytes] = set()
         for j, p in enumerate(points):
             if p in seen:
                 return f"position {j} repeats a point given before it"
             seen.add(p)
-    if valid:
-        bad = find_invalid(points)
-        if bad is not None:
-            return f"position {bad} is not a point of the prime-order group"
+    bad = find_invalid(points, point_problem if each else encoding_problem)
+    if bad is not None:
+        j, why = bad
+        return f"position {j} is not a point of the prime-order group: {why}"
     return None
 
 
-def find_invalid(points: Sequence[bytes]) -> int | None:
-    """The first position whose point is not a valid point of the prime-order group."""
+def find_invalid(
+    points: Sequence[object], problem: Callable[[object], str | None] | None = None
+) -> tuple[int, str] | None:
+    """The first position whose point fails ``problem`` (:func:`point_problem`), and why."""
     for j, p in enumerate(points):
-        if not sodium.crypto_core_ed25519_is_valid_point(p):
-            return j
+        why = (problem or point_problem)(p)
+        if why is not None:
+            return j, why
     return None
 
 

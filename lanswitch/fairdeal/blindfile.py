@@ -30,6 +30,7 @@ from .blindhand import Cheat, Follower, MoveRecord, Opening, Share, blind_setup
 from .blindseat import Complaint, complaint_shares
 from .primitives import FairnessError, UsageError
 from .setup import HandSetup, SetupError
+from .transcript import RepeatedKey, load_json
 
 __all__ = ["FORMAT", "BlindFileError", "check", "dump"]
 
@@ -226,7 +227,10 @@ def _load_opening(v: Any) -> Opening:
 def check(text: str | bytes) -> tuple[str, BlindOutcome]:
     """``(whose file, outcome)`` of a blind hand file; BlindFileError if it cannot be read."""
     try:
-        data = json.loads(text)
+        data = load_json(text)
+    except RepeatedKey as e:
+        key = e.args[0][:40]
+        raise BlindFileError(f"an object in the file gives the key {key!r} twice") from None
     except (ValueError, UnicodeDecodeError) as e:
         raise BlindFileError(f"not JSON: {e}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:

@@ -279,13 +279,19 @@ class Follower:
         setup: BlindSetup,
         points: blind.CardPoints | None = None,
         *,
-        every_point: bool = False,
+        checks: str | None = None,
     ) -> None:
-        """``every_point``: check every pass's points for validity as it comes, not only the
-        locked deck's (the next pass's author refuses an invalid point anyway, naming the
-        pass)."""
+        """``checks``: whose passes' points this follower puts through the group test
+        (:func:`.blind.point_problem`, ~40 µs a point) as they come. None: every pass — the
+        host, which relays them, and a file's replay. A participant's id: the passes it
+        computes with — the one before its own pass, and each shuffle's last, whose points are
+        the cards everyone opens. A spectator (``""``): the last. A point no one checked on
+        arrival is one that only passed from the host to the next pass's author, each of which
+        checked it (the author cannot lock it otherwise); the last pass is everyone's to check.
+        That keeps a 4-person deal's cost on one machine at ~1/5 of checking every pass at
+        every follower, which nearly doubled it (``benchmarks/fairness.py --blind-net``)."""
         self.setup = setup
-        self.every_point = every_point
+        self.checks = checks
         self.game = setup.new_game()
         self.points = points or blind.CardPoints(setup.ctx0, self.game.deck)
         self.positions = Positions()
@@ -341,8 +347,13 @@ class Follower:
         message = blind.pass_message(rec.ctx, pid, number, pts)
         if not verify_signature(self.setup.keys[pid], message, signature):
             raise Cheat(BlindFault.BAD_SIGNATURE, pid, f"pass {number}", proven=False)
-        last = (pid, number) == (rec.order[-1], 2)  # the locked deck, opened later
-        problem = blind.check_points(list(pts), rec.n, valid=last or self.every_point)
+        # Every point, before it is kept, relayed or locked again (blind.point_problem) — by
+        # whoever relays or computes with it (``checks``); the count and copies by everyone.
+        made_by = [(q, k) for k in (1, 2) for q in rec.order]
+        at = made_by.index((pid, number))
+        after = made_by[at + 1][0] if at + 1 < len(made_by) else None
+        each = self.checks is None or after is None or after == self.checks
+        problem = blind.check_points(list(pts), rec.n, each=each)
         if problem is not None:
             raise Cheat(BlindFault.BAD_PASS, pid, problem)
         # An honest pass maps distinct points to distinct points, so two equal points are a
@@ -614,8 +625,6 @@ class Holder:
         signing_key: bytes,
         seed_for: Callable[[int], bytes],
         points: blind.CardPoints | None = None,
-        *,
-        every_point: bool = False,
     ) -> None:
         if pid not in setup.participants:
             raise UsageError(f"{pid} is not a participant")
@@ -625,7 +634,8 @@ class Holder:
         self._seed_for = seed_for
         self.seeds: dict[int, bytes] = {}
         self._keys: dict[int, blind.BlindKeys] = {}
-        self.follower = Follower(setup, points, every_point=every_point)
+        # The host (``@dealer``) relays every pass: it checks every point of each.
+        self.follower = Follower(setup, points, checks=None if pid == DEALER else pid)
         # Keys released to this holder, per (shuffle, position): sender → share.
         self.received: dict[tuple[int, int], dict[str, Share]] = {}
         self.cards: dict[int, int] = {}  # hidden card → card, for the cards it holds
@@ -645,15 +655,17 @@ class Holder:
         try:
             out = tuple(blind.lock_pass(inp, keys) if number == 1 else blind.key_pass(inp, keys))
         except UsageError:
-            # An invalid point in the pass before: its author's, proven by its signed pass
-            # (anyone can find the point: blind.find_invalid).
+            # An invalid point in the pass before: its author's, proven by its signed pass.
+            # (Every pass is checked as it comes, so a follower never keeps one: this is the
+            # scalar multiplication's own refusal, should a point get past that check.)
             done = [(p, k) for k in (1, 2) for p in rec.order if (p, k) in rec.passes]
             author, its_number = done[-1]
             bad = blind.find_invalid(rec.passes[done[-1]])
+            where = "a point" if bad is None else f"position {bad[0]}"
             raise Cheat(
                 BlindFault.BAD_PASS,
                 author,
-                f"pass {its_number}: position {bad} is not a point of the prime-order group",
+                f"pass {its_number}: {where} is not a point of the prime-order group",
             ) from None
         return out, sign(self._sk, blind.pass_message(rec.ctx, self.pid, number, out))
 

@@ -36,11 +36,13 @@ __all__ = [
     "PROTOCOL",
     "VERSION",
     "Dispute",
+    "RepeatedKey",
     "RoundRecord",
     "SignedHead",
     "Transcript",
     "TranscriptError",
     "json_text",
+    "load_json",
 ]
 
 FORMAT: Final = "lanswitch-transcript"
@@ -53,6 +55,29 @@ protocol v4, whose setup note binds the seats' names."""
 class TranscriptError(ValueError):
     """Not a (valid) transcript: unreadable, another format or version, a malformed field, or a
     record that contradicts itself. Says which field."""
+
+
+class RepeatedKey(ValueError):  # noqa: N818  (what it says: an object repeats a key)
+    """A JSON object that gives one key twice (``args[0]``: the key)."""
+
+
+def _object_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        seen: set[str] = set()
+        for k, _v in pairs:  # pragma: no branch  (a key repeats)
+            if k in seen:
+                raise RepeatedKey(k)
+            seen.add(k)
+    return d
+
+
+def load_json(text: str | bytes) -> Any:
+    """A saved hand's JSON, refused (:class:`RepeatedKey`) if any object in it gives a key
+    twice: Python's reader keeps the last value, another reader may keep the first, and a
+    file read two ways could verify as two hands. (ValueError and UnicodeDecodeError as
+    ``json.loads``'s.)"""
+    return json.loads(text, object_pairs_hook=_object_once)
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +228,11 @@ class Transcript:
     def from_json(cls, text: str | bytes) -> Transcript:
         """Read a transcript file's text; :class:`TranscriptError` says what is wrong."""
         try:
-            obj = json.loads(text)
+            obj = load_json(text)
+        except RepeatedKey as e:
+            raise TranscriptError(
+                f"an object in the file gives the key {e.args[0][:40]!r} twice"
+            ) from None
         except (json.JSONDecodeError, UnicodeDecodeError) as e:
             raise TranscriptError(f"not JSON ({e})") from None
         except RecursionError:

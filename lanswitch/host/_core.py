@@ -12,6 +12,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .. import protocol as p
 from ..bots import BOTS
+from ..fairdeal.blind import point_problem
 from ..game import Game, Match
 from ..rules import RuleSet
 from ..table import Client, Refusal, Refused, Table
@@ -422,6 +423,13 @@ class HostBase:
         if hello.version != p.PROTOCOL_VERSION:
             text = f"this host speaks protocol {p.PROTOCOL_VERSION}, you sent {hello.version}"
             self._close(cid, p.Error(code=p.ErrorCode.VERSION_MISMATCH, text=text))
+            return
+        if not hello.spectate and point_problem(hello.key) is not None:
+            # A player's key is a point of Ed25519's prime-order group, as every key a client
+            # makes is (SPEC § Points received): any other cannot be sealed to at a blind table
+            # (the sealer's libsodium refuses it) and is no key to sign with.
+            text = "your key is not an Ed25519 public key"
+            self._close(cid, p.Error(code=p.ErrorCode.BAD_MESSAGE, text=text))
             return
         entry: Client | None = None
         if hello.token is not None:

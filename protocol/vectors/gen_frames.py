@@ -10,8 +10,9 @@ file is current.
 decoder without reading Python. Every payload is computed twice: by ``lanswitch.protocol``
 and by plain ``msgpack.packb`` of the JSON map; the script stops if they differ.
 ``rejects``: frames a receiver must refuse, with the error code it must report (a protocol v1
-peer's ``hello`` among them). ``scenario``: what the fair-deal frames are signed over (keys,
-contexts, the log position), so that every commitment and signature in them can be checked.
+peer's ``hello`` among them, and maps that repeat a key, written byte by byte). ``scenario``:
+what the fair-deal frames are signed over (keys, contexts, the log position), so that every
+commitment and signature in them can be checked.
 """
 
 from __future__ import annotations
@@ -423,6 +424,24 @@ def _hello_named(name: str) -> str:
     return _frame(hello | {"spectate": False, "password": None, "token": None})
 
 
+def _map(*pairs: tuple[str, object]) -> bytes:
+    """A msgpack map of ``pairs`` in order, a key given twice kept twice (``msgpack.packb`` of
+    a dict cannot write one); a ``bytes`` value is a packed value already."""
+    assert len(pairs) < 16  # a fixmap
+    out = bytes([0x80 | len(pairs)])
+    for k, v in pairs:
+        out += msgpack.packb(k) + (v if isinstance(v, bytes) else msgpack.packb(v))
+    return out
+
+
+def _raw_frame(payload: bytes) -> str:
+    return (len(payload).to_bytes(4, "big") + payload).hex()
+
+
+def _share(s: Any) -> bytes:
+    return msgpack.packb([s.key, s.signature], use_bin_type=True)  # type: ignore[no-any-return]
+
+
 REJECTS: list[tuple[str, str, p.ErrorCode]] = [
     ("empty_frame", "00000000", p.ErrorCode.BAD_FRAME),
     ("too_big", f"{p.MAX_FRAME + 1:08x}", p.ErrorCode.TOO_BIG),
@@ -434,6 +453,23 @@ REJECTS: list[tuple[str, str, p.ErrorCode]] = [
     ("extra_field", _frame({"type": "ping", "nonce": 1, "x": 0}), p.ErrorCode.BAD_MESSAGE),
     ("wrong_type", _frame({"type": "ping", "nonce": "1"}), p.ErrorCode.BAD_MESSAGE),
     ("bool_is_not_int", _frame({"type": "ping", "nonce": True}), p.ErrorCode.BAD_MESSAGE),
+    (
+        "repeated_key",
+        _raw_frame(_map(("type", "ping"), ("nonce", 1), ("nonce", 2))),
+        p.ErrorCode.BAD_FRAME,
+    ),
+    (
+        "repeated_key_in_a_nested_map",
+        _raw_frame(
+            _map(
+                ("type", "blind_open"),
+                ("shuffle", 0),
+                ("position", 0),
+                ("shares", _map(("ann", _share(BLIND_SHARE)), ("ann", _share(DEALER_SHARE)))),
+            )
+        ),
+        p.ErrorCode.BAD_FRAME,
+    ),
     (
         "name_with_a_bidi_override",
         _hello_named("Ann\u202e"),
