@@ -83,7 +83,7 @@ class BlindPart:
             self.part = Participant(holder)
             self.follower: Follower = holder.follower
         else:
-            self.follower = Follower(self.setup, checks="")  # a spectator: the last pass
+            self.follower = Follower(self.setup, every=False)
         self.cheat: Cheat | None = None
         self.abort: p.BlindAbort | None = None
         self.disputed = False

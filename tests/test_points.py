@@ -231,8 +231,11 @@ def _bad_first_pass(kind: str, j: int) -> tuple[Follower, tuple[bytes, ...], byt
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_a_follower_refuses_a_pass_with_a_bad_point_and_blames_its_author(kind: str) -> None:
     """Not the next pass's author's lock, nor the locked deck's check: the first pass of the
-    hand, refused by a follower that makes no pass after it."""
+    hand, refused by a follower that makes no pass after it — a file's replay, which tests
+    every point of every pass (``Follower(every=True)``)."""
     follower, bad, signature, author = _bad_first_pass(kind, 3)
+    follower = Follower(follower.setup)  # as a file's checker follows the hand
+    follower.begin_shuffle()
     with pytest.raises(Cheat) as caught:
         follower.on_pass(author, 1, bad, signature)
     c = caught.value
@@ -241,6 +244,30 @@ def test_a_follower_refuses_a_pass_with_a_bad_point_and_blames_its_author(kind: 
     assert (author, 1) not in follower.shuffles[-1].passes  # never kept
     assert follower.stopped is not None
     assert follower.stopped[0] == "pass"
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_live_every_point_is_checked_by_someone_before_it_is_used(kind: str) -> None:
+    """A live follower checks every point's encoding as it comes (a non-canonical one, the
+    identity: refused at once, by everyone); the group test of a pass that is not a shuffle's
+    last is the host's, just after relaying it (tests over TLS below), and the next author's,
+    whose lock refuses the point and names the pass's author."""
+    follower, bad, signature, author = _bad_first_pass(kind, 3)
+    if kind in ("noncanonical", "identity"):
+        with pytest.raises(Cheat) as caught:
+            follower.on_pass(author, 1, bad, signature)
+        assert (caught.value.fault, caught.value.culprit) == (BlindFault.BAD_PASS, author)
+        return
+    follower.on_pass(author, 1, bad, signature)  # its encoding is sound: kept
+    t = blind_table(2, 1, seed=5)
+    nxt = t.holders()[t.setup.participants[1]]
+    nxt.follower.begin_shuffle()
+    nxt.follower.on_pass(author, 1, bad, signature)
+    with pytest.raises(Cheat) as caught:
+        nxt.make_pass(1)  # the next author's lock
+    c = caught.value
+    assert (c.fault, c.culprit) == (BlindFault.BAD_PASS, author)
+    assert "position 3 is not a point of the prime-order group" in c.detail
 
 
 # ---------------------------------------------------------------------------------------------
@@ -273,31 +300,35 @@ def _pid(out: Outcome, name: str) -> str:
 def test_a_bad_point_in_a_clients_pass_is_refused_as_it_arrives_and_blamed_over_tls(
     kind: str, tmp_path: Path
 ) -> None:
-    """ann (modified) sends a bad point in her first lock pass; bob and cy are untouched. The
-    host refuses the pass as it arrives (before anyone locks it again), says so in ann's name,
-    and every honest verdict — live and ``verify`` of each file — blames ann, proven. Bob, the
-    next pass's author, found the point himself as it came; cy, who neither relays nor locks
-    that pass, leaves its group test to those two (``Follower.checks``) and proves the bad pass
-    from ann's seed after the hand."""
+    """ann (modified) sends a bad point in her first lock pass; bob and cy are untouched.
+    Every follower checks every point's encoding as it comes, so a non-canonical point or the
+    identity is refused there by everyone, the host first, before it relays it. A point outside
+    the group passes that, and the host relays it — then tests it at once, off the deal's
+    critical path, and stops the hand in ann's name; bob, the next pass's author, cannot lock
+    it either. Nobody makes a pass over it, and every honest verdict — live and ``verify`` of
+    each file — blames ann, proven."""
     cheat = type("Cheating", (Session,), {"blind_holder": bad_point_pass(kind)})
     people = [Person("ann", cheat, honest=False), Person("bob"), Person("cy")]
     out = play_over_tls(make_host(blind=True, seats=3, bots=0, hands=1), people, tmp_path)
     ann = _pid(out, "ann")
+    encoding = kind in ("identity", "noncanonical")
     for name in ("bob", "cy"):
-        o = out.blind(name)[0]  # (the table plays on: the match's next hand is another)
+        o = out.blind(name)[0]
         assert (o.status, o.culprit, o.fault) == ("unfair", ann, BlindFault.BAD_PASS), name
         assert o.proven, name
-        if name == "bob" or kind in ("identity", "noncanonical"):  # (cheap: every follower)
+        if encoding:  # refused as it came, by every follower: the live catch is the verdict
             assert o.detail.startswith("position 0 is not a point of the prime-order group: ")
         f = out.alone[name][0]
         assert (f["status"], f["culprits"]) == ("unfair", [ann]), name
-    assert f"hand 1 stopped: ann {BlindFault.BAD_PASS.value}" in out.host.log, out.host.log
-    # The host never kept ann's pass, and nobody made a pass over it.
+    said = f"hand 1 stopped: ann {BlindFault.BAD_PASS.value}"
+    assert said in out.host.log, out.host.log
     hand = out.host.last_hand
     assert isinstance(hand, BlindHand)
     (rec,) = hand.part.follower.shuffles
-    assert (ann, 1) not in rec.passes
-    assert len(rec.passes) == rec.order.index(ann)
+    # Refused on arrival (encoding), or relayed and then refused (the group): nobody made a
+    # pass over it either way.
+    assert ((ann, 1) in rec.passes) is not encoding
+    assert len(rec.passes) == rec.order.index(ann) + (not encoding)
 
 
 # ---------------------------------------------------------------------------------------------

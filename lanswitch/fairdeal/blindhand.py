@@ -279,19 +279,20 @@ class Follower:
         setup: BlindSetup,
         points: blind.CardPoints | None = None,
         *,
-        checks: str | None = None,
+        every: bool = True,
     ) -> None:
-        """``checks``: whose passes' points this follower puts through the group test
-        (:func:`.blind.point_problem`, ~40 µs a point) as they come. None: every pass — the
-        host, which relays them, and a file's replay. A participant's id: the passes it
-        computes with — the one before its own pass, and each shuffle's last, whose points are
-        the cards everyone opens. A spectator (``""``): the last. A point no one checked on
-        arrival is one that only passed from the host to the next pass's author, each of which
-        checked it (the author cannot lock it otherwise); the last pass is everyone's to check.
-        That keeps a 4-person deal's cost on one machine at ~1/5 of checking every pass at
-        every follower, which nearly doubled it (``benchmarks/fairness.py --blind-net``)."""
+        """``every``: put every point of every pass through the group test
+        (:func:`.blind.point_problem`, ~40 µs a point) as it comes — a file's replay. Else
+        (a live participant or spectator) every point's encoding, and the group test of each
+        shuffle's last pass only, whose points are the cards everyone opens: the others are
+        group-tested by the host, which checks every pass it relays just after relaying it
+        (``host._blind``, off the deal's critical path), and by the next pass's author, whose
+        lock refuses a point outside the group (:meth:`Holder.make_pass`). Group-testing every
+        pass at every follower as it came made a 4-person deal 1.3x and an 8-person one 1.4x
+        as long, and the host's test before relaying sat on the critical path
+        (``benchmarks/fairness.py --blind-net``)."""
         self.setup = setup
-        self.checks = checks
+        self.every = every
         self.game = setup.new_game()
         self.points = points or blind.CardPoints(setup.ctx0, self.game.deck)
         self.positions = Positions()
@@ -347,13 +348,10 @@ class Follower:
         message = blind.pass_message(rec.ctx, pid, number, pts)
         if not verify_signature(self.setup.keys[pid], message, signature):
             raise Cheat(BlindFault.BAD_SIGNATURE, pid, f"pass {number}", proven=False)
-        # Every point, before it is kept, relayed or locked again (blind.point_problem) — by
-        # whoever relays or computes with it (``checks``); the count and copies by everyone.
-        made_by = [(q, k) for k in (1, 2) for q in rec.order]
-        at = made_by.index((pid, number))
-        after = made_by[at + 1][0] if at + 1 < len(made_by) else None
-        each = self.checks is None or after is None or after == self.checks
-        problem = blind.check_points(list(pts), rec.n, each=each)
+        # Every point's encoding, count and copies, before the pass is kept; the group test
+        # too for the last pass (whose points everyone opens), or for every pass (``every``).
+        last = (pid, number) == (rec.order[-1], 2)
+        problem = blind.check_points(list(pts), rec.n, each=self.every or last)
         if problem is not None:
             raise Cheat(BlindFault.BAD_PASS, pid, problem)
         # An honest pass maps distinct points to distinct points, so two equal points are a
@@ -634,8 +632,9 @@ class Holder:
         self._seed_for = seed_for
         self.seeds: dict[int, bytes] = {}
         self._keys: dict[int, blind.BlindKeys] = {}
-        # The host (``@dealer``) relays every pass: it checks every point of each.
-        self.follower = Follower(setup, points, checks=None if pid == DEALER else pid)
+        # Live: the group test of each pass comes from the host's check after relaying it,
+        # and the next author's lock (``Follower``'s docstring).
+        self.follower = Follower(setup, points, every=False)
         # Keys released to this holder, per (shuffle, position): sender → share.
         self.received: dict[tuple[int, int], dict[str, Share]] = {}
         self.cards: dict[int, int] = {}  # hidden card → card, for the cards it holds

@@ -93,6 +93,9 @@ class BlindHand:
     seeds: dict[str, tuple[bytes, ...]] = field(default_factory=dict)
     complaints: dict[str, tuple[Complaint, ...]] = field(default_factory=dict)
     seeds_deadline: float = 0.0
+    unchecked: list[tuple[int, str, int]] = field(default_factory=list)
+    """Passes relayed whose points still await the host's group test (``_blind_check``):
+    ``(shuffle, author, pass)``, in the order they came."""
     outcome: BlindOutcome | None = None
     over: p.HandOver | None = None
 
@@ -249,8 +252,27 @@ class BlindHost(HostBase):
             self._cheat(b, c)
             return
         self._relay(b, relay)
+        b.unchecked.append((m.shuffle, pid, m.number))
         self._gave(b, events)
         self._progress(b)
+
+    def _blind_check(self, b: BlindHand) -> bool:
+        """The group test (:func:`~lanswitch.fairdeal.blind.point_problem`, ~40 µs a point)
+        of a pass already relayed, its encoding checked as it came (``Follower``): at the next
+        tick, so that the pass is on its way to the next author — whose lock refuses such a
+        point too — while the host checks it, rather than the deal waiting for both checks one
+        after the other. A point that fails stops the hand, in the pass's author's name,
+        proven by its signed pass."""
+        if not b.unchecked:
+            return False
+        k, pid, number = b.unchecked.pop(0)
+        points = b.part.follower.shuffles[k].passes.get((pid, number))
+        bad = None if points is None else crypto.find_invalid(points)
+        if bad is not None:
+            j, why = bad
+            detail = f"pass {number}: position {j} is not a point of the prime-order group: {why}"
+            self._cheat(b, Cheat(BlindFault.BAD_PASS, pid, detail))
+        return True
 
     def _blind_share(self, cid: int, m: p.BlindShare) -> None:
         b, pid = self._blind_participant(cid)
@@ -380,6 +402,8 @@ class BlindHost(HostBase):
             return True
         if b.ended:
             return self._blind_end(b)
+        if moves and self._blind_check(b):  # (a tick's work: after what came went out)
+            return True
         try:
             if self._blind_duties(b):
                 return True
@@ -520,6 +544,8 @@ class BlindHost(HostBase):
         times = [since + self.config.away_grace for since in self.away.values()]
         if b.ended:
             return min([b.seeds_deadline, *times])
+        if b.unchecked:
+            times.append(self._now)
         if [q for q in b.awaited() if q != DEALER]:
             times.append(b.deadline)
         elif b.part.to_move() is not None:
