@@ -29,9 +29,12 @@ from lanswitch.client import Client
 from lanswitch.fairdeal import BY_TIMEOUT, DEALER, Move
 from lanswitch.fairdeal.blindhand import BlindFault
 from lanswitch.fairdeal.primitives import named
-from lanswitch.host import Host
+from lanswitch.game import DRAW
+from lanswitch.host import Host, HostConfig
+from lanswitch.host._blind import BlindHand
 from lanswitch.session import Session
 from tests.cheats import Person, all_fair, make_host, play_over_tls
+from tests.tablenet import TableNet
 
 TIMER = 5.0  # the shortest turn timer a hand may have (fairdeal.setup.MIN_TURN_TIMER_MS)
 CHEATS = 2  # the victim's turns the host cheats at; honest after (a hand ends sooner)
@@ -195,3 +198,45 @@ def test_a_blind_host_that_drops_a_key_and_blames_its_sender_is_caught_by_that_p
     )
     text = named(str(a), ("ann", "bob", "bot 1"))
     assert "the host said you withheld your part of the deal, but your client had sent it" in text
+
+
+def test_a_player_who_left_a_blind_hand_cannot_stop_it_in_the_hosts_name() -> None:
+    """Found writing the SPEC from the code (issue 25, build 7): a person whose goodbye the host
+    had applied could still send a signed ``blind_move`` for its old seat when that seat was to
+    act, in the moment before its ``bye``. The host took it, the owner's signature check failed
+    (the seat is ``@dealer``'s now) and the host stopped the hand as its own bad signature —
+    VOID, blamed on the host. Now the host refuses it, and the hand goes on. (In one process,
+    ``tests/tablenet.py``: the moment between a relayed leave and a stand-in's move is held
+    there by the test's clock, which a real-time test could not hold.)"""
+    net = TableNet(
+        HostConfig(name="T", seats=3, bots=1, bot_delay=1.0, hands=1, blind=True), seed=11
+    )
+    ann = net.join("ann")
+    bob = net.join("bob")
+    host = net.host
+    net.run(lambda: isinstance(host.hand, BlindHand) and len(host.hand.part.follower.moves) >= 3)
+    hand = host.hand
+    assert isinstance(hand, BlindHand)
+    f = hand.part.follower
+    net.run(lambda: f.open_shuffle is None)
+    part = ann.session.hand.blind if ann.session.hand is not None else None
+    assert part is not None
+    assert part.part is not None
+    ann.chooser = None
+    for m in ann.session.begin_leaving():  # her seeds; her client stays until the leave
+        net.send(ann, m)
+    net.run(lambda: f.owner(0) == DEALER and f.game.to_act() == 0 and not hand.ended)
+    mine = part.part.holder.move(len(f.moves), 0, DRAW)  # signed by ann, for her old seat
+    net.send(
+        ann,
+        p.BlindMove(
+            seq=mine.seq, seat=0, move=mine.move, hidden=mine.hidden, signature=mine.signature
+        ),
+    )
+    assert hand.abort is None, hand.abort  # before: bad_signature, blamed on @dealer
+    said = [m.text for m in ann.received if isinstance(m, p.Reject)]
+    assert "you left this hand: the host plays your seat now" in said, said
+    net.run(lambda: bool(bob.session.history))
+    record = bob.session.history[-1]
+    assert record.blind is not None
+    assert record.blind.status == "fair", str(record.blind)

@@ -329,6 +329,14 @@ class BlindHost(HostBase):
         f = b.part.follower
         if m.seq < len(f.moves) and f.moves[m.seq].signature == m.signature:
             return  # one it has: sent again after a resume
+        if f.owner(seat) != pid:
+            # It left mid-hand (its leave relayed): the host's stand-in plays the seat now.
+            # Taken, its move would fail the owner's signature check and stop the hand as the
+            # host's doing (bad_signature, blamed on the owner, @dealer): a leaver's way to
+            # void a hand in the host's name.
+            text = "you left this hand: the host plays your seat now"
+            self._send(cid, p.Reject(code=p.ErrorCode.NOT_YOUR_TURN, text=text, seq=m.seq))
+            return
         if b.ended or m.seat != seat or f.game.to_act() != seat or f.open_shuffle is not None:
             self._send(
                 cid, p.Reject(code=p.ErrorCode.NOT_YOUR_TURN, text="not your turn", seq=m.seq)
