@@ -23,6 +23,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from . import protocol as p
 from .fairdeal import DEALER
+from .fairdeal.blind import LIBRARY_SUBGROUP_TEST
 from .fairdeal.blindcheck import BlindOutcome, caught, check_hand
 from .fairdeal.blindfile import dump
 from .fairdeal.blindhand import (
@@ -83,7 +84,7 @@ class BlindPart:
             self.part = Participant(holder)
             self.follower: Follower = holder.follower
         else:
-            self.follower = Follower(self.setup, every=False)
+            self.follower = Follower(self.setup, every=not LIBRARY_SUBGROUP_TEST)
         self.cheat: Cheat | None = None
         self.abort: p.BlindAbort | None = None
         self.disputed = False
@@ -192,7 +193,9 @@ class BlindPart:
         events: list[Event] = []
         if isinstance(m, p.BlindAbort):
             if self.abort is None and live and m.culprit == self.pid and self.pid:
-                self.disputed = m.fault == BlindFault.WITHHELD.name.lower() and self._sent_all()
+                # Whatever fault the host names (its abort's word may be any), this client's
+                # own record answers it; the seeds after the hand settle a fault they can show.
+                self.disputed = self._sent_all()
             self.abort = self.abort or m
         elif isinstance(m, p.BlindReveal):
             self._reveal(m)
@@ -351,8 +354,10 @@ class BlindPart:
         live = self.cheat
         if found.status != "void":
             return found
-        if self.disputed and not found.culprit:
-            # The check names nobody; the host named this participant, whose client sent all.
+        if self.disputed and found.culprit != self.pid and not found.proven:
+            # The check proves nothing against this participant — nobody named, or a blame
+            # resting on the host's word alone (a seed it left out of the reveal, say) —; the
+            # host named it, and its client had sent all the hand asked of it.
             return BlindOutcome(
                 "unfair",
                 DEALER,

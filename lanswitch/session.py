@@ -178,6 +178,8 @@ class _HandState:
     turn_time: float = 0.0  # the seconds it had from then, as it knows them
     sent_at: float | None = None  # when this seat sent a move on its turn, by ``clock``
     sent_move: int = 0  # that move (a card, or a draw, pass or call)
+    sent_seq: int = -1  # the view it answered
+    sent_legal: bool = False  # whether that view offered it
     blind: BlindPart | None = None  # a dealer-blind hand's own record
     link: int = -1  # the ``welcome`` it began under, if it began while this client was here
 
@@ -315,10 +317,18 @@ class Session:
             return h.blind.move(move)
         rec = None if h is None else h.recorder
         signature = b"" if rec is None else rec.sign_move(move)
-        if h is not None and h.turn_began is not None and self.clock is not None:
+        if (
+            h is not None
+            and h.turn_began is not None
+            and h.sent_at is None
+            and self.clock is not None
+        ):
             # Kept until the turn ends: a timeout the host logs for this turn after it is a
             # move of this player's it dropped (``_own_checks``) — unless it came too late.
+            # The turn's first move counts (a host must not restart the clock by refusing).
             h.sent_at, h.sent_move = self.clock(), move
+            h.sent_seq = self.seq
+            h.sent_legal = self.view is not None and move in self.view.legal
         return p.Move(seq=self.seq, move=move, signature=signature)
 
     @property
@@ -910,8 +920,16 @@ class Session:
     def _reject(self, m: p.Reject) -> list[p.Message]:
         self._note("reject", f"{m.code.value}: {m.text}", m)
         h = self.hand
-        if h is not None and m.seq and m.seq == self.seq:
-            h.sent_at = None  # refused in the open, on screen: not a move dropped unseen
+        if h is not None and h.sent_at is not None and m.seq == h.sent_seq:
+            # A refusal this client can see is honest clears the move: the table had moved on
+            # (a newer view came since), or the move was not among the view's legal ones. Any
+            # other refusal of a legal move on the view it answered is no reason to time it
+            # out: the dispute stands (a host that refused it to log a timeout lied).
+            moved_on = m.code in (p.ErrorCode.STALE_VIEW, p.ErrorCode.NOT_YOUR_TURN)
+            if (moved_on and self.seq > m.seq) or (
+                m.code is p.ErrorCode.ILLEGAL_MOVE and not h.sent_legal
+            ):
+                h.sent_at = None
         if m.code is p.ErrorCode.RATE_LIMITED:
             self._ready_sent = False  # a ready said may be the one refused: see retry()
         return []

@@ -992,9 +992,11 @@ def test_a_present_player_left_out_of_a_round_is_caught_over_tls(
     dealer = type("LeavesAnnOut", (LeavesAnnOut,), {"when": when})
     rules = SWITCH if when == "deal" else BIG_HANDS
     for attempt in range(ATTEMPTS):
-        # Two hands: the clients' refusal has them blamed for the missing commitments, so they
-        # forfeit hand 1 (the host's word; their verdicts say what it did), and hand 2 follows.
-        host = make_host(_tampering(dealer), round_timeout=0.5, rules=rules, hands=2)
+        # The clients' refusal has them blamed for the missing commitments (the host's word;
+        # their verdicts say what it did): at the deal a plain void, then one hand; at a
+        # reshuffle they forfeit hand 1, which counts, and hand 2 follows.
+        hands = 1 if when == "deal" else 2
+        host = make_host(_tampering(dealer), round_timeout=0.5, rules=rules, hands=hands)
         out = play_over_tls(host, PEOPLE, tmp_path / str(attempt))
         if len(transcript(out, "ann").rounds) > r:
             break

@@ -66,15 +66,20 @@ def _quick_after_cheats(think: float) -> Any:
 
 
 class DropsMoves(Host):
-    """Drops ann's first ``CHEATS`` moves without a word (no reject); its own timer then runs
-    out as an honest host's would, and the protocol's timeout move is logged for her seat."""
+    """Drops ann's first ``CHEATS`` moves without a word (no reject) — or, ``refuse``, with a
+    reject she cannot check, "illegal" for a legal card —; its own timer then runs out as an
+    honest host's would, and the protocol's timeout move is logged for her seat."""
 
     victim = 0
     dropped = 0
+    refuse = False
 
     def _move(self, cid: int, m: p.Move) -> None:
         if self._seat_of(cid) == self.victim and self.dropped < CHEATS:
             self.dropped += 1
+            if self.refuse:  # (her client does not send a refused move again)
+                text = "not a move the rules allow"
+                self._send(cid, p.Reject(code=p.ErrorCode.ILLEGAL_MOVE, text=text, seq=m.seq))
             return  # as if it never came
         super()._move(cid, m)
 
@@ -112,20 +117,26 @@ def _caught(out: Any, words: str) -> None:
     assert b.status == "fair", b.text()
 
 
+@pytest.mark.parametrize("how", ["silently", "refused"])
 @pytest.mark.parametrize("defence", ["on", "off"])
 def test_a_host_that_drops_a_move_and_logs_a_timeout_is_caught_by_that_player(
-    tmp_path: Any, defence: str, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Any, defence: str, how: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """ann lays a card 0.5 s into her turn; the host drops it and, 5 s in, logs a draw for
     her "on a timeout". Measured on a173ae3: six of one player's moves became draws, FAIR on
-    every screen, hers included, and by ``verify``."""
+    every screen, hers included, and by ``verify``. ``refused``: the host answers her legal
+    move with an "illegal" reject first (found by review: any reject used to clear what her
+    client kept of the move)."""
     if defence == "off":
         monkeypatch.setattr(Session, "_dropped_move", lambda *a, **k: None)
-    host = make_host(DropsMoves, turn_timer=TIMER)
+    host_cls = type("Drops", (DropsMoves,), {"refuse": how == "refused"})
+    host = make_host(host_cls, turn_timer=TIMER)
     people = [Person("ann", think=0.5), Person("bob")]
     out = play_over_tls(host, people, tmp_path, limit=120, during=_quick_after_cheats(0.5))
     assert isinstance(out.host, DropsMoves)
     assert out.host.dropped == CHEATS
+    refused = [m for m in out.sessions["ann"].news if m.kind == "reject"]
+    assert bool(refused) is (how == "refused")
     if defence == "off":
         all_fair(out)
         return
@@ -157,9 +168,12 @@ def test_a_host_that_times_a_player_out_early_within_the_old_slack_is_caught(
 
 class DropsAKey(Host):
     """Drops the first sealed key ann releases (to bob) without a word, then — the key
-    "overdue" — stops the hand as an honest host would: ann withheld her part of the deal."""
+    "overdue" — stops the hand as an honest host would: ann withheld her part of the deal.
+    ``how`` (found by review): ``word`` names another fault in its abort than "withheld";
+    ``seeds`` leaves bob's seeds out of the reveal, so that the check names bob."""
 
     dropped = False
+    how = "withheld"
 
     def _blind_release(self, cid: int, m: p.BlindRelease) -> None:
         if not self.dropped and self._seat_of(cid) == 0:
@@ -167,10 +181,22 @@ class DropsAKey(Host):
             return  # as if it never came
         super()._blind_release(cid, m)
 
+    def _stop(self, b: BlindHand, culprit: str, fault: BlindFault, detail: str) -> None:
+        if self.how == "word" and culprit == "seat0":
+            fault = BlindFault.BAD_KEY
+        super()._stop(b, culprit, fault, detail)
 
+    def _relay(self, b: BlindHand, message: p.Message) -> None:
+        if self.how == "seeds" and isinstance(message, p.BlindReveal):
+            seeds = {q: s for q, s in message.seeds.items() if q != "seat1"}
+            message = p.BlindReveal(seeds=seeds, complaints=message.complaints)
+        super()._relay(b, message)
+
+
+@pytest.mark.parametrize("how", ["withheld", "word", "seeds"])
 @pytest.mark.parametrize("defence", ["on", "off"])
 def test_a_blind_host_that_drops_a_key_and_blames_its_sender_is_caught_by_that_player(
-    tmp_path: Any, defence: str, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Any, defence: str, how: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Measured on a173ae3: VOID blamed on ann on every screen, hers too, though her client
     had sent the key (a commit-reveal seat in the same place says "the host says you did not
@@ -178,17 +204,21 @@ def test_a_blind_host_that_drops_a_key_and_blames_its_sender_is_caught_by_that_p
     on the host's word, counted as the host's."""
     if defence == "off":
         monkeypatch.setattr(BlindPart, "_sent_all", lambda self: False)
-    host = make_host(DropsAKey, blind=True, hands=1, round_timeout=1.0)
+    host = make_host(
+        type("Drops", (DropsAKey,), {"how": how}), blind=True, hands=1, round_timeout=1.0
+    )
     out = play_over_tls(host, [Person("ann"), Person("bob")], tmp_path)
     assert isinstance(out.host, DropsAKey)
     assert out.host.dropped
     (a,) = out.blind("ann")
     (b,) = out.blind("bob")
-    assert (b.status, b.culprit, b.fault, b.proven) == ("void", "seat0", BlindFault.WITHHELD, False)
+    assert b.status == "void"
+    assert not b.proven
     assert out.sessions["bob"].voids.by_host == 1  # the host's word alone: counted as its
     assert [r.reason for r in out.host.match.results] == ["forfeit"]  # the host's scoreboard
     if defence == "off":
-        assert (a.status, a.culprit, a.fault) == ("void", "seat0", BlindFault.WITHHELD)
+        assert (a.status, a.proven) == ("void", False)
+        assert a.culprit in ("seat0", "seat1")  # hers, or bob's for the seeds left out
         return
     assert (a.status, a.culprit, a.fault, a.proven) == (
         "unfair",

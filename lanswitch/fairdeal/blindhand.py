@@ -634,7 +634,9 @@ class Holder:
         self._keys: dict[int, blind.BlindKeys] = {}
         # Live: the group test of each pass comes from the host's check after relaying it,
         # and the next author's lock (``Follower``'s docstring).
-        self.follower = Follower(setup, points, every=False)
+        # (Where the library's own subgroup test is the flawed one, CVE-2025-69277, a lock is
+        # no test at all: every follower then tests every point, at the cost that brings.)
+        self.follower = Follower(setup, points, every=not blind.LIBRARY_SUBGROUP_TEST)
         # Keys released to this holder, per (shuffle, position): sender → share.
         self.received: dict[tuple[int, int], dict[str, Share]] = {}
         self.cards: dict[int, int] = {}  # hidden card → card, for the cards it holds

@@ -44,6 +44,7 @@ from .log import (
 )
 from .primitives import (
     DEALER,
+    Fault,
     PrivateKeyLike,
     UsageError,
     cards_message,
@@ -342,9 +343,11 @@ class Dealer:
 
     def fail(self) -> VoidRecord:
         """The round failed — a seed did not open, or the wait for one ran out (blaming whoever
-        is missing) —: the hand is void. The players blamed forfeit it, at the deal as at a
-        reshuffle (``Game.void``): the host's own seat holds every other seed before it must
-        reveal, so a void there is a choice of deal too."""
+        is missing) —: the hand is void. The players blamed forfeit it (``Game.void``) once the
+        cards were dealt, and at the deal for a seed that does not open its commitment (proven
+        by its signature): the host's own seat holds every other seed before it must reveal, so
+        a bad seed there is a choice of deal. A seed "that never came" at the deal is the
+        host's word, which must not cost a player a hand it never saw: plain void."""
         self._need("fail")
         opened = self.rounds[-1]
         rnd = opened.round
@@ -356,8 +359,10 @@ class Dealer:
         self.void = VoidRecord.make(
             self.key, self.setup.ctx0, opened.number, blame, rnd.commitments
         )
+        dealt = any(o.round.state is RoundState.DEALT for o in self.rounds)
         seats = self.setup.seats
-        forfeit = [seats.index(p) for p in blame.culprits if p in seats]
+        proven = blame.fault is Fault.BAD_REVEAL
+        forfeit = [seats.index(p) for p in blame.culprits if p in seats] if dealt or proven else []
         self.game.void(forfeit)
         return self.void
 

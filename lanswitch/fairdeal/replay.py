@@ -463,7 +463,7 @@ class _Verifier:
             if len(seed) != SEED_BYTES or commitment(ctx, p, seed) != shown[p][0]
         ]
         claimed, fault = void.culprits, void.fault
-        forfeit = self.forfeiters(claimed)
+        forfeit = self.forfeiters(claimed, proven=fault is Fault.BAD_REVEAL)
         if bad:
             if fault is not Fault.BAD_REVEAL or set(claimed) != set(bad):
                 raise _Unfair(
@@ -531,8 +531,11 @@ class _Verifier:
             forfeit,
         )
 
-    def forfeiters(self, culprits: Iterable[str]) -> tuple[str, ...]:
-        """The culprits who forfeit: players, at the deal as at a reshuffle (``Game.void``)."""
+    def forfeiters(self, culprits: Iterable[str], *, proven: bool) -> tuple[str, ...]:
+        """The culprits who forfeit: players, once the cards were dealt, and at the deal for
+        a seed proven bad (``Dealer.fail``)."""
+        if not self.dealt and not proven:
+            return ()
         return tuple(p for p in culprits if p in self.setup.seats)
 
     # -- presence and moves --------------------------------------------------------------------

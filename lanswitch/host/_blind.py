@@ -601,7 +601,12 @@ class BlindHost(HostBase):
             game = b.game
             people = b.setup.seats
             culprit = outcome.culprit
+            # As at a commit-reveal table (``Dealer.fail``): on the host's word alone, only
+            # once the cards were dealt (a player cannot choose a deal it never saw).
+            dealt = ("shuffle", 0) in b.part.follower.steps
             forfeit = [people.index(culprit)] if culprit in people else []
+            if not outcome.proven and not dealt:
+                forfeit = []
             game.void(forfeit)
         result = game.result
         assert result is not None
