@@ -165,8 +165,9 @@ def test_files_that_disagree_about_who_withheld_get_one_verdict() -> None:
     """The host says Bob's seed of round 0 never came; Bob's file says he sent it (his own
     record: the same file whether the host dropped it or Bob lies). Alone, Bob's file says
     what Bob knows (unfair, on his own record) and Alice's blames Bob on the host's word.
-    Together: one verdict, VOID on the host's word, Bob's dispute named. Before: "VOID, blame
-    seat-2" for Alice's and "UNFAIR, blame the host" for Bob's."""
+    Together: one verdict, VOID, nothing proven, the host and Bob both named (word against
+    word), Bob's dispute said. Before: "VOID, blame seat-2" for Alice's and "UNFAIR, blame the
+    host" for Bob's."""
     hand = play("switch", 3, seed=5, reveal=no_reveal(BOB, 0))
     assert hand.void is not None
     alice, bob = hand.transcripts[0], hand.transcripts[1]
@@ -178,7 +179,7 @@ def test_files_that_disagree_about_who_withheld_get_one_verdict() -> None:
     together = verify_all(_files(alice, bob))
     assert len({(v.status, v.culprits, v.proven, v.reason) for v in together}) == 1, together
     v = together[0]
-    assert (v.status, v.culprits, v.proven) == ("void", (BOB,), False)
+    assert (v.status, v.culprits, v.proven) == ("void", (DEALER, BOB), False)
     assert "seat-2 says, on its own record, that it was sent" in v.reason
     assert "nothing signed settles it" in v.reason
 

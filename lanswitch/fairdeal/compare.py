@@ -320,7 +320,9 @@ def _one_withholding_verdict(
 ) -> None:
     """Where the host's signed abort blames players for a message that never came and one of
     them says, on its own record, that it sent it: one verdict for every file of the hand —
-    void, on the host's word, the dispute named (module docstring)."""
+    void, the host and the players it blamed both named, nothing proven, the dispute said
+    (module docstring): word against word clears neither, and the player's own file does not
+    come to name only the player (found by review)."""
     voids = [verdicts[i] for i in members if verdicts[i].status == "void"]
     disputers = [t for t in group if disputes_abort(t)]
     if not voids or not disputers or any(t.void != group[0].void for t in group):
@@ -342,7 +344,7 @@ def _one_withholding_verdict(
             t,
             "void",
             reason,
-            culprits=base.culprits,
+            culprits=(DEALER, *(c for c in base.culprits if c != DEALER)),
             check="abort",
             proven=False,
             forfeit=base.forfeit,
