@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from . import protocol as p
 from .fairdeal.blind import point_problem
 
-__all__ = ["key_problem", "lobby_problems", "lone_person", "own_seat_problem"]
+__all__ = ["dealt_alone", "key_problem", "lobby_problems", "lone_person", "own_seat_problem"]
 
 
 def own_seat_problem(m: p.Hand, seat: int | None, key: bytes) -> str | None:
@@ -125,4 +125,17 @@ def lone_person(lobby: p.LobbyState) -> int | None:
     if not lobby.blind:
         return None
     people = [i for i, s in enumerate(lobby.seats) if s.name and not s.bot and i != lobby.host]
+    return people[0] if len(people) == 1 else None
+
+
+def dealt_alone(m: p.Hand, host_seat: int | None) -> int | None:
+    """The lone person of :func:`lone_person`, as a dealer-blind hand is actually dealt: the
+    one seat dealt in with a key of its own that is not the host's player's (``host_seat``,
+    the lobby's word), when there is exactly one. The lobby may say two people sit, and the
+    host deal one of them out (its link cut just before): what counts is the hand."""
+    if not m.blind:
+        return None
+    people = [
+        s for s, pid in enumerate(m.seats) if s not in m.out and pid in m.keys and s != host_seat
+    ]
     return people[0] if len(people) == 1 else None

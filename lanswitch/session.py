@@ -58,7 +58,7 @@ from .fairdeal.blindhand import BlindFault, Holder
 from .fairdeal.primitives import mask_of, named, public_bytes
 from .fairdeal.tally import VoidEntry
 from .game import DRAW, MAX_CARD, PASS, Event, View, format_move
-from .handcheck import key_problem, lobby_problems, own_seat_problem
+from .handcheck import dealt_alone, key_problem, lobby_problems, own_seat_problem
 from .rules import RuleSet
 
 __all__ = ["HandRecord", "News", "Session", "hand_setup", "named"]
@@ -473,6 +473,14 @@ class Session:
                 refused = f"the host's keys for hand {m.hand_no} are not valid ({e})"
         if refused is not None:
             self._note("warning", refused, m)
+        host_seat = None if self.lobby is None else self.lobby.host
+        if part is not None and seat is not None and dealt_alone(m, host_seat) == seat:
+            self._note(
+                "warning",
+                f"in hand {m.hand_no} the host runs every other seat: it can tell your cards "
+                "by elimination whenever the stock runs out (dealer-blind hides no more here)",
+                m,
+            )
         self.hand = _HandState(m, setup, recorder, names, refused if dealt_in else None)
         self.hand.blind = part
         if self._replaying is False:

@@ -1247,16 +1247,25 @@ def test_a_blind_lobby_tells_the_one_person_among_the_hosts_seats_before_the_han
     watcher, _ = tui_at(net, "eve", spectate=True)
     said = " ".join(" ".join(screen_text(watcher, 80, 24)).split())
     assert f"But ann is the {LONE} ann's cards by elimination" in said, said
+    # And as the hand is dealt (the lobby is the host's word; the hand is what counts).
+    warned = "the host runs every other seat: it can tell your cards by elimination"
+    model.toggle_ready()
+    net.run(lambda: model.session.hand is not None)
+    assert any(warned in n.text for n in model.session.news if n.kind == "warning")
     # A second person: the host learns only what the two hold between them — no warning.
     two = TableNet(
         HostConfig(name="Blind", seats=3, bots=1, bot_delay=0.0, hands=None, blind=True), seed=4
     )
     ann, _ = tui_at(two)
-    tui_at(two, "bob")
+    bob, _ = tui_at(two, "bob")
     ann.update()
     said = " ".join(" ".join(screen_text(ann, 80, 24)).split())
     assert "bob" in said, said
     assert LONE not in said, said
+    ann.toggle_ready()
+    bob.toggle_ready()
+    two.run(lambda: ann.session.hand is not None)
+    assert not any(warned in n.text for n in ann.session.news)
     # Not blind: nothing to say.
     plain_net = TableNet(HostConfig(name="Open", seats=3, bots=2, bot_delay=0.0, hands=None))
     ann, _ = tui_at(plain_net)
