@@ -333,6 +333,23 @@ def owner(raw: bytes) -> Session:
     return session
 
 
+def restart_play(
+    net: TableNet, ann: Link, bob: Link, raw: bytes, token: bytes | None
+) -> tuple[Link, Link, Session]:
+    """``lanswitch play``'s process dies and comes back: the host restored from its journal,
+    bob resuming by his token, ann a new session of the host's own player (``owner``) with
+    the token it had. The links, and ann's new session."""
+    net.host = Host.restore(list(net.host.inputs), entropy=net.rng.randbytes)
+    net.host.drop_connections(net.now)
+    for link in (ann, bob):
+        link.alive = False
+    net.links.clear()
+    bob = net.resume(bob)
+    fresh = owner(raw)
+    fresh.token = token
+    return net._open(fresh), bob, fresh
+
+
 @pytest.mark.parametrize(
     "lost",
     [p.BlindPass, p.BlindShare, p.BlindRelease, p.BlindMove, p.BlindSeeds],
@@ -447,15 +464,7 @@ def test_a_restarted_blind_player_process_between_hands_judges_the_last_hand_and
     assert net.host.hand is None
     (before,) = ann.session.history
     token = ann.session.token
-    net.host = Host.restore(list(net.host.inputs), entropy=net.rng.randbytes)
-    net.host.drop_connections(net.now)
-    for link in (ann, bob):
-        link.alive = False
-    net.links.clear()
-    bob = net.resume(bob)
-    fresh = owner(raw)
-    fresh.token = token
-    ann = net._open(fresh)
+    ann, bob, fresh = restart_play(net, ann, bob, raw, token)
     ann.chooser = net.bot("heuristic")
     net.run(lambda: net.host.finished)
     for link in (ann, bob):
@@ -492,15 +501,7 @@ def test_a_restarted_blind_player_process_holds_the_cards_the_old_one_held() -> 
     assert old.blind.part is not None
     held = dict(old.blind.part.holder.cards)
     token = ann.session.token
-    net.host = Host.restore(list(net.host.inputs), entropy=net.rng.randbytes)
-    net.host.drop_connections(net.now)
-    for link in (ann, bob):
-        link.alive = False
-    net.links.clear()
-    bob = net.resume(bob)
-    fresh = owner(raw)
-    fresh.token = token
-    ann = net._open(fresh)  # caught up on the hand
+    ann, bob, fresh = restart_play(net, ann, bob, raw, token)  # ann caught up on the hand
     new = fresh.hand
     assert new is not None
     assert new.blind is not None
