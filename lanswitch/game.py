@@ -1491,7 +1491,8 @@ class Game:
         not commit or reveal in time), so the cards cannot be dealt fairly. With no ``forfeit``
         (the host's own abort) ``result.reason`` is ``"void"``, with no placings and no scores,
         and :meth:`Match.record` adds nothing for it. The seats in ``forfeit`` — players blamed
-        for the void, at the deal or at a reshuffle — lose the hand: ``"forfeit"``, scored as it
+        for the void (who: ``fairdeal.Dealer.fail`` says: once the cards were dealt, and at the
+        deal for a seed proven bad) — lose the hand: ``"forfeit"``, scored as it
         stands with them placed last and charged at least :meth:`forfeit_charge`
         (``_end_hand``), and the match counts it as a hand played, so a player who withholds
         its seed to stop a hand it is losing, or a deal it dislikes, gains nothing by it.

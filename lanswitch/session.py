@@ -249,10 +249,10 @@ class Session:
         """Between a ``welcome`` and the next ``view``: the host replays what this client
         missed (SPEC § Resuming), so what arrives is not news of the moment."""
         self._replaying: bool | None = None
-        self.links = 0  # ``welcome``s so far: each is a new link (a resume after the first)
         """Whether the next ``hand`` is one already in play when this client (re)joined — the
         host replays it, and the lobby may have changed since it began — as the first lobby
         after a ``welcome`` says (None: no lobby yet)."""
+        self.links = 0  # ``welcome``s so far: each is a new link (a resume after the first)
         self.seen_hands: set[tuple[bytes, int]] = set()
         self.voids = VoidTally()  # the table's, whatever game the host says a hand is of
         self._rules_text: str | None = None  # the rules of the last hand dealt

@@ -30,8 +30,11 @@ author's signatures. Between the passes only what needs no secret is checked liv
 valid, all distinct, the right count: :func:`check_points`).
 
 Every point another participant sends — each point of each pass — goes through one check,
-:func:`point_problem`, before anything keeps, relays or locks it: a canonical encoding, not
-the identity, and in the prime-order subgroup. Before its fix for CVE-2025-69277 libsodium's
+:func:`point_problem`: a canonical encoding, not the identity, and in the prime-order subgroup.
+Every follower checks the encoding (:func:`encoding_problem`) as a pass comes; the group test,
+~40 µs a point, is made by the host just after relaying the pass, by the next author's lock
+and, for a shuffle's last pass, by everyone (``blindhand.Follower``, ``protocol/SPEC.md``,
+"Points received"). Before its fix for CVE-2025-69277 libsodium's
 subgroup test accepted the points ``Q + T``, ``T`` of order 2; such a point carries a mark
 through the others' locks (``k·(Q + T) = k·Q + T`` for every odd ``k``), so the library in use
 is tried once for that, and where it fails the check is made by arithmetic instead
@@ -338,8 +341,8 @@ def check_points(points: object, n: int, *, each: bool = True) -> str | None:
     is. Every follower runs it on every pass as it comes, before the pass is kept, relayed or
     locked again: the first point that fails is named, by position. ``each=False`` leaves out
     :func:`point_problem`'s group test of each point (about 40 µs a point), keeping its
-    encoding checks: for a follower that neither relays the pass nor computes with it
-    (``Follower.checks``)."""
+    encoding checks: for a live follower, on a pass that is not a shuffle's last
+    (``Follower``'s ``every``)."""
     if not isinstance(points, list | tuple) or len(points) != n:
         return f"a pass must give {n} points"
     for j, p in enumerate(points):  # the cheap part of point_problem first: set() needs bytes
