@@ -291,7 +291,10 @@ def test_a_blind_table_whose_host_is_killed_mid_hand_resumes_and_every_file_veri
     trial = crash.attempt(1, after, pause, tmp_path, hands=2, blind=True, kill_from=started)
     assert trial.attempts == 1, "the match ended before the kill"
     assert trial.problems == []
-    assert re.fullmatch(r"resumed from its journal .*: hand 1, step \d+; .*", trial.replay), (
+    # Mid-hand, dealer-blind: hand 1 — or hand 2, when hand 1 of bots at full speed ended within
+    # ``after`` (seen once in a CI rehearsal: "hand 2, step 6"); the kill's clock cannot be
+    # tied to a move, which the host does not log. Both are a blind hand cut mid-play.
+    assert re.fullmatch(r"resumed from its journal .*: hand [12], step \d+; .*", trial.replay), (
         trial.replay
     )
     assert trial.hands_verified == 4  # two players, two blind hands each, every file fair
