@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
 
-__all__ = ["Tmux"]
+__all__ = ["Tmux", "bot_friend", "stop_friend"]
 
 
 class Tmux:
@@ -78,3 +79,27 @@ class Tmux:
         self.run("kill-server")
         tmpdir = os.environ.get("TMUX_TMPDIR", "/tmp")
         Path(path or f"{tmpdir}/tmux-{os.getuid()}/{self.socket}").unlink(missing_ok=True)
+
+
+def bot_friend(tmp: Path, port: str, env: dict[str, str], *extra: str) -> subprocess.Popen[bytes]:
+    """A friend at the table a terminal hosts: ``lanswitch join 127.0.0.1:PORT --bot heuristic
+    --name bob`` in a process of its own, with its own data folder under ``tmp``, its output in
+    ``tmp/bob.out`` and ``tmp/bob.err``; ``extra``: more of join's options."""
+    return subprocess.Popen(
+        [
+            *(sys.executable, "-m", "lanswitch", "--data-dir", str(tmp / "bob")),
+            *("join", f"127.0.0.1:{port}", "--bot", "heuristic", "--name", "bob", *extra),
+        ],
+        stdout=(tmp / "bob.out").open("w"),
+        stderr=(tmp / "bob.err").open("w"),
+        env={**env, "PYTHONUNBUFFERED": "1"},
+    )
+
+
+def stop_friend(friend: subprocess.Popen[bytes] | None) -> None:
+    """End :func:`bot_friend`'s process if it still runs (our own child, by its handle)."""
+    if friend is None:
+        return
+    if friend.poll() is None:
+        friend.kill()
+    friend.wait(10)

@@ -27,7 +27,7 @@ from lanswitch.hosting import HostedTable, ResumeError, new_table, resume_table,
 from lanswitch.journal import FORMAT, Journal, JournalError, JournalFull, unfinished
 from lanswitch.tls import Identity, load_or_create_identity
 from tests.scripts import load_script
-from tests.terminal import Tmux
+from tests.terminal import Tmux, bot_friend, stop_friend
 from tests.test_journal import state
 from tests.test_server import LOOPBACK, bot_client, run, target_of
 from tests.test_tmux import our_key, play_by_keys
@@ -329,16 +329,7 @@ def test_lanswitch_play_blind_killed_mid_hand_resumes_with_its_player_and_ends_f
         screen = tmux.wait_for("Press r", 15)
         port = re.search(r"127\.0\.0\.1:(\d+)", screen)
         assert port is not None, screen + log.read_text()
-        friend = subprocess.Popen(
-            [
-                *(sys.executable, "-m", "lanswitch", "--data-dir", str(tmp_path / "bob")),
-                *("join", f"127.0.0.1:{port.group(1)}", "--bot", "heuristic", "--name", "bob"),
-                *("--transcripts", str(transcripts)),
-            ],
-            stdout=(tmp_path / "bob.out").open("w"),
-            stderr=(tmp_path / "bob.err").open("w"),
-            env={**env, "PYTHONUNBUFFERED": "1"},
-        )
+        friend = bot_friend(tmp_path, port.group(1), env, "--transcripts", str(transcripts))
         assert "bob takes" in tmux.wait_for("bob takes", 20)
         tmux.keys("r")
         tmux.wait_for("hand 1", 20)
@@ -367,10 +358,7 @@ def test_lanswitch_play_blind_killed_mid_hand_resumes_with_its_player_and_ends_f
         assert friend.wait(20) == 0
     finally:
         tmux.kill()
-        if friend is not None:
-            if friend.poll() is None:
-                friend.kill()  # our own child, by its handle
-            friend.wait(10)
+        stop_friend(friend)
     said = (tmp_path / "bob.out").read_text()
     assert "reconnected" in said, said
     assert re.findall(r"^hand \d verified ([^,\n]+)", said, re.M) == ["fair (dealer-blind)"] * 2

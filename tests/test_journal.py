@@ -270,17 +270,8 @@ def restart_mid_hand(
     net.run(lambda: ann.session.seq > 30)
     if before is not None:
         before(net)
-    token = ann.session.token
-    records = list(net.host.inputs)
-    net.host = Host.restore(records, entropy=net.rng.randbytes)
-    net.host.drop_connections(net.now)
-    for link in (ann, bob):
-        link.alive = False
-    net.links.clear()
-    bob = net.resume(bob)
-    fresh = owner(raw)
-    fresh.token = token  # what the journal tells the restarted play process
-    ann = net._open(fresh)
+    # (the token: what the journal tells the restarted play process)
+    ann, bob, _ = restart_play(net, ann, bob, raw, ann.session.token)
     ann.chooser = net.bot("heuristic")
     net.run(lambda: net.host.finished)
     return ann, bob

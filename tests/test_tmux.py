@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.terminal import Tmux
+from tests.terminal import Tmux, bot_friend, stop_friend
 from tests.test_cli_net import Host as HostProcess
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -238,15 +238,7 @@ def test_a_dealer_blind_match_of_lanswitch_play_to_its_end_at_80x24(tmp_path: Pa
         assert "Dealer-blind: the host cannot see any card it is not dealt." in screen, screen
         port = re.search(r"127\.0\.0\.1:(\d+)", screen)
         assert port is not None, screen
-        friend = subprocess.Popen(
-            [
-                *(sys.executable, "-m", "lanswitch", "--data-dir", str(tmp_path / "bob")),
-                *("join", f"127.0.0.1:{port.group(1)}", "--bot", "heuristic", "--name", "bob"),
-            ],
-            stdout=(tmp_path / "bob.out").open("w"),
-            stderr=(tmp_path / "bob.err").open("w"),
-            env={**env, "PYTHONUNBUFFERED": "1"},
-        )
+        friend = bot_friend(tmp_path, port.group(1), env)
         screen = tmux.wait_for("bob takes", 20)
         assert "bob takes bot 3's seat" in screen, screen
         tmux.keys("r")
@@ -274,10 +266,7 @@ def test_a_dealer_blind_match_of_lanswitch_play_to_its_end_at_80x24(tmp_path: Pa
         assert friend.wait(20) == 0
     finally:
         tmux.kill()
-        if friend is not None:
-            if friend.poll() is None:
-                friend.kill()  # our own child, by its handle
-            friend.wait(10)
+        stop_friend(friend)
     said = (tmp_path / "bob.out").read_text()
     assert re.findall(r"^hand \d verified (.+)$", said, re.M) == ["fair (dealer-blind)"] * 2, said
 
