@@ -60,6 +60,7 @@ from lanswitch.bots import Bot, make_bot
 from lanswitch.client import Client, Target
 from lanswitch.game import DRAW, HIDDEN_BASE, Phase
 from lanswitch.host import Host, HostConfig
+from lanswitch.host._blind import BlindHand
 from lanswitch.rules import PRESETS, RuleSet
 from lanswitch.server import Limits, Server
 from lanswitch.session import Session
@@ -173,15 +174,12 @@ class TimedHost(Host):
         h = self.hand
         if h is None:
             return False
-        if self.config.blind:
-            part = getattr(h, "part", None)
-            if part is None:
-                return False
-            f = part.follower
+        if isinstance(h, BlindHand):
+            f = h.part.follower
             if ("shuffle", 0) not in f.steps:
                 return False
             return all(f.game.hands[s] >> HIDDEN_BASE == 0 for s in h.bots)
-        return bool(getattr(h, "steps", ()))
+        return h.seq > 0
 
 
 def host_main(pipe: Pipe, spec: TableSpec, tmp: str, profile: str) -> None:

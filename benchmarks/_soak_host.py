@@ -41,7 +41,7 @@ from typing import Any
 from _latency_harness import _pipe_queue, raise_nofile
 
 from lanswitch.host import Host, HostConfig
-from lanswitch.host._play import _Hand
+from lanswitch.host._commit import CommitHand
 from lanswitch.hosting import steady_memory
 from lanswitch.rules import PRESETS
 from lanswitch.server import Server, collector_policy
@@ -156,7 +156,7 @@ def _held(servers: list[Server], top: int = 12) -> list[str]:
             f"away seats {sorted(h.away)}"
         )
         if hand is not None:
-            assert isinstance(hand, _Hand)  # the soak's tables deal commit-reveal
+            assert isinstance(hand, CommitHand)  # the soak's tables deal commit-reveal
             game = hand.dealer.game
             line += (
                 f"; hand {game.hand_no}: stage {hand.dealer.stage.name}, {hand.seq} steps, "

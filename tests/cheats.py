@@ -1,8 +1,9 @@
 """A table over real TLS on loopback, with a dishonest host or client among untouched ones.
 
 :func:`play_over_tls` starts the real server shell (``lanswitch.server``) around a host —
-honest, or a subclass that cheats (usually by plugging a dishonest
-:class:`~lanswitch.fairdeal.Dealer` into ``Host.dealer_cls``) — and runs the real client shell
+honest, or one that cheats (usually by plugging a dishonest
+:class:`~lanswitch.fairdeal.Dealer` into its commit-reveal hands: :func:`dealing`, or a hand
+driver that cheats into ``Host.commit_hand`` / ``Host.blind_hand``) — and runs the real client shell
 (``lanswitch.client.Client``) for each person, most of them untouched ``Session`` objects
 playing as headless bots, perhaps one a ``Session`` subclass that cheats. When the match is
 over it writes every honest client's transcripts to files and runs the untouched
@@ -32,9 +33,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from lanswitch import cli
 from lanswitch.bots import make_bot
 from lanswitch.client import Client, Target
-from lanswitch.fairdeal import Verdict
+from lanswitch.fairdeal import Dealer, Verdict
 from lanswitch.fairdeal.blindcheck import BlindOutcome
 from lanswitch.host import Host, HostConfig
+from lanswitch.host._commit import CommitHand
 from lanswitch.rules import PRESETS
 from lanswitch.server import Server
 from lanswitch.session import News, Session
@@ -116,6 +118,16 @@ def config(**kw: Any) -> HostConfig:
     }
     base.update(kw)
     return HostConfig(**base)
+
+
+def dealing(dealer: type[Dealer], base: type[CommitHand] = CommitHand) -> type[CommitHand]:
+    """The commit-reveal hand driver ``base`` dealing with ``dealer`` (a Dealer that cheats)."""
+    return type(f"{dealer.__name__}Hand", (base,), {"dealer_cls": dealer})
+
+
+def hosting(dealer: type[Dealer], base: type[Host] = Host) -> type[Host]:
+    """A host whose commit-reveal hands are dealt by ``dealer``."""
+    return type(f"{dealer.__name__}Host", (base,), {"commit_hand": dealing(dealer)})
 
 
 def make_host(host_cls: type[Host] = Host, **kw: Any) -> Host:

@@ -92,7 +92,7 @@ SPEC_NOTES = (
     "round was withdrawn before the next stage 1: the `Away` that withdraws a round reaches the "
     "client while that round is, to it, still ANNOUNCED. The SPEC should say a client takes an "
     "Away/Back over an ANNOUNCED round as its withdrawal (the host withdraws, then logs the "
-    "Away: host/_play.py `_advance_round`); this client accepts it and marks the round "
+    "Away: host/_commit.py `_advance_round`); this client accepts it and marks the round "
     "withdrawn at the next stage 1.",
     "§ Announcements are kept and compared, reference note: 'check_same_round compares each "
     "later announcement with the round's first one only' is stale: commit a4d7092 compares "
@@ -115,7 +115,7 @@ SPEC_NOTES = (
     "§ Moves / § Sequence numbers / `move`: the SPEC says the host accepts a blunder (65536 + m) "
     "of a move m not legal now, and checks the signature (fair_deal) before the rules "
     "(illegal_move). The host refuses every blunder-flagged move with `illegal_move` 'not a "
-    "move', after seq and before the signature (host/_play.py `_move`): a blunder of an "
+    "move', after seq and before the signature (host/_commit.py `_move`): a blunder of an "
     "illegal move is refused, and one with a stranger's signature gets illegal_move, not "
     "fair_deal.",
 )

@@ -26,6 +26,7 @@ from lanswitch.fairdeal import blind as crypto
 from lanswitch.fairdeal.blindhand import BlindFault, Holder
 from lanswitch.host import Host
 from lanswitch.host._blind import BlindHand
+from lanswitch.host._commit import CommitHand
 from lanswitch.session import Session
 from tests import test_blind as cheats
 from tests.cheats import BIG_HANDS, Outcome, Person, carl_leaves, make_host, play_over_tls
@@ -86,10 +87,10 @@ class RecordingHost(Host):
         self.heard.append(message)
         super().receive(cid, message, now)
 
-    def _start_blind_hand(self, *args: Any) -> None:
-        super()._start_blind_hand(*args)
-        assert isinstance(self.hand, BlindHand)
-        self.blind_hands.append(self.hand)
+    def _start_hand(self) -> None:
+        super()._start_hand()
+        if isinstance(self.hand, BlindHand):
+            self.blind_hands.append(self.hand)
 
 
 def test_the_recording_host_can_derive_no_card_but_its_bots_and_the_public_ones(
@@ -182,7 +183,7 @@ def test_the_recording_host_can_derive_no_card_but_its_bots_and_the_public_ones(
     plain_out = play_over_tls(plain, people, tmp_path / "plain")
     assert [v.status for v in plain_out.verdicts("ann")] == ["fair"]
     assert plain.last_hand is not None
-    assert not isinstance(plain.last_hand, BlindHand)
+    assert isinstance(plain.last_hand, CommitHand)
     dealt = plain.last_hand.dealer.cards
     for name in ("ann", "bob", "cy"):
         seat = plain_out.sessions[name].seat
@@ -289,13 +290,17 @@ def test_a_client_that_withholds_a_key_voids_the_hand_and_is_blamed(tmp_path: Pa
 # A cheating host
 
 
+class _Framing(BlindHand):
+    holder_cls = cheats.DuplicatingPass
+
+    def _stop(self, culprit: str, fault: BlindFault, detail: str) -> None:
+        super()._stop(self.setup.seats[min(self.setup.people)], BlindFault.WITHHELD, "it went")
+
+
 class FramingHost(Host):
     """Its own lock pass copies a card; then it blames the first person for stopping."""
 
-    blind_holder_cls = cheats.DuplicatingPass
-
-    def _stop(self, b: BlindHand, culprit: str, fault: BlindFault, detail: str) -> None:
-        super()._stop(b, b.setup.seats[min(b.setup.people)], BlindFault.WITHHELD, "it went")
+    blind_hand = _Framing
 
 
 def test_a_host_whose_pass_copies_a_card_is_blamed_whatever_it_says(tmp_path: Path) -> None:
@@ -306,10 +311,14 @@ def test_a_host_whose_pass_copies_a_card_is_blamed_whatever_it_says(tmp_path: Pa
         assert cli(out, name)[0] == ("unfair", [DEALER])
 
 
+class _WrongKey(BlindHand):
+    holder_cls = cheats.WrongRelease
+
+
 class WrongKeyHost(Host):
     """Seals a wrong key (signed) to the first person who draws."""
 
-    blind_holder_cls = cheats.WrongRelease
+    blind_hand = _WrongKey
 
 
 def test_a_wrong_key_the_host_releases_is_proven_its_own(tmp_path: Path) -> None:
@@ -320,14 +329,13 @@ def test_a_wrong_key_the_host_releases_is_proven_its_own(tmp_path: Path) -> None
         assert cli(out, name)[0] == ("unfair", [DEALER])
 
 
-class TamperingHost(Host):
-    """Relays one person's lock pass with a point changed (the signature left as it was)."""
+class _Tampering(BlindHand):
+    host: TamperingHost  # the table, which tampers once
 
-    done = False
-
-    def _relay(self, b: BlindHand, message: p.Message) -> None:
-        if isinstance(message, p.BlindPass) and message.by != DEALER and not self.done:
-            self.done = True
+    def _relay(self, message: p.Message) -> None:
+        host = self.host
+        if isinstance(message, p.BlindPass) and message.by != DEALER and not host.done:
+            host.done = True
             points = (message.points[1], *message.points[1:])
             message = p.BlindPass(
                 shuffle=message.shuffle,
@@ -336,7 +344,14 @@ class TamperingHost(Host):
                 signature=message.signature,
                 by=message.by,
             )
-        super()._relay(b, message)
+        super()._relay(message)
+
+
+class TamperingHost(Host):
+    """Relays one person's lock pass with a point changed (the signature left as it was)."""
+
+    blind_hand = _Tampering
+    done = False
 
 
 def test_a_pass_the_host_changes_on_its_way_is_the_hosts_doing(tmp_path: Path) -> None:
@@ -611,9 +626,12 @@ def test_a_host_that_never_reveals_the_seeds_gets_a_void_verdict_in_time() -> No
     from lanswitch.session import HEADS_PATIENCE
     from tests.tablenet import TableNet
 
-    class Silent(Host):
-        def _blind_end(self, b: BlindHand) -> bool:
+    class SilentHand(BlindHand):
+        def _end(self) -> bool:
             return False  # takes the seeds, never reveals nor ends the hand
+
+    class Silent(Host):
+        blind_hand = SilentHand
 
     net = TableNet(HostConfig(seats=2, bots=1, hands=1, blind=True, bot_delay=0), seed=3)
     net.host = Silent(net.host.config, entropy=net.rng.randbytes, now=net.now)

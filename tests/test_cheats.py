@@ -52,7 +52,7 @@ from lanswitch.fairdeal.checks import Presence, timeout_move
 from lanswitch.fairdeal.tally import VoidEntry
 from lanswitch.game import Game
 from lanswitch.host import Host
-from lanswitch.host._play import _announce, _Hand
+from lanswitch.host._commit import CommitHand, _announce
 from lanswitch.rules import PRESETS
 from lanswitch.session import Session
 from tests import test_tamper as tamper
@@ -63,11 +63,18 @@ from tests.cheats import (
     all_fair,
     carl_leaves,
     config,
+    dealing,
+    hosting,
     make_host,
     play_over_tls,
 )
 
 PEOPLE = [Person("ann"), Person("bob")]
+
+
+def _playing(hand: type[CommitHand]) -> type[Host]:
+    """A host whose commit-reveal hands are run by ``hand`` (a driver that cheats)."""
+    return type(f"{hand.__name__}Host", (Host,), {"commit_hand": hand})
 
 
 def test_an_honest_host_is_fair_for_everyone_over_tls(tmp_path: Path) -> None:
@@ -121,15 +128,18 @@ class GrindingDealer(Dealer):
         return best
 
 
-class GrindingHost(Host):
+class GrindingHand(CommitHand):
     dealer_cls = GrindingDealer
 
     def _reveal(self, cid: int, m: p.Reveal) -> None:
         super()._reveal(cid, m)
-        h = self.hand
-        extra = getattr(h.dealer, "extra", []) if isinstance(h, _Hand) else []
-        while isinstance(h, _Hand) and extra:
-            self._publish(h, _announce(extra.pop(0)))
+        extra = getattr(self.dealer, "extra", [])
+        while extra:
+            self._publish(_announce(extra.pop(0)))
+
+
+class GrindingHost(Host):
+    commit_hand = GrindingHand
 
 
 def _v1_announcements(mp: pytest.MonkeyPatch) -> None:
@@ -173,55 +183,58 @@ def test_the_host_cannot_choose_the_deal_by_announcing_a_round_again(
 # 2. The host plays a player's turns
 
 
-class ImpersonatingHost(Host):
+class ImpersonatingHand(CommitHand):
     """Plays ann's turns itself, 0.05 s into each (ann thinks longer): ``how`` it marks them —
     as ann's own with a signature it made up (``forge``), as a timeout at a table with or
     without a turn timer (``timeout``), or as a stand-in after logging ann away while she is
     connected (``away``)."""
 
+    host: Host  # the real table: its outbox and key
+
     how = "forge"
     victim = 0
 
-    def _step(self, h: Any, step: Step, first: int | None = None) -> None:
+    def _step(self, step: Step, first: int | None = None) -> None:
         """``unseen``: ann is never sent the view that shows her turn, so the host need not
         wait out her timer to make a timeout look honest to the clock she has."""
-        before = len(self.outbox)
-        super()._step(h, step, first)
-        if self.how != "unseen" or h.game.to_act() != self.victim:
+        host = self.host
+        before = len(host.outbox)
+        super()._step(step, first)
+        if self.how != "unseen" or self.game.to_act() != self.victim:
             return
-        cid = self._cid_of_seat(self.victim)
-        self.outbox[before:] = [
-            (c, m) for c, m in self.outbox[before:] if not (c == cid and isinstance(m, p.SeatView))
+        cid = host.cid_of_seat(self.victim)
+        host.outbox[before:] = [
+            (c, m) for c, m in host.outbox[before:] if not (c == cid and isinstance(m, p.SeatView))
         ]
 
-    def _turn_due(self, h: Any) -> float | None:
-        if h.game.to_act() == self.victim:
-            return float(h.turn_since + 0.05)
-        return super()._turn_due(h)
+    def _turn_due(self) -> float | None:
+        if self.game.to_act() == self.victim:
+            return float(self.turn_since + 0.05)
+        return super()._turn_due()
 
-    def _presence_step(self, h: Any) -> bool:
-        if h.dealer.is_away(self.victim):
+    def _presence_step(self) -> bool:
+        if self.dealer.is_away(self.victim):
             return False  # never says she is back
-        return super()._presence_step(h)
+        return super()._presence_step()
 
-    def _host_moves(self, h: Any) -> bool:
-        game, dealer = h.game, h.dealer
+    def _host_moves(self) -> bool:
+        game, dealer = self.game, self.dealer
         seat = game.to_act()
         if seat != self.victim:
-            return super()._host_moves(h)
-        if self._now < h.turn_since + 0.05:
+            return super()._host_moves()
+        if self.host.now < self.turn_since + 0.05:
             return False
         if self.how == "away" and not dealer.is_away(seat):
-            self._step(h, dealer.away(seat))
+            self._step(dealer.away(seat))
             return True
         legal = game.legal_moves()
         move = timeout_move(legal)  # the move the protocol holds a timeout to
         if self.how == "forge":
             msg = dealer.move_message(seat, BY_SEAT, move)
-            step = dealer._move(seat, move, BY_SEAT, pr.sign(self.key, msg))
+            step = dealer._move(seat, move, BY_SEAT, pr.sign(self.host.key, msg))
         else:
             step = dealer.host_move(seat, move)
-        self._step(h, step)
+        self._step(step)
         return True
 
 
@@ -248,7 +261,7 @@ def test_a_move_the_host_makes_for_a_player_is_seen_by_everyone(
     client sees it in the log as it arrives, and the host's signed log proves it."""
     if defence == "v1":
         _v1_moves(v1)
-    host_cls = type("Impersonating", (ImpersonatingHost,), {"how": how})
+    host_cls = _playing(type("Impersonating", (ImpersonatingHand,), {"how": how}))
     out = play_over_tls(make_host(host_cls), SLOW_ANN, tmp_path)
     if defence == "v1":
         all_fair(out)
@@ -277,7 +290,7 @@ def test_a_host_that_moves_for_a_present_player_on_its_own_word_is_caught_by_tha
     (her transcript keeps the dispute)."""
     if defence == "v1":
         _v1_no_disputes(v1)
-    host_cls = type("Impersonating", (ImpersonatingHost,), {"how": how})
+    host_cls = _playing(type("Impersonating", (ImpersonatingHand,), {"how": how}))
     out = play_over_tls(make_host(host_cls, turn_timer=20.0), SLOW_ANN, tmp_path)
     if defence == "v1":
         all_fair(out)
@@ -294,38 +307,45 @@ def test_a_host_that_moves_for_a_present_player_on_its_own_word_is_caught_by_tha
         assert "ann lost the link, says the host" in b.text()
 
 
-class CutsAndStandsIn(Host):
+class CutsAndStandsInHand(CommitHand):
     """At ann's first turn: cuts her link (her client resumes at once), logs her away at once
     without waiting out her grace, and never logs her back — it plays her seat as a stand-in
     for the rest of the hand while she is connected again, watching. Each stand-in move waits
     for her link to be back, so a slow resume cannot let the hand end without her."""
 
+    host: CutsAndStandsIn  # the real table: its links, and whether it cut hers yet
+
     victim = 0
-    cut = False
 
-    def _presence_step(self, h: Any) -> bool:
-        if h.dealer.is_away(self.victim):
+    def _presence_step(self) -> bool:
+        if self.dealer.is_away(self.victim):
             return False  # she never comes back, says the log
-        return super()._presence_step(h)
+        return super()._presence_step()
 
-    def _turn_due(self, h: Any) -> float | None:
-        if h.game.to_act() == self.victim and not self.cut:
-            return float(h.turn_since + 0.05)
-        if h.game.to_act() == self.victim and self._cid_of_seat(self.victim) is None:
+    def _turn_due(self) -> float | None:
+        if self.game.to_act() == self.victim and not self.host.cut:
+            return float(self.turn_since + 0.05)
+        if self.game.to_act() == self.victim and self.host.cid_of_seat(self.victim) is None:
             return None  # her stand-in waits for her to watch (and the hand not to end first)
-        return super()._turn_due(h)
+        return super()._turn_due()
 
-    def _host_moves(self, h: Any) -> bool:
-        if h.game.to_act() != self.victim or self.cut or h.dealer.is_away(self.victim):
-            return super()._host_moves(h)
-        if self._now < h.turn_since + 0.05:
+    def _host_moves(self) -> bool:
+        host = self.host
+        if self.game.to_act() != self.victim or host.cut or self.dealer.is_away(self.victim):
+            return super()._host_moves()
+        if host.now < self.turn_since + 0.05:
             return False
-        cid = self._cid_of_seat(self.victim)
+        cid = host.cid_of_seat(self.victim)
         if cid is not None:
-            self._close(cid, None)  # a dead link, as far as her client can tell
-        self.cut = True
-        self._step(h, h.dealer.away(self.victim))
+            host._close(cid, None)  # a dead link, as far as her client can tell
+        host.cut = True
+        self._step(self.dealer.away(self.victim))
         return True
+
+
+class CutsAndStandsIn(Host):
+    commit_hand = CutsAndStandsInHand
+    cut = False  # (once a table: not again in a later hand)
 
 
 @pytest.mark.parametrize("defence", ["v2", "old"])
@@ -366,25 +386,32 @@ def test_a_host_that_cuts_a_link_and_stands_in_while_the_player_is_back_is_caugh
     assert out.cli_statuses("ann") == ["unfair"]
 
 
-class CutsAtEveryReshuffle(Host):
+class CutsAtEveryReshuffleHand(CommitHand):
     """When a reshuffle is due: cuts ann's link (her client resumes at once), logs her away at
     once, runs the round without her — the host alone chooses the new stock — and logs her back
     when she is, as an honest host would. Each lie is one only she can see through."""
 
-    victim = 0
-    cuts = 0
+    host: CutsAtEveryReshuffle  # the real table: its links, and its count of cuts
 
-    def _advance_round(self, h: Any, stage: HandStage) -> bool:
-        d = h.dealer
+    victim = 0
+
+    def _advance_round(self, stage: HandStage) -> bool:
+        d = self.dealer
         dealt = any(isinstance(e, Shuffle) for e in d.log.events)
         if stage is HandStage.CHANCE and dealt and not d.is_away(self.victim):
-            cid = self._cid_of_seat(self.victim)
+            host = self.host
+            cid = host.cid_of_seat(self.victim)
             if cid is not None:
-                self._close(cid, None)
-            self.cuts += 1
-            self._step(h, d.away(self.victim))
+                host._close(cid, None)
+            host.cuts += 1
+            self._step(d.away(self.victim))
             return True
-        return super()._advance_round(h, stage)
+        return super()._advance_round(stage)
+
+
+class CutsAtEveryReshuffle(Host):
+    commit_hand = CutsAtEveryReshuffleHand
+    cuts = 0
 
 
 def test_a_player_cut_off_at_every_reshuffle_is_told_in_its_own_verdict(tmp_path: Path) -> None:
@@ -422,56 +449,54 @@ def test_a_player_cut_off_at_every_reshuffle_is_told_in_its_own_verdict(tmp_path
 # 3. Different logs for different players
 
 
-class ForkingHost(Host):
+class ForkingHand(CommitHand):
     """From step ``fork_at`` shows ann a log with one event more (a note only she gets), takes
     her moves — signed over her copy — without checking them, signs her copy's head for her at
     the end, and keeps her head (of another log) from the others."""
+
+    host: Host  # the real table: its outbox and key
 
     fork_at = 4
     forked_at: int | None = None  # ann's copy: this many events of the host's, then the note
     ann_cid: int | None = None
     note = Note("chat", b"for ann's eyes only")
 
-    def _start_hand(self) -> None:
-        self.forked_at = None
-        super()._start_hand()
-
-    def _step(self, h: Any, step: Any, first: int | None = None) -> None:
-        n = len(self.outbox)
-        super()._step(h, step, first)
-        if h.seq != self.fork_at:
+    def _step(self, step: Any, first: int | None = None) -> None:
+        host = self.host
+        n = len(host.outbox)
+        super()._step(step, first)
+        if self.seq != self.fork_at:
             return
-        self.forked_at = h.dealer.log.count
-        cid = self._cid_of_seat(0)
-        for i in range(n, len(self.outbox)):
-            c, m = self.outbox[i]
+        self.forked_at = self.dealer.log.count
+        cid = host.cid_of_seat(0)
+        for i in range(n, len(host.outbox)):
+            c, m = host.outbox[i]
             if c == cid and isinstance(m, p.Events):
-                self.outbox[i] = (c, dataclasses.replace(m, log=(*m.log, self.note.encode())))
+                host.outbox[i] = (c, dataclasses.replace(m, log=(*m.log, self.note.encode())))
 
     def _move(self, cid: int, m: p.Move) -> None:
-        h = self.hand
-        if not isinstance(h, _Hand) or self._seat_of(cid) != 0 or self.forked_at is None:
+        if self.host.seat_of(cid) != 0 or self.forked_at is None:
             return super()._move(cid, m)
-        if h.dealer.stage is not HandStage.PLAY or h.game.to_act() != 0 or m.seq != h.seq:
+        if self.dealer.stage is not HandStage.PLAY or self.game.to_act() != 0 or m.seq != self.seq:
             return None
-        self._step(h, h.dealer._move(0, m.move, BY_SEAT, m.signature), first=cid)
+        self._step(self.dealer._move(0, m.move, BY_SEAT, m.signature), first=cid)
         return None
 
-    def _end_hand(self, h: Any) -> None:
-        super()._end_hand(h)
+    def _end_hand(self) -> None:
+        super()._end_hand()
         if self.forked_at is None:
             return
-        events = list(h.dealer.log.events)
+        events = list(self.dealer.log.events)
         events.insert(self.forked_at, self.note)
-        ctx0 = h.dealer.setup.ctx0
+        ctx0 = self.dealer.setup.ctx0
         copy = Log(ctx0, events)
-        sig = pr.sign(self.key, pr.log_head_message(ctx0, DEALER, copy.count, copy.head))
+        sig = pr.sign(self.host.key, pr.log_head_message(ctx0, DEALER, copy.count, copy.head))
         self.copy_head = (copy.count, copy.head, sig)
-        self.ann_cid = self._cid_of_seat(0)  # (the match's end closes her connection later)
+        self.ann_cid = self.host.cid_of_seat(0)  # (the match's end closes her connection later)
         self._for_ann(lambda m: dataclasses.replace(m, head=self.copy_head), p.HandOver)
 
-    def _maybe_finish(self, h: Any) -> bool:
-        done = super()._maybe_finish(h)
+    def _maybe_finish(self) -> bool:
+        done = super()._maybe_finish()
         if self.forked_at is not None:
             self._for_ann(
                 lambda m: dataclasses.replace(m, heads={**m.heads, DEALER: self.copy_head}),
@@ -482,9 +507,14 @@ class ForkingHost(Host):
     def _for_ann(self, change: Any, kind: type[p.Message]) -> None:
         """What the host sends ann of ``kind`` changed: her copy's head, signed by the host."""
         cid = self.ann_cid
-        self.outbox = [
-            (c, change(m) if c == cid and isinstance(m, kind) else m) for c, m in self.outbox
+        host = self.host
+        host.outbox = [
+            (c, change(m) if c == cid and isinstance(m, kind) else m) for c, m in host.outbox
         ]
+
+
+class ForkingHost(Host):
+    commit_hand = ForkingHand
 
 
 def _v1_forks(mp: pytest.MonkeyPatch) -> None:
@@ -526,14 +556,20 @@ def test_different_logs_for_different_players_are_caught_live(
 # 4. Blame laundering
 
 
-class DroppingHost(Host):
+class DroppingHand(CommitHand):
     """Drops ann's seed of the first deal and, when the round's wait runs out, says it never
     came."""
 
+    host: Host  # the real table: its match
+
     def _reveal(self, cid: int, m: p.Reveal) -> None:
-        if self._seat_of(cid) == 0 and m.round == 0 and self.match.hand_no == 1:
+        if self.host.seat_of(cid) == 0 and m.round == 0 and self.host.match.hand_no == 1:
             return None
         return super()._reveal(cid, m)
+
+
+class DroppingHost(Host):
+    commit_hand = DroppingHand
 
 
 @pytest.mark.parametrize("defence", ["v2", "v1"])
@@ -580,7 +616,7 @@ class BotBlamingDealer(Dealer):
 
 
 class BotBlamingHost(Host):
-    dealer_cls = BotBlamingDealer
+    commit_hand = dealing(BotBlamingDealer)
 
 
 @pytest.mark.parametrize("defence", ["v2", "v1"])
@@ -623,7 +659,7 @@ class AbortingDealer(Dealer):
 
 
 class AbortingHost(Host):
-    dealer_cls = AbortingDealer
+    commit_hand = dealing(AbortingDealer)
 
 
 @pytest.mark.parametrize("defence", ["v2", "v1"])
@@ -805,21 +841,22 @@ def _v1_rounds(mp: pytest.MonkeyPatch) -> None:
     """v1: every round was among every player of the hand, and a round that waited for one
     who had gone voided the hand."""
     mp.setattr(Presence, "present_mask", lambda self: pr.mask_of(sorted(self.setup.humans)))
-    original = Host._advance_round
+    original = CommitHand._advance_round
 
-    def v1_round(self: Host, h: Any, stage: HandStage) -> bool:
-        opened = h.dealer.open
+    def v1_round(self: CommitHand, stage: HandStage) -> bool:
+        opened = self.dealer.open
         if stage is HandStage.COMMITTING and opened is not None:
             waiting = opened.round.waiting_for()
-            gone = {q for q in waiting if q in h.pids and self._gone_for_good(h.pids.index(q))}
+            pids = self.pids
+            gone = {q for q in waiting if q in pids and self.host.gone_for_good(pids.index(q))}
             if gone and set(waiting) <= gone:  # only those who went are missing: void
-                self._void(h)
+                self._void()
                 return True
             if gone:
                 return False  # the others commit first
-        return original(self, h, stage)
+        return original(self, stage)
 
-    mp.setattr(Host, "_advance_round", v1_round)
+    mp.setattr(CommitHand, "_advance_round", v1_round)
 
 
 def _reshuffled_after(t: Any, seat: int) -> bool:
@@ -909,10 +946,6 @@ def test_an_untouched_headless_join_leaves_a_host_that_keeps_voiding_hands(
 # v1's tampers, over TLS: the dishonest dealers of test_tamper.py, plugged into a real host
 
 
-def _tampering(dealer: type[Dealer]) -> type[Host]:
-    return type(f"{dealer.__name__}Host", (Host,), {"dealer_cls": dealer})
-
-
 TAMPERS: dict[str, type[Dealer]] = {
     "swapped card": tamper.SwapHost,
     "stacked deck": tamper.StackedHost,
@@ -928,7 +961,7 @@ def test_v1s_tampers_are_caught_over_tls(tmp_path: Path, name: str) -> None:
     """Every honest client that can see the tamper says UNFAIR, blaming the host, live and in
     ``lanswitch verify``; no verdict blames a player."""
     dealer = TAMPERS[name]
-    host = make_host(_tampering(dealer), hands=3, rules=BIG_HANDS)
+    host = make_host(hosting(dealer), hands=3, rules=BIG_HANDS)
     out = play_over_tls(host, PEOPLE, tmp_path)
     statuses = out.statuses("ann") + out.statuses("bob")
     assert "unfair" in statuses, [v.text() for n in ("ann", "bob") for v in out.verdicts(n)]
@@ -1009,7 +1042,7 @@ def _dealing(**setup: Any) -> type[Dealer]:
     return type("Changed", (Dealer,), {"__init__": init})
 
 
-class TinyTimerHost(Host):
+class TinyTimerHand(CommitHand):
     """Deals with a 1 ms turn timer (the lobby shows none) and plays every person's turn
     itself, on a "timeout", 0.05 s into it."""
 
@@ -1021,14 +1054,18 @@ class TinyTimerHost(Host):
 
     dealer_cls = _Tiny
 
-    def _turn_due(self, h: Any) -> float | None:
-        return float(h.turn_since + 0.05)
+    def _turn_due(self) -> float | None:
+        return float(self.turn_since + 0.05)
 
-    def _host_moves(self, h: Any) -> bool:
-        if self._now < h.turn_since + 0.05:
+    def _host_moves(self) -> bool:
+        if self.host.now < self.turn_since + 0.05:
             return False
-        self._step(h, h.dealer.host_move(h.game.to_act(), timeout_move(h.game.legal_moves())))
+        self._step(self.dealer.host_move(self.game.to_act(), timeout_move(self.game.legal_moves())))
         return True
+
+
+class TinyTimerHost(Host):
+    commit_hand = TinyTimerHand
 
 
 @pytest.mark.parametrize("how", ["tiny", "unshown"])
@@ -1044,7 +1081,7 @@ def test_a_turn_timer_the_table_did_not_show_is_refused_or_disputed(
         host = make_host(TinyTimerHost, round_timeout=0.5, heads_timeout=0.5)
         out = play_over_tls(host, SLOW_ANN, tmp_path)
     else:
-        host = make_host(_tampering(_dealing(turn_timer_ms=30_000)))
+        host = make_host(hosting(_dealing(turn_timer_ms=30_000)))
         out = play_over_tls(host, PEOPLE, tmp_path)
     for name in ("ann", "bob"):
         verdicts = out.verdicts(name)
@@ -1068,12 +1105,12 @@ class DropsEveryoneThenDeals(Host):
     every link just before it deals: the ``hand`` message then reaches each client as part of
     its resume, where a fresh join's would not be compared with the lobby."""
 
-    dealer_cls = _dealing(turn_timer_ms=30_000)
+    commit_hand = dealing(_dealing(turn_timer_ms=30_000))
 
     def _start_hand(self) -> None:
         if self.match.hand_no >= 1:
             for seat in range(len(self.table.seats)):
-                cid = self._cid_of_seat(seat)
+                cid = self.cid_of_seat(seat)
                 if cid is not None:
                     self._close(cid, None)
         super()._start_hand()
@@ -1144,7 +1181,7 @@ def test_a_hand_that_names_a_seat_otherwise_than_the_lobby_is_disputed(
             return [x for x in real(*a, **kw) if "naming" not in x]
 
         v1.setattr(session_mod, "lobby_problems", no_names)
-    out = play_over_tls(make_host(_tampering(_Renaming)), PEOPLE, tmp_path)
+    out = play_over_tls(make_host(hosting(_Renaming)), PEOPLE, tmp_path)
     for name in ("ann", "bob"):
         (v,) = out.verdicts(name)
         assert v.names.get("seat1") == "Mallory", v.names  # the signed name, in every file
@@ -1166,13 +1203,13 @@ class StackedSilentHost(Host):
             stacked = self.game.hand_no == 1
             return super().order(round_no, derived) if stacked else derived
 
-    dealer_cls = _Stacked
+    commit_hand = dealing(_Stacked)
 
-    def _broadcast(self, message: p.Message) -> None:
+    def broadcast(self, message: p.Message) -> None:
         h = self.hand
         if isinstance(message, p.Reveals | p.LogHeads) and h is not None and h.game.hand_no == 1:
             return
-        super()._broadcast(message)
+        super().broadcast(message)
 
 
 def test_a_hand_the_host_never_finishes_still_gets_a_verdict(tmp_path: Path) -> None:
@@ -1188,14 +1225,20 @@ def test_a_hand_the_host_never_finishes_still_gets_a_verdict(tmp_path: Path) -> 
         assert any("before this hand was settled" in n.text for n in out.news(name))
 
 
-class QuitsMidHand(Host):
+class QuitsMidHandHand(CommitHand):
     """An honest host whose player closes the table ten moves into the first hand."""
 
-    def _host_moves(self, h: Any) -> bool:
-        if h.dealer.log.count > 10 and not self.finished:
-            self.shutdown(self._now)
+    host: Host  # the real table: closed by its player
+
+    def _host_moves(self) -> bool:
+        if self.dealer.log.count > 10 and not self.host.finished:
+            self.host.shutdown(self.host.now)
             return False
-        return super()._host_moves(h)
+        return super()._host_moves()
+
+
+class QuitsMidHand(Host):
+    commit_hand = QuitsMidHandHand
 
 
 def test_a_hand_the_host_closes_mid_way_cannot_be_checked_and_says_why(tmp_path: Path) -> None:
@@ -1221,11 +1264,11 @@ class KeylessHost(Host):
             kw["keys"] = {q: k for q, k in kw["keys"].items() if q != "seat1"}
             super().__init__(game, **kw)
 
-    dealer_cls = _Keyless
+    commit_hand = dealing(_Keyless)
 
     def _start_hand(self) -> None:
         super()._start_hand()
-        assert self.hand is not None
+        assert isinstance(self.hand, CommitHand)
         self.hand.bots[1] = make_bot("heuristic", self.rules)
 
 
@@ -1241,27 +1284,33 @@ def test_a_persons_seat_dealt_as_the_hosts_own_is_caught(tmp_path: Path) -> None
     assert "with no key at bob's seat" in a.text()
 
 
-class HidingHost(Host):
+class HidingHand(CommitHand):
     """Hides one of ann's cards from her screen (her view's hand and legal moves)."""
 
-    hidden: int | None = None
+    host: HidingHost  # the real table: its outbox, and the card it hides
 
-    def _step(self, h: Any, step: Step, first: int | None = None) -> None:
-        before = len(self.outbox)
-        super()._step(h, step, first)
-        cid = self._cid_of_seat(0)
+    def _step(self, step: Step, first: int | None = None) -> None:
+        host = self.host
+        before = len(host.outbox)
+        super()._step(step, first)
+        cid = host.cid_of_seat(0)
         out = []
-        for c, m in self.outbox[before:]:
+        for c, m in host.outbox[before:]:
             if c == cid and isinstance(m, p.SeatView) and m.hand:
-                if self.hidden is None:
-                    self.hidden = m.hand[0]
+                if host.hidden is None:
+                    host.hidden = m.hand[0]
                 m = dataclasses.replace(
                     m,
-                    hand=tuple(x for x in m.hand if x != self.hidden),
-                    legal=tuple(x for x in m.legal if x != self.hidden) or m.legal,
+                    hand=tuple(x for x in m.hand if x != host.hidden),
+                    legal=tuple(x for x in m.legal if x != host.hidden) or m.legal,
                 )
             out.append((c, m))
-        self.outbox[before:] = out
+        host.outbox[before:] = out
+
+
+class HidingHost(Host):
+    commit_hand = HidingHand
+    hidden: int | None = None
 
 
 def test_a_card_hidden_from_a_players_screen_is_disputed(tmp_path: Path) -> None:

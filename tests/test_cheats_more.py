@@ -46,7 +46,7 @@ from lanswitch.fairdeal.dealer import card_events
 from lanswitch.fairdeal.log import BY_STAND_IN, BY_TIMEOUT
 from lanswitch.game import BLUNDER_FLAG, DRAW, PASS, Phase
 from lanswitch.host import Host
-from lanswitch.host._play import _announce, _Hand
+from lanswitch.host._commit import CommitHand, _announce
 from lanswitch.rules import PRESETS
 from lanswitch.session import Session
 from tests import test_tamper as tamper
@@ -57,6 +57,8 @@ from tests.cheats import (
     Person,
     all_fair,
     carl_leaves,
+    dealing,
+    hosting,
     make_host,
     play_over_tls,
 )
@@ -73,10 +75,6 @@ def v1() -> Iterator[pytest.MonkeyPatch]:
     """A monkeypatch for taking one defence away."""
     with pytest.MonkeyPatch.context() as mp:
         yield mp
-
-
-def _tampering(dealer: type[Dealer], base: type[Host] = Host) -> type[Host]:
-    return type(f"{dealer.__name__}Host", (base,), {"dealer_cls": dealer})
 
 
 def judged(
@@ -157,7 +155,7 @@ def test_a_timeout_that_plays_a_card_for_the_player_is_caught_over_tls(
     if defence == "v1":  # the replay no longer knows what a timeout may play
         v1.setattr(fd_verify, "BY_TIMEOUT", -1)
     for attempt in range(ATTEMPTS):
-        host = make_host(_tampering(tamper.BestCardTimeout), turn_timer=30.0)
+        host = make_host(hosting(tamper.BestCardTimeout), turn_timer=30.0)
         out = play_over_tls(host, PEOPLE, tmp_path / str(attempt))
         if _timed_out_with_a_choice(out):
             break
@@ -188,33 +186,40 @@ def _both_caught_the_timeout_card(out: Outcome, because: str = "") -> None:
         assert because in out.verdicts(name)[0].reason
 
 
+class PatientCardTimeoutHand(CommitHand):
+    """:class:`PatientCardTimeout`'s hands (its state is the table's: ``self.host``)."""
+
+    host: PatientCardTimeout
+
+    def _move(self, cid: int, m: p.Move) -> None:
+        host, game = self.host, self.game
+        if not host.done and host.seat_of(cid) == 1 and game.to_act() == 1:
+            legal = game.legal_moves()
+            if DRAW in legal and any(x not in (DRAW, PASS) for x in legal):
+                host.waiting = True
+                return  # never heard: his timer runs on
+        super()._move(cid, m)
+
+    def _host_moves(self) -> bool:
+        host = self.host
+        if not host.waiting or self.game.to_act() != 1:
+            return super()._host_moves()
+        if host.now < self.turn_since + host.config.turn_timer:
+            return False
+        choice = next(x for x in self.game.legal_moves() if x not in (DRAW, PASS))
+        host.waiting, host.done = False, True
+        self._step(self.dealer.host_move(1, choice, by=BY_TIMEOUT))
+        return True
+
+
 class PatientCardTimeout(Host):
     """At a 5 s turn timer: once, at a turn of bob's where he may draw and has something else
     to play, drops his move, waits his timer out — so his clock has nothing to say — and then
     makes his "timeout" a card or call of its choosing (his first legal one)."""
 
+    commit_hand = PatientCardTimeoutHand
     waiting = False
     done = False
-
-    def _move(self, cid: int, m: p.Move) -> None:
-        h = self.hand
-        game = h.game if isinstance(h, _Hand) else None
-        if not self.done and self._seat_of(cid) == 1 and game and game.to_act() == 1:
-            legal = game.legal_moves()
-            if DRAW in legal and any(x not in (DRAW, PASS) for x in legal):
-                self.waiting = True
-                return  # never heard: his timer runs on
-        super()._move(cid, m)
-
-    def _host_moves(self, h: Any) -> bool:
-        if not self.waiting or h.game.to_act() != 1:
-            return super()._host_moves(h)
-        if self._now < h.turn_since + self.config.turn_timer:
-            return False
-        choice = next(x for x in h.game.legal_moves() if x not in (DRAW, PASS))
-        self.waiting, self.done = False, True
-        self._step(h, h.dealer.host_move(1, choice, by=BY_TIMEOUT))
-        return True
 
 
 @pytest.mark.parametrize("defence", ["v2", "v1"])
@@ -271,7 +276,7 @@ def test_a_blunder_the_host_makes_up_is_caught_over_tls(
     if defence == "v1":
         _no_blunder_rule(v1)
     rules = PRESETS["blackjack"]
-    host = make_host(_tampering(tamper.MadeUpBlunders), turn_timer=30.0, rules=rules)
+    host = make_host(hosting(tamper.MadeUpBlunders), turn_timer=30.0, rules=rules)
     out = play_over_tls(host, PEOPLE, tmp_path)
     t = transcript(out, "ann")
     assert any(isinstance(e, Move) and e.seat == 1 and e.by == BY_TIMEOUT for e in t.log)
@@ -298,23 +303,31 @@ def test_a_blunder_the_host_makes_up_is_caught_over_tls(
         )
 
 
+class StandInBlundersHand(CommitHand):
+    """:class:`StandInBlunders`'s hands (the count is the table's: ``self.host``)."""
+
+    host: StandInBlunders
+
+    def _host_moves(self) -> bool:
+        host = self.host
+        seat = self.game.to_act()
+        if host.charged or seat in self.bots or not self.dealer.is_away(seat):
+            return super()._host_moves()
+        if host.now < self.turn_since + host.config.bot_delay:
+            return False
+        legal = set(self.game.legal_moves())
+        wrong = next(c for c in range(52) if c not in legal)
+        host.charged += 1
+        self._step(self.dealer.host_move(seat, BLUNDER_FLAG | wrong))  # (a stand-in's move)
+        return True
+
+
 class StandInBlunders(Host):
     """Once carl has left, its stand-in charges his seat a blunder (penalty cards for a card
     it says he tried and may not lay) — his hand counts against him in the scores."""
 
+    commit_hand = StandInBlundersHand
     charged = 0
-
-    def _host_moves(self, h: Any) -> bool:
-        seat = h.game.to_act()
-        if self.charged or seat in h.bots or not h.dealer.is_away(seat):
-            return super()._host_moves(h)
-        if self._now < h.turn_since + self.config.bot_delay:
-            return False
-        legal = set(h.game.legal_moves())
-        wrong = next(c for c in range(52) if c not in legal)
-        self.charged += 1
-        self._step(h, h.dealer.host_move(seat, BLUNDER_FLAG | wrong))  # (a stand-in's move)
-        return True
 
 
 @pytest.mark.parametrize("defence", ["v2", "v1"])
@@ -405,7 +418,7 @@ def test_a_players_seed_replayed_from_another_hand_or_round_is_caught(
     dealer = type("Replaying", (ReplayingDealer,), {"where": where, "kept": {}})
     hands, rules = (2, SWITCH) if where == "hand" else (1, BIG_HANDS)
     for attempt in range(ATTEMPTS):
-        host = make_host(_tampering(dealer), hands=hands, rules=rules)
+        host = make_host(hosting(dealer), hands=hands, rules=rules)
         out = play_over_tls(host, PEOPLE, tmp_path / str(attempt))
         if where == "hand" or len(transcript(out, "ann").rounds) > 1:
             break
@@ -501,16 +514,15 @@ class ReshufflingDealer(Dealer):
         return self._add([*shuffled, *card_events(events)], events)
 
 
-class ReshufflingHost(Host):
-    def _advance_once(self, moves: bool) -> bool:
-        h = self.hand
-        d = getattr(h, "dealer", None)
-        if isinstance(d, ReshufflingDealer) and not getattr(h, "ended", True) and d.cheat_now():
+class ReshufflingHand(CommitHand):
+    def advance(self, moves: bool) -> bool:
+        d = self.dealer
+        if isinstance(d, ReshufflingDealer) and not self.ended and d.cheat_now():
             step = d.reshuffle()
             if step is not None:
-                self._step(h, step)  # type: ignore[arg-type]
+                self._step(step)
             return True
-        return super()._advance_once(moves)
+        return super().advance(moves)
 
 
 RESHUFFLES = {
@@ -545,7 +557,10 @@ def test_a_reshuffle_without_its_round_is_caught_over_tls(tmp_path: Path, how: s
     dealer = type("Reshuffling", (ReshufflingDealer,), {"how": how})
     rules = SWITCH if how.startswith("early") else BIG_HANDS
     for attempt in range(ATTEMPTS):
-        host = make_host(_tampering(dealer, ReshufflingHost), rules=rules)
+        host_cls = type(
+            "ReshufflingHost", (Host,), {"commit_hand": dealing(dealer, ReshufflingHand)}
+        )
+        host = make_host(host_cls, rules=rules)
         out = play_over_tls(host, PEOPLE, tmp_path / str(attempt))
         if out.statuses("ann") != ["fair"]:
             break  # (a hand that never reshuffles is fair, and no test of this)
@@ -565,9 +580,8 @@ def test_a_reshuffle_without_its_round_is_caught_over_tls(tmp_path: Path, how: s
 # 5. A card never dealt: played by the host for a player, or shown on its screen
 
 
-class NeverDealtHost(Host):
-    """Says ann (connected) lost the link as soon as her turn comes, never logs her back, and
-    as her stand-in plays a card that matches, taken from the stock — never dealt to her."""
+class NeverDealtHand(CommitHand):
+    """:class:`NeverDealtHost`'s hands."""
 
     class _Slipping(Dealer):
         slipped: int | None = None
@@ -591,16 +605,23 @@ class NeverDealtHost(Host):
 
     dealer_cls = _Slipping
 
-    def _presence_step(self, h: Any) -> bool:
-        if h.dealer.is_away(0):
+    def _presence_step(self) -> bool:
+        if self.dealer.is_away(0):
             return False  # she never comes back, says the log
-        return super()._presence_step(h)
+        return super()._presence_step()
 
-    def _host_moves(self, h: Any) -> bool:
-        if h.game.to_act() == 0 and not h.dealer.is_away(0):
-            self._step(h, h.dealer.away(0))
+    def _host_moves(self) -> bool:
+        if self.game.to_act() == 0 and not self.dealer.is_away(0):
+            self._step(self.dealer.away(0))
             return True
-        return super()._host_moves(h)
+        return super()._host_moves()
+
+
+class NeverDealtHost(Host):
+    """Says ann (connected) lost the link as soon as her turn comes, never logs her back, and
+    as her stand-in plays a card that matches, taken from the stock — never dealt to her."""
+
+    commit_hand = NeverDealtHand
 
 
 def test_a_card_never_dealt_played_by_the_host_for_a_player_is_caught_over_tls(
@@ -630,24 +651,32 @@ def test_a_card_never_dealt_played_by_the_host_for_a_player_is_caught_over_tls(
     assert warned(out, "ann", "the host says you went away, but your connection")  # live
 
 
+class ShowsNeverDealtHand(CommitHand):
+    """:class:`ShowsNeverDealtHost`'s hands (the card shown is the table's: ``self.host``)."""
+
+    host: ShowsNeverDealtHost  # the real table: its outbox
+
+    def _step(self, step: Step, first: int | None = None) -> None:
+        host = self.host
+        before = len(host.outbox)
+        super()._step(step, first)
+        cid = host.cid_of_seat(0)
+        out = []
+        for c, m in host.outbox[before:]:
+            if c == cid and isinstance(m, p.SeatView) and m.hand and self.game.stock:
+                if host.shown is None:
+                    host.shown = self.game.stock[0]
+                if host.shown not in m.hand:
+                    m = dataclasses.replace(m, hand=(*m.hand, host.shown))
+            out.append((c, m))
+        host.outbox[before:] = out
+
+
 class ShowsNeverDealtHost(Host):
     """Shows ann, on her screen, a card never dealt to her (one from the stock)."""
 
+    commit_hand = ShowsNeverDealtHand
     shown: int | None = None
-
-    def _step(self, h: Any, step: Step, first: int | None = None) -> None:
-        before = len(self.outbox)
-        super()._step(h, step, first)
-        cid = self._cid_of_seat(0)
-        out = []
-        for c, m in self.outbox[before:]:
-            if c == cid and isinstance(m, p.SeatView) and m.hand and h.game.stock:
-                if self.shown is None:
-                    self.shown = h.game.stock[0]
-                if self.shown not in m.hand:
-                    m = dataclasses.replace(m, hand=(*m.hand, self.shown))
-            out.append((c, m))
-        self.outbox[before:] = out
 
 
 @pytest.mark.parametrize("defence", ["v2", "v1"])
@@ -745,7 +774,7 @@ def test_the_host_cannot_pass_its_own_abort_off_as_a_players_over_tls(
 
         v1.setattr(fd_verify._Verifier, "void_round", as_told)
     dealer = type("Laundering", (LaunderingDealer,), {"story": story})
-    out = play_over_tls(make_host(_tampering(dealer), round_timeout=0.5), PEOPLE, tmp_path)
+    out = play_over_tls(make_host(hosting(dealer), round_timeout=0.5), PEOPLE, tmp_path)
     for name in ("ann", "bob"):
         assert len(out.verdicts(name)) == 2  # the void hand, then hand 2 (honest)
         assert warned(out, name, "round 0 failed (ann")  # live, as the host tells it
@@ -818,13 +847,12 @@ FAKE = Ed25519PrivateKey.generate()
 """The key the host makes up for a seat."""
 
 
-class FakeKeyHost(Host):
-    """Deals seat ``fake`` (1: bob's, a person's; 2: its bot's) with a key of its own making,
-    and plays it as that seat's "own": its commitments and seeds, its moves signed with the
-    key as the player's, its head of the log."""
+class FakeKeyHand(CommitHand):
+    """:class:`FakeKeyHost`'s hands: seat ``fake``'s key is the host's own making (its seeds
+    are the table's: ``self.host``)."""
 
+    host: FakeKeyHost
     fake = 1
-    seeds: dict[int, bytes]
 
     class _Keyed(Dealer):
         fake = 1
@@ -837,51 +865,61 @@ class FakeKeyHost(Host):
     def pid(self) -> str:
         return f"seat{self.fake}"
 
-    def _advance_round(self, h: Any, stage: HandStage) -> bool:
-        done = super()._advance_round(h, stage)
-        opened = h.dealer.open
+    def _advance_round(self, stage: HandStage) -> bool:
+        done = super()._advance_round(stage)
+        opened = self.dealer.open
         if opened is None or self.pid not in opened.round.participants:
             return done
         rnd, pid = opened.round, self.pid
-        seeds = self.__dict__.setdefault("seeds", {})
+        seeds = self.host.__dict__.setdefault("seeds", {})
         seed = seeds.setdefault(opened.number, os.urandom(32))
         if rnd.state is RoundState.ANNOUNCED and pid not in rnd.commitments:
             c = pr.commitment(rnd.ctx, pid, seed)
             sig = pr.sign(FAKE, pr.commitment_message(rnd.ctx, pid, c))
-            fixed = h.dealer.commit(pid, c, sig)
+            fixed = self.dealer.commit(pid, c, sig)
             if fixed is not None:
-                self._publish(h, _announce(fixed))
+                self._publish(_announce(fixed))
             return True
         if rnd.state is RoundState.FIXED and pid not in rnd.seeds:
             c = rnd.commitments[pid][0]
-            h.dealer.reveal(pid, seed, pr.sign(FAKE, pr.reveal_message(rnd.ctx, pid, c, seed)))
+            self.dealer.reveal(pid, seed, pr.sign(FAKE, pr.reveal_message(rnd.ctx, pid, c, seed)))
             return True
         return done
 
-    def _turn_due(self, h: Any) -> float | None:
-        if h.game.to_act() == self.fake:
-            return float(h.turn_since + self.config.bot_delay)
-        return super()._turn_due(h)
+    def _turn_due(self) -> float | None:
+        if self.game.to_act() == self.fake:
+            return float(self.turn_since + self.host.config.bot_delay)
+        return super()._turn_due()
 
-    def _host_moves(self, h: Any) -> bool:
+    def _host_moves(self) -> bool:
         seat = self.fake
-        if h.game.to_act() != seat:
-            return super()._host_moves(h)
-        move = make_bot("heuristic", self.rules).choose(h.game.view(seat), self._rng)
-        sig = pr.sign(FAKE, h.dealer.move_message(seat, BY_SEAT, move))
-        self._step(h, h.dealer.act(seat, move, sig))
+        if self.game.to_act() != seat:
+            return super()._host_moves()
+        move = make_bot("heuristic", self.host.rules).choose(self.game.view(seat), self.host.rng)
+        sig = pr.sign(FAKE, self.dealer.move_message(seat, BY_SEAT, move))
+        self._step(self.dealer.act(seat, move, sig))
         return True
 
-    def _end_hand(self, h: Any) -> None:
-        super()._end_hand(h)
-        log, ctx0 = h.dealer.log, h.dealer.setup.ctx0
+    def _end_hand(self) -> None:
+        super()._end_hand()
+        log, ctx0 = self.dealer.log, self.dealer.setup.ctx0
         msg = pr.log_head_message(ctx0, self.pid, log.count, log.head)
-        h.heads[self.pid] = SignedHead(log.count, log.head, pr.sign(FAKE, msg))
+        self.heads[self.pid] = SignedHead(log.count, log.head, pr.sign(FAKE, msg))
+
+
+class FakeKeyHost(Host):
+    """Deals seat ``fake`` (1: bob's, a person's; 2: its bot's) with a key of its own making,
+    and plays it as that seat's "own": its commitments and seeds, its moves signed with the
+    key as the player's, its head of the log (:class:`FakeKeyHand`)."""
+
+    commit_hand = FakeKeyHand
+    seeds: dict[int, bytes]
 
 
 def _fake_key_host(seat: int) -> type[FakeKeyHost]:
-    dealer = type("Keyed", (FakeKeyHost._Keyed,), {"fake": seat})
-    return type("FakeKey", (FakeKeyHost,), {"fake": seat, "dealer_cls": dealer})
+    dealer = type("Keyed", (FakeKeyHand._Keyed,), {"fake": seat})
+    hand = type("FakeKeyHand", (FakeKeyHand,), {"fake": seat, "dealer_cls": dealer})
+    return type("FakeKey", (FakeKeyHost,), {"commit_hand": hand})
 
 
 @pytest.mark.parametrize("defence", ["v2", "v1"])
@@ -996,7 +1034,7 @@ def test_a_present_player_left_out_of_a_round_is_caught_over_tls(
         # their verdicts say what it did): at the deal a plain void, then one hand; at a
         # reshuffle they forfeit hand 1, which counts, and hand 2 follows.
         hands = 1 if when == "deal" else 2
-        host = make_host(_tampering(dealer), round_timeout=0.5, rules=rules, hands=hands)
+        host = make_host(hosting(dealer), round_timeout=0.5, rules=rules, hands=hands)
         out = play_over_tls(host, PEOPLE, tmp_path / str(attempt))
         if len(transcript(out, "ann").rounds) > r:
             break
@@ -1030,13 +1068,13 @@ class HeadsWithholdingHost(Host):
 
     what = "none"
 
-    def _broadcast(self, message: p.Message) -> None:
+    def broadcast(self, message: p.Message) -> None:
         h = self.hand
         if isinstance(message, p.LogHeads) and h is not None and h.game.hand_no == 1:
             if self.what == "none":
                 return
             message = p.LogHeads(heads={DEALER: message.heads[DEALER]})
-        super()._broadcast(message)
+        super().broadcast(message)
 
 
 @pytest.mark.parametrize("defence", ["v2", "v1"])
@@ -1098,7 +1136,7 @@ def test_a_void_the_verdict_lays_on_the_host_is_not_counted_against_a_player(
         dealer = type("LeavesAnnOut", (LeavesAnnOut,), {"when": "reshuffle"})
         rules = BIG_HANDS
     for attempt in range(ATTEMPTS):
-        host = make_host(_tampering(dealer), round_timeout=0.5, rules=rules)
+        host = make_host(hosting(dealer), round_timeout=0.5, rules=rules)
         out = play_over_tls(host, PEOPLE, tmp_path / str(attempt))
         if out.statuses("ann")[0] == "unfair":
             break

@@ -32,6 +32,7 @@ from lanswitch.fairdeal.primitives import named
 from lanswitch.game import DRAW
 from lanswitch.host import Host, HostConfig
 from lanswitch.host._blind import BlindHand
+from lanswitch.host._commit import CommitHand
 from lanswitch.session import Session
 from tests.cheats import Person, all_fair, make_host, play_over_tls
 from tests.tablenet import TableNet
@@ -65,43 +66,56 @@ def _quick_after_cheats(think: float) -> Any:
     return during
 
 
+class _DropsMoves(CommitHand):
+    host: DropsMoves  # the table, which counts the moves dropped
+
+    def _move(self, cid: int, m: p.Move) -> None:
+        host = self.host
+        if host.seat_of(cid) == host.victim and host.dropped < CHEATS:
+            host.dropped += 1
+            if host.refuse:  # (her client does not send a refused move again)
+                text = "not a move the rules allow"
+                host.send(cid, p.Reject(code=p.ErrorCode.ILLEGAL_MOVE, text=text, seq=m.seq))
+            return  # as if it never came
+        super()._move(cid, m)
+
+
 class DropsMoves(Host):
     """Drops ann's first ``CHEATS`` moves without a word (no reject) — or, ``refuse``, with a
     reject she cannot check, "illegal" for a legal card —; its own timer then runs out as an
     honest host's would, and the protocol's timeout move is logged for her seat."""
 
+    commit_hand = _DropsMoves
     victim = 0
     dropped = 0
     refuse = False
 
-    def _move(self, cid: int, m: p.Move) -> None:
-        if self._seat_of(cid) == self.victim and self.dropped < CHEATS:
-            self.dropped += 1
-            if self.refuse:  # (her client does not send a refused move again)
-                text = "not a move the rules allow"
-                self._send(cid, p.Reject(code=p.ErrorCode.ILLEGAL_MOVE, text=text, seq=m.seq))
-            return  # as if it never came
-        super()._move(cid, m)
+
+class _ShortTimer(CommitHand):
+    host: ShortTimer  # the table, which counts the turns cut
+
+    def _turn_due(self) -> float | None:
+        due = super()._turn_due()
+        host = self.host
+        if self.game.to_act() == host.victim and host.cut < CHEATS and due is not None:
+            return float(due - 1.5)
+        return due
+
+    def _host_moves(self) -> bool:
+        host = self.host
+        ann_due = self.game.to_act() == host.victim and host.cut < CHEATS
+        moved = super()._host_moves()
+        if moved and ann_due:
+            host.cut += 1
+        return moved
 
 
 class ShortTimer(Host):
     """Times ann out 1.5 s before her turn's end, ``CHEATS`` times: within the old slack."""
 
+    commit_hand = _ShortTimer
     victim = 0
     cut = 0
-
-    def _turn_due(self, h: Any) -> float | None:
-        due = super()._turn_due(h)
-        if h.game.to_act() == self.victim and self.cut < CHEATS and due is not None:
-            return float(due - 1.5)
-        return due
-
-    def _host_moves(self, h: Any) -> bool:
-        ann_due = h.game.to_act() == self.victim and self.cut < CHEATS
-        moved = super()._host_moves(h)
-        if moved and ann_due:
-            self.cut += 1
-        return moved
 
 
 def _caught(out: Any, words: str) -> None:
@@ -166,31 +180,37 @@ def test_a_host_that_times_a_player_out_early_within_the_old_slack_is_caught(
 # Dealer-blind: the host says a player withheld a key its client sent (issue 25, item 3)
 
 
+class _DropsAKey(BlindHand):
+    host: DropsAKey  # the table, which says how it cheats and whether it has
+
+    def _release(self, cid: int, pid: str, m: p.BlindRelease) -> None:
+        host = self.host
+        if not host.dropped and host.seat_of(cid) == 0:
+            host.dropped = True
+            return  # as if it never came
+        super()._release(cid, pid, m)
+
+    def _stop(self, culprit: str, fault: BlindFault, detail: str) -> None:
+        if self.host.how == "word" and culprit == "seat0":
+            fault = BlindFault.BAD_KEY
+        super()._stop(culprit, fault, detail)
+
+    def _relay(self, message: p.Message) -> None:
+        if self.host.how == "seeds" and isinstance(message, p.BlindReveal):
+            seeds = {q: s for q, s in message.seeds.items() if q != "seat1"}
+            message = p.BlindReveal(seeds=seeds, complaints=message.complaints)
+        super()._relay(message)
+
+
 class DropsAKey(Host):
     """Drops the first sealed key ann releases (to bob) without a word, then — the key
     "overdue" — stops the hand as an honest host would: ann withheld her part of the deal.
     ``how`` (found by review): ``word`` names another fault in its abort than "withheld";
     ``seeds`` leaves bob's seeds out of the reveal, so that the check names bob."""
 
+    blind_hand = _DropsAKey
     dropped = False
     how = "withheld"
-
-    def _blind_release(self, cid: int, m: p.BlindRelease) -> None:
-        if not self.dropped and self._seat_of(cid) == 0:
-            self.dropped = True
-            return  # as if it never came
-        super()._blind_release(cid, m)
-
-    def _stop(self, b: BlindHand, culprit: str, fault: BlindFault, detail: str) -> None:
-        if self.how == "word" and culprit == "seat0":
-            fault = BlindFault.BAD_KEY
-        super()._stop(b, culprit, fault, detail)
-
-    def _relay(self, b: BlindHand, message: p.Message) -> None:
-        if self.how == "seeds" and isinstance(message, p.BlindReveal):
-            seeds = {q: s for q, s in message.seeds.items() if q != "seat1"}
-            message = p.BlindReveal(seeds=seeds, complaints=message.complaints)
-        super()._relay(b, message)
 
 
 @pytest.mark.parametrize("how", ["withheld", "word", "seeds"])

@@ -210,6 +210,6 @@ def test_the_inspection_catches_a_host_that_leaks(monkeypatch: pytest.MonkeyPatc
     """The check can fail: a host that forgets to redact other seats' cards is caught."""
     import lanswitch.host
 
-    monkeypatch.setattr(lanswitch.host._play, "redact", lambda event, viewer: event)
+    monkeypatch.setattr(lanswitch.host._commit, "redact", lambda event, viewer: event)
     with pytest.raises(AssertionError, match="shown to seat"):
         run_hands("switch", 1, seed=1)

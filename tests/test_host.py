@@ -24,7 +24,7 @@ from lanswitch.host import (
     Host,
     HostConfig,
 )
-from lanswitch.host._play import _Hand
+from lanswitch.host._commit import CommitHand
 from lanswitch.rules import PRESETS
 from lanswitch.session import HEADS_PATIENCE, Session, named
 from lanswitch.table import Refusal
@@ -877,7 +877,7 @@ def test_a_round_whose_committed_player_goes_is_withdrawn_and_announced_anew() -
     net.send(a, p.Ready(ready=True))
     net.send(b, p.Ready(ready=True))
     assert of(b, p.Announce)
-    assert isinstance(net.host.hand, _Hand)
+    assert isinstance(net.host.hand, CommitHand)
     assert "seat1" in net.host.hand.dealer.rounds[0].round.commitments  # bob committed
     net.drop(b)
     a.withhold = ()
@@ -930,7 +930,7 @@ def test_a_host_with_nothing_due_sets_no_deadline_in_the_past() -> None:
     b.alive = False
     net.links.pop(b.cid)
     hand = net.host.hand
-    assert isinstance(hand, _Hand)
+    assert isinstance(hand, CommitHand)
     net.run(lambda: hand.dealer.is_away(1) and a.session.my_turn())
     deadline = net.host.next_deadline()
     assert deadline is None or deadline > net.now
@@ -962,9 +962,9 @@ class _Unfinishing(Host):
 
     stall = False
 
-    def _broadcast(self, message: p.Message) -> None:
+    def broadcast(self, message: p.Message) -> None:
         if not isinstance(message, p.Reveals | p.LogHeads):
-            super()._broadcast(message)
+            super().broadcast(message)
 
     def _between_hands(self) -> bool:
         return False if self.stall and self.match.hand_no else super()._between_hands()

@@ -15,6 +15,7 @@ from lanswitch.fairdeal import blindfile
 from lanswitch.fairdeal.primitives import public_bytes
 from lanswitch.host import Host, HostConfig, ReplayError
 from lanswitch.host._blind import BlindHand
+from lanswitch.host._commit import CommitHand
 from lanswitch.hosting import owner_session
 from lanswitch.rules import PRESETS
 from lanswitch.session import Session
@@ -34,7 +35,7 @@ def state(h: Host) -> str:
     hand_state: object = None
     if isinstance(hand, BlindHand):
         hand_state = blind_state(hand)
-    elif hand is not None:
+    elif isinstance(hand, CommitHand):
         dealer = hand.dealer
         rounds = [
             (
@@ -106,7 +107,7 @@ def blind_state(b: BlindHand) -> object:
         b.leaving,
         b.seeds,
         b.complaints,
-        b.deadline,
+        b.deadline_at,
         b.turn_since,
         b.seeds_deadline,
         repr(b.outcome),

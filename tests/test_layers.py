@@ -46,3 +46,77 @@ def test_no_argparse_namespace_below_the_command_line() -> None:
     for shell in ("netcmd", "tui", "client", "hosting", "history"):
         for path in module_files(shell):
             assert "argparse" not in path.read_text("utf-8"), path
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Each module of the package → the modules of it that it imports (at module level, in
+    a function, or for type checking alike: a loop a reader must follow is one either way).
+    A package's ``__init__`` is left out as a target: importing a submodule runs it."""
+    files = module_files("")
+    modules = {dotted_name(f): f for f in files}
+    packages = {dotted_name(f) for f in files if f.stem == "__init__"}
+    graph: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        found = imported_modules(path.read_text("utf-8"), module, path.stem == "__init__")
+        graph[module] = {
+            name for _, name in found if name in modules and name not in packages | {module}
+        }
+    return graph
+
+
+def _loops(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, with an
+    explicit stack: bounded by the graph's size)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    loops: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, edges = work[-1]
+            w = next(edges, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                component = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    component.append(w)
+                    if w == v:
+                        break
+                if len(component) > 1:
+                    loops.append(sorted(component))
+    return loops
+
+
+def test_no_module_imports_one_that_imports_it_back() -> None:
+    """Issue 25: the host was one class over three files by inheritance, and the package's one
+    import loop, ``host/_core ⇄ _blind ⇄ _play ⇄ _journal``. Now the table holds its hand as a
+    driver (``host/_deal``), and imports run one way everywhere."""
+    graph = _import_graph()
+    assert graph.get("lanswitch.host._core")
+    assert _loops(graph) == []
+
+
+def test_the_loop_finder_finds_a_loop() -> None:
+    """(So that the test above can fail.)"""
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert _loops(graph) == [["a", "b", "c"]]

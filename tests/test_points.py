@@ -432,14 +432,14 @@ def test_a_client_takes_no_part_in_a_hand_dealt_with_a_key_that_is_no_point() ->
     class BadKeyHost(Host):
         keep = b""  # ann's key, dealt as it is
 
-        def _broadcast(self, message: p.Message) -> None:
+        def broadcast(self, message: p.Message) -> None:
             if isinstance(message, p.Hand):
                 bob = next(q for q, k in message.keys.items() if q != DEALER and k != self.keep)
                 real = decode(message.keys[bob])
                 assert real is not None
                 bad = encode(add(real, TORSION[2]))
                 message = replace(message, keys={**message.keys, bob: bad})
-            super()._broadcast(message)
+            super().broadcast(message)
 
     net = TableNet(HostConfig(seats=3, bots=1, hands=1, blind=True, bot_delay=0), seed=4)
     net.host = BadKeyHost(net.host.config, entropy=net.rng.randbytes, now=net.now)

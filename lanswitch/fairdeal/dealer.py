@@ -26,6 +26,7 @@ from typing import Final
 
 from ..game import BLUNDER_FLAG, Event, Game
 from .checks import Presence
+from .forfeit import forfeiters
 from .log import (
     BY_BOT,
     BY_SEAT,
@@ -362,8 +363,8 @@ class Dealer:
         dealt = any(o.round.state is RoundState.DEALT for o in self.rounds)
         seats = self.setup.seats
         proven = blame.fault is Fault.BAD_REVEAL
-        forfeit = [seats.index(p) for p in blame.culprits if p in seats] if dealt or proven else []
-        self.game.void(forfeit)
+        lost = forfeiters(blame.culprits, seats, dealt=dealt, proven=proven)
+        self.game.void([seats.index(q) for q in lost])
         return self.void
 
     # -- moves -------------------------------------------------------------------------------

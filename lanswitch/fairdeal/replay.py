@@ -27,6 +27,7 @@ from ..cards import SUIT_NAMES, format_card
 from ..game import BLUNDER_FLAG, SUIT_BASE, Event, Game, IllegalMove, Reason, format_move
 from .checks import Presence, check_announcement, check_move, check_same_round, timeout_move
 from .dealer import card_events
+from .forfeit import forfeiters
 from .log import (
     BY_SEAT,
     BY_STAND_IN,
@@ -533,10 +534,8 @@ class _Verifier:
 
     def forfeiters(self, culprits: Iterable[str], *, proven: bool) -> tuple[str, ...]:
         """The culprits who forfeit: players, once the cards were dealt, and at the deal for
-        a seed proven bad (``Dealer.fail``)."""
-        if not self.dealt and not proven:
-            return ()
-        return tuple(p for p in culprits if p in self.setup.seats)
+        a seed proven bad (:mod:`~lanswitch.fairdeal.forfeit`, as the host scores it)."""
+        return forfeiters(culprits, self.setup.seats, dealt=bool(self.dealt), proven=proven)
 
     # -- presence and moves --------------------------------------------------------------------
 

@@ -45,7 +45,11 @@ the shell then tells it those connections are gone, and their players resume wit
 tokens as after any lost link.
 
 Layout: ``_config`` (settings, constants), ``_journal`` (records and replay), ``_core``
-(connections, the lobby, the match between hands), ``_play`` (:class:`Host`: the hands).
+(:class:`Host`: connections, the lobby, the match between hands), and the hand in play, which
+the host *holds* rather than inherits — ``_deal`` (the interface: ``HandDriver``, and
+``Tableside``, what a hand may ask of its table), ``_commit`` (``CommitHand``, commit-reveal)
+and ``_blind`` (``BlindHand``, dealer-blind). Imports run one way: ``_core`` → the drivers →
+``_deal`` → ``_config``.
 """
 
 from ._config import (
@@ -62,8 +66,8 @@ from ._config import (
     RATE_LIMIT,
     HostConfig,
 )
+from ._core import Host
 from ._journal import ReplayError
-from ._play import Host
 
 __all__ = [
     "CHAT_BURST",

@@ -29,13 +29,10 @@ sends ``hand_over``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Final
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
 from .. import protocol as p
-from ..bots import Bot, make_bot
+from ..bots import make_bot
 from ..fairdeal import DEALER, HandSetup
 from ..fairdeal import blind as crypto
 from ..fairdeal.blindcheck import BlindOutcome, check_hand
@@ -59,45 +56,86 @@ from ..fairdeal.blindseat import (
     opening_of,
     share_map,
 )
+from ..fairdeal.forfeit import forfeiters
 from ..fairdeal.primitives import UsageError, named, public_bytes
 from ..fairdeal.primitives import verify as verify_signature
-from ..game import MAX_CARD, Event, Game
-from ._core import HostBase
+from ..game import MAX_CARD, Event
+from ._deal import HandMessage, HandStart, Tableside, Watch, not_taken
 
-__all__ = ["BlindHand", "BlindHost"]
+__all__ = ["BlindHand"]
 
 _NO_HEAD: Final = (0, bytes(32), b"")
 """``hand_over.head`` of a blind hand: it has no commit-reveal log."""
 
 
-@dataclass(slots=True)
 class BlindHand:
-    """A blind hand in progress, and after it until its seeds are in."""
+    """A dealer-blind hand in progress, and after it until its seeds are in: one of the two
+    :class:`~lanswitch.host._deal.HandDriver` implementations (module docstring)."""
 
-    message: p.Hand
-    setup: BlindSetup
-    part: Participant
-    bots: dict[int, Bot]
-    game: Game  # the match's game of this hand: scored from the check's replay
-    deadline: float = 0.0  # when whatever is owed now is overdue
-    turn_since: float = 0.0
-    published: list[p.Message] = field(default_factory=list)
-    sealed: dict[str, list[tuple[int, p.BlindRelease]]] = field(default_factory=dict)
-    """Per drawer, every sealed key passed on to it, each with how many messages had been
-    relayed to all by then (a drawer catching up gets each at the same point)."""
-    shares: dict[tuple[int, int], dict[str, Share]] = field(default_factory=dict)
-    owed: dict[tuple[str, int], str] = field(default_factory=dict)  # (sender, hidden) → to
-    delivered: set[tuple[str, int, str]] = field(default_factory=set)  # (sender, hidden, to)
-    abort: p.BlindAbort | None = None
-    leaving: dict[str, tuple[bytes, ...]] = field(default_factory=dict)  # until no shuffle is open
-    seeds: dict[str, tuple[bytes, ...]] = field(default_factory=dict)
-    complaints: dict[str, tuple[Complaint, ...]] = field(default_factory=dict)
-    seeds_deadline: float = 0.0
-    unchecked: list[tuple[int, str, int]] = field(default_factory=list)
-    """Passes relayed whose points still await the host's group test (``_blind_check``):
-    ``(shuffle, author, pass)``, in the order they came."""
-    outcome: BlindOutcome | None = None
-    over: p.HandOver | None = None
+    holder_cls: type[Holder] = Holder
+    """What keeps the host's own secrets (a dishonest host, in the tests that play one
+    against untouched clients, plugs in one that cheats)."""
+
+    def __init__(self, host: Tableside, start: HandStart) -> None:
+        self.host = host
+        game = start.game
+        # Only the seats dealt in take part (a seat sitting the hand out holds no keys).
+        keys = {q: k for q, k in start.keys.items() if game.active[start.pids.index(q)]}
+        keys[DEALER] = public_bytes(start.key)
+        out = tuple(s for s in range(game.players) if not game.active[s])
+        hs = HandSetup.create(
+            start.game_id,
+            game.hand_no,
+            game.rules,
+            start.pids,
+            keys,
+            dealer=game.dealer,
+            out=out,
+            names=start.names,
+        )
+        self.message = p.Hand(
+            game_id=hs.game_id,
+            hand_no=hs.hand_no,
+            seats=start.pids,
+            dealer=hs.dealer,
+            out=hs.out,
+            rules=hs.rules_toml,
+            keys=hs.keys,
+            blind=True,
+            names=hs.names,
+        )
+        self.setup: BlindSetup = blind_setup(hs)
+        holder = self.holder_cls(
+            self.setup, DEALER, start.key.private_bytes_raw(), lambda _k: host.entropy(32)
+        )
+        self.part = Participant(holder)
+        self.bots = start.bots
+        self.game = game  # the match's game of this hand: scored from the check's replay
+        self.deadline_at = host.now + host.config.round_timeout  # when what is owed is overdue
+        self.turn_since = host.now
+        self.published: list[p.Message] = [self.message]
+        self.sealed: dict[str, list[tuple[int, p.BlindRelease]]] = {}
+        """Per drawer, every sealed key passed on to it, each with how many messages had been
+        relayed to all by then (a drawer catching up gets each at the same point)."""
+        self.shares: dict[tuple[int, int], dict[str, Share]] = {}
+        self.owed: dict[tuple[str, int], str] = {}  # (sender, hidden) → to
+        self.delivered: set[tuple[str, int, str]] = set()  # (sender, hidden, to)
+        self.abort: p.BlindAbort | None = None
+        self.leaving: dict[str, tuple[bytes, ...]] = {}  # until no shuffle is open
+        self.seeds: dict[str, tuple[bytes, ...]] = {}
+        self.complaints: dict[str, tuple[Complaint, ...]] = {}
+        self.seeds_deadline = 0.0
+        self.unchecked: list[tuple[int, str, int]] = []
+        """Passes relayed whose points still await the host's group test (``_check``):
+        ``(shuffle, author, pass)``, in the order they came."""
+        self.outcome: BlindOutcome | None = None
+        self.over: p.HandOver | None = None
+        dealer = host.seat_names()[game.dealer]
+        host.say(f"hand {game.hand_no} started (dealer-blind), {dealer} deals")
+        host.broadcast_lobby()
+        host.broadcast(self.message)
+
+    # -- what the table asks (HandDriver) ------------------------------------------------------
 
     @property
     def seq(self) -> int:
@@ -111,6 +149,84 @@ class BlindHand:
     def ended(self) -> bool:
         """Play has stopped: the hand is over or the host stopped it."""
         return self.abort is not None or self.part.follower.game.over
+
+    @property
+    def settled(self) -> bool:
+        return self.over is not None
+
+    def receive(self, cid: int, message: HandMessage) -> None:
+        pid = self._participant(cid)
+        if pid is None:
+            self.host.send(cid, not_taken(message))
+        elif isinstance(message, p.BlindPass):
+            self._pass(cid, pid, message)
+        elif isinstance(message, p.BlindShare):
+            self._share(cid, pid, message)
+        elif isinstance(message, p.BlindRelease):
+            self._release(cid, pid, message)
+        elif isinstance(message, p.BlindMove):
+            self._move(cid, pid, message)
+        elif isinstance(message, p.BlindSeeds):
+            self._seeds(cid, pid, message)
+        else:  # a commit-reveal hand's message
+            self.host.send(cid, not_taken(message))
+
+    def advance(self, moves: bool) -> bool:
+        if self.ended:
+            return self._end()
+        if moves and self._check():  # (a tick's work: after what came went out)
+            return True
+        try:
+            if self._duties():
+                return True
+        except Cheat as c:  # the host's own pass found the pass before it broken
+            self._cheat(c)
+            return True
+        if self._open():
+            return True
+        if self._leave():
+            return True
+        if moves and self._bot():
+            return True
+        return self._overdue()
+
+    def deadline(self) -> float | None:
+        host = self.host
+        times = [since + host.config.away_grace for since in host.away.values()]
+        if self.ended:
+            return min([self.seeds_deadline, *times])
+        if self.unchecked:
+            times.append(host.now)
+        if [q for q in self.awaited() if q != DEALER]:
+            times.append(self.deadline_at)
+        elif self.part.to_move() is not None:
+            times.append(self.turn_since + host.config.bot_delay)
+        return min(times) if times else None
+
+    def watch(self) -> Watch | None:
+        """Everyone, closely (the table's default): each participant may owe keys at any
+        step."""
+        return None
+
+    def catch_up(self, cid: int) -> None:
+        """Everything relayed so far, in order, with the sealed keys meant for it each at the
+        point it was passed on (a key of a card laid since must come before the lay). Whose
+        keys they are goes by the session key it said hello with, as the hand dealt them:
+        between hands (a player caught up on the hand whose end it missed, or the host's own
+        player in a restarted process) no seat is in play, and one may have moved since."""
+        host = self.host
+        key = host.conn_key(cid)
+        mine = next((got for q, got in self.sealed.items() if self.setup.keys.get(q) == key), [])
+        keys = iter(mine)
+        pending = next(keys, None)
+        for i, message in enumerate(self.published):
+            while pending is not None and pending[0] <= i:
+                host.send(cid, pending[1])
+                pending = next(keys, None)
+            host.send(cid, message)
+        while pending is not None:
+            host.send(cid, pending[1])
+            pending = next(keys, None)
 
     def awaited(self) -> list[str]:
         """Who owes a step now (the pass, public keys or sealed keys the hand waits for)."""
@@ -126,117 +242,64 @@ class BlindHand:
                 return [q for q in rec.order if q not in got]
         return sorted({sender for sender, _ in self.owed})
 
-
-class BlindHost(HostBase):
-    """The blind half of :class:`lanswitch.host.Host` (module docstring)."""
-
-    blind_holder_cls: type[Holder] = Holder
-    """What keeps the host's own secrets in a blind hand (a dishonest host, in the tests that
-    play one against untouched clients, plugs in one that cheats)."""
-
-    def _start_blind_hand(self, game: Game, pids: tuple[str, ...], bots: dict[int, Bot]) -> None:
-        keys: dict[str, bytes] = {DEALER: public_bytes(self.key)}
-        for s in self.table.seats:
-            if s.kind == "human" and game.active[s.index]:
-                entry = self.table.clients[s.client or ""]
-                keys[pids[s.index]] = self.keys[entry.token]
-        out = tuple(s for s in range(game.players) if not game.active[s])
-        hs = HandSetup.create(
-            self.game_id,
-            game.hand_no,
-            game.rules,
-            pids,
-            keys,
-            dealer=game.dealer,
-            out=out,
-            names=tuple(s.name[:32] for s in self.table.seats),  # as the lobby shows them
-        )
-        message = p.Hand(
-            game_id=hs.game_id,
-            hand_no=hs.hand_no,
-            seats=pids,
-            dealer=hs.dealer,
-            out=hs.out,
-            rules=hs.rules_toml,
-            keys=hs.keys,
-            blind=True,
-            names=hs.names,
-        )
-        setup = blind_setup(hs)
-        assert isinstance(self.key, Ed25519PrivateKey)
-        holder = self.blind_holder_cls(
-            setup,
-            DEALER,
-            self.key.private_bytes_raw(),
-            lambda _k: self.entropy(32),
-        )
-        b = BlindHand(message, setup, Participant(holder), bots, game)
-        b.deadline = self._now + self.config.round_timeout
-        b.turn_since = self._now
-        b.published.append(message)
-        self.hand = b
-        dealer = self.table.seats[game.dealer].name
-        self._say(f"hand {game.hand_no} started (dealer-blind), {dealer} deals")
-        self._broadcast_lobby()
-        self._broadcast(message)
-
     # -- relaying ------------------------------------------------------------------------------
 
-    def _relay(self, b: BlindHand, message: p.Message) -> None:
-        b.published.append(message)
-        self._broadcast(message)
+    def _relay(self, message: p.Message) -> None:
+        self.published.append(message)
+        self.host.broadcast(message)
 
-    def _progress(self, b: BlindHand) -> None:
-        b.deadline = self._now + self.config.round_timeout
+    def _progress(self) -> None:
+        self.deadline_at = self.host.now + self.host.config.round_timeout
 
-    def _gave(self, b: BlindHand, events: list[Event]) -> None:
+    def _gave(self, events: list[Event]) -> None:
         """Note the sealed keys each participant (but the host, whose own are its duty) owes
         for the hidden cards a step gave out."""
         for seat, hidden in drawn_positions(events):
-            self._owe(b, seat, hidden)
+            self._owe(seat, hidden)
         if events:
-            b.turn_since = self._now
+            self.turn_since = self.host.now
 
-    def _owe(self, b: BlindHand, seat: int, hidden: int) -> None:
+    def _owe(self, seat: int, hidden: int) -> None:
         """Every person of the card's shuffle still here but the seat's owner owes it a key."""
-        f = b.part.follower
+        f = self.part.follower
         to = f.owner(seat)
         rec = f.shuffles[f.positions.locate(hidden)[0]]
         for q in rec.order:
             if q != to and q != DEALER and q not in f.gone:
-                b.owed[(q, hidden)] = to
+                self.owed[(q, hidden)] = to
 
-    def _stop(self, b: BlindHand, culprit: str, fault: BlindFault, detail: str) -> None:
+    def _stop(self, culprit: str, fault: BlindFault, detail: str) -> None:
         """Stop the hand: everyone is told, and reveals its seeds."""
-        if b.abort is not None:
+        if self.abort is not None:
             return
-        b.abort = p.BlindAbort(culprit=culprit, fault=fault.name.lower(), detail=detail[:500])
+        self.abort = p.BlindAbort(culprit=culprit, fault=fault.name.lower(), detail=detail[:500])
         said = f"{culprit} {fault.value}" if culprit else detail or "nobody known yet"
-        self._say(named(f"hand {b.game.hand_no} stopped: {said}", self._seat_names()))
-        self._relay(b, b.abort)
-        b.seeds_deadline = self._now + self.config.heads_timeout
+        self.host.say(named(f"hand {self.game.hand_no} stopped: {said}", self.host.seat_names()))
+        self._relay(self.abort)
+        self.seeds_deadline = self.host.now + self.host.config.heads_timeout
 
-    def _cheat(self, b: BlindHand, c: Cheat) -> None:
-        self._stop(b, c.culprit, c.fault, c.detail)
+    def _cheat(self, c: Cheat) -> None:
+        self._stop(c.culprit, c.fault, c.detail)
 
-    def _blind_participant(self, cid: int) -> tuple[BlindHand | None, str]:
-        h = self.hand
-        seat = self._seat_of(cid)
-        if not isinstance(h, BlindHand) or seat is None or seat not in h.setup.people:
-            self._send(cid, p.Reject(code=p.ErrorCode.FAIR_DEAL, text="no blind hand of yours"))
-            return None, ""
-        return h, h.setup.seats[seat]
+    def _participant(self, cid: int) -> str | None:
+        """``cid``'s participant id, if it holds a person's seat dealt into this hand."""
+        seat = self.host.seat_of(cid)
+        if seat is None or seat not in self.setup.people:
+            return None
+        return self.setup.seats[seat]
 
     def _refuse(self, cid: int, text: str) -> None:
-        self._send(cid, p.Reject(code=p.ErrorCode.FAIR_DEAL, text=text[:500]))
+        self.host.send(cid, p.Reject(code=p.ErrorCode.FAIR_DEAL, text=text[:500]))
 
-    def _blind_pass(self, cid: int, m: p.BlindPass) -> None:
-        b, pid = self._blind_participant(cid)
-        if b is None:
-            return
-        f = b.part.follower
+    def _pass(self, cid: int, pid: str, m: p.BlindPass) -> None:
+        f = self.part.follower
         rec = f.open_shuffle
-        if b.ended or rec is None or rec.index != m.shuffle or rec.next_pass() != (pid, m.number):
+        if (
+            self.ended
+            or rec is None
+            or rec.index != m.shuffle
+            or rec.next_pass() != (pid, m.number)
+        ):
             had = m.shuffle < len(f.shuffles) and (pid, m.number) in f.shuffles[m.shuffle].passes
             if not had:  # (one it has: sent again after a resume)
                 self._refuse(cid, f"shuffle {m.shuffle} takes no pass {m.number} from you now")
@@ -245,88 +308,81 @@ class BlindHost(HostBase):
             shuffle=m.shuffle, number=m.number, points=m.points, signature=m.signature, by=pid
         )
         try:
-            events = b.part.take_pass(pid, m.shuffle, m.number, m.points, m.signature)
+            events = self.part.take_pass(pid, m.shuffle, m.number, m.points, m.signature)
         except Cheat as c:
             if c.fault is not BlindFault.BAD_SIGNATURE:
-                self._relay(b, relay)  # everyone sees the pass that broke the deal
-            self._cheat(b, c)
+                self._relay(relay)  # everyone sees the pass that broke the deal
+            self._cheat(c)
             return
-        self._relay(b, relay)
-        b.unchecked.append((m.shuffle, pid, m.number))
-        self._gave(b, events)
-        self._progress(b)
+        self._relay(relay)
+        self.unchecked.append((m.shuffle, pid, m.number))
+        self._gave(events)
+        self._progress()
 
-    def _blind_check(self, b: BlindHand) -> bool:
+    def _check(self) -> bool:
         """The group test (:func:`~lanswitch.fairdeal.blind.point_problem`, ~40 µs a point)
         of a pass already relayed, its encoding checked as it came (``Follower``): at the next
         tick, so that the pass is on its way to the next author — whose lock refuses such a
         point too — while the host checks it, rather than the deal waiting for both checks one
         after the other. A point that fails stops the hand, in the pass's author's name,
         proven by its signed pass."""
-        if not b.unchecked:
+        if not self.unchecked:
             return False
-        k, pid, number = b.unchecked.pop(0)
-        points = b.part.follower.shuffles[k].passes.get((pid, number))
+        k, pid, number = self.unchecked.pop(0)
+        points = self.part.follower.shuffles[k].passes.get((pid, number))
         bad = None if points is None else crypto.find_invalid(points)
         if bad is not None:
             j, why = bad
             detail = f"pass {number}: position {j} is not a point of the prime-order group: {why}"
-            self._cheat(b, Cheat(BlindFault.BAD_PASS, pid, detail))
+            self._cheat(Cheat(BlindFault.BAD_PASS, pid, detail))
         return True
 
-    def _blind_share(self, cid: int, m: p.BlindShare) -> None:
-        b, pid = self._blind_participant(cid)
-        if b is None:
-            return
-        f = b.part.follower
+    def _share(self, cid: int, pid: str, m: p.BlindShare) -> None:
+        f = self.part.follower
         rec = f.open_shuffle
-        if b.ended or rec is None or rec.index != m.shuffle or f.pending_turn_up() != m.position:
+        if self.ended or rec is None or rec.index != m.shuffle or f.pending_turn_up() != m.position:
             had = m.shuffle < len(f.shuffles) and m.position in f.shuffles[m.shuffle].opened
             if not had:
                 text = f"position {m.position} of shuffle {m.shuffle} is not being opened"
                 self._refuse(cid, text)
             return
         message = crypto.release_message(rec.ctx, pid, "", m.position, m.key)
-        if not verify_signature(b.setup.keys[pid], message, m.signature):
+        if not verify_signature(self.setup.keys[pid], message, m.signature):
             self._refuse(cid, "that key is not signed with your key")
             return
-        b.shares.setdefault((m.shuffle, m.position), {})[pid] = Share(pid, "", m.key, m.signature)
-        self._progress(b)
+        self.shares.setdefault((m.shuffle, m.position), {})[pid] = Share(
+            pid, "", m.key, m.signature
+        )
+        self._progress()
 
-    def _blind_release(self, cid: int, m: p.BlindRelease) -> None:
-        b, pid = self._blind_participant(cid)
-        if b is None:
-            return
-        if b.owed.get((pid, m.hidden)) != m.to:
-            if (pid, m.hidden, m.to) not in b.delivered:
+    def _release(self, cid: int, pid: str, m: p.BlindRelease) -> None:
+        if self.owed.get((pid, m.hidden)) != m.to:
+            if (pid, m.hidden, m.to) not in self.delivered:
                 self._refuse(cid, f"you owe {m.to} no key of hidden card {m.hidden}")
             return
-        del b.owed[(pid, m.hidden)]
-        b.delivered.add((pid, m.hidden, m.to))
-        self._progress(b)
-        self._deliver(b, p.BlindRelease(to=m.to, hidden=m.hidden, sealed=m.sealed, by=pid))
+        del self.owed[(pid, m.hidden)]
+        self.delivered.add((pid, m.hidden, m.to))
+        self._progress()
+        self._deliver(p.BlindRelease(to=m.to, hidden=m.hidden, sealed=m.sealed, by=pid))
 
-    def _deliver(self, b: BlindHand, r: p.BlindRelease) -> None:
+    def _deliver(self, r: p.BlindRelease) -> None:
         """A sealed key to its drawer (the host's own: taken; a person's: sent, and kept for
         the drawer's catch-up)."""
         if r.to == DEALER:
             try:
-                b.part.take_release(r.by, r.hidden, r.sealed)
+                self.part.take_release(r.by, r.hidden, r.sealed)
             except Cheat as c:
-                self._cheat(b, c)
+                self._cheat(c)
             return
-        b.sealed.setdefault(r.to, []).append((len(b.published), r))
-        seat = b.setup.seats.index(r.to)
-        target = self._cid_of_seat(seat)
+        self.sealed.setdefault(r.to, []).append((len(self.published), r))
+        seat = self.setup.seats.index(r.to)
+        target = self.host.cid_of_seat(seat)
         if target is not None:
-            self._send(target, r)
+            self.host.send(target, r)
 
-    def _blind_move(self, cid: int, m: p.BlindMove) -> None:
-        b, pid = self._blind_participant(cid)
-        if b is None:
-            return
-        seat = b.setup.seats.index(pid)
-        f = b.part.follower
+    def _move(self, cid: int, pid: str, m: p.BlindMove) -> None:
+        seat = self.setup.seats.index(pid)
+        f = self.part.follower
         if m.seq < len(f.moves) and f.moves[m.seq].signature == m.signature:
             return  # one it has: sent again after a resume
         if f.owner(seat) != pid:
@@ -335,21 +391,21 @@ class BlindHost(HostBase):
             # host's doing (bad_signature, blamed on the owner, @dealer): a leaver's way to
             # void a hand in the host's name.
             text = "you left this hand: the host plays your seat now"
-            self._send(cid, p.Reject(code=p.ErrorCode.NOT_YOUR_TURN, text=text, seq=m.seq))
+            self.host.send(cid, p.Reject(code=p.ErrorCode.NOT_YOUR_TURN, text=text, seq=m.seq))
             return
-        if b.ended or m.seat != seat or f.game.to_act() != seat or f.open_shuffle is not None:
-            self._send(
+        if self.ended or m.seat != seat or f.game.to_act() != seat or f.open_shuffle is not None:
+            self.host.send(
                 cid, p.Reject(code=p.ErrorCode.NOT_YOUR_TURN, text="not your turn", seq=m.seq)
             )
             return
         if m.seq != len(f.moves):
             text = f"that is move {m.seq}; the hand is at move {len(f.moves)}"
-            self._send(cid, p.Reject(code=p.ErrorCode.STALE_VIEW, text=text, seq=m.seq))
+            self.host.send(cid, p.Reject(code=p.ErrorCode.STALE_VIEW, text=text, seq=m.seq))
             return
-        self._take_move(b, m, pid)
+        self._take_move(m, pid)
 
-    def _take_move(self, b: BlindHand, m: p.BlindMove, pid: str) -> None:
-        f = b.part.follower
+    def _take_move(self, m: p.BlindMove, pid: str) -> None:
+        f = self.part.follower
         opening = None
         if m.move < MAX_CARD and m.hidden >= 0:
             try:
@@ -367,68 +423,43 @@ class BlindHost(HostBase):
             by=pid,
         )
         try:
-            events = b.part.take_move(record)
+            events = self.part.take_move(record)
         except Cheat as c:
             if c.fault is not BlindFault.BAD_SIGNATURE:
-                self._relay(b, relay)
-            self._cheat(b, c)
+                self._relay(relay)
+            self._cheat(c)
             return
         except UsageError as e:
-            self._refuse(self._cid_of_seat(m.seat) or -1, str(e))
+            self._refuse(self.host.cid_of_seat(m.seat) or -1, str(e))
             return
-        self._relay(b, relay)
-        self._gave(b, events)
-        self._progress(b)
+        self._relay(relay)
+        self._gave(events)
+        self._progress()
 
-    def _blind_seeds(self, cid: int, m: p.BlindSeeds) -> None:
-        b, pid = self._blind_participant(cid)
-        if b is None:
-            return
-        if b.seeds.get(pid) == m.seeds or b.leaving.get(pid) == m.seeds:
+    def _seeds(self, cid: int, pid: str, m: p.BlindSeeds) -> None:
+        if self.seeds.get(pid) == m.seeds or self.leaving.get(pid) == m.seeds:
             return  # sent again after a resume
-        if b.over is not None or pid in b.seeds:
+        if self.over is not None or pid in self.seeds:
             self._refuse(cid, "no seeds are wanted now")
             return
-        if not b.ended and not m.fault:
+        if not self.ended and not m.fault:
             # Seeds mid-hand, no fault: the person leaves. Between steps — once the shuffle in
             # progress, if any, is dealt — everyone is told, and the hand goes on without it.
-            b.leaving[pid] = m.seeds
+            self.leaving[pid] = m.seeds
             return
-        b.seeds[pid] = m.seeds
+        self.seeds[pid] = m.seeds
         if m.complaint:
-            b.complaints[pid] = m.complaint
-        if not b.ended:
+            self.complaints[pid] = m.complaint
+        if not self.ended:
             # Seeds mid-hand with a fault: the participant caught a cheat (its word) and stops
             # following, so the hand cannot go on.
-            self._stop(b, "", BlindFault.WITHHELD, f"{pid} says: {m.detail}")
+            self._stop("", BlindFault.WITHHELD, f"{pid} says: {m.detail}")
 
     # -- running the hand forward --------------------------------------------------------------
 
-    def _blind_advance(self, b: BlindHand, moves: bool) -> bool:
-        if b.over is not None:
-            self._blind_finish(b)
-            return True
-        if b.ended:
-            return self._blind_end(b)
-        if moves and self._blind_check(b):  # (a tick's work: after what came went out)
-            return True
-        try:
-            if self._blind_duties(b):
-                return True
-        except Cheat as c:  # the host's own pass found the pass before it broken
-            self._cheat(b, c)
-            return True
-        if self._blind_open(b):
-            return True
-        if self._blind_leave(b):
-            return True
-        if moves and self._blind_bot(b):
-            return True
-        return self._blind_overdue(b)
-
-    def _blind_duties(self, b: BlindHand) -> bool:
+    def _duties(self) -> bool:
         done = False
-        for out in b.part.due():
+        for out in self.part.due():
             done = True
             if isinstance(out, PassOut):
                 relay = p.BlindPass(
@@ -438,83 +469,83 @@ class BlindHost(HostBase):
                     signature=out.signature,
                     by=DEALER,
                 )
-                self._relay(b, relay)
-                events = b.part.take_pass(
+                self._relay(relay)
+                events = self.part.take_pass(
                     DEALER, out.shuffle, out.number, out.points, out.signature
                 )
-                self._gave(b, events)
+                self._gave(events)
             elif isinstance(out, ShareOut):
-                b.shares.setdefault((out.shuffle, out.position), {})[DEALER] = out.share
+                self.shares.setdefault((out.shuffle, out.position), {})[DEALER] = out.share
             elif isinstance(out, ReleaseOut):
                 release = p.BlindRelease(to=out.to, hidden=out.hidden, sealed=out.sealed, by=DEALER)
-                self._deliver(b, release)
+                self._deliver(release)
         if done:
-            self._progress(b)
+            self._progress()
         return done
 
-    def _blind_open(self, b: BlindHand) -> bool:
+    def _open(self) -> bool:
         """Open the position the deal turns up, once everyone's key of it is in."""
-        f = b.part.follower
+        f = self.part.follower
         rec = f.open_shuffle
         j = f.pending_turn_up()
         if rec is None or j is None:
             return False
-        got = b.shares.get((rec.index, j), {})
+        got = self.shares.get((rec.index, j), {})
         if len(got) < len(rec.order):
             return False
         shares = tuple(got[q] for q in rec.order)
         relay = p.BlindOpen(shuffle=rec.index, position=j, shares=share_map(shares))
-        self._relay(b, relay)
+        self._relay(relay)
         try:
-            events = b.part.take_open(rec.index, j, shares)
+            events = self.part.take_open(rec.index, j, shares)
         except Cheat as c:
-            self._cheat(b, c)
+            self._cheat(c)
             return True
-        self._gave(b, events)
-        self._progress(b)
+        self._gave(events)
+        self._progress()
         return True
 
-    def _blind_leave(self, b: BlindHand) -> bool:
+    def _leave(self) -> bool:
         """A person who said it leaves, between steps: its seeds go to everyone (its keys are
         anyone's to make now) and its seat is the host's, whose keys of the seat's cards the
         others now owe."""
-        f = b.part.follower
-        if not b.leaving or f.open_shuffle is not None:
+        f = self.part.follower
+        if not self.leaving or f.open_shuffle is not None:
             return False
-        pid, seeds = next(iter(b.leaving.items()))
-        seat = b.setup.seats.index(pid)
-        if len(seeds) < len(f.shuffles) and self._cid_of_seat(seat) is not None:
+        pid, seeds = next(iter(self.leaving.items()))
+        seat = self.setup.seats.index(pid)
+        if len(seeds) < len(f.shuffles) and self.host.cid_of_seat(seat) is not None:
             # Its goodbye crossed a shuffle begun here: it made its passes, and (still here)
             # sends its seeds again with that shuffle's.
             return False
-        del b.leaving[pid]
+        del self.leaving[pid]
         seeds = seeds[: len(f.shuffles)]  # (one it drew for a shuffle not begun here: unused)
         try:
-            b.part.take_leave(pid, dict(enumerate(seeds)))
+            self.part.take_leave(pid, dict(enumerate(seeds)))
         except Cheat as c:
-            self._cheat(b, c)
+            self._cheat(c)
             return True
         except UsageError as e:
-            self._stop(b, pid, BlindFault.WITHHELD, f"left without its seeds: {e}")
+            self._stop(pid, BlindFault.WITHHELD, f"left without its seeds: {e}")
             return True
-        b.seeds[pid] = seeds
-        self._relay(b, p.BlindLeave(by=pid, seeds=seeds))
-        for key in [key for key in b.owed if key[0] == pid]:
-            del b.owed[key]
+        self.seeds[pid] = seeds
+        self._relay(p.BlindLeave(by=pid, seeds=seeds))
+        for key in [key for key in self.owed if key[0] == pid]:
+            del self.owed[key]
         for hidden in f.positions.hidden_in(f.game.hands[seat]):
-            self._owe(b, seat, hidden)
-        self._say(f"{self.table.seats[seat].name} left: the host plays the seat")
-        self._progress(b)
+            self._owe(seat, hidden)
+        self.host.say(f"{self.host.seat_names()[seat]} left: the host plays the seat")
+        self._progress()
         return True
 
-    def _blind_bot(self, b: BlindHand) -> bool:
-        seat = b.part.to_move()
-        if seat is None or self._now < b.turn_since + self.config.bot_delay:
+    def _bot(self) -> bool:
+        seat = self.part.to_move()
+        if seat is None or self.host.now < self.turn_since + self.host.config.bot_delay:
             return False
-        game = b.part.follower.game
-        bot = b.bots.get(seat) or make_bot("heuristic", self.rules)
-        move = bot.choose(game.view(seat), self._rng)
-        record = b.part.move(seat, move)
+        game = self.part.follower.game
+        bot = self.bots.get(seat) or make_bot("heuristic", self.host.rules)
+        move = bot.choose(game.view(seat), self.host.rng)
+        record = self.part.move(seat, move)
         shares = {} if record.opening is None else share_map(record.opening.shares)
         m = p.BlindMove(
             seq=record.seq,
@@ -524,125 +555,89 @@ class BlindHost(HostBase):
             signature=record.signature,
             shares=shares,
         )
-        self._take_move(b, m, DEALER)
+        self._take_move(m, DEALER)
         return True
 
-    def _blind_overdue(self, b: BlindHand) -> bool:
+    def _overdue(self) -> bool:
         """Stop the hand when what is owed is overdue, or owed by a person gone for good."""
-        owing = [q for q in b.awaited() if q != DEALER]
+        owing = [q for q in self.awaited() if q != DEALER]
         gone = [
-            q for q in owing if q not in b.leaving and self._gone_for_good(b.setup.seats.index(q))
+            q
+            for q in owing
+            if q not in self.leaving and self.host.gone_for_good(self.setup.seats.index(q))
         ]
-        f = b.part.follower
+        f = self.part.follower
         seat = f.game.to_act() if not f.game.over else -1
         mine = seat >= 0 and f.owner(seat) == DEALER
-        if not owing and not mine and seat >= 0 and self._gone_for_good(seat):
-            gone = [b.setup.seats[seat]]  # its move: nobody else can make it
+        if not owing and not mine and seat >= 0 and self.host.gone_for_good(seat):
+            gone = [self.setup.seats[seat]]  # its move: nobody else can make it
         if gone:
-            self._stop(b, gone[0], BlindFault.WITHHELD, "left the table during the hand")
+            self._stop(gone[0], BlindFault.WITHHELD, "left the table during the hand")
             return True
-        if owing and self._now >= b.deadline:
-            self._stop(b, owing[0], BlindFault.WITHHELD, "its part of the deal never came")
+        if owing and self.host.now >= self.deadline_at:
+            self._stop(owing[0], BlindFault.WITHHELD, "its part of the deal never came")
             return True
         return False
 
-    def _blind_deadline(self, b: BlindHand) -> float | None:
-        if b.over is not None:
-            return self._now
-        times = [since + self.config.away_grace for since in self.away.values()]
-        if b.ended:
-            return min([b.seeds_deadline, *times])
-        if b.unchecked:
-            times.append(self._now)
-        if [q for q in b.awaited() if q != DEALER]:
-            times.append(b.deadline)
-        elif b.part.to_move() is not None:
-            times.append(b.turn_since + self.config.bot_delay)
-        return min(times) if times else None
-
     # -- the end -------------------------------------------------------------------------------
 
-    def _blind_end(self, b: BlindHand) -> bool:
+    def _end(self) -> bool:
         """Collect every participant's seeds (the host's own at once), then reveal, check and
         score the hand."""
-        if not b.seeds_deadline:
-            b.seeds_deadline = self._now + self.config.heads_timeout
-        for q, left in b.leaving.items():  # a goodbye the hand's end overtook: its seeds
-            b.seeds.setdefault(q, left)
-        holder = b.part.holder
-        b.seeds.setdefault(DEALER, tuple(holder.seeds[k] for k in sorted(holder.seeds)))
+        if not self.seeds_deadline:
+            self.seeds_deadline = self.host.now + self.host.config.heads_timeout
+        for q, left in self.leaving.items():  # a goodbye the hand's end overtook: its seeds
+            self.seeds.setdefault(q, left)
+        holder = self.part.holder
+        self.seeds.setdefault(DEALER, tuple(holder.seeds[k] for k in sorted(holder.seeds)))
         waiting = [
             q
-            for q in b.setup.participants
-            if q not in b.seeds and not self._gone_for_good(b.setup.seats.index(q))
+            for q in self.setup.participants
+            if q not in self.seeds and not self.host.gone_for_good(self.setup.seats.index(q))
         ]
-        if waiting and self._now < b.seeds_deadline:
+        if waiting and self.host.now < self.seeds_deadline:
             return False
-        reveal = p.BlindReveal(seeds=dict(b.seeds), complaints=dict(b.complaints))
-        self._relay(b, reveal)
-        seeds = {q: dict(enumerate(s)) for q, s in b.seeds.items()}
-        finished = b.abort is None
-        f = b.part.follower
-        received = [*b.part.received(), *complaint_shares(f, b.complaints)]
+        reveal = p.BlindReveal(seeds=dict(self.seeds), complaints=dict(self.complaints))
+        self._relay(reveal)
+        seeds = {q: dict(enumerate(s)) for q, s in self.seeds.items()}
+        finished = self.abort is None
+        f = self.part.follower
+        received = [*self.part.received(), *complaint_shares(f, self.complaints)]
         outcome = check_hand(f, seeds, received, finished=finished)
-        if b.abort is not None and outcome.status != "unfair" and not outcome.culprit:
+        if self.abort is not None and outcome.status != "unfair" and not outcome.culprit:
             # The check names nobody (a hand cut short is void, as far as it went): the stop
             # is then as the host's abort says — who withheld, on its word — as every client
             # judges it (``BlindPart._judge``); a seat blamed forfeits below, as at a
             # commit-reveal table (before, a blind withholder forfeited nothing).
             try:
-                fault = BlindFault[b.abort.fault.upper()]
+                fault = BlindFault[self.abort.fault.upper()]
             except KeyError:
                 fault = BlindFault.WITHHELD
-            outcome = BlindOutcome("void", b.abort.culprit, fault, b.abort.detail, proven=False)
-        b.outcome = outcome
+            outcome = BlindOutcome(
+                "void", self.abort.culprit, fault, self.abort.detail, proven=False
+            )
+        self.outcome = outcome
         game = outcome.game
         if outcome.status != "fair" or game is None:
-            game = b.game
-            people = b.setup.seats
-            culprit = outcome.culprit
-            # As at a commit-reveal table (``Dealer.fail``): on the host's word alone, only
-            # once the cards were dealt (a player cannot choose a deal it never saw).
-            dealt = ("shuffle", 0) in b.part.follower.steps
-            forfeit = [people.index(culprit)] if culprit in people else []
-            if not outcome.proven and not dealt:
-                forfeit = []
+            game = self.game
+            people = self.setup.seats
+            # The rule both deals score by (a blind withholder forfeits too, once dealt).
+            dealt = ("shuffle", 0) in self.part.follower.steps
+            culprits = [outcome.culprit] if outcome.culprit else []
+            lost = forfeiters(culprits, people, dealt=dealt, proven=outcome.proven)
+            forfeit = [people.index(q) for q in lost]
             game.void(forfeit)
         result = game.result
         assert result is not None
-        b.game = game
-        b.over = p.HandOver(
+        self.game = game
+        self.over = p.HandOver(
             reason=result.reason,
             placings=result.placings,
             scores=result.scores,
             hand_points=result.hand_points,
             head=_NO_HEAD,
         )
-        self._relay(b, b.over)
+        self._relay(self.over)
         verdict = str(outcome)
-        self._say(named(f"hand {game.hand_no}: {verdict}", self._seat_names()))
+        self.host.say(named(f"hand {game.hand_no}: {verdict}", self.host.seat_names()))
         return True
-
-    def _blind_finish(self, b: BlindHand) -> None:
-        self._hand_done(b.game)
-        self.last_hand = b
-
-    def _blind_catch_up(self, cid: int, b: BlindHand) -> None:
-        """Everything relayed so far, in order, with the sealed keys meant for it each at the
-        point it was passed on (a key of a card laid since must come before the lay). Whose
-        keys they are goes by the session key it said hello with, as the hand dealt them:
-        between hands (a player caught up on the hand whose end it missed, or the host's own
-        player in a restarted process) no seat is in play, and one may have moved since."""
-        conn = self.conns.get(cid)
-        key = None if conn is None else conn.key
-        mine = next((got for q, got in b.sealed.items() if b.setup.keys.get(q) == key), [])
-        keys = iter(mine)
-        pending = next(keys, None)
-        for i, message in enumerate(b.published):
-            while pending is not None and pending[0] <= i:
-                self._send(cid, pending[1])
-                pending = next(keys, None)
-            self._send(cid, message)
-        while pending is not None:
-            self._send(cid, pending[1])
-            pending = next(keys, None)

@@ -5,18 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Self
+from typing import Self
 
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .. import protocol as p
-from ..bots import BOTS
+from ..bots import BOTS, Bot, make_bot
 from ..fairdeal.blind import point_problem
 from ..game import Game, Match
 from ..rules import RuleSet
 from ..table import Client, Refusal, Refused, Table
+from ._blind import BlindHand
+from ._commit import CommitHand
 from ._config import (
+    ADVANCE_BOUND,
     CHAT_BURST,
     CHAT_WINDOW,
     HANDSHAKE_TIMEOUT,
@@ -32,6 +35,7 @@ from ._config import (
     EntropyRng,
     HostConfig,
 )
+from ._deal import HAND_MESSAGES, Deal, HandDriver, HandStart, Watch, not_taken
 from ._journal import (
     Entropy,
     ReplayError,
@@ -44,16 +48,21 @@ from ._journal import (
     unpack_record,
 )
 
-if TYPE_CHECKING:
-    from ._blind import BlindHand
-    from ._play import _Hand
-
-__all__ = ["HostBase"]
+__all__ = ["Host"]
 
 
-class HostBase:
-    """A table's connections, lobby, journal and match — everything but the hands, which
-    :class:`lanswitch.host.Host` adds (the hooks at the end of this class)."""
+class Host:
+    """One table's host: see the package docstring for how a shell drives it.
+
+    It keeps the connections, the lobby, the match and the journal, and *holds* the hand in
+    play as a :class:`~lanswitch.host._deal.HandDriver` — one of the two deals below — which
+    it never tells apart (it is the driver's :class:`~lanswitch.host._deal.Tableside`)."""
+
+    commit_hand: Deal = CommitHand
+    """How a commit-reveal hand is dealt and run."""
+    blind_hand: Deal = BlindHand
+    """How a dealer-blind hand is dealt and run. (A dishonest host, in the tests that play one
+    against untouched clients, plugs in a driver that cheats for either.)"""
 
     def __init__(
         self,
@@ -66,7 +75,7 @@ class HostBase:
         self.inputs: list[bytes] = []  # journal records not yet taken by the shell
         self.journaling = False
         self._depth = 0
-        self._quiet = False  # replaying: nothing is sent
+        self.quiet = False  # replaying: nothing is sent
         self._entropy = Entropy(entropy)
         self._entropy.keep = journal
         entropy = self.entropy = self._entropy
@@ -87,7 +96,7 @@ class HostBase:
             bots=tuple(BOTS),
         )
         self.key = Ed25519PrivateKey.from_private_bytes(entropy(32))
-        self._rng = EntropyRng(entropy)
+        self.rng = EntropyRng(entropy)
         for seat in range(config.seats - config.bots, config.seats):
             self.add_bot(seat, config.bot_strategy)
         self.conns: dict[int, Conn] = {}
@@ -100,8 +109,9 @@ class HostBase:
         self.log: list[str] = []  # what happened, for a headless host to print (the latest)
         self.log_start = 0  # how many earlier lines were let go (a long session's memory)
         self.match = self._new_match()
-        self.hand: _Hand | BlindHand | None = None
-        self.last_hand: _Hand | BlindHand | None = None
+        self.hand: HandDriver | None = None
+        """The hand in play, however it is dealt (``_deal``), until it is settled."""
+        self.last_hand: HandDriver | None = None
         """The hand before this one, ended: a player who resumes between hands is caught up
         on it."""
         self.finished = False  # the match is over and every client was told
@@ -129,14 +139,14 @@ class HostBase:
     @journaled
     def set_owner(self, key: bytes | None) -> None:
         self._owner_key = key
-        self._broadcast_lobby()
+        self.broadcast_lobby()
 
     def log_since(self, n: int) -> tuple[list[str], int]:
         """The log lines from line ``n`` on (counted over the whole session) and the count
         after them: a shell prints ``lines`` and asks again from ``count``."""
         return self.log[max(0, n - self.log_start) :], self.log_start + len(self.log)
 
-    def _say(self, line: str) -> None:
+    def say(self, line: str) -> None:
         self.log.append(line)
         if len(self.log) > 2 * LOG_KEEP:  # keep the latest; a shell has printed the rest
             del self.log[:LOG_KEEP]
@@ -165,12 +175,13 @@ class HostBase:
         host = cls(config_from_record(values[0]), entropy=tape, now=values[1])
         if tape.at != len(tape.data):
             raise ReplayError("the table's settings do not replay as they ran")
-        host._quiet = True
+        host.quiet = True
+        calls = host._journaled_calls()
         for n, raw in enumerate(it, 2):
             name, values, raised, drawn = unpack_record(raw, n)
             tape = Tape(drawn)
             host._entropy.source = tape
-            call = replay_call(host, name, values, n)
+            call = replay_call(calls, name, values, n)
             try:
                 call()
                 failed = False
@@ -182,11 +193,28 @@ class HostBase:
                 raise ReplayError(f"record {n} ({name}) does not replay as it ran")
         host._entropy.source = entropy
         host._entropy.keep = True
-        host._quiet = False
+        host.quiet = False
         host.outbox.clear()
         host.closing.clear()
         host.journaling = True
         return host
+
+    def _journaled_calls(self) -> dict[str, Callable[..., object]]:
+        """The calls a journal may hold, by the name its records give (each ``@journaled``)."""
+        return {
+            "connect": self.connect,
+            "receive": self.receive,
+            "disconnected": self.disconnected,
+            "tick": self.tick,
+            "shutdown": self.shutdown,
+            "add_bot": self.add_bot,
+            "remove_bot": self.remove_bot,
+            "set_rules": self.set_rules,
+            "set_blind": self.set_blind,
+            "kick": self.kick,
+            "give_up": self.give_up,
+            "set_owner": self.set_owner,
+        }
 
     def drop_connections(self, now: float) -> None:
         """Every connection is gone (the shell restarted): their players are away."""
@@ -235,7 +263,7 @@ class HostBase:
                 # must send again (a ready lost unsaid would hold the next hand up for ever).
                 text = f"more than {RATE_LIMIT} requests a second: slow down"
                 seq = message.seq if isinstance(message, p.Move) else 0
-                self._send(cid, p.Reject(code=p.ErrorCode.RATE_LIMITED, text=text, seq=seq))
+                self.send(cid, p.Reject(code=p.ErrorCode.RATE_LIMITED, text=text, seq=seq))
             return
         if isinstance(message, p.Hello):
             closed = len(self.closing)
@@ -247,19 +275,23 @@ class HostBase:
         elif isinstance(message, p.Bye | p.Error):
             self._gone(cid, left=isinstance(message, p.Bye))
         elif isinstance(message, p.Ping):
-            self._send(cid, p.Pong(nonce=message.nonce))
+            self.send(cid, p.Pong(nonce=message.nonce))
         elif isinstance(message, p.Pong):
             pass
-        else:
-            handler = _HANDLERS.get(type(message))
-            if handler is None:  # a host-only message the Connection let through: a bug there
-                self._close(cid, p.Error(code=p.ErrorCode.UNEXPECTED, text=message.TYPE))
-                return
+        elif isinstance(message, HAND_MESSAGES):  # the hand in play's, whichever deal
+            if self.hand is None:
+                self.send(cid, not_taken(message))
+            else:
+                self.hand.receive(cid, message)
+        elif isinstance(message, p.Sit | p.Stand | p.Ready | p.Chat):
             try:
-                getattr(self, handler)(cid, message)
+                self._lobby_message(cid, message)
             except Refused as e:
                 code = REFUSAL_CODES.get(e.refusal, p.ErrorCode.NOT_NOW)
-                self._send(cid, p.Reject(code=code, text=e.refusal.value))
+                self.send(cid, p.Reject(code=code, text=e.refusal.value))
+        else:  # a host-only message the Connection let through: a bug there
+            self._close(cid, p.Error(code=p.ErrorCode.UNEXPECTED, text=message.TYPE))
+            return
         # The host's own moves (bots, stand-ins, the timer) wait for the next tick, so what
         # this message caused goes out first; with no bot delay that tick is due at once.
         self._advance(moves=False)
@@ -284,13 +316,13 @@ class HostBase:
                 continue
             if conn.welcomed and conn.pinged is None:
                 conn.pinged = now
-                self._send(conn.cid, p.Ping(nonce=int(now * 1000) & 0xFFFFFFFF))
+                self.send(conn.cid, p.Ping(nonce=int(now * 1000) & 0xFFFFFFFF))
             else:  # its hello, or its answer to our ping, is overdue
                 self._close(conn.cid, None)
         self._advance()
 
     @staticmethod
-    def _conn_due(conn: Conn, watch: tuple[float, int | None, float]) -> float:
+    def _conn_due(conn: Conn, watch: Watch) -> float:
         """When ``conn`` next needs the host: the end of its time to say hello, to answer our
         ping, or (neither pending) its ping, on :meth:`_watch`'s terms."""
         if not conn.welcomed:
@@ -302,12 +334,13 @@ class HostBase:
             return max(conn.heard, since) + PING_AFTER
         return conn.heard + after
 
-    def _watch(self) -> tuple[float, int | None, float]:
+    def _watch(self) -> Watch:
         """How closely the host watches its connections now: the silence after which it pings
         each, and the one connection it waits on more closely than that (or None) with when
-        it began to. By default everyone at ``PING_AFTER`` (the lobby, fair-deal rounds);
-        :class:`lanswitch.host.Host` says otherwise in play."""
-        return PING_AFTER, None, 0.0
+        it began to. By default everyone at ``PING_AFTER`` (the lobby, fair-deal rounds); the
+        hand in play may say otherwise (``HandDriver.watch``)."""
+        watch = None if self.hand is None else self.hand.watch()
+        return (PING_AFTER, None, 0.0) if watch is None else watch
 
     def next_deadline(self) -> float | None:
         """When :meth:`tick` should next run (None: only when a message comes)."""
@@ -338,19 +371,19 @@ class HostBase:
     def add_bot(self, seat: int, strategy: str = "heuristic") -> None:
         self.table.add_bot(HOST_ID, seat, strategy)
         if hasattr(self, "conns"):
-            self._broadcast_lobby()
+            self.broadcast_lobby()
 
     @journaled
     def remove_bot(self, seat: int) -> None:
         self.table.remove_bot(HOST_ID, seat)
-        self._broadcast_lobby()
+        self.broadcast_lobby()
 
     @journaled
     def set_rules(self, rules: RuleSet, name: str = "") -> None:
         self.table.set_rules(HOST_ID, rules)
         self.rules, self.rules_name = rules, name or rules.name
         self.match = self._new_match()
-        self._broadcast_lobby()
+        self.broadcast_lobby()
 
     @journaled
     def set_blind(self, on: bool) -> None:
@@ -364,12 +397,12 @@ class HostBase:
             return
         self.table.set_deal(HOST_ID)
         self.blind = on
-        self._say(
+        self.say(
             "the next hands are dealt dealer-blind"
             if on
             else "the next hands are dealt by commit-reveal (not dealer-blind)"
         )
-        self._broadcast_lobby()
+        self.broadcast_lobby()
 
     @journaled
     def kick(self, seat: int) -> None:
@@ -380,7 +413,7 @@ class HostBase:
         self.table.kick(HOST_ID, entry)
         if cid in self.conns:
             self._close(cid, p.Error(code=p.ErrorCode.KICKED, text="the host removed you"))
-        self._broadcast_lobby()
+        self.broadcast_lobby()
 
     @journaled
     def give_up(self, seat: int) -> None:
@@ -397,7 +430,7 @@ class HostBase:
     def free_seats(self) -> int:
         return self.table.free_seats()
 
-    def _seat_names(self) -> list[str]:
+    def seat_names(self) -> list[str]:
         """Each seat's name now, for a fair-deal text's ids (``primitives.named``)."""
         return [s.name for s in self.table.seats]
 
@@ -449,7 +482,7 @@ class HostBase:
             if entry.seat is not None:
                 self.away.pop(entry.seat, None)
                 self.quit.discard(entry.seat)
-            self._say(f"{entry.name} is back")
+            self.say(f"{entry.name} is back")
         else:
             for k in range(1, 10):
                 name = hello.name if k == 1 else f"{hello.name[:21]} {k}"
@@ -472,14 +505,14 @@ class HostBase:
                 self._close(cid, p.Error(code=p.ErrorCode.BAD_MESSAGE, text="name taken"))
                 return
             self.keys[entry.token] = hello.key
-            self._say(f"{entry.name} joined" + (" to watch" if hello.spectate else ""))
+            self.say(f"{entry.name} joined" + (" to watch" if hello.spectate else ""))
             seated = self.table.seating_line(entry)  # people before bots: where they sit
             if seated is not None:
-                self._say(seated)
+                self.say(seated)
         if entry is None:  # pragma: no cover - every path above sets it or returns
             return
         conn.key, conn.welcomed = hello.key, True
-        self._send(
+        self.send(
             cid,
             p.Welcome(
                 version=p.PROTOCOL_VERSION,
@@ -488,14 +521,27 @@ class HostBase:
                 token=entry.token.encode("ascii"),
             ),
         )
-        self._broadcast_lobby()
-        if not self._quiet:
+        self.broadcast_lobby()
+        if not self.quiet:
             self._catch_up(cid, resumed=hello.token is not None)
 
     def _key_in_use(self, key: bytes) -> bool:
         """Whether someone at the table — seated, waiting, watching, or away with the seat
         kept — joined with session key ``key``."""
         return any(self.keys.get(c.token) == key for c in self.table.clients.values())
+
+    def _lobby_message(self, cid: int, m: p.Sit | p.Stand | p.Ready | p.Chat) -> None:
+        """A request of the lobby's (Refused: the table says no, and why)."""
+        if isinstance(m, p.Sit):
+            self._sit(cid, m)
+        elif isinstance(m, p.Stand):
+            self.table.stand(str(cid))
+            self.broadcast_lobby()
+        elif isinstance(m, p.Ready):
+            self.table.set_ready(str(cid), m.ready)
+            self.broadcast_lobby()
+        else:
+            self._chat(cid, m)
 
     def _sit(self, cid: int, m: p.Sit) -> None:
         seat = m.seat
@@ -506,26 +552,18 @@ class HostBase:
             if seat is None:
                 raise Refused(Refusal.TABLE_FULL)
         self.table.sit(str(cid), seat)
-        self._broadcast_lobby()
-
-    def _stand(self, cid: int, m: p.Stand) -> None:
-        self.table.stand(str(cid))
-        self._broadcast_lobby()
-
-    def _ready(self, cid: int, m: p.Ready) -> None:
-        self.table.set_ready(str(cid), m.ready)
-        self._broadcast_lobby()
+        self.broadcast_lobby()
 
     def _chat(self, cid: int, m: p.Chat) -> None:
         conn = self.conns[cid]
         conn.chat_times = [t for t in conn.chat_times if self._now - t < CHAT_WINDOW]
         if len(conn.chat_times) >= CHAT_BURST:
-            self._send(cid, p.Reject(code=p.ErrorCode.RATE_LIMITED, text="slow down"))
+            self.send(cid, p.Reject(code=p.ErrorCode.RATE_LIMITED, text="slow down"))
             return
         conn.chat_times.append(self._now)
         line = self.table.chat(str(cid), m.text, self._now)
-        self._say(f"<{line.name}> {line.text}")
-        self._broadcast(p.Chat(text=line.text, sender=line.name[:32]))
+        self.say(f"<{line.name}> {line.text}")
+        self.broadcast(p.Chat(text=line.text, sender=line.name[:32]))
 
     def _lobby(self) -> p.LobbyState:
         seats = []
@@ -563,11 +601,11 @@ class HostBase:
             blind=self.blind,
         )
 
-    def _broadcast_lobby(self) -> None:
+    def broadcast_lobby(self) -> None:
         """The lobby to every welcomed connection, each with its own ``you``: its seat by
         the host's word (SPEC § lobby). Those without a seat share one message, so the
         server encodes it once."""
-        if not self.conns or self._quiet:
+        if not self.conns or self.quiet:
             return
         lobby = self._lobby()
         for cid, conn in self.conns.items():
@@ -578,12 +616,12 @@ class HostBase:
 
     # -- connections -----------------------------------------------------------------------
 
-    def _send(self, cid: int, message: p.Message) -> None:
-        if not self._quiet:
+    def send(self, cid: int, message: p.Message) -> None:
+        if not self.quiet:
             self.outbox.append((cid, message))
 
-    def _broadcast(self, message: p.Message) -> None:
-        if self._quiet:
+    def broadcast(self, message: p.Message) -> None:
+        if self.quiet:
             return
         for cid, conn in self.conns.items():
             if conn.welcomed:
@@ -593,7 +631,7 @@ class HostBase:
         """Close ``cid`` after ``last`` (None: silently — a dead link, which may resume)."""
         if cid in self.conns:
             if last is not None:
-                self._send(cid, last)
+                self.send(cid, last)
             self.closing.append(cid)
             self._gone(cid, left=False)
 
@@ -609,7 +647,7 @@ class HostBase:
         if entry.seat is None or (left and not self.table.in_play):
             self.table.leave(str(cid))
             self.keys.pop(entry.token, None)
-            self._say(f"{entry.name} left")
+            self.say(f"{entry.name} left")
         else:
             self.table.disconnect(str(cid), self._now)
             if self.finished:
@@ -620,22 +658,32 @@ class HostBase:
             self.away[entry.seat] = self._now - gone
             if left:
                 self.quit.add(entry.seat)
-            self._say(f"{entry.name} " + ("left" if left else "is away"))
-        self._broadcast_lobby()
+            self.say(f"{entry.name} " + ("left" if left else "is away"))
+        self.broadcast_lobby()
 
     def _seat_client(self, seat: int) -> str | None:
         if not 0 <= seat < len(self.table.seats):
             return None
         return self.table.seats[seat].client
 
-    def _seat_of(self, cid: int) -> int | None:
-        """The seat ``cid`` plays in the current hand (None: it only watches)."""
+    def seat_of(self, cid: int) -> int | None:
+        """The seat the client on ``cid`` holds (None: it only watches)."""
         entry = self.table.clients.get(str(cid))
-        if entry is None or self.hand is None:
-            return None
-        return entry.seat
+        return None if entry is None else entry.seat
 
-    def _gone_for_good(self, seat: int) -> bool:
+    def conn_key(self, cid: int) -> bytes | None:
+        conn = self.conns.get(cid)
+        return None if conn is None else conn.key
+
+    def viewers(self, first: int | None = None) -> list[tuple[int, int | None]]:
+        """Every welcomed connection with its client's seat, in the order they connected
+        (``first`` at the front: the mover hears of its step first, its round trip)."""
+        order = [(cid, self.seat_of(cid)) for cid, c in self.conns.items() if c.welcomed]
+        if first is not None:
+            order.sort(key=lambda v: v[0] != first)  # stable: the rest keep their order
+        return order
+
+    def gone_for_good(self, seat: int) -> bool:
         """A player of this hand whose link has been down longer than the grace, or who said
         goodbye: the hand goes on without it."""
         since = self.away.get(seat)
@@ -643,7 +691,7 @@ class HostBase:
             self._now >= since + self.config.away_grace or seat in self.quit
         )
 
-    def _cid_of_seat(self, seat: int) -> int | None:
+    def cid_of_seat(self, seat: int) -> int | None:
         client = self._seat_client(seat)
         if client is None:
             return None
@@ -675,9 +723,9 @@ class HostBase:
         if entry is not None:
             self.table.leave(entry.id)
             self.keys.pop(entry.token, None)
-            self._say(f"{entry.name} gave up the seat")
+            self.say(f"{entry.name} gave up the seat")
         self.freed.add(seat)
-        self._broadcast_lobby()
+        self.broadcast_lobby()
 
     def _fill_freed_seats(self) -> bool:
         """Between hands, where the table was set up with bots, a bot takes a seat given up
@@ -695,8 +743,8 @@ class HostBase:
         entry = self.table.seat_waiting()
         if entry is None:
             return False
-        self._say(self.table.seating_line(entry) or f"{entry.name} takes a seat")
-        self._broadcast_lobby()
+        self.say(self.table.seating_line(entry) or f"{entry.name} takes a seat")
+        self.broadcast_lobby()
         return True
 
     def _can_start(self) -> bool:
@@ -731,48 +779,70 @@ class HostBase:
         self.hand = None
         self.quit.clear()
         self.table.hand_over()
-        self._broadcast_lobby()
+        self.broadcast_lobby()
         if self.match.over:
             n = len(self.match.results)
-            self._say(f"match over after {n} hand{'s' if n != 1 else ''}: {self.standings()}")
+            self.say(f"match over after {n} hand{'s' if n != 1 else ''}: {self.standings()}")
             if self.config.hands is not None or self.match.voids >= self.rules.scoring.void_limit:
                 self.finished = True
                 for cid in list(self.conns):
                     self._close(cid, p.Bye(reason=f"match over: {self.standings()}"[:500]))
 
-    # -- the hooks :class:`lanswitch.host.Host` fills in ---------------------------------------
-
-    def _advance(self, *, moves: bool = True) -> None:
-        """Run the table forward as far as it can go without waiting."""
-        raise NotImplementedError
+    # -- the hand in play (a HandDriver: _deal) ------------------------------------------------
 
     def _start_hand(self) -> None:
-        raise NotImplementedError
+        """Deal a new hand of the match to the seats as they are, the way the table deals
+        now (:attr:`blind`): the table holds it as :attr:`hand` until it is settled."""
+        if self.match.over:  # a rematch: the scores start again, the deal moves on
+            self.match = self._new_match(self.match.dealer)
+        empty = [s.index for s in self.table.seats if s.kind == "empty"]
+        self.table.start(HOST_ID)
+        game = self.match.new_hand(absent=empty)
+        pids = tuple(f"seat{i}" for i in range(self.config.seats))
+        keys: dict[str, bytes] = {}
+        bots: dict[int, Bot] = {}
+        for s in self.table.seats:
+            if s.kind == "bot":
+                bots[s.index] = make_bot(s.bot, self.rules)
+            elif s.kind == "human":
+                entry = self.table.clients[s.client or ""]
+                keys[pids[s.index]] = self.keys[entry.token]
+        names = tuple(s.name[:32] for s in self.table.seats)  # as the lobby shows them
+        start = HandStart(game, self.game_id, pids, keys, bots, names, self.key)
+        deal = self.blind_hand if self.blind else self.commit_hand
+        self.hand = deal(self, start)
+
+    def _advance(self, *, moves: bool = True) -> None:
+        """Run the table forward as far as it can go without waiting (``moves``: including
+        the moves the host makes itself)."""
+        for _ in range(ADVANCE_BOUND):
+            if not self._advance_once(moves):
+                return
+        raise RuntimeError("the table did not settle")  # pragma: no cover - a bug
+
+    def _advance_once(self, moves: bool) -> bool:
+        h = self.hand
+        if h is None:
+            return self._between_hands()
+        if h.settled:
+            self._hand_done(h.game)
+            self.last_hand = h
+            return True
+        return h.advance(moves)
 
     def _catch_up(self, cid: int, *, resumed: bool) -> None:
-        """Bring a client that (re)joined up to date on the hand in progress, or a player
-        who resumes between hands on the hand it missed the end of."""
-        raise NotImplementedError
+        """Bring a client that (re)joined up to date on the hand in progress (SPEC §
+        Resuming). Between hands, a player who resumes gets the last hand again, in case it
+        lost its end (its verdict needs it)."""
+        h = self.hand
+        if h is None and resumed:
+            h = self.last_hand
+        if h is not None:
+            h.catch_up(cid)
 
     def _hand_deadline(self) -> float | None:
         """When the hand in progress next needs a tick."""
-        raise NotImplementedError
-
-
-_HANDLERS: dict[type[p.Message], str] = {
-    p.Sit: "_sit",
-    p.Stand: "_stand",
-    p.Ready: "_ready",
-    p.Chat: "_chat",
-    p.Move: "_move",
-    p.Commit: "_commit",
-    p.Reveal: "_reveal",
-    p.LogHead: "_log_head",
-    p.BlindPass: "_blind_pass",
-    p.BlindShare: "_blind_share",
-    p.BlindRelease: "_blind_release",
-    p.BlindMove: "_blind_move",
-    p.BlindSeeds: "_blind_seeds",
-}
-"""The method of :class:`lanswitch.host.Host` that takes each message a client may send (a
-``hello``, ``bye``, ``error``, ``ping`` and ``pong`` are the connection's own)."""
+        h = self.hand
+        if h is None:
+            return None
+        return self.now if h.settled else h.deadline()

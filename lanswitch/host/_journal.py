@@ -22,18 +22,15 @@ from __future__ import annotations
 import functools
 import inspect
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import fields
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 import msgpack
 
 from .. import protocol as p
 from ..rules import RulesError, RuleSet, dump_toml, rules_from_mapping
 from ._config import HostConfig
-
-if TYPE_CHECKING:
-    from ._core import HostBase as Host
 
 __all__ = ["ReplayError"]
 
@@ -76,19 +73,29 @@ class Tape:
         return self.data[self.at - n : self.at]
 
 
+class Journaling(Protocol):
+    """What :func:`journaled` needs of the host whose calls it records."""
+
+    journaling: bool
+    _depth: int
+
+    def _record(self, name: str, values: list[object], raised: bool) -> None: ...
+
+
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
+_H = TypeVar("_H", bound=Journaling)
 
 
 def journaled(
-    method: Callable[Concatenate[Host, _P], _R],
-) -> Callable[Concatenate[Host, _P], _R]:
+    method: Callable[Concatenate[_H, _P], _R],
+) -> Callable[Concatenate[_H, _P], _R]:
     """Record each outermost call of ``method`` to :attr:`Host.inputs` (see the module
     docstring); a call made by another recorded call is part of that one."""
     signature = inspect.signature(method)
     name = method.__name__
 
-    def call(self: Host, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+    def call(self: _H, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         if not self.journaling or self._depth:
             return method(self, *args, **kwargs)
         self._depth += 1
@@ -145,25 +152,6 @@ def parse_rules(text: object) -> RuleSet:
         raise ReplayError(f"rules in the journal are not valid: {e}") from None
 
 
-REPLAYED = frozenset(
-    {
-        "connect",
-        "receive",
-        "disconnected",
-        "tick",
-        "shutdown",
-        "add_bot",
-        "remove_bot",
-        "set_rules",
-        "set_blind",
-        "kick",
-        "give_up",
-        "set_owner",
-    }
-)
-"""The calls a journal may hold (each a public method of :class:`Host`)."""
-
-
 def unpack_record(raw: object, n: int) -> tuple[str, list[Any], bool, bytes]:
     if not isinstance(raw, bytes):
         raise ReplayError("the journal is empty" if raw is None else f"record {n} is not bytes")
@@ -183,9 +171,13 @@ def unpack_record(raw: object, n: int) -> tuple[str, list[Any], bool, bytes]:
     return record[0], record[1], record[2], record[3]
 
 
-def replay_call(host: Host, name: str, values: list[Any], n: int) -> Callable[[], object]:
-    """Record ``n``'s call on ``host``, its arguments decoded."""
-    if name not in REPLAYED:
+def replay_call(
+    calls: Mapping[str, Callable[..., object]], name: str, values: list[Any], n: int
+) -> Callable[[], object]:
+    """Record ``n``'s call, one of ``calls`` (the host's, by the name a record gives), with
+    its arguments decoded."""
+    method = calls.get(name)
+    if method is None:
         raise ReplayError(f"record {n} is a call the host does not take: {name!r}")
     args = list(values)
     try:
@@ -195,5 +187,4 @@ def replay_call(host: Host, name: str, values: list[Any], n: int) -> Callable[[]
             args[0] = parse_rules(args[0])
     except (IndexError, TypeError, p.ProtocolError) as e:
         raise ReplayError(f"record {n} ({name}) does not decode: {e}") from None
-    method = getattr(host, name)
     return lambda: method(*args)
