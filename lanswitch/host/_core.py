@@ -1,5 +1,17 @@
-"""The host's table outside its hands: connections, the handshake, the lobby, the match
-between hands, the journal, and the calls a shell makes (see the package docstring)."""
+"""The table: connections, the handshake, the lobby, the match between hands, the journal,
+the calls a shell makes (see the package docstring) — and the hand in play, which it holds as
+a :class:`~lanswitch.host._deal.HandDriver` and never tells apart from the other deal's.
+
+Why one module of some 850 lines, one class of some 780: everything here reads and writes one
+state together — who is connected, seated, ready, away or gone (``conns``, ``table``,
+``away``, ``quit``, ``keys``) — and each call a shell makes touches most of it (a dropped link
+changes the lobby, the hand's watch and the seat's grace at once). The split that did pay is
+done: the hand, the part with two implementations, is a driver in a module of its own per
+deal (``_commit``, ``_blind``, behind ``_deal``), the settings are in ``_config``, the
+journal's records and replay in ``_journal``. Cutting the rest across files meant a class
+spread over several by inheritance, which is what the host was before, and what made a
+message's handler hard to find.
+"""
 
 from __future__ import annotations
 
