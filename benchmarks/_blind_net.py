@@ -433,10 +433,7 @@ def clients_main(
     statuses: list[str] = []
     for s in sessions:
         for r in s.history:
-            if r.blind is not None:
-                statuses.append(r.blind.status)
-            else:
-                statuses.append("none" if r.verdict is None else r.verdict.status)
+            statuses.append("none" if r.judgement is None else r.judgement.status)
     marks = [s.marks for s in sessions]
     draws = [d for s in sessions for d in s.draws]
     pipe.send(("done", marks, draws, statuses, time.process_time() - cpu0, error))

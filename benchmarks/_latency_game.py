@@ -308,8 +308,10 @@ class GameDriver:
                 replies.extend(session.receive(m))
             session.news.clear()  # the load generator keeps no screen: bounded memory
             for record in session.history:
-                if record.transcript is not None:
-                    self._check(record.transcript)
+                # The commit-reveal transcript, checked again here (a dealer-blind file is not).
+                source = None if record.proof is None else record.proof.source
+                if isinstance(source, Transcript):
+                    self._check(source)
             session.history.clear()
             if replies and not conn.closed:
                 writer.write(conn.send_all(replies))

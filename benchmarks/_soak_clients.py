@@ -662,9 +662,10 @@ class Slots:
                 self.tally.error("warning", f"table {table}: {item.text}")
         session.news.clear()
         for record in session.history:
-            v = record.verdict
-            if v is None:
+            found = None if record.judgement is None else record.judgement.found
+            if not isinstance(found, Verdict):
                 continue
+            v = found
             key = (v.game_id, v.hand_no, v.seat)
             if key in self.verdicts:
                 continue

@@ -295,7 +295,7 @@ async def soak(
             game.cancel()
         result.game_hands = len(session.history)
         result.game_fair = bool(session.history) and all(
-            r.verdict is not None and r.verdict.fair for r in session.history
+            r.judgement is not None and r.judgement.fair for r in session.history
         )
         if server._task is not None and server._task.done() and not host.finished:
             result.crashes += 1

@@ -16,7 +16,7 @@ seeds, and its verdict names the cheat. Pure: its seeds come from the ``entropy`
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -24,7 +24,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from . import protocol as p
 from .fairdeal import DEALER
 from .fairdeal.blind import LIBRARY_SUBGROUP_TEST
-from .fairdeal.blindcheck import BlindOutcome, caught, check_hand
+from .fairdeal.blindcheck import BlindOutcome, caught, check_hand, judgement
 from .fairdeal.blindfile import dump
 from .fairdeal.blindhand import (
     BlindFault,
@@ -45,6 +45,7 @@ from .fairdeal.blindseat import (
     opening_of,
     share_map,
 )
+from .fairdeal.judgement import DEALER_BLIND, Judgement, Proof
 from .fairdeal.primitives import UsageError
 from .fairdeal.setup import HandSetup
 from .game import HIDDEN_BASE, MAX_CARD, Event, View
@@ -107,6 +108,35 @@ class BlindPart:
         hand, and a stale one would stop that hand, blamed on this player)."""
 
     # -- what the session asks -----------------------------------------------------------------
+
+    def judgement(self, game_id: bytes, hand_no: int, names: Sequence[str]) -> Judgement | None:
+        """This seat's judgement of the hand, once it is over or settled without its end
+        (:mod:`lanswitch.fairdeal.judgement`; ``names``: the seats' names), or None for a
+        spectator, which took no part to judge. A hand whose seeds never came cannot be
+        checked: void, blamed on the host, on its word (it alone held them back)."""
+        if self.seat is None:
+            return None
+        outcome = self.outcome
+        if outcome is None:
+            outcome = BlindOutcome(
+                "void", DEALER, BlindFault.WITHHELD, "no seeds after the hand", proven=False
+            )
+        dealt = ("shuffle", 0) in self.follower.steps
+        return judgement(
+            outcome,
+            game_id=game_id,
+            hand_no=hand_no,
+            names=names,
+            seats=self.setup.seats,
+            dealt=dealt,
+        )
+
+    def proof(self) -> Proof | None:
+        """The hand's file, as ``lanswitch verify`` reads it (None: none was written)."""
+        if not self.file:
+            return None
+        file = self.file
+        return Proof(DEALER_BLIND, f"blind-seat{self.seat}", lambda: file, source=file)
 
     @property
     def steps(self) -> int:

@@ -549,9 +549,8 @@ def _summary(stats: SimStats, seed: int, out: TextIO) -> None:
 
 
 def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .fairdeal import Transcript, TranscriptError, Verdict, VoidTally, blindfile, verify_all
-    from .fairdeal.blindcheck import BlindOutcome
-    from .fairdeal.tally import VoidEntry
+    from .fairdeal import Transcript, TranscriptError, VoidTally, blindfile, verify_all
+    from .fairdeal.judgement import Judgement
 
     # Each source is a name to show and its bytes, or why there are none: the files, or the
     # transcript the history keeps for --hand ID (then shown as "history:ID").
@@ -564,16 +563,18 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         except OSError as e:
             sources.append((name, f"cannot read it: {e.strerror or e}"))
     names = [name for name, _ in sources]
+    # Every file's judgement, whichever deal it holds: a dealer-blind hand's file is checked
+    # on its own; commit-reveal transcripts together (files of one hand are compared).
+    judged: dict[int, Judgement] = {}
     loaded: dict[int, Transcript] = {}
     errors: dict[int, str] = {}
-    blind: dict[int, BlindOutcome] = {}  # dealer-blind hands, checked on their own
     for i, (_, data) in enumerate(sources):
         if isinstance(data, str):
             errors[i] = data
             continue
         if _is_blind_file(data):
             try:
-                blind[i] = blindfile.check(data)[1]
+                judged[i] = blindfile.judge(data)
             except blindfile.BlindFileError as e:
                 errors[i] = str(e)
             continue
@@ -581,41 +582,27 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             loaded[i] = Transcript.from_json(data)
         except TranscriptError as e:
             errors[i] = str(e)
-    verdicts: dict[int, Verdict] = dict(zip(loaded, verify_all(list(loaded.values())), strict=True))
+    for i, v in zip(loaded, verify_all(list(loaded.values())), strict=True):
+        judged[i] = v.judgement()
+    judged = dict(sorted(judged.items()))  # in the files' order
     counts = {"fair": 0, "unconfirmed": 0, "unfair": 0, "void": 0, "error": len(errors)}
-    for v in verdicts.values():
-        counts[v.status] += 1
-    for o in blind.values():
-        counts[o.status] += 1
     aborts = VoidTally()
     hands: dict[bytes, set[int]] = {}
-    for i, t in loaded.items():
-        hands.setdefault(t.setup.game_id, set()).add(t.setup.hand_no)
-        v = verdicts[i]
-        if v.status == "void":  # one entry per hand, however many of its transcripts
-            aborts.record(VoidEntry(t.setup.hand_no, v.culprits, v.proven))
+    for j in judged.values():
+        counts[j.status] += 1
+        hands.setdefault(j.game_id, set()).add(j.hand_no)
+        if j.status == "void":  # one entry per hand, however many of its files
+            aborts.record(j.void_entry())
     gaps = {gid: sorted(set(range(min(ns), max(ns) + 1)) - ns) for gid, ns in hands.items()}
     gaps = {gid: ns for gid, ns in gaps.items() if ns}
-    code = 2 if errors else 1 if counts["fair"] < len(verdicts) + len(blind) else 0
+    code = 2 if errors else 1 if counts["fair"] < len(judged) else 0
     if args.json:
         files: list[dict[str, object]] = []
         for i, name in enumerate(names):
             if i in errors:
                 files.append({"file": name, "status": "error", "error": errors[i]})
-            elif i in blind:
-                o = blind[i]
-                files.append(
-                    {
-                        "file": name,
-                        "status": o.status,
-                        "dealer_blind": True,
-                        "culprits": [o.culprit] if o.culprit else [],
-                        "proven": o.proven,
-                        "text": str(o),
-                    }
-                )
             else:
-                files.append({"file": name, **verdicts[i].as_json()})
+                files.append({"file": name, **judged[i].as_json()})
         summary = {
             **counts,
             "aborted_hands": [
@@ -629,10 +616,8 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for i, name in enumerate(names):
         if i in errors:
             err.write(f"lanswitch: {name}: {errors[i]}\n")
-        elif i in blind:
-            out.write(f"{name}: {blind[i]}\n")
         else:
-            out.write(f"{name}: {verdicts[i].text()}\n")
+            out.write(f"{name}: {judged[i].text()}\n")
     if len(names) > 1:
         parts = [f"{counts[k]} {k}" for k in ("fair", "unconfirmed", "unfair", "void") if counts[k]]
         if errors:
@@ -758,6 +743,7 @@ def _save_hand(hand: int, path: Path, target: Path, out: TextIO) -> int:
     byte, in a new file (never over another: a transcript is evidence)."""
     import shlex
 
+    from .fairdeal.judgement import deal_named
     from .textsafe import escape
 
     row = _history_row(hand, path, "save")
@@ -772,7 +758,7 @@ def _save_hand(hand: int, path: Path, target: Path, out: TextIO) -> int:
         raise _UsageError(f"{target} exists already: give a new file's name") from None
     except OSError as e:
         raise _UsageError(f"cannot write {target}: {e.strerror or e}") from None
-    kind = "dealer-blind file" if row.blind else "transcript"
+    kind = deal_named(row.deal).proof_name()
     out.write(
         f"saved the {kind} of hand {row.hand_no} at {escape(row.table)} to {escape(str(target))}"
         f"; lanswitch verify {escape(shlex.quote(str(target)))} checks it\n"

@@ -13,12 +13,13 @@ reads, which are what ``lanswitch join --transcripts DIR`` writes
 (:meth:`~lanswitch.fairdeal.Transcript.to_json`, UTF-8). ``lanswitch history`` lists the
 rows; ``lanswitch verify --hand ID`` checks a stored transcript again with the same verifier.
 
-A hand dealt **dealer-blind** (a table hosted with ``--blind``) has no commit-reveal transcript:
-its record (:attr:`~lanswitch.session.HandRecord.blind`) holds the blind check's outcome and
-the hand's blind file, which is what ``lanswitch verify FILE`` reads for such a hand. The row
-keeps that file in the ``transcript`` column (so ``lanswitch verify --hand ID`` checks it as it
-checks any transcript: the verifier tells the two formats apart), the outcome as its status,
-verdict, reason and blame, and ``blind`` set, so the listing says "dealer-blind".
+Whichever deal dealt a hand, the row is made from the record's judgement
+(:class:`~lanswitch.fairdeal.judgement.Judgement`: status, the line, the reason, who is to
+blame, whether signatures prove it, who forfeits) and its proof, the deal's saved file, kept
+in the ``transcript`` column: for a hand dealt **dealer-blind** (a table hosted with
+``--blind``) that is the hand's blind file, which ``lanswitch verify --hand ID`` checks as it
+checks any transcript (the verifier tells the formats apart). The ``deal`` column names the
+deal (``commit-reveal``, ``dealer-blind``) as a label, so the listing says "dealer-blind".
 
 A spectator has no transcript: it took no part in the deal and was shown no cards, so there
 is nothing of its own to check. Its hands are still kept (status ``watched``, transcript NULL)
@@ -64,6 +65,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from .datadir import create_private, make_private, tighten_sqlite
+from .fairdeal.judgement import COMMIT_REVEAL, DEALER_BLIND, deal_named
 from .narrate import nth
 from .session import HandRecord
 from .textsafe import escape
@@ -85,7 +87,7 @@ __all__ = [
 ]
 
 FILE_NAME: Final = "history.sqlite"
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 BUSY_TIMEOUT: Final = 2.0  # seconds a connection waits for another's write lock
 
 # Each step takes the schema from version i to i + 1. A later version appends its step (say an
@@ -123,12 +125,21 @@ _MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         # 3: a dealer-blind hand (its transcript column holds the hand's blind file).
         "ALTER TABLE hands ADD COLUMN blind INTEGER NOT NULL DEFAULT 0",
     ),
+    (
+        # 4: the judgement whole, whichever deal: the deal's name (which supersedes ``blind``,
+        # still set for a blind hand), whether signatures prove the blame (NULL: a hand kept
+        # before version 4, which did not say) and who forfeits the hand.
+        "ALTER TABLE hands ADD COLUMN deal TEXT NOT NULL DEFAULT 'commit-reveal'",
+        "UPDATE hands SET deal = 'dealer-blind' WHERE blind != 0",
+        "ALTER TABLE hands ADD COLUMN proven INTEGER",
+        "ALTER TABLE hands ADD COLUMN forfeit TEXT NOT NULL DEFAULT '[]'",
+    ),
 )
 assert len(_MIGRATIONS) == SCHEMA_VERSION
 
 _COLUMNS: Final = (
     "at, tbl, host, client, game_id, hand_no, seat, name, rules, ending, placings, place, "
-    "status, verdict, why, culprits, transcript, log, blind"
+    "status, verdict, why, culprits, transcript, log, blind, deal, proven, forfeit"
 )
 
 
@@ -164,7 +175,9 @@ class HandRow:
     transcript: bytes | None
     id: int = 0
     log: tuple[str, ...] = ()  # the hand as this client was told it, a line each
-    blind: bool = False  # dealt dealer-blind: ``transcript`` is the hand's blind file
+    deal: str = COMMIT_REVEAL.name  # which deal dealt it (a label): ``transcript`` is its file
+    proven: bool | None = None  # signatures prove the blame (None: not said, a row before v4)
+    forfeit: tuple[str, ...] = ()  # who forfeits the hand (ids)
 
     def as_json(self) -> dict[str, Any]:
         """The row for ``lanswitch history --json`` (seats and places count from 1)."""
@@ -190,7 +203,10 @@ class HandRow:
             "culprits": list(self.culprits),
             "transcript": self.transcript is not None,
             "log": list(self.log),
-            "dealer_blind": self.blind,
+            "deal": self.deal,
+            "dealer_blind": self.deal == DEALER_BLIND.name,
+            "proven": self.proven,
+            "forfeit": list(self.forfeit),
         }
 
 
@@ -217,15 +233,7 @@ def row_of(
     place = None
     if not void and record.seat is not None and record.seat in over.placings:
         place = over.placings.index(record.seat) + 1
-    if record.blind is not None:
-        status, verdict, why, culprits, file = _blind_verdict(record)
-    else:
-        v, t = record.verdict, record.transcript
-        status = "watched" if v is None else v.status
-        verdict = "" if v is None else v.text()
-        why = "" if v is None else v.reason
-        culprits = () if v is None else v.culprits
-        file = None if t is None else t.to_json().encode("utf-8")
+    j, proof = record.judgement, record.proof
     return HandRow(
         at=at,
         table=table,
@@ -239,36 +247,18 @@ def row_of(
         ending=over.reason,
         placings=placings,
         place=place,
-        status=status,
-        verdict=verdict,
-        why=why,
-        culprits=culprits,
-        transcript=file,
+        # A hand watched has no judgement: kept as watched (see the module docstring).
+        status="watched" if j is None else j.status,
+        verdict="" if j is None else j.text(),
+        # As for any hand: the fair deal's ids (seat2, @dealer), as the verifier names them.
+        why="" if j is None else j.reason,
+        culprits=() if j is None else j.culprits,
+        transcript=None if proof is None else proof.text().encode("utf-8"),
         log=tuple(log),
-        blind=record.blind is not None,
+        deal=record.deal.name,
+        proven=None if j is None else j.proven,
+        forfeit=() if j is None else j.forfeit,
     )
-
-
-def _blind_verdict(
-    record: HandRecord,
-) -> tuple[str, str, str, tuple[str, ...], bytes | None]:
-    """A dealer-blind hand's ``(status, verdict, why, culprits, file)`` (``record.blind`` set;
-    see the module docstring)."""
-    outcome = record.blind
-    assert outcome is not None
-    # A spectator's part follows the public record only and says nothing on screen: kept as
-    # watched, as at any table (see the module docstring).
-    if record.seat is None:
-        return "watched", "", "", (), None
-    why = ""
-    if outcome.status != "fair":
-        why = outcome.fault.value if outcome.fault is not None else ""
-        if outcome.detail:
-            why = f"{why} ({outcome.detail})" if why else outcome.detail
-    # As for any hand: the fair deal's ids (seat2, @dealer), as the verifier names them.
-    culprits = (outcome.culprit,) if outcome.culprit else ()
-    file = record.blind_file.encode("utf-8") if record.blind_file else None
-    return outcome.status, str(outcome), why, culprits, file
 
 
 def result_text(row: HandRow) -> str:
@@ -285,13 +275,13 @@ def result_text(row: HandRow) -> str:
 def verdict_text(row: HandRow) -> str:
     """The verdict in a few words: "fair, every card legal", or what failed and who is to blame
     (escaped for printing: the reason and the names came from the hand)."""
-    blind = " (dealer-blind)" if row.blind else ""
+    deal = deal_named(row.deal)
     if row.status == "fair":
-        return f"fair{blind}, every card legal"
+        return f"{deal.tagged('fair')}, every card legal"
     if row.status == "watched":
-        return f"watched{blind}: no transcript of yours to check"
+        return f"{deal.tagged('watched')}: no transcript of yours to check"
     who = ", ".join(escape(c) for c in row.culprits) or "nobody"
-    return f"{escape(row.status.upper())}{blind}: {escape(row.why)} (blame {who})"
+    return f"{escape(deal.tagged(row.status.upper()))}: {escape(row.why)} (blame {who})"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -422,7 +412,7 @@ class History:
             for r in rows:
                 cur = db.execute(
                     f"INSERT OR IGNORE INTO hands ({_COLUMNS}) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    f"VALUES ({', '.join('?' * _COLUMNS.count(','))}, ?)",
                     (
                         r.at,
                         r.table,
@@ -442,7 +432,10 @@ class History:
                         json.dumps(list(r.culprits)),
                         r.transcript,
                         json.dumps(list(r.log)),
-                        int(r.blind),
+                        int(r.deal == DEALER_BLIND.name),  # (version 3's column, kept true)
+                        r.deal,
+                        None if r.proven is None else int(r.proven),
+                        json.dumps(list(r.forfeit)),
                     ),
                 )
                 ids.append((cur.lastrowid or 0) if cur.rowcount == 1 else 0)
@@ -484,6 +477,7 @@ def _row(r: Sequence[Any]) -> HandRow:
         placings = tuple(str(x) for x in json.loads(r[11]))
         culprits = tuple(str(x) for x in json.loads(r[16]))
         log = tuple(str(x) for x in json.loads(r[18]))
+        forfeit = tuple(str(x) for x in json.loads(r[22]))
     except (TypeError, ValueError) as e:
         raise HistoryError(f"hand {r[0]} in the history is damaged: {e}") from None
     transcript = r[17]
@@ -507,7 +501,9 @@ def _row(r: Sequence[Any]) -> HandRow:
         culprits=culprits,
         transcript=None if transcript is None else bytes(transcript),
         log=log,
-        blind=bool(r[19]),
+        deal=str(r[20]),
+        proven=None if r[21] is None else bool(r[21]),
+        forfeit=forfeit,
     )
 
 

@@ -263,51 +263,35 @@ async def _join(join: Join, watch: Watch, out: TextIO, err: TextIO) -> int:
         elif news.kind == "link":
             out.write("lost the host: reconnecting\n" if news.text == "lost" else "reconnected\n")
         elif news.kind == "verdict" and isinstance(news.data, HandRecord):
-            record = news.data
-            if record.blind is not None:
-                blind_verdict(record)
-                return
-            verdict, t = record.verdict, record.transcript
-            if verdict is None or t is None:
-                return
-            label = "fair" if verdict.fair else verdict.status.upper()
-            if not verdict.fair and verdict.status != "void":
-                unfair.append(record)
-            # After "FAIR: hand …, RULES: ", with the players' names for the seats' ids.
-            detail = named(verdict.text().split(": ", 2)[-1], record.names)
-            where = ""
-            if transcripts is not None:
-                path = transcripts / (
-                    f"{_slug(session.table)}-{t.setup.game_id.hex()[:8]}-"
-                    f"hand{t.setup.hand_no:03d}-{t.id}.json"
-                )
-                path.write_text(t.to_json(), encoding="utf-8")
-                where = f", transcript {path}"
-            out.write(f"hand {record.hand_no} verified {label}{escape(where)}: {escape(detail)}\n")
+            verdict(news.data)
         elif news.kind in ("warning", "reject"):
             err.write(f"lanswitch: {escape(news.text)}\n")
         elif news.kind == "chat":
             out.write(f"{escape(news.text)}\n")
         out.flush()
 
-    def blind_verdict(record: HandRecord) -> None:
-        # A dealer-blind hand: no transcript, but the blind check's outcome and the hand's
-        # file (what lanswitch verify reads), saved beside the transcripts of other hands.
-        outcome = record.blind
-        assert outcome is not None
-        if outcome.status == "unfair":
+    def verdict(record: HandRecord) -> None:
+        # The judgement, whichever deal dealt the hand: "hand 2 verified fair, transcript
+        # PATH: 57 log events …" — its proof (the transcript, a blind hand's file) saved where
+        # --transcripts says, and a hand found unfair counted for the exit status.
+        j, proof = record.judgement, record.proof
+        if j is None:
+            return
+        if j.status in ("unfair", "unconfirmed"):  # (a void is counted, and may end the match)
             unfair.append(record)
         where = ""
-        if transcripts is not None and record.blind_file:
+        if transcripts is not None and proof is not None:
             path = transcripts / (
                 f"{_slug(session.table)}-{record.game_id.hex()[:8]}-"
-                f"hand{record.hand_no:03d}-blind-seat{record.seat}.json"
+                f"hand{record.hand_no:03d}-{proof.stem}.json"
             )
-            path.write_text(record.blind_file, encoding="utf-8")
-            where = f", file {path}"
-        label = "fair (dealer-blind)" if outcome.status == "fair" else str(outcome)
-        text = named(label, record.names)
-        out.write(f"hand {record.hand_no} verified {escape(text)}{escape(where)}\n")
+            path.write_text(proof.text(), encoding="utf-8")
+            where = f", {proof.deal.proof} {path}"
+        # After "FAIR: hand …, RULES: ", with the players' names for the seats' ids.
+        said = f": {named(j.said, record.names)}" if j.said else ""
+        out.write(
+            f"hand {record.hand_no} verified {escape(j.word())}{escape(where)}{escape(said)}\n"
+        )
 
     history = open_writer(join.data, keep=join.history)
     try:

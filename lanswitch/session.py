@@ -45,7 +45,6 @@ from .fairdeal import (
     SeatRecorder,
     SetupError,
     SignedHead,
-    Transcript,
     TranscriptError,
     Verdict,
     VoidRecord,
@@ -53,8 +52,8 @@ from .fairdeal import (
     decode_event,
     verify,
 )
-from .fairdeal.blindcheck import BlindOutcome
 from .fairdeal.blindhand import BlindFault, Holder
+from .fairdeal.judgement import COMMIT_REVEAL, DEALER_BLIND, Deal, Judgement, Proof
 from .fairdeal.primitives import mask_of, named, public_bytes
 from .fairdeal.tally import VoidEntry
 from .game import DRAW, MAX_CARD, PASS, Event, View, format_move
@@ -84,8 +83,13 @@ class News:
 
 @dataclass(frozen=True, slots=True)
 class HandRecord:
-    """One finished hand as this client saw it: the result, and (for a seat) the transcript
-    and its verdict.
+    """One finished hand as this client saw it: the result, its judgement and its proof.
+
+    ``judgement`` is what every reader shows and counts, whichever deal dealt the hand
+    (:class:`~lanswitch.fairdeal.judgement.Judgement`; None: this client watched, and had
+    nothing of its own to judge — or was told not to check). ``proof`` is the deal's saved file
+    (the transcript, the blind hand's file), opaque: the history stores it and ``lanswitch
+    verify`` reads it (None: none was kept).
 
     The rest is what a record kept after the table is gone needs (``lanswitch history``):
     ``game_id``, the ``rules``' name, this client's ``seat`` (None: watching) and every seat's
@@ -94,17 +98,14 @@ class HandRecord:
 
     hand_no: int
     over: p.HandOver
-    transcript: Transcript | None
-    verdict: Verdict | None
+    judgement: Judgement | None
+    proof: Proof | None = None
     game_id: bytes = b""
     rules: str = ""
     seat: int | None = None
     names: tuple[str, ...] = ()
-    blind: BlindOutcome | None = None
-    """A dealer-blind hand's verdict (``verdict`` and ``transcript`` are the commit-reveal
-    deal's, None here)."""
-    blind_file: str = ""
-    """A dealer-blind hand's file, as ``lanswitch verify`` reads it."""
+    deal: Deal = COMMIT_REVEAL
+    """Which deal dealt the hand, as a label to show (a hand watched has no judgement to say)."""
 
 
 def _abort_text(m: p.BlindAbort) -> str:
@@ -809,73 +810,56 @@ class Session:
         self._record(h)
 
     def _record(self, h: _HandState) -> None:
-        """Hand ``h``'s record: its transcript and verdict (or, for a seat the host kept out of
-        its part, the verdict that says so), kept in :attr:`history` and told."""
+        """Hand ``h``'s record: its judgement and proof (or, for a seat the host kept out of its
+        part, the verdict that says so), kept in :attr:`history` and told; a void counted."""
         h.done = True
-        transcript: Transcript | None = None
-        verdict: Verdict | None = None
-        if h.blind is not None:
-            self._record_blind(h, h.blind)
-            return
-        if h.recorder is not None:
-            transcript = h.recorder.transcript()
-            try:
-                verdict = verify(transcript) if self.verify_hands else None
-            except TranscriptError as e:  # cannot be for a transcript we wrote: say so, go on
-                self._note("warning", f"hand {h.message.hand_no}: the transcript is broken: {e}")
-        elif h.refused is not None:
-            verdict = _refusal(h, self.seat, "" if self.lobby is None else self.lobby.rules)
         m = h.message
+        judgement, proof, seat, deal = self._judge(h)
         aborted = any((e.game_id, e.hand_no) == (m.game_id, m.hand_no) for e in self.voids.entries)
-        if verdict is not None and (
-            verdict.status == "void" or (aborted and verdict.status == "unfair")
+        if judgement is not None and (
+            judgement.status == "void" or (aborted and judgement.status == "unfair")
         ):
             # The verdict settles the blame the abort laid (_abort): a void the host laid on
             # a player and the check lays on the host is counted as the host's.
-            self._count_void(
-                VoidEntry(m.hand_no, verdict.culprits, verdict.proven, None, m.game_id)
-            )
+            self._count_void(judgement.void_entry())
         record = HandRecord(
             m.hand_no,
             h.over or _UNFINISHED,
-            transcript,
-            verdict,
+            judgement,
+            proof,
             game_id=m.game_id,
             rules="" if h.setup is None else h.setup.rules.name,
-            seat=self.seat if h.recorder is None else h.recorder.seat,
+            seat=seat,
             names=h.names,
+            deal=deal,
         )
         self.history.append(record)
-        if verdict is not None:
-            self._note("verdict", verdict.text(), record)
+        if judgement is not None:
+            self._note("verdict", judgement.text(), record)
 
-    def _record_blind(self, h: _HandState, part: BlindPart) -> None:
-        m = h.message
-        outcome = part.outcome
-        if outcome is None and part.seat is None:
-            outcome = BlindOutcome("void")  # watched, and the seeds never came
-        elif outcome is None:  # the seeds never came: nothing can be checked
-            outcome = BlindOutcome(
-                "void", DEALER, BlindFault.WITHHELD, "no seeds after the hand", proven=False
-            )
-        if outcome.status == "void" and part.seat is not None:
-            culprits = (outcome.culprit,) if outcome.culprit else ()
-            self._count_void(VoidEntry(m.hand_no, culprits, outcome.proven, None, m.game_id))
-        record = HandRecord(
-            m.hand_no,
-            h.over or _UNFINISHED,
-            None,
-            None,
-            game_id=m.game_id,
-            rules="" if h.setup is None else h.setup.rules.name,
-            seat=part.seat,
-            names=h.names,
-            blind=outcome,
-            blind_file=part.file,
-        )
-        self.history.append(record)
-        if part.seat is not None:
-            self._note("verdict", named(str(outcome), h.names), record)
+    def _judge(self, h: _HandState) -> tuple[Judgement | None, Proof | None, int | None, Deal]:
+        """The deal's judgement of hand ``h``, its proof, the seat it was judged from and the
+        deal: the dealer-blind part's, or the commit-reveal transcript verified (judgement
+        None: nothing of this client's to judge). The one place that asks which deal it was."""
+        if h.blind is not None:
+            m, part = h.message, h.blind
+            judged = part.judgement(m.game_id, m.hand_no, h.names)
+            return judged, part.proof(), part.seat, DEALER_BLIND
+        if h.recorder is None:
+            refused = None
+            if h.refused is not None:
+                rules = "" if self.lobby is None else self.lobby.rules
+                refused = _refusal(h, self.seat, rules).judgement()
+            return refused, None, self.seat, COMMIT_REVEAL
+        t = h.recorder.transcript()
+        proof = Proof(COMMIT_REVEAL, t.id, t.to_json, source=t)
+        judged = None
+        if self.verify_hands:
+            try:
+                judged = verify(t).judgement()
+            except TranscriptError as e:  # cannot be for a transcript we wrote: say so, go on
+                self._note("warning", f"hand {h.message.hand_no}: the transcript is broken: {e}")
+        return judged, proof, t.seat, COMMIT_REVEAL
 
     def _blind(self, m: p.Message) -> list[p.Message]:
         """A ``blind_*`` message: the hand's part takes it (module :mod:`.blindsession`)."""

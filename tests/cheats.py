@@ -35,12 +35,14 @@ from lanswitch.bots import make_bot
 from lanswitch.client import Client, Target
 from lanswitch.fairdeal import Dealer, Verdict
 from lanswitch.fairdeal.blindcheck import BlindOutcome
+from lanswitch.fairdeal.judgement import COMMIT_REVEAL, DEALER_BLIND
 from lanswitch.host import Host, HostConfig
 from lanswitch.host._commit import CommitHand
 from lanswitch.rules import PRESETS
 from lanswitch.server import Server
 from lanswitch.session import News, Session
 from lanswitch.tls import Identity, load_or_create_identity, server_context
+from tests.records import outcome_of, verdict_of
 
 LOOPBACK = "127.0.0.1"
 
@@ -71,7 +73,11 @@ class Outcome:
 
     def verdicts(self, name: str) -> list[Verdict]:
         """``name``'s live verdicts, hand by hand (what its screen said)."""
-        return [r.verdict for r in self.sessions[name].history if r.verdict is not None]
+        return [
+            verdict_of(r)
+            for r in self.sessions[name].history
+            if r.deal is COMMIT_REVEAL and r.judgement is not None
+        ]
 
     def news(self, name: str, kind: str = "warning") -> list[News]:
         return [n for n in self.sessions[name].news if n.kind == kind]
@@ -81,7 +87,11 @@ class Outcome:
 
     def blind(self, name: str) -> list[BlindOutcome]:
         """``name``'s live verdicts of dealer-blind hands."""
-        return [r.blind for r in self.sessions[name].history if r.blind is not None]
+        return [
+            outcome_of(r)
+            for r in self.sessions[name].history
+            if r.deal is DEALER_BLIND and r.judgement is not None
+        ]
 
     def cli_statuses(self, name: str) -> list[str]:
         return [str(f["status"]) for f in self.alone[name]]
@@ -251,9 +261,7 @@ def play_over_tls(
         session = outcome.sessions[person.name]
         files = []
         for record in session.history:
-            text = record.blind_file or (
-                "" if record.transcript is None else record.transcript.to_json()
-            )
+            text = "" if record.proof is None else record.proof.text()
             if not text:
                 continue
             path = tmp / f"{person.name}-hand{record.hand_no}.json"

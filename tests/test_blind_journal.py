@@ -8,18 +8,21 @@ from __future__ import annotations
 import pytest
 
 from lanswitch import protocol as p
+from lanswitch.fairdeal.judgement import DEALER_BLIND
 from lanswitch.host import Host
 from lanswitch.host._blind import BlindHand
 from lanswitch.rules import PRESETS
+from lanswitch.session import HandRecord
 from tests.tablenet import TableNet
 from tests.test_journal import config, restart_mid_hand
 
 
-def fair(records: list[object]) -> list[str]:
-    out = []
+def fair(records: list[HandRecord]) -> list[str]:
+    """Each hand's status, dealt dealer-blind (``none``: no judgement, or another deal)."""
+    out: list[str] = []
     for r in records:
-        blind = getattr(r, "blind", None)
-        out.append("none" if blind is None else blind.status)
+        judged = r.judgement if r.deal is DEALER_BLIND else None
+        out.append("none" if judged is None else judged.status)
     return out
 
 
@@ -45,7 +48,7 @@ def test_after_a_crash_the_clients_resume_and_the_blind_match_completes_fair(mom
     for link in links:
         s = link.session
         assert [r.hand_no for r in s.history] == [1, 2, 3]
-        assert fair(list(s.history)) == ["fair"] * 3, [str(r.blind) for r in s.history]
+        assert fair(list(s.history)) == ["fair"] * 3, [str(r.judgement) for r in s.history]
 
 
 def test_a_restarted_blind_player_process_takes_its_seat_back() -> None:

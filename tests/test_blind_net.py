@@ -569,8 +569,11 @@ def test_a_spectator_follows_a_blind_hand_and_checks_it(tmp_path: Path) -> None:
     eve = out.sessions["eve"]
     assert eve.seat is None
     (record,) = eve.history
-    assert record.blind is not None
-    assert record.blind.status == "fair"
+    assert record.judgement is None  # watched: nothing of its own to judge, as at any table
+    assert eve.hand is not None
+    assert eve.hand.blind is not None
+    assert eve.hand.blind.outcome is not None  # its own check of the hand, all the same
+    assert eve.hand.blind.outcome.status == "fair"
     assert eve.view is not None
     assert eve.view.seat is None
     assert not eve.view.hand
@@ -647,5 +650,5 @@ def test_a_host_that_never_reveals_the_seeds_gets_a_void_verdict_in_time() -> No
     net.now += HEADS_PATIENCE + 1
     ann.session.expire()
     (record,) = ann.session.history
-    assert record.blind is not None
-    assert (record.blind.status, record.blind.culprit) == ("void", DEALER)
+    assert record.judgement is not None
+    assert (record.judgement.status, record.judgement.culprits) == ("void", (DEALER,))

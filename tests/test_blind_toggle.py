@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from lanswitch import protocol as p
+from lanswitch.fairdeal.judgement import COMMIT_REVEAL, DEALER_BLIND
 from lanswitch.host import Host, HostConfig
 from lanswitch.hosting import advertiser_for, new_table, resume_table
 from lanswitch.session import Session
@@ -57,9 +58,9 @@ def test_the_host_switches_the_deal_between_hands_and_each_hand_is_dealt_as_set(
     net.run(lambda: between_hands(net, ann.session, 1))
     for link in (ann, bob):
         record = link.session.history[-1]
-        assert record.blind is not None, "hand 1 was not dealt dealer-blind"
-        assert record.blind.status == "fair", str(record.blind)
-        assert record.verdict is None
+        assert record.deal is DEALER_BLIND, "hand 1 was not dealt dealer-blind"
+        assert record.judgement is not None
+        assert record.judgement.status == "fair", str(record.judgement)
 
     net.host.set_blind(False)
     net.pump()
@@ -68,9 +69,9 @@ def test_the_host_switches_the_deal_between_hands_and_each_hand_is_dealt_as_set(
     net.run(lambda: between_hands(net, ann.session, 2))
     for link in (ann, bob):
         record = link.session.history[-1]
-        assert record.blind is None, "hand 2 was dealt dealer-blind"
-        assert record.verdict is not None
-        assert record.verdict.fair, record.verdict.text()
+        assert record.deal is COMMIT_REVEAL, "hand 2 was dealt dealer-blind"
+        assert record.judgement is not None
+        assert record.judgement.fair, record.judgement.text()
     net.host.set_blind(False)  # already so: nothing changes, no one confirms again
     assert net.host.table.seats[1].ready
 
@@ -106,8 +107,9 @@ def test_a_restored_host_deals_in_the_mode_its_journal_says() -> None:
         s = link.session
         assert [r.hand_no for r in s.history] == [1, 2, 3]
         for r in s.history:
-            assert r.blind is not None
-            assert r.blind.status == "fair", str(r.blind)
+            assert r.deal is DEALER_BLIND
+            assert r.judgement is not None
+            assert r.judgement.status == "fair", str(r.judgement)
 
 
 def test_a_refused_switch_replays_as_refused() -> None:

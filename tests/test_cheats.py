@@ -68,6 +68,7 @@ from tests.cheats import (
     make_host,
     play_over_tls,
 )
+from tests.records import transcript_of
 
 PEOPLE = [Person("ann"), Person("bob")]
 
@@ -367,7 +368,7 @@ def test_a_host_that_cuts_a_link_and_stands_in_while_the_player_is_back_is_caugh
     host = make_host(CutsAndStandsIn, bot_delay=0.05)
     out = play_over_tls(host, SLOW_ANN, tmp_path)
     assert any("resumed" in n.text for n in out.sessions["ann"].news)  # she came back
-    t = out.sessions["ann"].history[0].transcript
+    t = transcript_of(out.sessions["ann"].history[0])
     assert t is not None
     stood_in = [e for e in t.log if isinstance(e, Move) and e.seat == 0]
     assert stood_in
@@ -434,7 +435,7 @@ def test_a_player_cut_off_at_every_reshuffle_is_told_in_its_own_verdict(tmp_path
     assert v.status == "fair", v.text()  # every rule kept, on the host's word
     assert v.own_away is not None
     assert len(v.own_away.since) == host.cuts
-    t = out.sessions["ann"].history[0].transcript
+    t = transcript_of(out.sessions["ann"].history[0])
     assert t is not None
     without = [e.round for e in t.log if isinstance(e, Shuffle) and not e.mask & 1]
     assert without
@@ -888,7 +889,7 @@ def test_a_player_who_leaves_mid_hand_does_not_void_it(
         out = play_over_tls(host, people, tmp_path / str(attempt), during=leave)
         v = out.verdicts("ann")[0]  # (a void hand does not end a match of one hand)
         record = out.sessions["ann"].history[0]
-        assert record.transcript is not None
+        assert record.proof is not None
         if defence == "v1":
             if v.status == "void":
                 assert v.culprits == ("seat2",)
@@ -898,7 +899,7 @@ def test_a_player_who_leaves_mid_hand_does_not_void_it(
         (gone,) = v.away
         assert gone.pid == "seat2"
         assert gone.how == ("left" if how == "bye" else "lost")
-        if _reshuffled_after(record.transcript, 2):
+        if _reshuffled_after(transcript_of(record), 2):
             return
     pytest.fail("no hand reshuffled after carl left")
 
@@ -1217,7 +1218,7 @@ def test_a_hand_the_host_never_finishes_still_gets_a_verdict(tmp_path: Path) -> 
     for name in ("ann", "bob"):
         first = [r for r in out.sessions[name].history if r.hand_no == 1]
         assert len(first) == 1
-        v = first[0].verdict
+        v = first[0].judgement
         assert v is not None
         assert v.status == "unfair", v.text()
         assert v.culprits == (DEALER,)

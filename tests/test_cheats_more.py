@@ -62,6 +62,7 @@ from tests.cheats import (
     make_host,
     play_over_tls,
 )
+from tests.records import transcript_of
 
 PEOPLE = [Person("ann"), Person("bob")]
 
@@ -122,8 +123,8 @@ def warned(out: Outcome, name: str, phrase: str) -> bool:
 
 
 def transcript(out: Outcome, name: str, k: int = 0) -> Transcript:
-    records = [r for r in out.sessions[name].history if r.transcript is not None]
-    t = records[k].transcript
+    records = [r for r in out.sessions[name].history if r.proof is not None]
+    t = transcript_of(records[k])
     assert t is not None
     return t
 

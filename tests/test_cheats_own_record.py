@@ -288,5 +288,5 @@ def test_a_player_who_left_a_blind_hand_cannot_stop_it_in_the_hosts_name() -> No
     assert "you left this hand: the host plays your seat now" in said, said
     net.run(lambda: bool(bob.session.history))
     record = bob.session.history[-1]
-    assert record.blind is not None
-    assert record.blind.status == "fair", str(record.blind)
+    assert record.judgement is not None
+    assert record.judgement.status == "fair", str(record.judgement)

@@ -158,7 +158,7 @@ def test_a_served_table_journals_everything_and_a_finished_one_leaves_nothing(
         await server.close()
         settle(table)
         for c in clients:
-            assert [r.verdict is not None and r.verdict.fair for r in c.session.history] == [
+            assert [r.judgement is not None and r.judgement.fair for r in c.session.history] == [
                 True,
                 True,
             ]
@@ -184,8 +184,8 @@ def test_a_journal_that_fails_ends_crash_recovery_but_not_the_game(
         assert not table.host.journaling
         for c in clients:
             (record,) = c.session.history
-            assert record.verdict is not None
-            assert record.verdict.fair
+            assert record.judgement is not None
+            assert record.judgement.fair
 
     run(main)
     # A journal that stopped short would resume an older table than the players saw: gone.
@@ -216,8 +216,8 @@ def test_a_journal_that_reaches_its_budget_is_given_up_loudly_and_the_game_plays
         assert "can no longer be resumed" in str(server.journal_error)
         for c in clients:
             (record,) = c.session.history
-            assert record.verdict is not None
-            assert record.verdict.fair
+            assert record.judgement is not None
+            assert record.judgement.fair
 
     run(main)
     assert list(tmp_path.glob("tables/*.sqlite*")) == []  # no journal that stops short

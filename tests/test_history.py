@@ -20,6 +20,7 @@ import pytest
 from lanswitch import history as hist
 from lanswitch.cli import main
 from lanswitch.fairdeal import Transcript, verify
+from lanswitch.fairdeal.judgement import DEALER_BLIND
 from lanswitch.history import (
     History,
     HistoryError,
@@ -32,6 +33,7 @@ from lanswitch.history import (
 from lanswitch.host import HostConfig
 from lanswitch.session import HandRecord
 from lanswitch.tls import Identity
+from tests.records import blind_file_of, transcript_of
 from tests.tablenet import Link, TableNet
 from tests.test_cli_net import LOOPBACK, host_factory
 from tests.test_cli_net import Host as HostProcess
@@ -100,14 +102,14 @@ def test_a_seat_keeps_each_hand_with_its_verdict_and_transcript(
         assert len(row.game_id) == 32
         assert row.status == "fair"
         assert verdict_text(row) == "fair, every card legal"
-        assert record.verdict is not None
-        assert row.verdict == record.verdict.text()
+        assert record.judgement is not None
+        assert row.verdict == record.judgement.text()
         assert set(row.placings) == {"ann", "bob"}
         assert row.place == row.placings.index("ann") + 1
         assert result_text(row) in ("you won", "bob won, you 2nd")
         # The transcript is the file `lanswitch verify FILE` reads, byte for byte.
-        assert record.transcript is not None
-        assert row.transcript == record.transcript.to_json().encode("utf-8")
+        assert record.proof is not None
+        assert row.transcript == transcript_of(record).to_json().encode("utf-8")
         assert verify(Transcript.from_json(row.transcript)).fair
 
 
@@ -181,7 +183,7 @@ def a_blind_match(hands: int = 2, *, seed: int = 5) -> tuple[Link, Link, Link]:
     net.run(lambda: net.host.finished)
     for link in (ann, bob, eve):
         assert len(link.session.history) == hands
-        assert all(r.blind is not None for r in link.session.history)
+        assert all(r.deal is DEALER_BLIND for r in link.session.history)
     return ann, bob, eve
 
 
@@ -202,14 +204,14 @@ def test_a_blind_hand_is_kept_with_its_verdict_and_its_file(
         rows = h.rows()
     assert [r.hand_no for r in rows] == [2, 1]
     for row, record in zip(reversed(rows), ann.session.history, strict=True):
-        assert record.blind is not None
-        assert record.blind.status == "fair"
-        assert row.blind
+        assert record.judgement is not None
+        assert record.judgement.status == "fair"
+        assert row.deal == "dealer-blind"
         assert row.seat == 0
         assert row.status == "fair"
         assert row.verdict == "FAIR (dealer-blind)"
         assert verdict_text(row) == "fair (dealer-blind), every card legal"
-        assert row.transcript == record.blind_file.encode("utf-8")  # what verify FILE reads
+        assert row.transcript == blind_file_of(record).encode("utf-8")  # what verify FILE reads
         assert set(row.placings) == {"ann", "bob"}
         assert row.as_json()["dealer_blind"] is True
     # lanswitch history lists them, with the verdict and "dealer-blind" ...
@@ -258,7 +260,8 @@ def test_a_tampered_stored_blind_file_fails_verify_hand(
     tamper(data, 2, other_dealer_seed)
     code, out, _ = run(capsys, "--data-dir", str(data), "verify", "--hand", "2")
     assert code == 1
-    assert out.startswith("history:2: UNFAIR (dealer-blind): @dealer gave a shuffle pass"), out
+    # (People by name, as in a commit-reveal hand's line — before: "@dealer gave".)
+    assert out.startswith("history:2: UNFAIR (dealer-blind): the host gave a shuffle pass"), out
     tamper(data, 1, b"\x00 not json")
     code, _, err = run(capsys, "--data-dir", str(data), "verify", "--hand", "1")
     assert code == 2
@@ -273,7 +276,9 @@ def test_a_blind_hand_watched_is_kept_as_watched(
     assert record_all(HistoryWriter(data), eve) == []
     with History(history_path(data)) as h:
         rows = h.rows()
-    assert [(r.status, r.transcript, r.blind) for r in rows] == [("watched", None, True)] * 2
+    assert [(r.status, r.transcript, r.deal) for r in rows] == [
+        ("watched", None, "dealer-blind")
+    ] * 2
     assert verdict_text(rows[0]) == "watched (dealer-blind): no transcript of yours to check"
     code, _, err = run(capsys, "--data-dir", str(data), "verify", "--hand", "1")
     assert code == 2
@@ -285,18 +290,20 @@ def test_a_blind_hand_that_is_not_fair_is_kept_with_its_blame() -> None:
     blame (as for any hand: the ids the verifier uses)."""
     from dataclasses import replace
 
-    from lanswitch.fairdeal.blindcheck import BlindOutcome
+    from lanswitch.fairdeal.blindcheck import BlindOutcome, judgement
     from lanswitch.fairdeal.blindhand import BlindFault
 
     record = a_blind_match(1, seed=7)[0].session.history[0]
     cheat = BlindOutcome("unfair", "seat1", BlindFault.ILLEGAL_MOVE, "move 12")
+    judged = judgement(cheat, game_id=record.game_id, hand_no=1, names=record.names)
     row = row_of(
-        replace(record, blind=cheat), name="ann", table="t", host="h:1", client="c", at="now"
+        replace(record, judgement=judged), name="ann", table="t", host="h:1", client="c", at="now"
     )
     assert row.status == "unfair"
-    assert row.blind
-    assert row.culprits == ("seat1",)
-    assert row.verdict == str(cheat)
+    assert row.deal == "dealer-blind"
+    assert (row.culprits, row.proven, row.forfeit) == (("seat1",), True, ())
+    # The line names people, as a commit-reveal hand's has always done (before: "seat1 made").
+    assert row.verdict == "UNFAIR (dealer-blind): bob made a move the rules do not allow (move 12)"
     assert verdict_text(row) == (
         "UNFAIR (dealer-blind): made a move the rules do not allow (move 12) (blame seat1)"
     )
@@ -618,7 +625,55 @@ def test_a_version_2_history_gains_the_blind_column_and_its_hands_are_not_blind(
     record_all(HistoryWriter(data), blind_match[0])
     with History(path) as h:
         rows = h.rows()
-    assert [r.blind for r in rows] == [True, True, False, False]
+    assert [r.deal for r in rows] == ["dealer-blind"] * 2 + ["commit-reveal"] * 2
+
+
+def test_a_version_3_history_still_reads_its_hands_with_their_deal(
+    tmp_path: Path,
+    match: tuple[Link, Link, Link],
+    blind_match: tuple[Link, Link, Link],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A history written before the judgement was stored whole (schema 3: a ``blind`` flag,
+    no deal, proof of blame nor forfeits) is migrated: each hand reads with its deal — a blind
+    one listed as dealer-blind and checked again as one —, its proof of blame unknown (None,
+    not a guess), and new hands are kept whole beside them."""
+    data = tmp_path / "data"
+    data.mkdir()
+    path = history_path(data)
+    v3 = "at, tbl, host, client, game_id, hand_no, seat, name, rules, ending, placings, place, "
+    v3 += "status, verdict, why, culprits, transcript, log, blind"
+    with sqlite3.connect(path) as db:  # version 3, as that lanswitch made it, with two hands
+        for step in hist._MIGRATIONS[:3]:
+            for statement in step:
+                db.execute(statement)
+        db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        db.execute("INSERT INTO schema_version VALUES (3)")
+        for link, blind in ((match[0], 0), (blind_match[0], 1)):
+            r = row_of(link.session.history[0], name="ann", table="t", host="h", client="c", at="a")
+            db.execute(
+                f"INSERT INTO hands ({v3}) VALUES ({', '.join('?' * 19)})",
+                (
+                    *(r.at, r.table, r.host, r.client, r.game_id, r.hand_no, r.seat, r.name),
+                    *(r.rules, r.ending, json.dumps(list(r.placings)), r.place, r.status),
+                    *(r.verdict, r.why, json.dumps(list(r.culprits)), r.transcript, "[]", blind),
+                ),
+            )
+    db.close()
+    with History(path) as h:
+        old = h.rows()
+    assert [(r.id, r.deal, r.proven, r.forfeit) for r in old] == [
+        (2, "dealer-blind", None, ()),
+        (1, "commit-reveal", None, ()),
+    ]
+    assert verdict_text(old[0]) == "fair (dealer-blind), every card legal"
+    assert old[0].as_json()["dealer_blind"] is True
+    code, out, _ = run(capsys, "--data-dir", str(data), "verify", "--hand", "2")
+    assert (code, out.startswith("history:2: FAIR (dealer-blind): ")) == (0, True), out
+    record_all(HistoryWriter(data), match[0])
+    with History(path) as h:
+        rows = h.rows()
+    assert [(r.deal, r.proven) for r in rows[:2]] == [("commit-reveal", True)] * 2
 
 
 def test_a_lock_held_briefly_is_waited_for_and_a_long_one_loses_nothing(

@@ -29,6 +29,7 @@ from lanswitch.rules import PRESETS
 from lanswitch.session import HEADS_PATIENCE, Session, named
 from lanswitch.table import Refusal
 from lanswitch.tui.model import verdict_line
+from tests.records import transcript_of, verdict_of
 from tests.tablenet import Link, TableNet
 
 M = TypeVar("M", bound=p.Message)
@@ -61,16 +62,16 @@ def test_a_match_over_the_wire_verifies_fair_for_every_seat(preset: str) -> None
         s = link.session
         assert [r.hand_no for r in s.history] == [1, 2]
         for r in s.history:
-            assert r.verdict is not None
-            assert r.verdict.fair, r.verdict.text()
+            assert r.judgement is not None
+            assert r.judgement.fair, r.judgement.text()
         assert isinstance(s.close_reason, p.Bye)
         assert s.close_reason.reason.startswith("match over")
     # The two seats hold transcripts of the same hands with the same public log.
     for ra, rb in zip(a.session.history, b.session.history, strict=True):
-        assert ra.transcript is not None
-        assert rb.transcript is not None
-        assert ra.transcript.log == rb.transcript.log
-        assert ra.transcript.seat != rb.transcript.seat
+        assert ra.proof is not None
+        assert rb.proof is not None
+        assert transcript_of(ra).log == transcript_of(rb).log
+        assert transcript_of(ra).seat != transcript_of(rb).seat
 
 
 def test_a_client_may_leave_the_hands_check_to_its_shell() -> None:
@@ -78,11 +79,11 @@ def test_a_client_may_leave_the_hands_check_to_its_shell() -> None:
     checked, unchecked = net.join("ann"), net.join("bob")
     unchecked.session.verify_hands = False
     net.run(lambda: over(net))
-    assert [r.verdict is not None for r in checked.session.history] == [True, True]
+    assert [r.judgement is not None for r in checked.session.history] == [True, True]
     for r in unchecked.session.history:
-        assert r.verdict is None
-        assert r.transcript is not None
-        assert verify(r.transcript).fair  # what the shell (a load generator) checks itself
+        assert r.judgement is None
+        assert r.proof is not None
+        assert verify(transcript_of(r)).fair  # what the shell (a load generator) checks itself
     assert not any(n.kind == "verdict" for n in unchecked.session.news)
 
 
@@ -122,7 +123,7 @@ def test_no_client_ever_receives_another_seats_cards() -> None:
             else:
                 assert len(v.hand) == v.counts[seat]
     assert len(watcher.session.history) == 2
-    assert all(r.transcript is None for r in watcher.session.history)  # a spectator has none
+    assert all(r.proof is None for r in watcher.session.history)  # a spectator has none
     assert of(watcher, p.HandOver)
     assert all(m.cards_signature == b"" for m in of(watcher, p.HandOver))
 
@@ -307,8 +308,8 @@ def test_a_player_who_loses_the_link_resumes_the_same_seat_and_hand() -> None:
     assert not of(a2, p.Reject)  # the replayed rounds raise no complaint
     net.run(lambda: over(net))
     (record,) = a2.session.history
-    assert record.verdict is not None
-    assert record.verdict.fair, record.verdict.text()
+    assert record.judgement is not None
+    assert record.judgement.fair, record.judgement.text()
 
 
 def test_a_resume_with_another_key_is_refused() -> None:
@@ -513,10 +514,10 @@ def test_the_turn_timer_plays_the_safe_move_and_the_view_shows_the_time_left() -
     net.run(lambda: bool(a.session.history and b.session.history))
     for link in (a, b):  # a timeout that ran its course is not disputed
         (record,) = link.session.history
-        assert record.verdict is not None
-        assert record.verdict.status == "fair"
-        assert record.transcript is not None
-        assert not record.transcript.disputes
+        assert record.judgement is not None
+        assert record.judgement.status == "fair"
+        assert record.proof is not None
+        assert not transcript_of(record).disputes
 
 
 def test_a_client_that_resumes_during_its_turn_judges_a_timeout_by_the_time_it_was_shown() -> None:
@@ -538,10 +539,10 @@ def test_a_client_that_resumes_during_its_turn_judges_a_timeout_by_the_time_it_w
     assert 16_000 <= a.session.timer_ms <= 17_000
     net.run(lambda: bool(a.session.history))
     (record,) = a.session.history
-    assert record.transcript is not None
-    assert not record.transcript.disputes, record.transcript.disputes
-    assert record.verdict is not None
-    assert record.verdict.status == "fair", record.verdict.text()
+    assert record.proof is not None
+    assert not transcript_of(record).disputes, transcript_of(record).disputes
+    assert record.judgement is not None
+    assert record.judgement.status == "fair", record.judgement.text()
 
 
 def test_a_seat_that_never_commits_voids_the_hand_and_is_blamed() -> None:
@@ -561,11 +562,11 @@ def test_a_seat_that_never_commits_voids_the_hand_and_is_blamed() -> None:
     net.run(lambda: bool(a.session.history))
     record = a.session.history[0]
     assert record.over.reason == "void"  # before the deal, on the host's word: no forfeit
-    assert record.verdict is not None
-    assert record.verdict.status == "void"
-    assert record.verdict.culprits == ("seat1",)
-    assert not record.verdict.proven
-    assert record.verdict.forfeit == ()
+    assert record.judgement is not None
+    assert record.judgement.status == "void"
+    assert record.judgement.culprits == ("seat1",)
+    assert not record.judgement.proven
+    assert record.judgement.forfeit == ()
     assert a.session.voids.count == 1
     assert a.session.voids.by_host == 1  # blame on the host's word alone is counted as its
 
@@ -580,9 +581,9 @@ def test_a_void_hands_culprit_that_never_signs_the_log_leaves_it_void() -> None:
     net.send(b, p.Ready(ready=True))
     net.run(lambda: bool(a.session.history))
     record = a.session.history[0]
-    assert record.verdict is not None
-    assert record.verdict.status == "void", record.verdict.text()
-    assert record.verdict.culprits == ("seat1",)
+    assert record.judgement is not None
+    assert record.judgement.status == "void", record.judgement.text()
+    assert record.judgement.culprits == ("seat1",)
 
 
 @pytest.mark.parametrize("lost", ["final", "every"])
@@ -604,20 +605,22 @@ def test_a_seat_whose_log_head_never_reached_the_host_is_unconfirmed_not_unfair(
     b.withhold = (p.LogHead,)
     net.run(lambda: over(net))
     (mine,) = b.session.history
-    assert mine.verdict is not None
-    assert mine.verdict.fair, mine.verdict.text()
+    assert mine.judgement is not None
+    assert mine.judgement.fair, mine.judgement.text()
     (theirs,) = a.session.history
-    assert theirs.verdict is not None
-    assert theirs.verdict.status == "unconfirmed", theirs.verdict.text()
-    ((who, count),) = theirs.verdict.unconfirmed
+    assert theirs.judgement is not None
+    assert theirs.judgement.status == "unconfirmed", theirs.judgement.text()
+    ((who, count),) = verdict_of(theirs).unconfirmed
     assert who == "seat1"
-    assert 0 < count < theirs.verdict.events
-    assert theirs.verdict.culprits == ()
-    assert "bob confirmed the log only to event" in theirs.verdict.text()
+    assert 0 < count < verdict_of(theirs).events
+    assert theirs.judgement.culprits == ()
+    assert "bob confirmed the log only to event" in theirs.judgement.text()
     # Side by side with bob's own transcript, it is settled.
-    assert mine.transcript is not None
-    assert theirs.transcript is not None
-    assert [v.status for v in verify_all([theirs.transcript, mine.transcript])] == ["fair"] * 2
+    assert mine.proof is not None
+    assert theirs.proof is not None
+    assert [v.status for v in verify_all([transcript_of(theirs), transcript_of(mine)])] == [
+        "fair"
+    ] * 2
 
 
 def test_a_hand_void_in_its_first_round_is_void_for_the_others() -> None:
@@ -631,9 +634,9 @@ def test_a_hand_void_in_its_first_round_is_void_for_the_others() -> None:
     net.run(lambda: bool(a.session.history), steps=2000)
     assert of(a, p.Abort)[0].round == 0
     record = a.session.history[0]
-    assert record.verdict is not None
-    assert record.verdict.status == "void", record.verdict.text()
-    assert record.verdict.culprits == ("seat1",)
+    assert record.judgement is not None
+    assert record.judgement.status == "void", record.judgement.text()
+    assert record.judgement.culprits == ("seat1",)
 
 
 def test_a_long_sessions_log_keeps_the_latest_lines_and_loses_none_a_shell_reads() -> None:
@@ -668,8 +671,8 @@ def test_a_player_owes_its_seed_from_its_commitment_to_its_reveal() -> None:
     assert not a.session.owes_seed()
     net.run(lambda: over(net))
     (record,) = b.session.history
-    assert record.verdict is not None
-    assert record.verdict.fair, record.verdict.text()
+    assert record.judgement is not None
+    assert record.judgement.fair, record.judgement.text()
     assert not b.session.owes_seed()
 
 
@@ -692,22 +695,24 @@ def test_a_player_who_leaves_mid_hand_is_logged_away_and_the_hand_goes_on(seed: 
     net.run(lambda: over(net))
     assert net.now - start < 30.0  # nobody waited for a head that could not come
     (record,) = a.session.history
-    assert record.verdict is not None
-    assert record.verdict.fair, record.verdict.text()
-    (gone,) = record.verdict.away
+    assert record.judgement is not None
+    assert record.judgement.fair, record.judgement.text()
+    (gone,) = verdict_of(record).away
     assert (gone.pid, gone.how) == ("seat1", "left")
-    assert "bob left at event" in record.verdict.text()
-    assert record.transcript is not None
-    away = [e for e in record.transcript.log if isinstance(e, Away)]
+    assert "bob left at event" in record.judgement.text()
+    assert record.proof is not None
+    away = [e for e in transcript_of(record).log if isinstance(e, Away)]
     assert [(e.seat, e.how) for e in away] == [(1, LEFT)]
     assert gone.confirmed == away[0].count
-    later = [r for r in record.transcript.rounds if r.at > record.transcript.log.index(away[0])]
+    later = [
+        r for r in transcript_of(record).rounds if r.at > transcript_of(record).log.index(away[0])
+    ]
     assert all(not r.first.mask >> 1 & 1 for r in later)  # later rounds ran without bob
-    moves = [e for e in record.transcript.log if isinstance(e, Move) and e.seat == 1]
-    after = record.transcript.log.index(away[0])
+    moves = [e for e in transcript_of(record).log if isinstance(e, Move) and e.seat == 1]
+    after = transcript_of(record).log.index(away[0])
     assert moves
     assert all(
-        e.by == BY_STAND_IN for e in moves if record.transcript.log.index(e) > after
+        e.by == BY_STAND_IN for e in moves if transcript_of(record).log.index(e) > after
     )  # the host played his seat, and said so
 
 
@@ -724,14 +729,14 @@ def test_a_player_whose_program_vanishes_mid_hand_leaves_the_others_a_fair_verdi
     net.drop(b)  # bob's laptop dies for good
     net.run(lambda: over(net))
     (record,) = a.session.history
-    assert record.verdict is not None
-    assert record.transcript is not None
-    assert record.verdict.fair, record.verdict.text()
-    (gone,) = record.verdict.away
+    assert record.judgement is not None
+    assert record.proof is not None
+    assert record.judgement.fair, record.judgement.text()
+    (gone,) = verdict_of(record).away
     assert (gone.pid, gone.how) == ("seat1", "lost")
     assert gone.confirmed <= gone.since
     assert f"bob lost the link, says the host, at event {gone.since}" in verdict_line(record)
-    assert record.verdict.as_json()["away"][0]["how"] == "lost"
+    assert verdict_of(record).as_json()["away"][0]["how"] == "lost"
     said = [n.text for n in a.session.news if n.kind == "presence"]  # live, not only after
     assert said == ["bob lost the link, says the host: the host plays the seat from now on"]
 
@@ -762,8 +767,8 @@ def test_a_log_head_that_is_not_of_the_hosts_log_is_refused() -> None:
     net.run(lambda: over(net))
     for link in (a, b):
         (record,) = link.session.history
-        assert record.verdict is not None
-        assert record.verdict.fair, record.verdict.text()
+        assert record.judgement is not None
+        assert record.judgement.fair, record.judgement.text()
 
 
 def test_the_hand_waits_for_every_seated_player_to_be_ready() -> None:
@@ -825,8 +830,8 @@ def test_a_client_that_misses_a_step_resumes_and_catches_up() -> None:
     assert not a2.session.lost_place
     net.run(lambda: over(net))
     (record,) = a2.session.history
-    assert record.verdict is not None
-    assert record.verdict.fair, record.verdict.text()
+    assert record.judgement is not None
+    assert record.judgement.fair, record.judgement.text()
 
 
 def test_a_flood_of_messages_is_refused_then_cut_off() -> None:
@@ -883,14 +888,14 @@ def test_a_round_whose_committed_player_goes_is_withdrawn_and_announced_anew() -
     a.withhold = ()
     net.run(lambda: bool(a.session.history))
     (record,) = a.session.history
-    assert record.verdict is not None
-    assert record.verdict.fair, record.verdict.text()
-    assert record.transcript is not None
-    first, second = record.transcript.rounds[:2]
+    assert record.judgement is not None
+    assert record.judgement.fair, record.judgement.text()
+    assert record.proof is not None
+    first, second = transcript_of(record).rounds[:2]
     assert first.first.mask == 0b011  # ann and bob
     assert second.first.mask == 0b001  # ann alone
     assert len(first.announces) == 1  # withdrawn at stage 1: no seed was asked for
-    assert [a.pid for a in record.verdict.away] == ["seat1"]
+    assert [a.pid for a in verdict_of(record).away] == ["seat1"]
 
 
 def test_a_player_gone_before_revealing_is_blamed_alone() -> None:
@@ -912,10 +917,10 @@ def test_a_player_gone_before_revealing_is_blamed_alone() -> None:
     abort = of(a, p.Abort)[-1]
     assert abort.culprits == ("seat1",)
     (record,) = a.session.history
-    assert record.verdict is not None
-    assert record.verdict.status == "void", record.verdict.text()
-    assert record.verdict.culprits == ("seat1",)
-    assert not record.verdict.proven
+    assert record.judgement is not None
+    assert record.judgement.status == "void", record.judgement.text()
+    assert record.judgement.culprits == ("seat1",)
+    assert not record.judgement.proven
 
 
 def test_a_host_with_nothing_due_sets_no_deadline_in_the_past() -> None:
@@ -946,14 +951,14 @@ def test_the_match_goes_on_without_a_player_whose_program_was_killed() -> None:
     net.drop(c)
     net.run(lambda: over(net), steps=50_000)
     assert [r.hand_no for r in a.session.history] == [1, 2]
-    first, second = (r.verdict for r in a.session.history)
+    first, second = (r.judgement for r in a.session.history)
     assert first is not None
     assert second is not None
     assert first.fair, first.text()
     assert second.fair, second.text()
     assert net.host.table.seats[2].kind == "empty"
-    assert a.session.history[1].transcript is not None
-    assert a.session.history[1].transcript.setup.out == (2,)  # carl's seat sat hand 2 out
+    assert a.session.history[1].proof is not None
+    assert transcript_of(a.session.history[1]).setup.out == (2,)  # carl's seat sat hand 2 out
 
 
 class _Unfinishing(Host):
@@ -986,9 +991,9 @@ def test_a_hand_the_host_never_settles_gets_a_verdict_all_the_same(stall: bool) 
     net.tick(over + (HEADS_PATIENCE + 5 if stall else 60))
     for link in (a, b):
         (record,) = link.session.history
-        assert record.verdict is not None
-        assert record.verdict.status == "unfair", record.verdict.text()
-        assert record.verdict.culprits == ("@dealer",)
+        assert record.judgement is not None
+        assert record.judgement.status == "unfair", record.judgement.text()
+        assert record.judgement.culprits == ("@dealer",)
         why = "the host never finished the hand" if stall else "the host closed the table"
         said = [n.text for n in link.session.news if why in n.text]
         assert said, [n.text for n in link.session.news if n.kind == "warning"]

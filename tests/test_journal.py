@@ -19,6 +19,7 @@ from lanswitch.host._commit import CommitHand
 from lanswitch.hosting import owner_session
 from lanswitch.rules import PRESETS
 from lanswitch.session import Session
+from tests.records import blind_file_of
 from tests.tablenet import Link, TableNet
 
 
@@ -154,14 +155,15 @@ def test_a_journal_restores_the_exact_state_at_every_point_of_a_match(blind: boo
         assert state(restored) == expected, f"after {n} records"
         assert restored.outbox == []
         assert restored.closing == []
+    deal = "dealer-blind" if blind else "commit-reveal"
     for link in (a, b):
         fair = [
-            (r.blind.status == "fair") if blind and r.blind else r.verdict and r.verdict.fair
+            r.judgement is not None and r.judgement.fair and r.deal.name == deal
             for r in link.session.history
         ]
-        assert fair == [True] * 3, [str(r.blind or r.verdict) for r in link.session.history]
+        assert fair == [True] * 3, [str(r.judgement) for r in link.session.history]
     if blind:  # every hand was dealt blind, and most checkpoints fell in one
-        assert all(r.blind is not None for r in a.session.history)
+        assert all(r.judgement is not None for r in a.session.history)
         assert mid_blind > len(checkpoints) // 2, (mid_blind, len(checkpoints))
 
 
@@ -182,8 +184,8 @@ def test_after_a_crash_the_clients_resume_and_the_match_completes_fair(moment: i
         s = link.session
         assert [r.hand_no for r in s.history] == [1, 2, 3]
         for r in s.history:
-            assert r.verdict is not None
-            assert r.verdict.fair, r.verdict.text()
+            assert r.judgement is not None
+            assert r.judgement.fair, r.judgement.text()
 
 
 def test_the_hosts_own_powers_are_journaled_too() -> None:
@@ -286,8 +288,8 @@ def test_a_restarted_player_process_with_its_key_and_seeds_takes_its_seat_back()
     assert not [m for m in ann.received if isinstance(m, p.Reject)]
     assert [r.hand_no for r in fresh.history] == [1, 2]
     for r in [*fresh.history, *bob.session.history]:
-        assert r.verdict is not None
-        assert r.verdict.fair, r.verdict.text()
+        assert r.judgement is not None
+        assert r.judgement.fair, r.judgement.text()
 
 
 def test_a_client_that_comes_back_after_a_void_hears_of_the_abort() -> None:
@@ -312,9 +314,9 @@ def test_a_client_that_comes_back_after_a_void_hears_of_the_abort() -> None:
     ann = net._open(fresh)
     net.run(lambda: bool(fresh.history))
     (record,) = fresh.history
-    assert record.verdict is not None
-    assert record.verdict.status == "void", record.verdict.text()
-    assert record.verdict.culprits == ("seat1",)
+    assert record.judgement is not None
+    assert record.judgement.status == "void", record.judgement.text()
+    assert record.judgement.culprits == ("seat1",)
 
 
 def owner(raw: bytes) -> Session:
@@ -393,10 +395,10 @@ def test_a_blind_host_that_dies_before_it_kept_what_a_player_sent_gets_it_again(
     net.run(lambda: net.host.finished)
     for link in links:
         s = link.session
-        verdicts = [(r.hand_no, str(r.blind)) for r in s.history]
+        verdicts = [(r.hand_no, str(r.judgement)) for r in s.history]
         assert verdicts == [(1, "FAIR (dealer-blind)"), (2, "FAIR (dealer-blind)")]
         for r in s.history:
-            assert blindfile.check(r.blind_file)[1].status == "fair"
+            assert blindfile.check(blind_file_of(r))[1].status == "fair"
         assert not [m for m in link.received if isinstance(m, p.Reject)]
 
 
@@ -432,7 +434,7 @@ def test_a_blind_player_who_missed_the_end_of_a_hand_comes_back_between_hands() 
     bob = net.resume(bob)
     net.run(lambda: net.host.finished)
     for link in (ann, bob):
-        verdicts = [(r.hand_no, str(r.blind)) for r in link.session.history]
+        verdicts = [(r.hand_no, str(r.judgement)) for r in link.session.history]
         assert verdicts == [(1, "FAIR (dealer-blind)"), (2, "FAIR (dealer-blind)")]
         assert not [m for m in link.received if isinstance(m, p.Reject)]
 
@@ -460,10 +462,10 @@ def test_a_restarted_blind_player_process_between_hands_judges_the_last_hand_and
     ann.chooser = net.bot("heuristic")
     net.run(lambda: net.host.finished)
     for link in (ann, bob):
-        verdicts = [(r.hand_no, str(r.blind)) for r in link.session.history]
+        verdicts = [(r.hand_no, str(r.judgement)) for r in link.session.history]
         assert verdicts == [(1, "FAIR (dealer-blind)"), (2, "FAIR (dealer-blind)")]
         assert not [m for m in link.received if isinstance(m, p.Reject)]
-    assert fresh.history[0].blind_file == before.blind_file
+    assert blind_file_of(fresh.history[0]) == blind_file_of(before)
 
 
 def test_a_restarted_blind_player_process_holds_the_cards_the_old_one_held() -> None:
@@ -502,7 +504,7 @@ def test_a_restarted_blind_player_process_holds_the_cards_the_old_one_held() -> 
     ann.chooser = net.bot("heuristic")
     net.run(lambda: net.host.finished)
     for link in (ann, bob):
-        assert [str(r.blind) for r in link.session.history] == ["FAIR (dealer-blind)"]
+        assert [str(r.judgement) for r in link.session.history] == ["FAIR (dealer-blind)"]
 
 
 def test_a_blind_hand_whose_player_does_not_come_back_after_the_hosts_restart_blames_him() -> None:
@@ -523,7 +525,8 @@ def test_a_blind_hand_whose_player_does_not_come_back_after_the_hosts_restart_bl
             net.drop(link)  # bob's process is gone too: he never comes back
     net.run(lambda: bool(ann.session.history))
     (record,) = ann.session.history
-    assert record.blind is not None
-    assert (record.blind.status, record.blind.culprit) == ("void", "seat1"), str(record.blind)
-    assert not record.blind.proven
+    assert record.judgement is not None
+    assert record.judgement.status == "void", str(record.judgement)
+    assert record.judgement.culprits == ("seat1",)
+    assert not record.judgement.proven
     assert any("hand 1 stopped: bob withheld" in line for line in net.host.log)

@@ -118,7 +118,9 @@ def test_the_load_generator_decodes_a_payload_its_clients_share_once(
     monkeypatch.undo()
     # The sessions fed shared messages still play the hand through and find it fair.
     for link in links:
-        assert [r.verdict is not None and r.verdict.fair for r in link.session.history] == [True]
+        assert [r.judgement is not None and r.judgement.fair for r in link.session.history] == [
+            True
+        ]
     # Every view is a seat's own, but a step's public events, the deal's messages and the
     # lobby go to all four: about a third of what the clients received was decoded before.
     assert shared.hits >= len(calls) // 4

@@ -613,7 +613,7 @@ def test_a_journal_without_its_refused_connections_replays_to_the_same_table(
         restored._now = table.host.now
         assert state(restored) == state(table.host)
         for c in clients:
-            assert [r.verdict is not None and r.verdict.fair for r in c.session.history] == [
+            assert [r.judgement is not None and r.judgement.fair for r in c.session.history] == [
                 True,
                 True,
             ]

@@ -413,7 +413,7 @@ def test_a_player_whose_key_is_no_point_of_the_group_is_refused_at_hello(kind: s
     assert ann.seat is None
     bob = net.join("bob")
     net.run(lambda: net.host.finished)
-    assert [(r.blind.status if r.blind else None) for r in bob.session.history] == ["fair"]
+    assert [(r.judgement.status if r.judgement else None) for r in bob.session.history] == ["fair"]
     assert not any(line.startswith("ann") for line in net.host.log), net.host.log
 
 
@@ -450,7 +450,7 @@ def test_a_client_takes_no_part_in_a_hand_dealt_with_a_key_that_is_no_point() ->
     said = "the host deals hand 1 with a key that is not an Ed25519 public key: not taking part"
     assert said in [n.text for n in ann.session.news if n.kind == "warning"]
     record = ann.session.history[0]
-    assert record.verdict is not None
-    assert (record.verdict.status, record.verdict.culprits) == ("unfair", (DEALER,))
-    assert record.verdict.reason == said
+    assert record.judgement is not None
+    assert (record.judgement.status, record.judgement.culprits) == ("unfair", (DEALER,))
+    assert record.judgement.reason == said
     assert bob.session.history

@@ -87,8 +87,8 @@ def test_two_clients_play_a_match_over_tls_and_every_hand_verifies(identity: Ide
             assert isinstance(s.close_reason, p.Bye)
             assert [r.hand_no for r in s.history] == [1, 2]
             for r in s.history:
-                assert r.verdict is not None
-                assert r.verdict.fair, r.verdict.text()
+                assert r.judgement is not None
+                assert r.judgement.fair, r.judgement.text()
         assert host.finished
 
     run(main)
@@ -117,8 +117,8 @@ def test_a_client_whose_connection_dies_mid_hand_resumes_its_seat(identity: Iden
         assert ann.session.seat == seat
         assert ann.session.hand is hand  # the same hand, carried on
         (record,) = ann.session.history
-        assert record.verdict is not None
-        assert record.verdict.fair, record.verdict.text()
+        assert record.judgement is not None
+        assert record.judgement.fair, record.judgement.text()
         assert any(n.text.startswith("resumed seat") for n in ann.session.news)
 
     run(main)
@@ -377,8 +377,8 @@ def test_moves_refused_as_too_fast_are_sent_again(
         for c in clients:
             assert len(c.session.history) == 2
             for record in c.session.history:
-                assert record.verdict is not None
-                assert record.verdict.fair
+                assert record.judgement is not None
+                assert record.judgement.fair
 
     run(main, limit=120)
 

@@ -26,6 +26,7 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 from lanswitch import protocol as p
 from lanswitch.cards import JOKER_BASE
 from lanswitch.client import Client, Target
+from lanswitch.fairdeal.judgement import DEALER_BLIND
 from lanswitch.game import CALL_LAST, DRAW, PASS, Game, Phase
 from lanswitch.host import Host, HostConfig
 from lanswitch.rules import PRESETS
@@ -173,8 +174,8 @@ def test_a_whole_hand_played_by_keys(identity: Identity) -> None:
             await asyncio.sleep(0.1)  # a frame after the verdict
             assert pressed > 0
             record = t.session.history[0]
-            assert record.verdict is not None
-            assert record.verdict.fair
+            assert record.judgement is not None
+            assert record.judgement.fair
 
     asyncio.run(asyncio.wait_for(main(), 60))
     drawn = screen.text()
@@ -838,8 +839,8 @@ def test_the_verdict_view_wraps_to_the_window_and_scrolls() -> None:
     _net, a, model = bob_vanishes()
     model.update()
     record = a.session.history[-1]
-    assert record.verdict is not None
-    words = " ".join(named(record.verdict.text(), record.names).split())
+    assert record.judgement is not None
+    words = " ".join(named(record.judgement.text(), record.names).split())
     model.open("details")
     for cols, rows in ((200, 40), (60, 15), (MIN_COLS, MIN_ROWS)):
         model.scroll = 0
@@ -1215,8 +1216,8 @@ def test_a_dealer_blind_table_says_so_and_shows_the_blind_checks_verdict() -> No
     assert f"hand {model.session.hand.message.hand_no}" in screen_text(model, 80, 24)[0]  # type: ignore[union-attr]
     play_out_the_hand(net, model)
     record = model.session.history[-1]
-    assert record.blind is not None
-    assert record.blind.status == "fair"
+    assert record.judgement is not None
+    assert record.judgement.status == "fair"
     for cols, rows in ((80, 24), (60, 15)):
         over = " ".join(" ".join(screen_text(model, cols, rows)).split())
         assert "deal verified: fair (dealer-blind), every card legal" in over, over
@@ -1511,8 +1512,9 @@ def test_the_hosts_player_switches_the_deal_with_f_and_the_hand_is_dealt_so(
             t.keys.send_text("r")
             await t.play_by_keys(lambda: bool(t.session.history))
             record = t.session.history[-1]
-            assert record.blind is not None, "the hand was not dealt dealer-blind"
-            assert record.blind.status == "fair", str(record.blind)
+            assert record.deal is DEALER_BLIND, "the hand was not dealt dealer-blind"
+            assert record.judgement is not None
+            assert record.judgement.status == "fair", str(record.judgement)
 
     asyncio.run(asyncio.wait_for(main(), 60))
 

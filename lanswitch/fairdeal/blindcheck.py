@@ -23,15 +23,17 @@ blame, as for a seed withheld in the commit-reveal deal. Pure.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Final, Literal
 
 from ..game import Game, HandResult, IllegalMove
 from . import blind
 from .blindhand import BlindFault, Cheat, Follower, Share
+from .judgement import DEALER_BLIND, Judgement
+from .primitives import named
 
-__all__ = ["BlindOutcome", "Status", "caught", "check_hand"]
+__all__ = ["BlindOutcome", "Status", "caught", "check_hand", "judgement"]
 
 Status = Literal["fair", "unfair", "void"]
 
@@ -64,6 +66,69 @@ class BlindOutcome:
         else:
             said = f"a participant {self.fault.value}, and this record cannot tell which"
         return f"{word} (dealer-blind): {said}" + (f" ({self.detail})" if self.detail else "")
+
+    def reason(self) -> str:
+        """Why the hand is not fair, in a few words: the fault, and where (``""`` if fair)."""
+        if self.status == "fair":
+            return ""
+        why = self.fault.value if self.fault is not None else ""
+        if self.detail:
+            why = f"{why} ({self.detail})" if why else self.detail
+        return why
+
+
+CHECKED: Final = (
+    "the hand was dealt dealer-blind (the host saw no card it was not dealt); every pass, key "
+    "and move checked again after the seeds were revealed"
+)
+"""What a details page adds to a fair blind hand's line: what was checked, and when."""
+
+
+def judgement(
+    outcome: BlindOutcome,
+    *,
+    game_id: bytes,
+    hand_no: int,
+    names: Sequence[str],
+    seats: Sequence[str] = (),
+    dealt: bool = False,
+) -> Judgement:
+    """``outcome`` as every reader sees a hand's verdict (:mod:`.judgement`), for hand
+    ``hand_no`` of game ``game_id`` whose seats are called ``names``: its line with people
+    named, the blame (one culprit at most), who forfeits, and what it found, for ``verify
+    --json``.
+
+    The culprit forfeits the hand as the host scores it (``host/_blind.py``), and as a
+    commit-reveal hand's player does: a seat's (one of ``seats``, the hand's ids: the host is
+    none), and on the host's word only once the cards were ``dealt`` — a player cannot choose
+    a deal it never saw."""
+    text = named(str(outcome), names)
+    culprit = outcome.culprit
+    forfeit: tuple[str, ...] = ()
+    if outcome.status != "fair" and culprit in seats and (outcome.proven or dealt):
+        forfeit = (culprit,)
+        text += f"; {named(culprit, names)} forfeits the hand"
+    headline, _, said = text.partition(": ")
+    return Judgement(
+        status=outcome.status,
+        deal=DEALER_BLIND,
+        headline=headline,
+        said=said,
+        reason=outcome.reason(),
+        culprits=(culprit,) if culprit else (),
+        proven=outcome.proven,
+        forfeit=forfeit,
+        details=f"{text}: {CHECKED}" if outcome.status == "fair" else "",
+        game_id=game_id,
+        hand_no=hand_no,
+        names=tuple(names),
+        extra={
+            "dealer_blind": True,
+            "fault": None if outcome.fault is None else outcome.fault.name.lower(),
+            "detail": outcome.detail,
+        },
+        found=outcome,
+    )
 
 
 def _check_keys(

@@ -25,14 +25,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ..rules import RulesError
-from .blindcheck import BlindOutcome, caught, check_hand
+from .blindcheck import BlindOutcome, caught, check_hand, judgement
 from .blindhand import Cheat, Follower, MoveRecord, Opening, Share, blind_setup
 from .blindseat import Complaint, complaint_shares
+from .judgement import Judgement
 from .primitives import FairnessError, UsageError
 from .setup import HandSetup, SetupError
 from .transcript import RepeatedKey, load_json
 
-__all__ = ["FORMAT", "BlindFileError", "check", "dump"]
+__all__ = ["FORMAT", "BlindFileError", "check", "dump", "judge"]
 
 FORMAT: Final = "lanswitch-blind-hand"
 VERSION: Final = 2
@@ -226,6 +227,27 @@ def _load_opening(v: Any) -> Opening:
 
 def check(text: str | bytes) -> tuple[str, BlindOutcome]:
     """``(whose file, outcome)`` of a blind hand file; BlindFileError if it cannot be read."""
+    pid, _hs, _dealt, found = _read(text)
+    return pid, found
+
+
+def judge(text: str | bytes) -> Judgement:
+    """The judgement of a blind hand file (:mod:`.judgement`), its people named as the setup
+    the file shows names them — which the check holds to the hand's signed context; a
+    BlindFileError if the file cannot be read."""
+    _pid, hs, dealt, found = _read(text)
+    return judgement(
+        found,
+        game_id=hs.game_id,
+        hand_no=hs.hand_no,
+        names=hs.names,
+        seats=hs.seats,
+        dealt=dealt,
+    )
+
+
+def _read(text: str | bytes) -> tuple[str, HandSetup, bool, BlindOutcome]:
+    """``(whose file, the setup it shows, whether its cards were dealt, the outcome)``."""
     try:
         data = load_json(text)
     except RepeatedKey as e:
@@ -238,7 +260,8 @@ def check(text: str | bytes) -> tuple[str, BlindOutcome]:
     if data.get("version") != VERSION:
         raise BlindFileError(f"version {data.get('version')!r}; this lanswitch reads {VERSION}")
     try:
-        return str(data["id"]), _check(data)
+        hs, dealt, found = _check(data)
+        return str(data["id"]), hs, dealt, found
     except (KeyError, TypeError, ValueError, IndexError, RulesError, tomllib.TOMLDecodeError) as e:
         if isinstance(e, BlindFileError):
             raise
@@ -292,7 +315,7 @@ def _outcome(hs: HandSetup, found: BlindOutcome) -> BlindOutcome:
     return dataclasses.replace(found, outcome=f"{winner} won ({found.result.reason})")
 
 
-def _check(data: dict[str, Any]) -> BlindOutcome:
+def _check(data: dict[str, Any]) -> tuple[HandSetup, bool, BlindOutcome]:
     hs = _setup(data["setup"])
     setup = blind_setup(hs)
     f = Follower(setup)
@@ -316,8 +339,11 @@ def _check(data: dict[str, Any]) -> BlindOutcome:
     except Cheat as c:
         stopped = c
     except FairnessError as e:
-        return BlindOutcome(
-            "void", "", None, f"the file's record does not follow: {e}", proven=False
+        dealt = ("shuffle", 0) in f.steps
+        return (
+            hs,
+            dealt,
+            BlindOutcome("void", "", None, f"the file's record does not follow: {e}", proven=False),
         )
     seeds = {
         str(p): {int(k): _hex(v, "a seed") for k, v in got.items()}
@@ -339,6 +365,7 @@ def _check(data: dict[str, Any]) -> BlindOutcome:
     # As each participant judged live (``blindlocal``, ``blindsession``): what the seeds show
     # first — a hand stopped by keys that open no card names nobody until they show whose
     # pass or key was wrong —, then what stopped the hand.
+    dealt = ("shuffle", 0) in f.steps
     if found.status != "void" or stopped is None:
-        return found
-    return caught(stopped, own_proof=False)
+        return hs, dealt, found
+    return hs, dealt, caught(stopped, own_proof=False)

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .judgement import COMMIT_REVEAL, Judgement, seat_names, split_line
 from .primitives import DEALER
 
 __all__ = ["Absence", "OwnAbsence", "Status", "Verdict"]
@@ -131,12 +132,37 @@ class Verdict:
         ]
         return out
 
-    def text(self) -> str:
-        """One plain line: the verdict, who is to blame, why (clauses joined by "; ")."""
-        hand = (
+    def _hand(self) -> str:
+        return (
             f"hand {self.hand_no} of game {self.game_id.hex()[:8]}, "
             f"kept by {self.name(self.id)}, {self.rules}"
         )
+
+    def judgement(self) -> Judgement:
+        """This verdict as every reader sees a hand's (:mod:`.judgement`): the line split after
+        ``STATUS: hand …``, the blame and its basis, and this verdict's own fields for
+        ``verify --json``."""
+        headline = f"{self.status.upper()}: {self._hand()}"
+        return Judgement(
+            status=self.status,
+            deal=COMMIT_REVEAL,
+            headline=headline,
+            said=split_line(self.text(), headline),
+            reason=self.reason,
+            culprits=self.culprits,
+            proven=self.proven,
+            forfeit=self.forfeit,
+            caveats=tuple(self.caveats()),
+            game_id=self.game_id,
+            hand_no=self.hand_no,
+            names=seat_names(self.names, self.players),
+            extra=self.as_json(),
+            found=self,
+        )
+
+    def text(self) -> str:
+        """One plain line: the verdict, who is to blame, why (clauses joined by "; ")."""
+        hand = self._hand()
         if self.status == "fair":
             checked = (
                 f"{self.events} log events and {self.rounds} "

@@ -617,17 +617,8 @@ def _details_lines(model: TuiModel) -> list[StyledText]:
         return [
             [("", "  No verdict: you watched this hand (a spectator takes no part in the deal).")]
         ]
-    if record.blind is not None:
-        text = named(str(record.blind), record.names)
-        text += (
-            ": the hand was dealt dealer-blind (the host saw no card it was not dealt); "
-            "every pass, key and move checked again after the seeds were revealed"
-            if fair
-            else ""
-        )
-    else:
-        assert record.verdict is not None
-        text = named(record.verdict.text(), record.names)
+    assert record.judgement is not None  # (record_fair says None without one)
+    text = named(record.judgement.long(), record.names)
     return [[("class:good" if fair else "class:bad", f"  {plain(text, model.look)}")]]
 
 

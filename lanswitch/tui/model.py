@@ -567,34 +567,21 @@ def preferred_choice(choices: Sequence[int], hand: Sequence[int]) -> int:
 
 def record_fair(record: HandRecord) -> bool | None:
     """Whether the hand's check found it fair (None: there was nothing of ours to check)."""
-    if record.blind is not None:
-        return None if record.seat is None else record.blind.status == "fair"
-    return None if record.verdict is None else record.verdict.fair
+    return None if record.judgement is None else record.judgement.fair
 
 
 def verdict_line(record: HandRecord) -> str:
-    """The verdict under a hand's result: a few words, with the players' names."""
-    b = record.blind
-    if b is not None and record.seat is not None:
-        # A dealer-blind hand: its own check (lanswitch.fairdeal.blindcheck), which also
-        # replays every move against the mover's real hand.
-        if b.status == "fair":
-            line = f"hand {record.hand_no}: deal verified: fair (dealer-blind), every card legal"
-        else:
-            why = b.fault.value if b.fault is not None else ""
-            why += f" ({b.detail})" if b.detail else ""
-            who = b.culprit or "nobody"
-            line = f"hand {record.hand_no}: {b.status.upper()} (dealer-blind): {why} (blame {who})"
-        return named(line, record.names)
-    v = record.verdict
-    if v is None:
+    """The verdict under a hand's result: a few words, with the players' names — the same
+    words whichever deal dealt the hand, its tag (``(dealer-blind)``) after the status."""
+    j = record.judgement
+    if j is None:
         return f"hand {record.hand_no}: no transcript (watching)"
-    if v.fair:
-        caveats = "".join(f"; {c}" for c in v.caveats())
-        line = f"hand {record.hand_no}: deal verified: fair, every card legal{caveats}"
+    if j.fair:
+        caveats = "".join(f"; {c}" for c in j.caveats)
+        line = f"hand {record.hand_no}: deal verified: {j.word()}, every card legal{caveats}"
     else:
-        who = ", ".join(v.culprits) or "nobody"
-        line = f"hand {record.hand_no}: {v.status.upper()}: {v.reason} (blame {who})"
+        who = ", ".join(j.culprits) or "nobody"
+        line = f"hand {record.hand_no}: {j.word()}: {j.reason} (blame {who})"
     return named(line, record.names)
 
 
