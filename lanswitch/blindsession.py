@@ -344,14 +344,19 @@ class BlindPart:
         if self.ended and not self.seeds_sent:
             # Once the hand is over or stopped — or, mid-hand, to stop it: a cheat caught.
             self.seeds_sent = True
-            seeds = self.part.holder.seeds
+            holder = self.part.holder
             c = self.cheat
+            fault = "" if c is None else c.fault.name.lower()
+            detail = "" if c is None else str(c)[:500]
             out.append(
                 p.BlindSeeds(
-                    seeds=tuple(seeds[k] for k in sorted(seeds)),
-                    fault="" if c is None else c.fault.name.lower(),
-                    detail="" if c is None else str(c)[:500],
+                    seeds=tuple(holder.seeds[k] for k in sorted(holder.seeds)),
+                    fault=fault,
+                    detail=detail,
                     complaint=tuple(self.complaint),
+                    # Its claim, signed: the stop is its own, and costs it unless the check
+                    # after the hand bears the claim out (SPEC § After the hand).
+                    signature=holder.claim(fault, detail) if fault else b"",
                 )
             )
         return self._sending(out)
@@ -368,13 +373,13 @@ class BlindPart:
         others = {q: c for q, c in m.complaints.items() if q != self.pid}
         received += complaint_shares(self.follower, others)
         finished = self.cheat is None and self.abort is None and self.follower.game.over
-        found = check_hand(self.follower, seeds, received, finished=finished)
+        found = check_hand(self.follower, seeds, received, finished=finished, claims=dict(m.claims))
         self.outcome = self._judge(found)
         if self.part is None:
             return  # a spectator keeps no file: it took no part to answer for
         try:
             held = self.part.holder.received
-            self.file = dump(self.follower, self.pid, seeds, held, others)
+            self.file = dump(self.follower, self.pid, seeds, held, others, dict(m.claims))
         except (UsageError, ValueError) as e:  # a record it cannot write out: say so
             self.problems.append(f"the hand's file could not be written: {e}")
 

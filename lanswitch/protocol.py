@@ -99,7 +99,7 @@ __all__ = [
     "encode_message",
 ]
 
-PROTOCOL_VERSION: Final = 4
+PROTOCOL_VERSION: Final = 5
 """The version ``hello`` and ``welcome`` carry; peers of different versions do not talk."""
 
 MAX_FRAME: Final = 64 * 1024
@@ -1169,6 +1169,8 @@ class BlindMove(Message):
 
 
 COMPLAINT: Final = Array(Tuple((U32, Int(0, 107), ANY_PID, KEY, SIG)), 0, MAX_SEATS + 1)
+CLAIM: Final = Tuple((Str(1, 32, r"[a-z_]+"), TEXT, SIG))
+"""A signed claim as ``blind_reveal`` relays it: ``[fault, detail, signature]``."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -1176,25 +1178,33 @@ class BlindSeeds(Message):
     """Client → host, once the hand is over or stopped — or, mid-hand, to stop it: this
     participant's seed of every shuffle so far, in order. A participant that caught a cheat
     says what (``fault``, a ``BlindFault`` name in lower case, and ``detail``; empty when the
-    hand just ended), and a drawer whose card did not open shows the keys it was sent for it
-    (``complaint``: ``[shuffle, position, sender, key, signature]`` each, signed to it)."""
+    hand just ended) and signs it (``signature``, over ``claim_message``: the stop is its own,
+    and costs it if nothing bears it out); a drawer whose card did not open shows the keys it
+    was sent for it (``complaint``: ``[shuffle, position, sender, key, signature]`` each, signed
+    to it)."""
 
     TYPE: ClassVar[str] = "blind_seeds"
     seeds: tuple[bytes, ...] = _wire(SEEDS)
     fault: str = _wire(Str(0, 32, r"[a-z_]*"), default="")
     detail: str = _wire(TEXT, default="")
     complaint: tuple[tuple[int, int, str, bytes, bytes], ...] = _wire(COMPLAINT, default=())
+    signature: bytes = _wire(SIG, default=b"")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BlindReveal(Message):
     """Host → every client: every participant's seeds as the host got them (``@dealer``'s
-    too; a participant that sent none is missing), and every drawer's ``complaint``."""
+    too; a participant that sent none is missing), every drawer's ``complaint``, and every
+    signed claim a participant stopped the hand with (``claims``: ``[fault, detail,
+    signature]`` by claimant)."""
 
     TYPE: ClassVar[str] = "blind_reveal"
     seeds: Mapping[str, tuple[bytes, ...]] = _wire(Map(ANY_PID, SEEDS, MAX_SEATS + 1))
     complaints: Mapping[str, tuple[tuple[int, int, str, bytes, bytes], ...]] = _wire(
         Map(ANY_PID, COMPLAINT, MAX_SEATS + 1), default_factory=dict
+    )
+    claims: Mapping[str, tuple[str, str, bytes]] = _wire(
+        Map(ANY_PID, CLAIM, MAX_SEATS + 1), default_factory=dict
     )
 
 

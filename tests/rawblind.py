@@ -438,7 +438,14 @@ class BlindRawClient(RawClient):
         self.seeds_sent = True
         seeds = [self.seeds[k] for k in sorted(self.seeds)]
         self.send(
-            {"type": "blind_seeds", "seeds": seeds, "fault": "", "detail": "", "complaint": []}
+            {
+                "type": "blind_seeds",
+                "seeds": seeds,
+                "fault": "",
+                "detail": "",
+                "complaint": [],
+                "signature": b"",
+            }
         )
 
     # -- what the host relays ------------------------------------------------------------------

@@ -43,7 +43,7 @@ import msgpack
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-PROTOCOL_VERSION = 4
+PROTOCOL_VERSION = 5
 MAX_PAYLOAD = 65536
 DEALER = "@dealer"
 PREFIX = b"lanswitch/v2/"
@@ -1353,10 +1353,12 @@ TYPES: dict[str, dict[str, T]] = {
         "fault": ("str", 0, 32),
         "detail": TEXT,
         "complaint": arr(COMPLAINT, 0, 9),
+        "signature": SIG,
     },
     "blind_reveal": {
         "seeds": mapping("pid+", arr(BIN32, 0, 1024), 9),
         "complaints": mapping("pid+", arr(COMPLAINT, 0, 9), 9),
+        "claims": mapping("pid+", ("tuple", (("str", 1, 32), TEXT, SIG)), 9),
     },
     "blind_leave": {"by": "pid", "seeds": arr(BIN32, 0, 1024)},
     "blind_abort": {"culprit": "pid+_or_empty", "fault": ("str", 1, 32), "detail": TEXT},
@@ -1863,7 +1865,7 @@ class RawClient:
                 rep.check(first["seat"] == rep.seat, "a resume gets the same seat back")
                 self.catching_up = self.rec is not None
             rep.welcome = first
-            rep.check(first["version"] == PROTOCOL_VERSION, "welcome.version is 4")
+            rep.check(first["version"] == PROTOCOL_VERSION, "welcome.version is 5")
             rep.seat = first["seat"]
             self.token = first["token"]
             if (rep.seat is None) != self.spectate:

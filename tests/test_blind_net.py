@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 
 from lanswitch import protocol as p
-from lanswitch.fairdeal import DEALER
+from lanswitch.fairdeal import DEALER, blindcheck
 from lanswitch.fairdeal import blind as crypto
-from lanswitch.fairdeal.blindhand import BlindFault, Holder
+from lanswitch.fairdeal.blindhand import BlindFault, Cheat, Holder
 from lanswitch.host import Host
 from lanswitch.host._blind import BlindHand
 from lanswitch.host._commit import CommitHand
@@ -652,3 +652,82 @@ def test_a_host_that_never_reveals_the_seeds_gets_a_void_verdict_in_time() -> No
     (record,) = ann.session.history
     assert record.judgement is not None
     assert (record.judgement.status, record.judgement.culprits) == ("void", (DEALER,))
+
+
+# ---------------------------------------------------------------------------------------------
+# A player that stops a hand it is losing with a made-up claim (issue 25, item 3)
+
+
+class ClaimsWhenLosing(Session):
+    """Once a few moves are made, while it holds more cards than the other person, it stops
+    the hand saying the other's key of one of its cards was wrong — a claim it makes up, with
+    no key to show. Measured on a173ae3 (where a claim was not signed): no forfeit, the saved
+    files named nobody, and the honest player's tally counted the void as the host's."""
+
+    claimed = False
+
+    def receive(self, message: p.Message) -> list[p.Message]:
+        replies = super().receive(message)
+        h = self.hand
+        part = None if h is None else h.blind
+        if self.claimed or part is None or part.ended or part.seat is None:
+            return replies
+        f = part.follower
+        others = [s for s in part.setup.people if s != part.seat]
+        if len(f.moves) < 4 or not others:
+            return replies
+        victim = others[0]
+        if f.game.counts[part.seat] <= f.game.counts[victim]:
+            return replies
+        self.claimed = True
+        made_up = Cheat(BlindFault.BAD_KEY, part.setup.seats[victim], "its key opened nothing")
+        part.cheat = made_up
+        return [*replies, *part._due()]
+
+
+@pytest.mark.parametrize("defence", ["on", "off"])
+def test_a_player_that_stops_a_hand_with_a_claim_it_cannot_prove_pays_for_it(
+    tmp_path: Path, defence: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ann stops a hand she is losing, saying bob's key was wrong. Her claim is signed; the
+    check after the hand, with every seed, finds nothing wrong with bob's keys: the stop is
+    hers, proven — on bob's screen, in bob's file, on the host's scoreboard (she forfeits, the
+    cards dealt), and in bob's tally of voids (not the host's)."""
+    if defence == "off":
+        monkeypatch.setattr(blindcheck, "unfounded_claim", lambda setup, claims: None)
+    for attempt in range(6):
+        people = [Person("ann", ClaimsWhenLosing, honest=False), Person("bob")]
+        host = make_host(blind=True, hands=1, bots=0, seats=2)
+        out = play_over_tls(host, people, tmp_path / str(attempt))
+        ann = out.sessions["ann"]
+        assert isinstance(ann, ClaimsWhenLosing)
+        if ann.claimed:
+            break  # (she may win outright, or lead all hand: deal again)
+    assert isinstance(ann, ClaimsWhenLosing)
+    assert ann.claimed
+    ann_id = pid_of(out, "ann")
+    b = out.blind("bob")[0]
+    bob = out.sessions["bob"]
+    result = host.match.results[0]
+    if defence == "off":
+        # A void that is nobody's is not played: the match deals again (she claims once).
+        assert (b.status, b.culprit) == ("void", "")
+        assert bob.voids.by_host == 1  # her claim, counted as the host's
+        assert result.reason == "void"
+        assert cli(out, "bob")[0] == ("void", [])
+        return
+    assert len(host.match.results) == 1  # her forfeit is a hand played
+    assert (b.status, b.culprit, b.fault, b.proven) == (
+        "void",
+        ann_id,
+        BlindFault.UNFOUNDED_CLAIM,
+        True,
+    )
+    assert "its key opened nothing" in b.detail
+    assert bob.voids.by_host == 0  # hers, not the host's
+    assert result.reason == "forfeit"
+    assert result.placings[-1] == ann.seat  # she forfeits: scored last
+    assert cli(out, "bob") == [("void", [ann_id])]
+    (line,) = [n.text for n in out.news("bob", "verdict")]
+    assert "ann stopped the hand" in line, line
+    assert "ann forfeits the hand" in line, line

@@ -29,9 +29,10 @@ from typing import Final, Literal
 
 from ..game import Game, HandResult, IllegalMove
 from . import blind
-from .blindhand import BlindFault, Cheat, Follower, Share
+from .blindhand import BlindFault, BlindSetup, Cheat, Follower, Share, claim_message
+from .forfeit import forfeiters
 from .judgement import DEALER_BLIND, Judgement
-from .primitives import named
+from .primitives import UsageError, named, verify
 
 __all__ = ["BlindOutcome", "Status", "caught", "check_hand", "judgement"]
 
@@ -98,15 +99,16 @@ def judgement(
     named, the blame (one culprit at most), who forfeits, and what it found, for ``verify
     --json``.
 
-    The culprit forfeits the hand as the host scores it (``host/_blind.py``), and as a
-    commit-reveal hand's player does: a seat's (one of ``seats``, the hand's ids: the host is
-    none), and on the host's word only once the cards were ``dealt`` — a player cannot choose
-    a deal it never saw."""
+    The culprit forfeits the hand by the rule both deals score by (:mod:`.forfeit`: a seat's,
+    one of ``seats``, the hand's ids — the host is none —, and on the host's word only once
+    the cards were ``dealt``: a player cannot choose a deal it never saw); the host scores the
+    hand from this very judgement (``host/_blind.py``)."""
     text = named(str(outcome), names)
     culprit = outcome.culprit
     forfeit: tuple[str, ...] = ()
-    if outcome.status != "fair" and culprit in seats and (outcome.proven or dealt):
-        forfeit = (culprit,)
+    if outcome.status != "fair" and culprit:
+        forfeit = forfeiters((culprit,), seats, dealt=dealt, proven=outcome.proven)
+    if forfeit:
         text += f"; {named(culprit, names)} forfeits the hand"
     headline, _, said = text.partition(": ")
     return Judgement(
@@ -179,11 +181,15 @@ def check_hand(
     received: Iterable[tuple[int, int, Share]] = (),
     *,
     finished: bool = True,
+    claims: Mapping[str, tuple[str, str, bytes]] | None = None,
 ) -> BlindOutcome:
     """Check a blind hand from one participant's ``follower`` and everyone's revealed
     ``seeds`` (participant → shuffle → seed), with the keys ``received`` by this participant
     alone (``(shuffle, position, share)``). ``finished``: the hand was played to its end (a
-    hand cut short is checked as far as it went, and is void)."""
+    hand cut short is checked as far as it went, and is void). ``claims``: the signed claims
+    participants stopped the hand with (claimant → fault, detail, signature, as
+    ``blind_reveal`` relays them): one that nothing above bears out is its claimant's stop
+    (:func:`unfounded_claim`)."""
     setup = follower.setup
     for rec in follower.shuffles:
         # A shuffle cut short needs the seeds of those whose passes it holds, no others'.
@@ -249,8 +255,35 @@ def check_hand(
             "void", "", None, "the replay with every card known ends elsewhere", proven=False
         )
     if not finished or g.result is None:
+        claimed = unfounded_claim(setup, claims or {})
+        if claimed is not None:
+            return claimed
         return BlindOutcome("void", "", None, "the hand was not finished", proven=False)
     return BlindOutcome("fair", result=g.result, game=g)
+
+
+def unfounded_claim(
+    setup: BlindSetup, claims: Mapping[str, tuple[str, str, bytes]]
+) -> BlindOutcome | None:
+    """A hand every check passed, as far as it went, that a participant stopped saying another
+    broke the deal: the stop is the claimant's (the first in seat order, ``@dealer`` last),
+    proven by its signature over the claim (SPEC § After the hand, a claim needs proof). A
+    claim whose signature does not verify is no claim: None for it (whoever relayed it may
+    have made it up)."""
+    for pid in setup.participants:
+        got = claims.get(pid)
+        if got is None:
+            continue
+        fault, detail, signature = got
+        key = setup.keys.get(pid)
+        try:
+            message = claim_message(setup.ctx0, pid, fault, detail)
+        except UsageError:
+            continue
+        if key is not None and verify(key, message, signature):
+            said = f'it said: "{detail}"' if detail else f"it said: {fault}"
+            return BlindOutcome("void", pid, BlindFault.UNFOUNDED_CLAIM, said, proven=True)
+    return None
 
 
 def _first_pass_fault(

@@ -36,8 +36,12 @@ from .transcript import RepeatedKey, load_json
 __all__ = ["FORMAT", "BlindFileError", "check", "dump", "judge"]
 
 FORMAT: Final = "lanswitch-blind-hand"
-VERSION: Final = 2
-"""2 since protocol v4: the setup is the ``hand`` message's, ``ctx0`` recomputed from it."""
+VERSION: Final = 3
+"""The version this lanswitch writes: 2 since protocol v4 (the setup is the ``hand``
+message's, ``ctx0`` recomputed from it), 3 since v5 (it keeps the signed claims that stopped
+the hand)."""
+READS: Final = frozenset({2, VERSION})
+"""The versions it reads (a version 2 file has no claims)."""
 
 
 class BlindFileError(ValueError):
@@ -58,9 +62,11 @@ def dump(
     seeds: Mapping[str, Mapping[int, bytes]],
     received: Mapping[tuple[int, int], Mapping[str, Share]],
     complaints: Mapping[str, Sequence[Complaint]] | None = None,
+    claims: Mapping[str, tuple[str, str, bytes]] | None = None,
 ) -> str:
     """The JSON text of a blind hand as participant ``pid`` holds it (module docstring);
-    ``complaints``: the keys other drawers showed of cards that did not open for them."""
+    ``complaints``: the keys other drawers showed of cards that did not open for them;
+    ``claims``: the signed claims participants stopped the hand with, as relayed."""
     setup = follower.setup
     hs = setup.hand
     if hs is None:
@@ -104,6 +110,9 @@ def dump(
         "complaints": {
             q: [[k, j, sender, key.hex(), sig.hex()] for k, j, sender, key, sig in shown]
             for q, shown in (complaints or {}).items()
+        },
+        "claims": {
+            q: [fault, detail, sig.hex()] for q, (fault, detail, sig) in (claims or {}).items()
         },
     }
     return json.dumps(data, indent=1) + "\n"
@@ -257,7 +266,7 @@ def _read(text: str | bytes) -> tuple[str, HandSetup, bool, BlindOutcome]:
         raise BlindFileError(f"not JSON: {e}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise BlindFileError("not a dealer-blind hand")
-    if data.get("version") != VERSION:
+    if data.get("version") not in READS:
         raise BlindFileError(f"version {data.get('version')!r}; this lanswitch reads {VERSION}")
     try:
         hs, dealt, found = _check(data)
@@ -361,7 +370,12 @@ def _check(data: dict[str, Any]) -> tuple[HandSetup, bool, BlindOutcome]:
         for q, shown in data.get("complaints", {}).items()
     }
     received += complaint_shares(f, complaints)
-    found = _outcome(hs, check_hand(f, seeds, received, finished=stopped is None and f.game.over))
+    claims = {  # (none in a version 2 file: claims were not signed before protocol v5)
+        str(q): (str(fault), str(detail), _hex(sig, "a signature"))
+        for q, (fault, detail, sig) in data.get("claims", {}).items()
+    }
+    finished = stopped is None and f.game.over
+    found = _outcome(hs, check_hand(f, seeds, received, finished=finished, claims=claims))
     # As each participant judged live (``blindlocal``, ``blindsession``): what the seeds show
     # first — a hand stopped by keys that open no card names nobody until they show whose
     # pass or key was wrong —, then what stopped the hand.

@@ -62,6 +62,7 @@ __all__ = [
     "Share",
     "ShuffleRecord",
     "blind_setup",
+    "claim_message",
     "move_message",
     "shuffle_context",
 ]
@@ -79,6 +80,10 @@ class BlindFault(enum.Enum):
     WRONG_CARD = "laid a card its position's keys do not open to"
     ILLEGAL_MOVE = "made a move the rules do not allow"
     WITHHELD = "withheld what the blind deal needs from it"
+    UNFOUNDED_CLAIM = "stopped the hand saying another broke the deal, which nothing bears out"
+    """A participant's signed claim (``blind_seeds`` with a fault, mid-hand) that the check
+    after the hand, with every seed, does not bear out: the stop is the claimant's, proven by
+    its own signature (issue 25: a claim needs proof, or it costs the claimant)."""
     FALSE_CLAIM = "said you withheld your part of the deal, but your client had sent it"
     """Only a participant's own record can say so (a client's verdict, never the host's):
     the host stopped the hand blaming this participant for a step its client had sent."""
@@ -189,6 +194,21 @@ def move_message(ctx0: bytes, seq: int, seat: int, by: str, move: int, hidden: i
         + enc(check_id(by, dealer_ok=True))
         + u32(move)
         + u32(_NO_HIDDEN if hidden < 0 else hidden)
+    )
+
+
+def claim_message(ctx0: bytes, pid: str, fault: str, detail: str) -> bytes:
+    """``enc("sign/claim") ‖ ctx_0 ‖ enc(id) ‖ enc(fault) ‖ enc(utf-8 detail)``: ``id`` stops
+    the hand mid-play, saying another broke the deal (``fault``, a ``BlindFault`` name in lower
+    case; ``detail``, its words). Signed, so that a claim nothing in the hand's record bears
+    out is proven its claimant's to anyone (``UNFOUNDED_CLAIM``), and the host cannot make one
+    up in another's name."""
+    return (
+        blind._label("sign/claim")
+        + need_bytes("ctx0", ctx0, HASH_BYTES)
+        + enc(check_id(pid, dealer_ok=True))
+        + enc(fault)
+        + enc(detail.encode("utf-8"))
     )
 
 
@@ -669,6 +689,10 @@ class Holder:
                 f"pass {its_number}: {where} is not a point of the prime-order group",
             ) from None
         return out, sign(self._sk, blind.pass_message(rec.ctx, self.pid, number, out))
+
+    def claim(self, fault: str, detail: str) -> bytes:
+        """Its signature over a claim that stops the hand (:func:`claim_message`)."""
+        return sign(self._sk, claim_message(self.setup.ctx0, self.pid, fault, detail))
 
     def share(self, shuffle: int, position: int, to: str = "") -> Share:
         """Its own key of a position, signed for ``to`` (``""``: public)."""

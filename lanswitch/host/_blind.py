@@ -35,7 +35,7 @@ from .. import protocol as p
 from ..bots import make_bot
 from ..fairdeal import DEALER, HandSetup
 from ..fairdeal import blind as crypto
-from ..fairdeal.blindcheck import BlindOutcome, check_hand
+from ..fairdeal.blindcheck import BlindOutcome, check_hand, judgement
 from ..fairdeal.blindgame import drawn_positions
 from ..fairdeal.blindhand import (
     BlindFault,
@@ -45,6 +45,7 @@ from ..fairdeal.blindhand import (
     MoveRecord,
     Share,
     blind_setup,
+    claim_message,
 )
 from ..fairdeal.blindseat import (
     Complaint,
@@ -56,7 +57,7 @@ from ..fairdeal.blindseat import (
     opening_of,
     share_map,
 )
-from ..fairdeal.forfeit import forfeiters
+from ..fairdeal.judgement import Judgement
 from ..fairdeal.primitives import UsageError, named, public_bytes
 from ..fairdeal.primitives import verify as verify_signature
 from ..game import MAX_CARD, Event
@@ -124,11 +125,14 @@ class BlindHand:
         self.leaving: dict[str, tuple[bytes, ...]] = {}  # until no shuffle is open
         self.seeds: dict[str, tuple[bytes, ...]] = {}
         self.complaints: dict[str, tuple[Complaint, ...]] = {}
+        self.claims: dict[str, tuple[str, str, bytes]] = {}  # claimant → fault, detail, sig
         self.seeds_deadline = 0.0
         self.unchecked: list[tuple[int, str, int]] = []
         """Passes relayed whose points still await the host's group test (``_check``):
         ``(shuffle, author, pass)``, in the order they came."""
         self.outcome: BlindOutcome | None = None
+        self.judgement: Judgement | None = None
+        """The hand as every reader judges it, once it is checked (the host scores it so)."""
         self.over: p.HandOver | None = None
         dealer = host.seat_names()[game.dealer]
         host.say(f"hand {game.hand_no} started (dealer-blind), {dealer} deals")
@@ -450,10 +454,18 @@ class BlindHand:
         self.seeds[pid] = m.seeds
         if m.complaint:
             self.complaints[pid] = m.complaint
-        if not self.ended:
-            # Seeds mid-hand with a fault: the participant caught a cheat (its word) and stops
-            # following, so the hand cannot go on.
+        if self.ended:
+            return
+        # Seeds mid-hand with a fault: the participant caught a cheat, it says, and stops
+        # following, so the hand cannot go on. Signed, the claim is relayed with the seeds and
+        # the check after the hand settles it: the culprit it proves, or else the claimant,
+        # proven by its own signature. Unsigned, the stop is the claimant's at once.
+        claim = claim_message(self.setup.ctx0, pid, m.fault, m.detail)
+        if m.fault and verify_signature(self.setup.keys[pid], claim, m.signature):
+            self.claims[pid] = (m.fault, m.detail, m.signature)
             self._stop("", BlindFault.WITHHELD, f"{pid} says: {m.detail}")
+        else:
+            self._stop(pid, BlindFault.WITHHELD, f"stopped the hand unsigned: {m.detail}")
 
     # -- running the hand forward --------------------------------------------------------------
 
@@ -597,13 +609,15 @@ class BlindHand:
         ]
         if waiting and self.host.now < self.seeds_deadline:
             return False
-        reveal = p.BlindReveal(seeds=dict(self.seeds), complaints=dict(self.complaints))
+        reveal = p.BlindReveal(
+            seeds=dict(self.seeds), complaints=dict(self.complaints), claims=dict(self.claims)
+        )
         self._relay(reveal)
         seeds = {q: dict(enumerate(s)) for q, s in self.seeds.items()}
         finished = self.abort is None
         f = self.part.follower
         received = [*self.part.received(), *complaint_shares(f, self.complaints)]
-        outcome = check_hand(f, seeds, received, finished=finished)
+        outcome = check_hand(f, seeds, received, finished=finished, claims=self.claims)
         if self.abort is not None and outcome.status != "unfair" and not outcome.culprit:
             # The check names nobody (a hand cut short is void, as far as it went): the stop
             # is then as the host's abort says — who withheld, on its word — as every client
@@ -617,16 +631,22 @@ class BlindHand:
                 "void", self.abort.culprit, fault, self.abort.detail, proven=False
             )
         self.outcome = outcome
+        people = self.setup.seats
+        self.judgement = judgement(
+            outcome,
+            game_id=self.message.game_id,
+            hand_no=self.game.hand_no,
+            names=self.host.seat_names(),
+            seats=people,
+            dealt=("shuffle", 0) in self.part.follower.steps,
+        )
         game = outcome.game
         if outcome.status != "fair" or game is None:
+            # Scored as every reader judges it: a void, the seats it blames forfeiting by the
+            # rule both deals score by (``fairdeal.forfeit``; a blind withholder too, once
+            # the cards were dealt).
             game = self.game
-            people = self.setup.seats
-            # The rule both deals score by (a blind withholder forfeits too, once dealt).
-            dealt = ("shuffle", 0) in self.part.follower.steps
-            culprits = [outcome.culprit] if outcome.culprit else []
-            lost = forfeiters(culprits, people, dealt=dealt, proven=outcome.proven)
-            forfeit = [people.index(q) for q in lost]
-            game.void(forfeit)
+            game.void([people.index(q) for q in self.judgement.forfeit])
         result = game.result
         assert result is not None
         self.game = game
@@ -638,6 +658,5 @@ class BlindHand:
             head=_NO_HEAD,
         )
         self._relay(self.over)
-        verdict = str(outcome)
-        self.host.say(named(f"hand {game.hand_no}: {verdict}", self.host.seat_names()))
+        self.host.say(f"hand {game.hand_no}: {self.judgement.text()}")
         return True
