@@ -73,6 +73,32 @@ class BlindHand:
     """A dealer-blind hand in progress, and after it until its seeds are in: one of the two
     :class:`~lanswitch.host._deal.HandDriver` implementations (module docstring)."""
 
+    __slots__ = (
+        "abort",
+        "bots",
+        "claims",
+        "complaints",
+        "deadline_at",
+        "delivered",
+        "game",
+        "host",
+        "judgement",
+        "leaving",
+        "message",
+        "outcome",
+        "over",
+        "owed",
+        "part",
+        "published",
+        "sealed",
+        "seeds",
+        "seeds_deadline",
+        "setup",
+        "shares",
+        "turn_since",
+        "unchecked",
+    )
+
     holder_cls: type[Holder] = Holder
     """What keeps the host's own secrets (a dishonest host, in the tests that play one
     against untouched clients, plugs in one that cheats)."""

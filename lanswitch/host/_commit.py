@@ -73,6 +73,23 @@ def _abort(v: VoidRecord) -> p.Abort:
 class CommitHand:
     """A commit-reveal hand in progress, and after it until every log head is in."""
 
+    __slots__ = (
+        "bots",
+        "dealer",
+        "goodbyes",
+        "heads",
+        "heads_deadline",
+        "heads_message",
+        "host",
+        "over_messages",
+        "pids",
+        "published",
+        "reveals",
+        "round_deadline",
+        "steps",
+        "turn_since",
+    )
+
     dealer_cls: type[Dealer] = Dealer
     """What deals the hand. (A dishonest host, in the tests that play one against untouched
     clients, plugs in a Dealer that cheats: ``tests/cheats.py``.)"""

@@ -690,9 +690,16 @@ class Host:
     def viewers(self, first: int | None = None) -> list[tuple[int, int | None]]:
         """Every welcomed connection with its client's seat, in the order they connected
         (``first`` at the front: the mover hears of its step first, its round trip)."""
-        order = [(cid, self.seat_of(cid)) for cid, c in self.conns.items() if c.welcomed]
-        if first is not None:
-            order.sort(key=lambda v: v[0] != first)  # stable: the rest keep their order
+        clients = self.table.clients
+        order: list[tuple[int, int | None]] = []
+        for cid, conn in self.conns.items():
+            if conn.welcomed:
+                entry = clients.get(str(cid))
+                seat = None if entry is None else entry.seat
+                if cid == first:
+                    order.insert(0, (cid, seat))
+                else:
+                    order.append((cid, seat))
         return order
 
     def gone_for_good(self, seat: int) -> bool:
