@@ -380,7 +380,7 @@ class CommitPart:
 
     def _view(self, m: p.SeatView) -> list[p.Message]:
         s = self.side
-        resumed, s.catching_up = s.catching_up, False
+        resumed = s.catching_up  # (the session ends its catching up with this view)
         if m.seq != s.seq:
             return []
         mine = m.seat is not None and m.turn == m.seat and bool(m.legal)

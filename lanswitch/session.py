@@ -1,18 +1,31 @@
 """A client's mirror of the table, sans I/O: the host's messages in, the replies out.
 
 :class:`Session` keeps what one client knows — its seat, the lobby, the hand's setup, its
-latest view and the events since — and does the client's part of the fair deal by itself,
-through a :class:`~lanswitch.fairdeal.SeatRecorder`: it checks every announcement and every
-step as it arrives (a forged or forked move, a changed commitment, a round that leaves it out
-show at once, as ``warning`` news), commits to a fresh seed and reveals it once, signs its
-moves over the log it holds and the log's head at the end, disputes what it saw itself (the
-host moving for it on a timeout that had not run out, or calling it away while its link was
-up), and when the hand's last message arrives writes its transcript and verifies it
-(:func:`lanswitch.fairdeal.verify`). It counts the match's void hands by culprit and warns
-past the rules' ``void_warning``. Randomness (its seeds) comes from the ``entropy`` callable
-the shell passes, time (for the turn timer) from ``clock``. A shell (``lanswitch.client``, a
-test, a benchmark) feeds it every message with :meth:`Session.receive` and sends back what
-that returns; :meth:`Session.move` makes a move message for the view on screen.
+latest view and the events since — and holds, for each hand, its part in it: a
+:class:`~lanswitch.seatpart.SeatPart`, picked once from the ``hand`` message (its ``blind``
+flag) — :class:`~lanswitch.commitseat.CommitPart` for a commit-reveal hand (the seat's
+:class:`~lanswitch.fairdeal.SeatRecorder`: it checks every announcement and step as it arrives,
+commits and reveals, signs its moves and the log, disputes what only it can see) or
+:class:`~lanswitch.blindsession.BlindPart` for a dealer-blind one (its own engine and view, its
+passes and keys, its seeds after the hand, the check and the hand's file). From then on the
+session never tells the two apart: every message about the hand goes to the part
+(:meth:`Session._part`), as do a move, whose turn it is, leaving mid-hand and coming back; the
+part asks the session only what :class:`~lanswitch.seatpart.Seatside` offers.
+
+What is written once, above both deals, is here: the handshake and the lobby; the hand's setup
+checked against the lobby (a dispute on this seat's own record, kept by the part where its deal
+keeps one); a hand the host dealt this seat in but kept it out of (unfair, on its own record);
+when a hand is settled — its part has every proof it waits for, or the host went on, closed the
+table or never finished (:data:`HEADS_PATIENCE`) — and its :class:`HandRecord`, with the
+part's :class:`~lanswitch.fairdeal.judgement.Judgement` and
+:class:`~lanswitch.fairdeal.judgement.Proof` (or, with ``verify_hands=False``, the proof alone,
+for a shell that checks it elsewhere); the match's void hands counted by culprit, and
+:attr:`Session.distrust` past the rules' ``void_warning``. Randomness (its seeds) comes from
+the ``entropy`` callable the shell passes, time (for the turn timer) from ``clock``. A shell
+(``lanswitch.client``, a test, a benchmark) feeds it every message with
+:meth:`Session.receive` — one ``isinstance`` chain finds each message's handler
+(:meth:`Session._dispatch`) — and sends back what that returns; :meth:`Session.move` makes a
+move message for the view on screen.
 
 What happens is also appended to :attr:`Session.news` as :class:`News` items, for a screen or
 a log to show in order.
@@ -359,6 +372,10 @@ class Session:
         """A message of the hand in play: its part takes it; then the hand is over and settled,
         perhaps — its record is made here, above either deal."""
         h = self.hand
+        if isinstance(m, p.SeatView):
+            replies = [] if h is None else h.part.take(m)
+            self.catching_up = False  # a view ends a resume's catch-up (its part has read it)
+            return replies
         if h is None:
             return []
         if isinstance(m, p.HandOver):
