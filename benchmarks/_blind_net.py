@@ -56,6 +56,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from lanswitch import fairdeal as fd
 from lanswitch import protocol as p
+from lanswitch.blindsession import BlindPart
 from lanswitch.bots import Bot, make_bot
 from lanswitch.client import Client, Target
 from lanswitch.game import DRAW, HIDDEN_BASE, Phase
@@ -299,7 +300,7 @@ class TimedSession(Session):
 
     def _follower(self) -> Any:
         h = self.hand
-        return None if h is None or h.blind is None else h.blind.follower
+        return None if h is None or not isinstance(h.part, BlindPart) else h.part.follower
 
     def _count(self) -> int | None:
         """Cards held now, as this client knows them (hidden ones counted)."""

@@ -96,7 +96,8 @@ from _latency_harness import _pipe_queue, forget_verified, raise_nofile, sleep_u
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from lanswitch import protocol as p
-from lanswitch.fairdeal import BY_SEAT, Away, Back, Move, Verdict
+from lanswitch.commitseat import CommitPart
+from lanswitch.fairdeal import BY_SEAT, Away, Back, Move, SeatRecorder, Verdict
 from lanswitch.session import SEED_WAIT_S, Session
 from lanswitch.tls import open_pinned_connection
 
@@ -537,7 +538,7 @@ class Slots:
             return
         self.left_at[(table, session.seat)] = time.monotonic()
         if h is not None and not h.done:
-            rec = h.recorder
+            rec = _recorder(h)
             key4 = (table, h.message.game_id, h.message.hand_no, session.seat)
             if how != "failed" or key4 not in self.departures:  # a bye is noted before its end
                 self.departures[key4] = Departure(
@@ -711,9 +712,16 @@ def _seat_of(pid: str) -> int | None:
     return int(pid[4:]) if pid.startswith("seat") and pid[4:].isdigit() else None
 
 
+def _recorder(h: Any) -> SeatRecorder | None:
+    """The hand's commit-reveal record of this seat (None: a blind hand, or no part in it)."""
+    part = h.part
+    return part.recorder if isinstance(part, CommitPart) else None
+
+
 def _log_count(session: Session) -> int:
     h = session.hand
-    return 0 if h is None or h.recorder is None else h.recorder.log.count
+    rec = None if h is None else _recorder(h)
+    return 0 if rec is None else rec.log.count
 
 
 def _moved_since(session: Session, logged: int) -> bool:
@@ -721,7 +729,7 @@ def _moved_since(session: Session, logged: int) -> bool:
     after it answers it. (A newer view alone does not: someone going away or coming back is a
     step of its own, and may come between our move and the host's refusal of it.)"""
     h = session.hand
-    rec = None if h is None else h.recorder
+    rec = None if h is None else _recorder(h)
     if rec is None:
         return True  # nothing to tell by: the view's seq says it
     return any(
@@ -735,7 +743,7 @@ def _stale_after_presence(session: Session, m: p.Reject, logged: int) -> bool:
     it was on its way: every log event since we signed it (``logged`` events then) is an
     ``Away`` or a ``Back`` (its step came before the refusal, on the same link)."""
     h = session.hand
-    rec = None if h is None else h.recorder
+    rec = None if h is None else _recorder(h)
     if m.code is not p.ErrorCode.STALE_VIEW or rec is None:
         return False
     since = rec.log.events[logged:]
@@ -745,7 +753,7 @@ def _stale_after_presence(session: Session, m: p.Reject, logged: int) -> bool:
 def _events_since(session: Session, logged: int) -> str:
     """The log events that came after our move was signed, in a few words (for an error)."""
     h = session.hand
-    rec = None if h is None else h.recorder
+    rec = None if h is None else _recorder(h)
     if rec is None:
         return ""
     since = rec.log.events[logged:]
@@ -758,7 +766,7 @@ def _withdrawn_commit(session: Session, m: p.Reject) -> bool:
     later round already announced (its stage 1 came before the refusal, on the same link)."""
     found = _NO_COMMITMENT.match(m.text)
     h = session.hand
-    rec = None if h is None else h.recorder
+    rec = None if h is None else _recorder(h)
     if m.code is not p.ErrorCode.FAIR_DEAL or found is None or rec is None:
         return False
     r = int(found[1])

@@ -1,7 +1,7 @@
 """How short an honest host's turn timer looks to a player's own clock, on a loaded machine.
 
 A client judges each timeout the host makes for its seat by its own clock: from the moment it
-was shown its turn to the moment the timeout reached it (``Session._early_timeout``). The host
+was shown its turn to the moment the timeout reached it (``CommitPart._early_timeout``). The host
 starts its timer when it makes the step and sends the view in the same call, so to the player
 an honest timer lasts ``T + d_timeout - d_view``: it looks short by however much longer the
 view took to be handled than the timeout did — network jitter, and above all a client or host
@@ -32,7 +32,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -72,15 +71,20 @@ async def players(port: int, fp: bytes, seconds: float) -> tuple[list[float], li
     """Seat ``SEATS`` players who never move; return how short each timeout looked (s), and
     how late each of this loop's plain timers fired (s), the anchor."""
     from lanswitch.client import Client, Target
+    from lanswitch.commitseat import CommitPart
     from lanswitch.session import Session
 
     short: list[float] = []
 
+    class MeasuringPart(CommitPart):
+        def _early_timeout(self) -> str | None:
+            clock = self.side.clock
+            if self.turn_began is not None and clock is not None:
+                short.append(self.turn_time - (clock() - self.turn_began))
+            return super()._early_timeout()
+
     class Measuring(Session):
-        def _early_timeout(self, h: Any) -> str | None:
-            if h.turn_began is not None and self.clock is not None:
-                short.append(h.turn_time - (self.clock() - h.turn_began))
-            return super()._early_timeout(h)
+        commit_part = MeasuringPart
 
     target = Target("Slack", (LOOPBACK,), port, fp, f"{LOOPBACK}:{port}")
     clients = [

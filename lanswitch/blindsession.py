@@ -1,22 +1,26 @@
 """A client's part in one dealer-blind hand, sans I/O: the ``blind_*`` messages in, replies out.
 
 A :class:`~lanswitch.session.Session` holds one :class:`BlindPart` per blind hand (a ``hand``
-message with ``blind`` set). The part follows the hand on its own record
-(:class:`~lanswitch.fairdeal.blindseat.Participant`): every relayed pass, opening and move is
-checked as it arrives, its own pass, public keys and sealed keys go out when its follower
-says they are due, and the keys released to it open its own cards — so the view a player sees
-is made here, from its own engine, not sent by the host (who does not know the cards). When
-the hand ends or the host stops it, it reveals its seeds; when everyone's come back
-(``blind_reveal``) it checks the whole hand (:func:`~lanswitch.fairdeal.blindcheck.check_hand`)
-and keeps the hand's file (:func:`~lanswitch.fairdeal.blindfile.dump`) for ``lanswitch verify``.
+message with ``blind`` set): one of the two :class:`~lanswitch.seatpart.SeatPart`
+implementations, beside :class:`~lanswitch.commitseat.CommitPart`. The part follows the hand on
+its own record (:class:`~lanswitch.fairdeal.blindseat.Participant`): every relayed pass,
+opening and move is checked as it arrives, its own pass, public keys and sealed keys go out
+when its follower says they are due, and the keys released to it open its own cards — so the
+view a player sees is made here, from its own engine, not sent by the host (who does not know
+the cards). When the hand ends or the host stops it, it reveals its seeds; when everyone's come
+back (``blind_reveal``) it checks the whole hand
+(:func:`~lanswitch.fairdeal.blindcheck.check_hand`) and keeps the hand's file
+(:func:`~lanswitch.fairdeal.blindfile.dump`) for ``lanswitch verify``.
 
 The first cheat its follower catches live stops it following: it sends nothing more but its
-seeds, and its verdict names the cheat. Pure: its seeds come from the ``entropy`` callable.
+seeds, and its verdict names the cheat. Pure: its seeds come from the session's ``entropy``
+(:class:`~lanswitch.seatpart.Seatside`), and what it tells the screen goes through the session
+too (:meth:`BlindPart.take`); :meth:`BlindPart.follow` is the part's own record of a message.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -45,10 +49,11 @@ from .fairdeal.blindseat import (
     opening_of,
     share_map,
 )
-from .fairdeal.judgement import DEALER_BLIND, Judgement, Proof
-from .fairdeal.primitives import UsageError
+from .fairdeal.judgement import DEALER_BLIND, Deal, Judgement, Proof
+from .fairdeal.primitives import UsageError, named
 from .fairdeal.setup import HandSetup
 from .game import HIDDEN_BASE, MAX_CARD, Event, View
+from .seatpart import PartMessage, Seatside
 
 __all__ = ["BlindPart"]
 
@@ -58,18 +63,24 @@ _PRIVATE: Final = frozenset({"deal", "draw"})
 class BlindPart:
     """One client's side of one blind hand (module docstring). ``seat`` None: watching."""
 
+    deal: Deal = DEALER_BLIND
+    hides_from_host = True
+
     def __init__(
         self,
+        side: Seatside,
+        hand: p.Hand,
         setup: HandSetup,
         seat: int | None,
         key: Ed25519PrivateKey,
-        entropy: Callable[[int], bytes],
         holder_cls: type[Holder] = Holder,
-        seed_for: Callable[[bytes], bytes] | None = None,
     ) -> None:
         """``holder_cls``: what keeps its secrets (a test's cheating client plugs in its own).
-        ``seed_for`` (a shuffle's context → its seed) replaces fresh random seeds with ones a
-        restarted process makes again: the host's own player (``Session.seed_for``)."""
+        The session's ``seed_for`` (a shuffle's context → its seed) replaces fresh random seeds
+        with ones a restarted process makes again: the host's own player."""
+        self.side = side
+        self.hand = hand
+        entropy, seed_for = side.entropy, side.seed_for
         self.setup = blind_setup(setup)
         self.seat = seat if seat is not None and seat in self.setup.people else None
         self.pid = "" if self.seat is None else self.setup.seats[self.seat]
@@ -88,6 +99,7 @@ class BlindPart:
             self.follower = Follower(self.setup, every=not LIBRARY_SUBGROUP_TEST)
         self.cheat: Cheat | None = None
         self.abort: p.BlindAbort | None = None
+        self.over: p.HandOver | None = None  # the host's end of the hand
         self.disputed = False
         """The host stopped the hand, live, saying this participant withheld its part, when its
         client had sent everything the hand asked of it: a dispute on its own record, as a
@@ -108,6 +120,36 @@ class BlindPart:
         hand, and a stale one would stop that hand, blamed on this player)."""
 
     # -- what the session asks -----------------------------------------------------------------
+
+    @property
+    def finished(self) -> bool:
+        """Its part is over (it revealed its seeds): from here the host owes the reveal and
+        the hand's end, waited for as long as a commit-reveal hand's (``Session.expire``)."""
+        return self.seeds_sent
+
+    @property
+    def settled(self) -> bool:
+        return self.outcome is not None
+
+    def resume(self, playing: bool) -> list[p.Message]:
+        """The hand again after a resume: answer it if the host still plays it, and send again
+        what may have been lost with the link (:meth:`resend`)."""
+        self.answers = playing
+        return self.resend()
+
+    def rejected(self, m: p.Reject) -> None:
+        pass  # the host's refusals of blind messages change nothing this client holds
+
+    def dispute_setup(self, text: str) -> None:
+        pass  # its record is the hand's public one: the warning is all it keeps
+
+    def begin_leaving(self) -> list[p.Message]:
+        """Its seeds first: the shell then waits while :meth:`busy`, answering what the hand
+        asks of it, until the host relays its leave; then ``bye``."""
+        return self.leave()
+
+    def settle(self, why: str) -> str | None:
+        return None if self.seat is None else why
 
     def judgement(self, game_id: bytes, hand_no: int, names: Sequence[str]) -> Judgement | None:
         """This seat's judgement of the hand, once it is over or settled without its end
@@ -174,7 +216,7 @@ class BlindPart:
     def leave(self) -> list[p.Message]:
         """What to send before ``bye`` mid-hand: its seeds, so that the hand goes on without it
         (§ Dealer-blind on the wire); nothing once it has sent them."""
-        if self.part is None or self.seeds_sent or self.follower.game.over:
+        if self.part is None or self.seeds_sent or self.follower.game.over or self.over:
             return []
         self.seeds_sent = self.leaving = True
         return self._sending([self._goodbye_seeds()])
@@ -201,8 +243,10 @@ class BlindPart:
     def ended(self) -> bool:
         return self.follower.game.over or self.abort is not None or self.cheat is not None
 
-    def start(self) -> list[p.Message]:
-        """What it sends as the hand begins (the first pass, if it is first)."""
+    def start(self, playing: bool) -> list[p.Message]:
+        """What it sends as the hand begins (the first pass, if it is first). ``playing``
+        False: a hand the host has ended, followed, never answered (:attr:`answers`)."""
+        self.answers = playing
         return self._due()
 
     def resend(self) -> list[p.Message]:
@@ -216,7 +260,44 @@ class BlindPart:
 
     # -- what the host relays ------------------------------------------------------------------
 
-    def take(self, m: p.Message, *, live: bool = True) -> tuple[list[p.Message], list[Event]]:
+    def take(self, m: PartMessage) -> list[p.Message]:
+        """A message of the hand from the host: followed (:meth:`follow`), and what came of it
+        told through the session — the steps, the view it makes, a card of its own opened, the
+        host's stop. The commit-reveal deal's messages are not for it."""
+        if isinstance(m, p.HandOver):
+            self.over = m
+            return []
+        if not isinstance(
+            m,
+            p.BlindPass
+            | p.BlindOpen
+            | p.BlindRelease
+            | p.BlindMove
+            | p.BlindReveal
+            | p.BlindAbort
+            | p.BlindLeave,
+        ):
+            return []
+        s = self.side
+        before = len(self.problems)
+        held = len(self.part.holder.cards) if self.part is not None else 0
+        # Live: the whole hand came over this one link. (A blind catch-up has no end that a
+        # client can see, so after a resume nothing of the hand is judged as live.)
+        replies, events = self.follow(m, live=s.live())
+        s.fair_deal_problems(self.problems[before:])
+        if self.steps != s.seq:
+            s.seq = self.steps
+        s.view = self.view()  # its own engine's (a spectator's: the public one)
+        if events:
+            s.note("events", f"step {s.seq}", tuple(events))
+        if self.part is not None and len(self.part.holder.cards) > held:
+            s.note("opened", "a card you drew is open to you", m)
+        if isinstance(m, p.BlindAbort):
+            said = f"the host stopped the hand: {_abort_text(m)}"
+            s.note("warning", named(said, s.seat_names()), m)
+        return replies
+
+    def follow(self, m: p.Message, *, live: bool = True) -> tuple[list[p.Message], list[Event]]:
         """One relayed message: the replies, and the engine events it made (redacted: a
         hidden card is -1 until it is this seat's and open). ``live``: not the catch-up of a
         resume (what was due while the link was down was not this client's to send then)."""
@@ -410,6 +491,18 @@ class BlindPart:
             # The host's word: who went silent is not something this record can prove.
             return BlindOutcome("void", self.abort.culprit, fault, self.abort.detail, proven=False)
         return found
+
+
+def _abort_text(m: p.BlindAbort) -> str:
+    """What a ``blind_abort`` says, as a sentence: whom the host blames and for what, or (when
+    it blames nobody) its detail, which says who stopped the hand and why."""
+    try:
+        fault = BlindFault[m.fault.upper()].value
+    except KeyError:
+        fault = m.fault
+    if not m.culprit:
+        return m.detail or fault
+    return f"{m.culprit} {fault}" + (f" ({m.detail})" if m.detail else "")
 
 
 def _message(d: PassOut | ShareOut | ReleaseOut) -> p.Message:

@@ -1,18 +1,31 @@
 """A client's mirror of the table, sans I/O: the host's messages in, the replies out.
 
 :class:`Session` keeps what one client knows — its seat, the lobby, the hand's setup, its
-latest view and the events since — and does the client's part of the fair deal by itself,
-through a :class:`~lanswitch.fairdeal.SeatRecorder`: it checks every announcement and every
-step as it arrives (a forged or forked move, a changed commitment, a round that leaves it out
-show at once, as ``warning`` news), commits to a fresh seed and reveals it once, signs its
-moves over the log it holds and the log's head at the end, disputes what it saw itself (the
-host moving for it on a timeout that had not run out, or calling it away while its link was
-up), and when the hand's last message arrives writes its transcript and verifies it
-(:func:`lanswitch.fairdeal.verify`). It counts the match's void hands by culprit and warns
-past the rules' ``void_warning``. Randomness (its seeds) comes from the ``entropy`` callable
-the shell passes, time (for the turn timer) from ``clock``. A shell (``lanswitch.client``, a
-test, a benchmark) feeds it every message with :meth:`Session.receive` and sends back what
-that returns; :meth:`Session.move` makes a move message for the view on screen.
+latest view and the events since — and holds, for each hand, its part in it: a
+:class:`~lanswitch.seatpart.SeatPart`, picked once from the ``hand`` message (its ``blind``
+flag) — :class:`~lanswitch.commitseat.CommitPart` for a commit-reveal hand (the seat's
+:class:`~lanswitch.fairdeal.SeatRecorder`: it checks every announcement and step as it arrives,
+commits and reveals, signs its moves and the log, disputes what only it can see) or
+:class:`~lanswitch.blindsession.BlindPart` for a dealer-blind one (its own engine and view, its
+passes and keys, its seeds after the hand, the check and the hand's file). From then on the
+session never tells the two apart: every message about the hand goes to the part
+(:meth:`Session._part`), as do a move, whose turn it is, leaving mid-hand and coming back; the
+part asks the session only what :class:`~lanswitch.seatpart.Seatside` offers.
+
+What is written once, above both deals, is here: the handshake and the lobby; the hand's setup
+checked against the lobby (a dispute on this seat's own record, kept by the part where its deal
+keeps one); a hand the host dealt this seat in but kept it out of (unfair, on its own record);
+when a hand is settled — its part has every proof it waits for, or the host went on, closed the
+table or never finished (:data:`HEADS_PATIENCE`) — and its :class:`HandRecord`, with the
+part's :class:`~lanswitch.fairdeal.judgement.Judgement` and
+:class:`~lanswitch.fairdeal.judgement.Proof` (or, with ``verify_hands=False``, the proof alone,
+for a shell that checks it elsewhere); the match's void hands counted by culprit, and
+:attr:`Session.distrust` past the rules' ``void_warning``. Randomness (its seeds) comes from
+the ``entropy`` callable the shell passes, time (for the turn timer) from ``clock``. A shell
+(``lanswitch.client``, a test, a benchmark) feeds it every message with
+:meth:`Session.receive` — one ``isinstance`` chain finds each message's handler
+(:meth:`Session._dispatch`) — and sends back what that returns; :meth:`Session.move` makes a
+move message for the view on screen.
 
 What happens is also appended to :attr:`Session.news` as :class:`News` items, for a screen or
 a log to show in order.
@@ -21,44 +34,23 @@ a log to show in order.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from . import protocol as p
 from .blindsession import BlindPart
-from .cards import format_cards
-from .fairdeal import (
-    BY_STAND_IN,
-    BY_TIMEOUT,
-    DEALER,
-    LEFT,
-    Announcement,
-    Away,
-    Back,
-    Commit,
-    Fault,
-    HandSetup,
-    LogEvent,
-    Move,
-    SeatRecorder,
-    SetupError,
-    SignedHead,
-    TranscriptError,
-    Verdict,
-    VoidRecord,
-    VoidTally,
-    decode_event,
-    verify,
-)
-from .fairdeal.blindhand import BlindFault, Holder
-from .fairdeal.judgement import COMMIT_REVEAL, DEALER_BLIND, Deal, Judgement, Proof
-from .fairdeal.primitives import mask_of, named, public_bytes
+from .commitseat import CommitPart
+from .fairdeal import DEALER, HandSetup, SetupError, Verdict, VoidTally
+from .fairdeal.blindhand import Holder
+from .fairdeal.judgement import COMMIT_REVEAL, Deal, Judgement, Proof
+from .fairdeal.primitives import named, public_bytes
 from .fairdeal.tally import VoidEntry
-from .game import DRAW, MAX_CARD, PASS, Event, View, format_move
+from .game import View
 from .handcheck import dealt_alone, key_problem, lobby_problems, own_seat_problem
 from .rules import RuleSet
+from .seatpart import PART_MESSAGES, PartMessage, SeatPart
 
 __all__ = ["HandRecord", "News", "Session", "hand_setup", "named"]
 
@@ -108,18 +100,6 @@ class HandRecord:
     """Which deal dealt the hand, as a label to show (a hand watched has no judgement to say)."""
 
 
-def _abort_text(m: p.BlindAbort) -> str:
-    """What a ``blind_abort`` says, as a sentence: whom the host blames and for what, or (when
-    it blames nobody) its detail, which says who stopped the hand and why."""
-    try:
-        fault = BlindFault[m.fault.upper()].value
-    except KeyError:
-        fault = m.fault
-    if not m.culprit:
-        return m.detail or fault
-    return f"{m.culprit} {fault}" + (f" ({m.detail})" if m.detail else "")
-
-
 def hand_setup(m: p.Hand) -> HandSetup:
     """The fair deal's setup of the hand ``m`` deals (SetupError if it is not a valid one)."""
     return HandSetup.from_toml(
@@ -149,45 +129,28 @@ _UNFINISHED: Final = p.HandOver(
 )
 """The end of a hand the host never ended, in a record (no ``hand_over`` came)."""
 
-TIMER_SLACK: Final = 0.5
-"""Seconds a turn timer may seem to run short on this client before a host's timeout move for
-this seat is disputed. The host starts the timer as it sends the view that shows the turn, so
-to this clock an honest timer lasts ``T + d_timeout - d_view``: short by however much longer
-the view took to be handled than the timeout did (jitter, a starved process). Measured with
-the host and the players starved on every core (``benchmarks/timer_slack.py``: 35 timeouts,
-4 spinning processes on 2 cores) that was at most 14 ms on loopback; a Wi-Fi card saving power
-may hold a frame for a beacon interval or three (100-300 ms), hence 0.5 s. Every second of
-slack is one a host may take off each turn unseen (it was 2 s: 1.5 s of a 5 s turn went
-uncaught). It also decides whether a move this seat sent before a timeout was dropped or
-merely late (``Session._dropped_move``)."""
-
 
 @dataclass(slots=True)
 class _HandState:
     message: p.Hand
     setup: HandSetup | None
-    recorder: SeatRecorder | None
+    part: SeatPart  # its deal's part: every message of the hand goes to it
     names: tuple[str, ...] = ()  # the seats' names when the hand began
     refused: str | None = None  # why this seat, dealt in, takes no part (the host's doing)
     over: p.HandOver | None = None
-    over_at: float | None = None  # when ``hand_over`` came, by ``clock``
+    over_at: float | None = None  # when ``hand_over`` came (or its part was done), by ``clock``
     done: bool = False
-    held: list[int] = field(default_factory=list)  # this seat's cards, by the events
-    shown_wrong: bool = False  # a view showed other cards than ``held`` (disputed once)
-    stood_in: bool = False  # a stand-in move for this seat came while it was here (disputed)
-    turn_began: float | None = None  # when this seat saw its turn begin, by ``clock``
-    turn_time: float = 0.0  # the seconds it had from then, as it knows them
-    sent_at: float | None = None  # when this seat sent a move on its turn, by ``clock``
-    sent_move: int = 0  # that move (a card, or a draw, pass or call)
-    sent_seq: int = -1  # the view it answered
-    sent_legal: bool = False  # whether that view offered it
-    blind: BlindPart | None = None  # a dealer-blind hand's own record
     link: int = -1  # the ``welcome`` it began under, if it began while this client was here
 
 
 class Session:
     """One client's side of one table (see the module docstring)."""
 
+    commit_part: type[CommitPart] = CommitPart
+    """What takes this seat's part in a commit-reveal hand (a test's cheating client plugs in
+    a :class:`~lanswitch.commitseat.CommitPart` that cheats)."""
+    blind_part: type[BlindPart] = BlindPart
+    """What takes this seat's part in a dealer-blind hand."""
     blind_holder: type[Holder] = Holder
     """What keeps this client's secrets in a dealer-blind hand (a test's cheating client plugs
     in a :class:`~lanswitch.fairdeal.blindhand.Holder` that cheats)."""
@@ -263,39 +226,38 @@ class Session:
 
     # -- what the shell sends ------------------------------------------------------------------
 
+    # -- what the shell sends ------------------------------------------------------------------
+
     def leave(self, reason: str = "left the table") -> list[p.Message]:
         """What to send to leave the table for good: ``bye`` — after, in a hand this seat has
-        not yet signed, its signed head of the log so far: its goodbye, which the log keeps
-        (SPEC § Going away)."""
+        not yet settled, what its part sends on leaving (a commit-reveal seat's signed head of
+        the log so far, its goodbye, which the log keeps: SPEC § Going away; a dealer-blind
+        one's seeds)."""
         out: list[p.Message] = []
         h = self.hand
-        if h is not None and not h.done and h.blind is not None and h.over is None:
-            out += h.blind.leave()
-        if h is not None and not h.done and h.recorder is not None:
-            signed = h.recorder.sign_head()
-            out.append(p.LogHead(count=signed.count, head=signed.head, signature=signed.signature))
+        if h is not None and not h.done:
+            out += h.part.leave()
         bye = p.Bye(reason=reason[:500])
         out.append(bye)
         self.closed, self.close_reason = True, bye  # nothing more to hear: do not resume
         return out
 
     def begin_leaving(self) -> list[p.Message]:
-        """What to send first to leave mid-hand at a dealer-blind table: its seeds. The shell
+        """What to send first to leave mid-hand (at a dealer-blind table: its seeds). The shell
         then waits while :meth:`owes_seed` (a bounded wait, :data:`SEED_WAIT_S`), answering
         what the hand asks of it, until the host relays its leave; then :meth:`leave`."""
         h = self.hand
-        if h is not None and not h.done and h.blind is not None and h.over is None:
-            return h.blind.leave()
+        if h is not None and not h.done:
+            return h.part.begin_leaving()
         return []
 
     def owes_seed(self) -> bool:
-        """Whether this seat's seed for the round in progress is still to be sent (see
-        :meth:`SeatRecorder.owes_seed`): a shell about to :meth:`leave` waits a moment
-        (:data:`SEED_WAIT_S`) while this holds, so that leaving does not void the hand."""
+        """Whether something of this seat's for the hand in progress is still to be sent (its
+        seed for the round in progress, a blind shuffle's passes): a shell about to
+        :meth:`leave` waits a moment (:data:`SEED_WAIT_S`) while this holds, so that leaving
+        does not void the hand."""
         h = self.hand
-        if h is not None and not h.done and h.blind is not None:
-            return h.blind.busy()
-        return h is not None and not h.done and h.recorder is not None and h.recorder.owes_seed()
+        return h is not None and not h.done and h.part.busy()
 
     def hello(self) -> p.Hello:
         """The first message of a connection (with the resume token, once there is one)."""
@@ -310,27 +272,14 @@ class Session:
         )
 
     def move(self, move: int) -> p.Move | p.BlindMove:
-        """The message playing ``move`` on the view on screen, signed over the log this seat
-        holds (the host refuses it if its own log differs); at a dealer-blind table, signed
-        with the laid card's keys (ValueError there if it is not this seat's turn)."""
+        """The message playing ``move`` on the view on screen, signed as its deal signs it:
+        over the log this seat holds (the host refuses it if its own log differs), or at a
+        dealer-blind table with the laid card's keys (ValueError there if it is not this seat's
+        turn)."""
         h = self.hand
-        if h is not None and h.blind is not None:
-            return h.blind.move(move)
-        rec = None if h is None else h.recorder
-        signature = b"" if rec is None else rec.sign_move(move)
-        if (
-            h is not None
-            and h.turn_began is not None
-            and h.sent_at is None
-            and self.clock is not None
-        ):
-            # Kept until the turn ends: a timeout the host logs for this turn after it is a
-            # move of this player's it dropped (``_own_checks``) — unless it came too late.
-            # The turn's first move counts (a host must not restart the clock by refusing).
-            h.sent_at, h.sent_move = self.clock(), move
-            h.sent_seq = self.seq
-            h.sent_legal = self.view is not None and move in self.view.legal
-        return p.Move(seq=self.seq, move=move, signature=signature)
+        if h is None:
+            return p.Move(seq=self.seq, move=move, signature=b"")
+        return h.part.move(move)
 
     @property
     def rules(self) -> RuleSet | None:
@@ -354,42 +303,96 @@ class Session:
 
     def my_turn(self) -> bool:
         """This seat is to act on the latest view."""
-        v = self._latest_msg if self._latest_msg is not None else self._latest
         h = self.hand
-        if h is not None and h.blind is not None:
-            return h.over is None and h.blind.my_turn()
-        return (
-            v is not None
-            and h is not None
-            and h.over is None
-            and v.seat is not None
-            and v.turn == v.seat
-            and bool(v.legal)
-        )
+        return h is not None and h.over is None and h.part.my_turn()
+
+    # -- what a hand's part asks (``seatpart.Seatside``) ---------------------------------------
+
+    def show(self, m: p.SeatView) -> None:
+        self._latest, self._latest_msg = None, m
+
+    def shown(self) -> p.SeatView | View | None:
+        return self._latest_msg if self._latest_msg is not None else self._latest
+
+    def live(self) -> bool:
+        h = self.hand
+        return h is not None and h.link == self.links
+
+    def note(self, kind: str, text: str, data: object = None) -> None:
+        self.news.append(News(kind, text, data))
+
+    def fair_deal_problems(self, found: Sequence[str]) -> None:
+        for text in found:
+            self.note("warning", f"the fair deal: {named(text, self.seat_names())}")
+
+    def seat_names(self) -> tuple[str, ...]:
+        h = self.hand
+        if h is not None and h.names:
+            return h.names
+        return () if self.lobby is None else tuple(st.name for st in self.lobby.seats)
+
+    def count_void(self, entry: VoidEntry) -> None:
+        self.voids.record(entry)
+        self.note("voids", named(self.voids.describe(), self.seat_names()), self.voids)
+        text = self.voids.warning_text()
+        if text is not None and self.distrust is None:
+            self.distrust = named(text, self.seat_names())
+            self.note("warning", self.distrust)
 
     # -- what the host sends ---------------------------------------------------------------
 
     def receive(self, message: p.Message) -> list[p.Message]:
         """Take one message from the host; returns the messages to send back, in order."""
-        handler = _HANDLERS.get(type(message))
-        if handler is None:
-            return []
-        reply: list[p.Message] = getattr(self, handler)(message)
+        reply = self._dispatch(message)
         self.expire()  # (the host pings a quiet client: this runs every few seconds)
         return reply
 
-    def _note(self, kind: str, text: str, data: object = None) -> None:
-        self.news.append(News(kind, text, data))
+    def _dispatch(self, m: p.Message) -> list[p.Message]:
+        """The one place a message finds its handler: the hand's own messages go to the part
+        of the hand in play (:meth:`_part`); the rest are the table's."""
+        if isinstance(m, PART_MESSAGES):
+            return self._part(m)
+        if isinstance(m, p.Welcome):
+            return self._welcome(m)
+        if isinstance(m, p.LobbyState):
+            return self._lobby(m)
+        if isinstance(m, p.Hand):
+            return self._hand(m)
+        if isinstance(m, p.Chat):
+            return self._chat(m)
+        if isinstance(m, p.Reject):
+            return self._reject(m)
+        if isinstance(m, p.Ping):
+            return [p.Pong(nonce=m.nonce)]
+        if isinstance(m, p.Bye | p.Error):
+            return self._closed(m)
+        return []  # a pong, or nothing a client takes
 
-    def _problems(self, found: list[str]) -> None:
-        for text in found:
-            self._note("warning", f"the fair deal: {named(text, self._names())}")
-
-    def _names(self) -> tuple[str, ...]:
+    def _part(self, m: PartMessage) -> list[p.Message]:
+        """A message of the hand in play: its part takes it; then the hand is over and settled,
+        perhaps — its record is made here, above either deal."""
         h = self.hand
-        if h is not None and h.names:
-            return h.names
-        return () if self.lobby is None else tuple(st.name for st in self.lobby.seats)
+        if isinstance(m, p.SeatView):
+            replies = [] if h is None else h.part.take(m)
+            self.catching_up = False  # a view ends a resume's catch-up (its part has read it)
+            return replies
+        if h is None:
+            return []
+        if isinstance(m, p.HandOver):
+            h.over = m
+            if h.over_at is None and self.clock is not None:
+                h.over_at = self.clock()
+            self.note("over", f"hand {h.message.hand_no} over ({m.reason})", m)
+            if h.refused is not None:
+                if not h.done:
+                    self._record(h)  # nothing more to wait for: this seat took no part
+                return []
+        replies = h.part.take(m)
+        if h.part.finished and h.over_at is None and self.clock is not None:
+            h.over_at = self.clock()
+        if h.over is not None and h.part.settled and not h.done:
+            self._record(h)
+        return replies
 
     def _welcome(self, m: p.Welcome) -> list[p.Message]:
         # Our seat is the host's word, here and in each lobby's ``you`` (SPEC § lobby) —
@@ -402,7 +405,7 @@ class Session:
         self._replaying = None
         self._ready_sent = False  # a ready said on the old link may be lost with it
         where = f"seat {m.seat + 1}" if m.seat is not None else "watching"  # people count from 1
-        self._note("welcome", ("resumed " if resumed else "joined ") + f"{where} at {m.table}", m)
+        self.note("welcome", ("resumed " if resumed else "joined ") + f"{where} at {m.table}", m)
         return []
 
     def _lobby(self, m: p.LobbyState) -> list[p.Message]:
@@ -412,12 +415,12 @@ class Session:
         self.seat = m.you
         if m.you is not None and m.you >= len(m.seats):
             self.seat = None
-            self._note(
+            self.note(
                 "warning",
                 f"the host says you sit at seat {m.you + 1} of a table of {len(m.seats)} "
                 "seats: watching",
             )
-        self._note("lobby", f"{sum(1 for s in m.seats if s.name)}/{len(m.seats)} seated", m)
+        self.note("lobby", f"{sum(1 for s in m.seats if s.name)}/{len(m.seats)} seated", m)
         return self._auto_ready()
 
     def _auto_ready(self) -> list[p.Message]:
@@ -442,12 +445,9 @@ class Session:
         # blind hand is one it ended, caught up on between hands: followed, answered never.
         playing = self.lobby is None or self.lobby.playing
         if h is not None and h.message == m:
-            # Resuming the hand we are in (or whose end we missed): keep what we have — and,
-            # in a blind hand still played, send again what may have been lost with the link.
-            if h.blind is None or h.done:
-                return []
-            h.blind.answers = playing
-            return h.blind.resend()
+            # Resuming the hand we are in (or whose end we missed): keep what we have — and
+            # send again what may have been lost with the link, as its deal does.
+            return [] if h.done else h.part.resume(playing)
         if h is not None and not h.done:
             self._settle(h, f"the host began hand {m.hand_no} before this hand was settled")
         shown = () if self.lobby is None else tuple(st.name for st in self.lobby.seats)
@@ -456,52 +456,39 @@ class Session:
         seat = self.seat  # by the host's word (welcome, lobby.you), not where our key is dealt
         dealt_in = seat is not None and seat < len(m.seats) and seat not in m.out
         refused = refused or own_seat_problem(m, seat, self.public_key) or key_problem(m)
-        recorder: SeatRecorder | None = None
-        part: BlindPart | None = None
+        mine = seat if dealt_in else None
+        part: SeatPart
+        # The one place the deal is told apart: its part. (A hand this seat takes no part in
+        # is followed as a commit-reveal one's steps are: for the screen.)
         if m.blind and setup is not None and refused is None:
-            part = BlindPart(
-                setup,
-                seat if dealt_in else None,
-                self.key,
-                self.entropy,
-                self.blind_holder,
-                self.seed_for,
-            )
-        elif setup is not None and refused is None and seat is not None and dealt_in:
-            try:
-                recorder = SeatRecorder(setup, seat, self.key)
-            except ValueError as e:
-                refused = f"the host's keys for hand {m.hand_no} are not valid ({e})"
+            part = self.blind_part(self, m, setup, mine, self.key, self.blind_holder)
+        else:
+            part = self.commit_part(self, m, setup if refused is None else None, mine, self.key)
+            refused = refused or part.refused
         if refused is not None:
-            self._note("warning", refused, m)
+            self.note("warning", refused, m)
         host_seat = None if self.lobby is None else self.lobby.host
-        if part is not None and seat is not None and dealt_alone(m, host_seat) == seat:
-            self._note(
+        if part.hides_from_host and seat is not None and dealt_alone(m, host_seat) == seat:
+            self.note(
                 "warning",
                 f"in hand {m.hand_no} the host runs every other seat: it can tell your cards "
                 "by elimination whenever the stock runs out (dealer-blind hides no more here)",
                 m,
             )
-        self.hand = _HandState(m, setup, recorder, names, refused if dealt_in else None)
-        self.hand.blind = part
+        self.hand = _HandState(m, setup, part, names, refused if dealt_in else None)
         if self._replaying is False:
             self.hand.link = self.links  # begun live: until the link drops, all of it is
-        self.seq, self.view = 0, None
-        if part is not None:
-            self.view = part.view()
+        self.seq, self.view = 0, part.view()
         if setup is not None:
             self.voids.heed(setup.rules.scoring.void_warning)
         if self._replaying is False:
-            self._against_lobby(m, recorder, shown)
+            self._against_lobby(m, part, shown)
         elif h is not None:  # resumed, and a new hand with it: what cannot have changed
-            self._against_lobby(m, recorder, shown, since=h.message)
+            self._against_lobby(m, part, shown, since=h.message)
         self._replaying = False  # the hands after this one begin while this client is here
         self._rules_text = m.rules
-        self._note("hand", f"hand {m.hand_no} begins", m)
-        if part is None:
-            return []
-        part.answers = playing
-        return part.start()
+        self.note("hand", f"hand {m.hand_no} begins", m)
+        return part.start(playing)
 
     def _setup(self, m: p.Hand) -> tuple[HandSetup | None, str | None]:
         """Hand ``m``'s setup, or why there is none to take part in."""
@@ -518,7 +505,7 @@ class Session:
     def _against_lobby(
         self,
         m: p.Hand,
-        recorder: SeatRecorder | None,
+        part: SeatPart,
         names: Sequence[str],
         since: p.Hand | None = None,
     ) -> None:
@@ -529,257 +516,8 @@ class Session:
         if self._rules_text is not None and m.rules != self._rules_text:
             found.append(f"the host changed the rules for hand {m.hand_no}")
         for text in found:
-            if recorder is not None:
-                recorder.dispute(0, text)
-            self._problems([text])
-
-    def _announce(self, m: p.Announce) -> list[p.Message]:
-        h = self.hand
-        rec = None if h is None else h.recorder
-        if h is None or rec is None:
-            return []
-        ann = Announcement(
-            m.round, m.fixed, m.ctx, m.cards, mask_of(m.seats), m.commitments, m.signature
-        )
-        r = m.round
-
-        def fresh() -> bytes:
-            return self.entropy(32) if self.seed_for is None else self.seed_for(m.ctx)
-
-        before = len(rec.problems)
-        reply = rec.on_announcement(ann, fresh)
-        self._problems(rec.problems[before:])
-        if reply is None or h.over is not None:  # an ended hand replayed: nothing to send
-            return []
-        if isinstance(reply, Commit):
-            return [p.Commit(round=r, commitment=reply.commitment, signature=reply.signature)]
-        return [p.Reveal(round=r, seed=reply.seed, signature=reply.signature)]
-
-    def _events(self, m: p.Events) -> list[p.Message]:
-        h = self.hand
-        if h is None or m.seq <= self.seq:
-            return []  # a step we already have (a resume replays the hand)
-        if m.seq != self.seq + 1:
-            # The shell closes the connection and resumes (no bye: that would give up the seat).
-            self.lost_place = True
-            self._note("warning", f"missed steps {self.seq + 1}..{m.seq - 1}: resyncing", m)
-            return []
-        self.seq = m.seq
-        try:
-            logged = [decode_event(b) for b in m.log]
-        except ValueError as e:
-            logged = []
-            self._note("warning", f"step {m.seq}: a log event is not valid: {e}", m)
-        rec = h.recorder
-        if rec is not None:
-            self._own_checks(h, rec, logged, live=not self.catching_up)
-            mine = [v for k, s, v in m.events if s == rec.seat and (k == "deal" or k == "draw")]
-            self._problems(rec.on_step(logged, mine))
-            h.held += mine
-            for kind, s, v in m.events:
-                if kind == "play" and s == rec.seat and v in h.held:
-                    h.held.remove(v)
-        self._presence(logged)
-        events: tuple[Event, ...] = m.events
-        self._note("events", f"step {m.seq}", events)
-        return []
-
-    def _presence(self, logged: Sequence[LogEvent]) -> None:
-        """Say who the log says went away or came back: the host plays an away player's seat
-        from then on, and every screen should show that it does."""
-        names = self._names()
-        for ev in logged:
-            if not isinstance(ev, Away | Back):
-                continue
-            who = names[ev.seat] if ev.seat < len(names) and names[ev.seat] else "a player"
-            if isinstance(ev, Back):
-                self._note("presence", f"{who} is back and plays again", ev)
-            else:
-                why = "left the table" if ev.how == LEFT else "lost the link, says the host"
-                self._note("presence", f"{who} {why}: the host plays the seat from now on", ev)
-
-    def _own_checks(
-        self, h: _HandState, rec: SeatRecorder, logged: Sequence[LogEvent], live: bool
-    ) -> None:
-        """What only this seat can tell about a step: the host made a move for it on a turn
-        timer that had not run out, logged it away while its connection never broke, or played
-        it as away while it was connected. Each is a dispute, kept in its transcript.
-
-        ``live``: not a resume's catch-up. Moves made while this client was gone come in the
-        catch-up; once it is over, an honest host logs this seat back before it moves again
-        (``Host._presence_step`` runs before the host's own moves, and a resume is one
-        ``receive``), so a stand-in move for this seat seen live was made while it was here —
-        the one way to play a person's seat after cutting its link once and never saying it
-        came back."""
-        for k, ev in enumerate(logged, rec.log.count):
-            if isinstance(ev, Away) and ev.seat == rec.seat and live:
-                text = "the host says you went away, but your connection to it was up all along"
-                rec.dispute(k, text)
-                self._problems([text])
-            elif isinstance(ev, Move) and ev.seat == rec.seat:
-                if ev.by == BY_STAND_IN and live and not h.stood_in:
-                    h.stood_in = True  # said once a hand: every later move is the same lie
-                    text = (
-                        "the host played your seat as if you were away, while you were "
-                        "connected to it"
-                    )
-                    rec.dispute(k, text)
-                    self._problems([text])
-                timed = rec.setup.turn_timer_ms > 0  # (else the move is invalid to all)
-                if ev.by == BY_TIMEOUT and timed and live and self.clock is not None:
-                    problem = self._early_timeout(h) or self._dropped_move(h)
-                    if problem is not None:
-                        rec.dispute(k, problem)
-                        self._problems([problem])
-                h.turn_began = h.sent_at = None  # its turn is over, however it ended
-
-    def _early_timeout(self, h: _HandState) -> str | None:
-        """What is wrong with a timeout the host just made for this seat, by this client's
-        clock: the seat never saw its turn begin (the host sends every seat a view after each
-        step, so it would have), or its time had not run out."""
-        assert self.clock is not None
-        if h.turn_began is None:
-            return "the host moved for you on a timeout before it showed you your turn"
-        waited = self.clock() - h.turn_began
-        if waited + TIMER_SLACK >= h.turn_time:
-            return None
-        return (
-            f"the host moved for you on a timeout after {waited:.1f} s of your "
-            f"{h.turn_time:.0f} s turn"
-        )
-
-    def _dropped_move(self, h: _HandState) -> str | None:
-        """What is wrong with a timeout the host made for this seat after this client sent it
-        a move on that turn: the move was dropped — unless it left within ``TIMER_SLACK`` of
-        the turn's end by this client's clock, when an honest host's timer may have run out
-        before it arrived (the host then refuses it as late)."""
-        if h.sent_at is None or h.turn_began is None:
-            return None
-        took = h.sent_at - h.turn_began
-        if took + TIMER_SLACK >= h.turn_time:
-            return None
-        m = h.sent_move
-        what = (
-            f"laid {format_cards([m])}"
-            if 0 <= m < MAX_CARD
-            else {DRAW: "drawn", PASS: "passed"}.get(m, f"chosen {format_move(m, symbols=True)}")
-        )
-        return (
-            f"the host moved for you on a timeout, but you had {what} after {took:.1f} s "
-            f"of your {h.turn_time:.0f} s turn: it dropped your move"
-        )
-
-    def _view(self, m: p.SeatView) -> list[p.Message]:
-        h = self.hand
-        resumed, self.catching_up = self.catching_up, False
-        if h is None or m.seq != self.seq:
-            return []
-        mine = m.seat is not None and m.turn == m.seat and bool(m.legal)
-        if mine and h.turn_began is None and self.clock is not None:
-            # Seen live, the turn began at the step just shown: the table's whole timer. Seen
-            # as a resume ends, it began while this client was gone: what the view says is left.
-            h.turn_began = self.clock()
-            whole = 0.0 if h.setup is None else h.setup.turn_timer_ms / 1000
-            h.turn_time = min(whole, m.timer_ms / 1000) if resumed else whole
-        elif not mine:
-            h.turn_began = None
-        rec = h.recorder
-        if rec is not None and not h.shown_wrong and sorted(m.hand) != sorted(h.held):
-            # The view is the host's word; the cards dealt and drawn to this seat, less those
-            # it played, are the log's (checked against the deal at the end). A view that
-            # hides a card keeps a player from playing it.
-            h.shown_wrong = True
-            gone = sorted(set(h.held) - set(m.hand))
-            extra = sorted(set(m.hand) - set(h.held))
-            what = (
-                "; ".join(
-                    [f"hides {format_cards(gone)}"] * bool(gone)
-                    + [f"shows {format_cards(extra)}, never dealt to you"] * bool(extra)
-                )
-                or "shows another count of your cards"
-            )
-            text = f"at step {m.seq} your screen is not your hand: the host {what}"
-            rec.dispute(max(0, rec.log.count - 1), text)
-            self._problems([text])
-        self._latest, self._latest_msg = None, m
-        self.timer_ms = m.timer_ms
-        return []
-
-    def _hand_over(self, m: p.HandOver) -> list[p.Message]:
-        h = self.hand
-        if h is None:
-            return []
-        h.over = m
-        if h.over_at is None and self.clock is not None:
-            h.over_at = self.clock()
-        if h.recorder is not None:
-            h.recorder.on_cards_signature(m.cards_signature)
-        self._note("over", f"hand {h.message.hand_no} over ({m.reason})", m)
-        if h.blind is not None:
-            if h.blind.outcome is not None and not h.done:
-                self._record(h)
-            return []
-        if h.refused is not None and not h.done:
-            self._record(h)  # nothing more to wait for: this seat took no part
-            return []
-        return self._maybe_head(h)
-
-    def _abort(self, m: p.Abort) -> list[p.Message]:
-        h = self.hand
-        if h is None:
-            return []
-        try:
-            fault = Fault[m.fault.upper()]
-        except KeyError:
-            return []
-        record = VoidRecord(m.round, fault, tuple(m.culprits), m.commitments, m.signature)
-        if h.recorder is not None:
-            before = len(h.recorder.problems)
-            h.recorder.on_void(record)
-            self._problems(h.recorder.problems[before:])
-        # Counted now, on what the abort says; the verdict after the hand settles the blame.
-        proven = DEALER in record.culprits and len(record.culprits) == 1
-        self._count_void(
-            VoidEntry(h.message.hand_no, record.culprits, proven, fault, h.message.game_id)
-        )
-        who = named(", ".join(record.culprits), self._names())
-        self._note("warning", f"round {m.round} failed ({who} {fault.value}): the hand is void", m)
-        return []
-
-    def _count_void(self, entry: VoidEntry) -> None:
-        self.voids.record(entry)
-        self._note("voids", named(self.voids.describe(), self._names()), self.voids)
-        text = self.voids.warning_text()
-        if text is not None and self.distrust is None:
-            self.distrust = named(text, self._names())
-            self._note("warning", self.distrust)
-
-    def _reveals(self, m: p.Reveals) -> list[p.Message]:
-        h = self.hand
-        if h is None or h.recorder is None:
-            return []
-        h.recorder.on_reveals(m.round, m.seeds)
-        return self._maybe_head(h)
-
-    def _maybe_head(self, h: _HandState) -> list[p.Message]:
-        """This seat's head of the whole log, once the hand is over and every round's seeds
-        are in (and again after a resume: the host ignores one it has)."""
-        rec = h.recorder
-        if rec is None or h.over is None or h.done:
-            return []
-        if any(r.revealed is not None and not r.seeds for r in rec.rounds):
-            return []
-        signed = rec.sign_head()
-        return [p.LogHead(count=signed.count, head=signed.head, signature=signed.signature)]
-
-    def _log_heads(self, m: p.LogHeads) -> list[p.Message]:
-        h = self.hand
-        if h is None or h.over is None or h.done:
-            return []
-        if h.recorder is not None:
-            h.recorder.on_heads({q: SignedHead(*v) for q, v in m.heads.items()})
-        self._record(h)
-        return []
+            part.dispute_setup(text)
+            self.fair_deal_problems([text])
 
     def _settle(self, h: _HandState, why: str) -> None:
         """Give hand ``h`` its record now, with what this client holds: the host went on (a
@@ -788,25 +526,11 @@ class Session:
         the check says what is missing."""
         if h.done:
             return
-        if h.blind is not None and h.blind.seat is not None:
-            self._note("warning", f"hand {h.message.hand_no}: {why}", h.message)
-            self._record(h)
-            return
-        if h.recorder is None and h.refused is None:
+        said = why if h.refused is not None else h.part.settle(why)
+        if said is None:
             h.done = True  # watched: there is nothing of this client's to judge
             return
-        rec = h.recorder
-        if rec is not None:
-            missing = []
-            if any(r.revealed is not None and not r.seeds for r in rec.rounds):
-                missing.append("the seeds")
-            if DEALER not in rec.heads:
-                missing.append("its head of the log")
-            if missing:
-                why += f" (it never sent {' nor '.join(missing)})"
-        self._note("warning", f"hand {h.message.hand_no}: {why}", h.message)
-        if rec is not None:
-            rec.on_heads(rec.heads)  # (this seat's own head: its last word)
+        self.note("warning", f"hand {h.message.hand_no}: {said}", h.message)
         self._record(h)
 
     def _record(self, h: _HandState) -> None:
@@ -819,9 +543,10 @@ class Session:
         if judgement is not None and (
             judgement.status == "void" or (aborted and judgement.status == "unfair")
         ):
-            # The verdict settles the blame the abort laid (_abort): a void the host laid on
-            # a player and the check lays on the host is counted as the host's.
-            self._count_void(judgement.void_entry())
+            # The verdict settles the blame the abort laid (a commit-reveal ``abort``, counted
+            # as it came): a void the host laid on a player and the check lays on the host is
+            # counted as the host's.
+            self.count_void(judgement.void_entry())
         record = HandRecord(
             m.hand_no,
             h.over or _UNFINISHED,
@@ -835,60 +560,19 @@ class Session:
         )
         self.history.append(record)
         if judgement is not None:
-            self._note("verdict", judgement.text(), record)
+            self.note("verdict", judgement.text(), record)
 
     def _judge(self, h: _HandState) -> tuple[Judgement | None, Proof | None, int | None, Deal]:
-        """The deal's judgement of hand ``h``, its proof, the seat it was judged from and the
-        deal: the dealer-blind part's, or the commit-reveal transcript verified (judgement
-        None: nothing of this client's to judge). The one place that asks which deal it was."""
-        if h.blind is not None:
-            m, part = h.message, h.blind
-            judged = part.judgement(m.game_id, m.hand_no, h.names)
-            return judged, part.proof(), part.seat, DEALER_BLIND
-        if h.recorder is None:
-            refused = None
-            if h.refused is not None:
-                rules = "" if self.lobby is None else self.lobby.rules
-                refused = _refusal(h, self.seat, rules).judgement()
-            return refused, None, self.seat, COMMIT_REVEAL
-        t = h.recorder.transcript()
-        proof = Proof(COMMIT_REVEAL, t.id, t.to_json, source=t)
-        judged = None
-        if self.verify_hands:
-            try:
-                judged = verify(t).judgement()
-            except TranscriptError as e:  # cannot be for a transcript we wrote: say so, go on
-                self._note("warning", f"hand {h.message.hand_no}: the transcript is broken: {e}")
-        return judged, proof, t.seat, COMMIT_REVEAL
-
-    def _blind(self, m: p.Message) -> list[p.Message]:
-        """A ``blind_*`` message: the hand's part takes it (module :mod:`.blindsession`)."""
-        h = self.hand
-        part = None if h is None else h.blind
-        if h is None or part is None:
-            return []
-        before = len(part.problems)
-        held = len(part.part.holder.cards) if part.part is not None else 0
-        # Live: the whole hand came over this one link. (A blind catch-up has no end that a
-        # client can see, so after a resume nothing of the hand is judged as live.)
-        replies, events = part.take(m, live=h.link == self.links)
-        self._problems(part.problems[before:])
-        if part.steps != self.seq:
-            self.seq = part.steps
-        self.view = part.view()  # its own engine's (a spectator's: the public one)
-        if events:
-            self._note("events", f"step {self.seq}", tuple(events))
-        if part.part is not None and len(part.part.holder.cards) > held:
-            self._note("opened", "a card you drew is open to you", m)
-        if isinstance(m, p.BlindAbort):
-            self._note("warning", named(f"the host stopped the hand: {_abort_text(m)}", h.names), m)
-        if part.seeds_sent and h.over_at is None and self.clock is not None:
-            # Its part is over (it revealed its seeds): from here the host owes the reveal and
-            # the hand's end, waited for as long as a commit-reveal hand's (``expire``).
-            h.over_at = self.clock()
-        if part.outcome is not None and h.over is not None and not h.done:
-            self._record(h)
-        return replies
+        """The judgement of hand ``h``, its proof, the seat it was judged from and the deal: a
+        hand the host kept this seat out of is unfair on its own record, whichever deal;
+        otherwise its part judges (judgement None: nothing of this client's to judge)."""
+        part = h.part
+        if h.refused is not None:
+            rules = "" if self.lobby is None else self.lobby.rules
+            return _refusal(h, self.seat, rules).judgement(), None, self.seat, part.deal
+        m = h.message
+        judged = part.judgement(m.game_id, m.hand_no, h.names)
+        return judged, part.proof(), part.seat, part.deal
 
     def expire(self) -> None:
         """The shell's clock says: a hand whose end came long ago (``HEADS_PATIENCE``) and
@@ -906,22 +590,14 @@ class Session:
             self._settle(h, why)
 
     def _chat(self, m: p.Chat) -> list[p.Message]:
-        self._note("chat", f"<{m.sender}> {m.text}", m)
+        self.note("chat", f"<{m.sender}> {m.text}", m)
         return []
 
     def _reject(self, m: p.Reject) -> list[p.Message]:
-        self._note("reject", f"{m.code.value}: {m.text}", m)
+        self.note("reject", f"{m.code.value}: {m.text}", m)
         h = self.hand
-        if h is not None and h.sent_at is not None and m.seq == h.sent_seq:
-            # A refusal this client can see is honest clears the move: the table had moved on
-            # (a newer view came since), or the move was not among the view's legal ones. Any
-            # other refusal of a legal move on the view it answered is no reason to time it
-            # out: the dispute stands (a host that refused it to log a timeout lied).
-            moved_on = m.code in (p.ErrorCode.STALE_VIEW, p.ErrorCode.NOT_YOUR_TURN)
-            if (moved_on and self.seq > m.seq) or (
-                m.code is p.ErrorCode.ILLEGAL_MOVE and not h.sent_legal
-            ):
-                h.sent_at = None
+        if h is not None:
+            h.part.rejected(m)
         if m.code is p.ErrorCode.RATE_LIMITED:
             self._ready_sent = False  # a ready said may be the one refused: see retry()
         return []
@@ -932,18 +608,12 @@ class Session:
         move is the shell's own to send again."""
         return self._auto_ready()
 
-    def _ping(self, m: p.Ping) -> list[p.Message]:
-        return [p.Pong(nonce=m.nonce)]
-
     def _closed(self, m: p.Bye | p.Error) -> list[p.Message]:
         self.closed = True
         self.close_reason = m
         text = m.reason if isinstance(m, p.Bye) else f"{m.code.value}: {m.text}"
-        self._note("closed", text, m)
+        self.note("closed", text, m)
         self.give_up("the host closed the table before the hand was settled")
-        return []
-
-    def _ignore(self, m: p.Message) -> list[p.Message]:
         return []
 
 
@@ -969,32 +639,3 @@ def _refusal(h: _HandState, seat: int | None, rules: str) -> Verdict:
         proven=False,
         names={q: n for q, n in zip(m.seats, h.names, strict=False) if n},
     )
-
-
-_HANDLERS: dict[type[p.Message], str] = {
-    p.Welcome: "_welcome",
-    p.LobbyState: "_lobby",
-    p.Hand: "_hand",
-    p.Announce: "_announce",
-    p.Events: "_events",
-    p.SeatView: "_view",
-    p.HandOver: "_hand_over",
-    p.Abort: "_abort",
-    p.Reveals: "_reveals",
-    p.LogHeads: "_log_heads",
-    p.BlindPass: "_blind",
-    p.BlindOpen: "_blind",
-    p.BlindRelease: "_blind",
-    p.BlindMove: "_blind",
-    p.BlindReveal: "_blind",
-    p.BlindAbort: "_blind",
-    p.BlindLeave: "_blind",
-    p.Chat: "_chat",
-    p.Reject: "_reject",
-    p.Ping: "_ping",
-    p.Pong: "_ignore",
-    p.Bye: "_closed",
-    p.Error: "_closed",
-}
-"""The method that takes each message the host may send (by name: a subclass — a test's
-dishonest client — may take one differently)."""

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from lanswitch import protocol as p
+from lanswitch.blindsession import BlindPart
 from lanswitch.fairdeal import DEALER, blindcheck
 from lanswitch.fairdeal import blind as crypto
 from lanswitch.fairdeal.blindhand import BlindFault, Cheat, Holder
@@ -421,7 +422,6 @@ def test_a_goodbye_that_crosses_a_reshuffle_waits_for_it_and_the_hand_goes_on(
     ``bye`` once the host relays his leave. ann finds the hand fair. (``old``: a client that
     says ``bye`` at once is gone with its pass owed — the hand void, blamed on carl, as CI saw
     2 runs in 165.)"""
-    from lanswitch.blindsession import BlindPart
 
     if defence == "old":
         monkeypatch.setattr(BlindPart, "busy", lambda self: self.follower.open_shuffle is not None)
@@ -438,8 +438,8 @@ def test_a_goodbye_that_crosses_a_reshuffle_waits_for_it_and_the_hand_goes_on(
                 b, h = host.hand, carl.session.hand
                 if carl.session.history:
                     return  # the hand is over: no reshuffle crossed
-                if isinstance(b, BlindHand) and h is not None and h.blind is not None:
-                    here, there = h.blind.follower, b.part.follower
+                if isinstance(b, BlindHand) and h is not None and isinstance(h.part, BlindPart):
+                    here, there = h.part.follower, b.part.follower
                     if (
                         carl.session.seq >= 8
                         and there.open_shuffle is not None
@@ -571,9 +571,9 @@ def test_a_spectator_follows_a_blind_hand_and_checks_it(tmp_path: Path) -> None:
     (record,) = eve.history
     assert record.judgement is None  # watched: nothing of its own to judge, as at any table
     assert eve.hand is not None
-    assert eve.hand.blind is not None
-    assert eve.hand.blind.outcome is not None  # its own check of the hand, all the same
-    assert eve.hand.blind.outcome.status == "fair"
+    assert isinstance(eve.hand.part, BlindPart)
+    assert eve.hand.part.outcome is not None  # its own check of the hand, all the same
+    assert eve.hand.part.outcome.status == "fair"
     assert eve.view is not None
     assert eve.view.seat is None
     assert not eve.view.hand
@@ -642,8 +642,8 @@ def test_a_host_that_never_reveals_the_seeds_gets_a_void_verdict_in_time() -> No
     net.run(
         lambda: (
             ann.session.hand is not None
-            and ann.session.hand.blind is not None
-            and ann.session.hand.blind.seeds_sent
+            and isinstance(ann.session.hand.part, BlindPart)
+            and ann.session.hand.part.seeds_sent
         )
     )
     assert not ann.session.history
@@ -669,7 +669,7 @@ class ClaimsWhenLosing(Session):
     def receive(self, message: p.Message) -> list[p.Message]:
         replies = super().receive(message)
         h = self.hand
-        part = None if h is None else h.blind
+        part = None if h is None or not isinstance(h.part, BlindPart) else h.part
         if self.claimed or part is None or part.ended or part.seat is None:
             return replies
         f = part.follower

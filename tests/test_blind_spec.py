@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lanswitch import protocol as p
+from lanswitch.blindsession import BlindPart
 from lanswitch.fairdeal import DEALER
 from lanswitch.fairdeal.blindgame import apply_opened, drawn_positions
 from lanswitch.host._blind import BlindHand
@@ -40,7 +41,7 @@ class Prober(Session):
             self.rejects.append(message)
         replies = super().receive(message)
         h = self.hand
-        part = None if h is None else h.blind
+        part = None if h is None or not isinstance(h.part, BlindPart) else h.part
         if part is None or part.part is None or part.seat is None or part.ended:
             return replies
         f = part.follower

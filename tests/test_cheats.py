@@ -30,6 +30,7 @@ import pytest
 from lanswitch import protocol as p
 from lanswitch.bots import make_bot
 from lanswitch.client import Client
+from lanswitch.commitseat import CommitPart
 from lanswitch.fairdeal import (
     BY_SEAT,
     DEALER,
@@ -247,7 +248,7 @@ def _v1_moves(mp: pytest.MonkeyPatch) -> None:
 
 def _v1_no_disputes(mp: pytest.MonkeyPatch) -> None:
     """v1: a client did not judge what the host did for its seat."""
-    mp.setattr(Session, "_own_checks", lambda *a, **k: None)
+    mp.setattr(CommitPart, "_own_checks", lambda *a, **k: None)
 
 
 SLOW_ANN = [Person("ann", think=0.5), Person("bob")]
@@ -358,13 +359,13 @@ def test_a_host_that_cuts_a_link_and_stands_in_while_the_player_is_back_is_caugh
     the caveat that ann lost the link, as the host says. (Before: ann's verdict was fair
     too, with 0 moves of her own and every other made by the host.)"""
     if defence == "old":
-        original = Session._own_checks
+        original = CommitPart._own_checks
 
-        def no_stand_in_check(self: Session, h: Any, rec: Any, logged: Any, live: bool) -> None:
-            h.stood_in = True  # as if already said: the check never speaks
-            original(self, h, rec, logged, live)
+        def no_stand_in_check(self: CommitPart, rec: Any, logged: Any, live: bool) -> None:
+            self.stood_in = True  # as if already said: the check never speaks
+            original(self, rec, logged, live)
 
-        v1.setattr(Session, "_own_checks", no_stand_in_check)
+        v1.setattr(CommitPart, "_own_checks", no_stand_in_check)
     host = make_host(CutsAndStandsIn, bot_delay=0.05)
     out = play_over_tls(host, SLOW_ANN, tmp_path)
     assert any("resumed" in n.text for n in out.sessions["ann"].news)  # she came back
@@ -689,17 +690,12 @@ def test_a_host_that_keeps_voiding_hands_is_counted_warned_of_and_left(
         assert s.voids.describe().startswith("void hands: 6 — the host 6")
 
 
-class GrindingSeat(Session):
-    """The host's own seat choosing the deal: ``lanswitch play``'s player sits in the host's
-    process, which has every other seed of a round before that seat reveals, so a modified
-    host can work out the order and have its seat send a seed that does not open its
-    commitment whenever it dislikes it. Here it dislikes every deal: each hand is void, proven
-    against this seat (the seed signed, so the signature is good)."""
+class GrindingPart(CommitPart):
+    """The part of :class:`GrindingSeat` in a hand: a seed that does not open its commitment."""
 
     def _announce(self, m: p.Announce) -> list[p.Message]:
         replies = super()._announce(m)
-        h = self.hand
-        rec = None if h is None else h.recorder
+        rec = self.recorder
         out: list[p.Message] = []
         for r in replies:
             if isinstance(r, p.Reveal) and m.round == 0 and rec is not None:
@@ -710,6 +706,16 @@ class GrindingSeat(Session):
                 r = p.Reveal(round=r.round, seed=seed, signature=pr.sign(rec.key, msg))
             out.append(r)
         return out
+
+
+class GrindingSeat(Session):
+    """The host's own seat choosing the deal: ``lanswitch play``'s player sits in the host's
+    process, which has every other seed of a round before that seat reveals, so a modified
+    host can work out the order and have its seat send a seed that does not open its
+    commitment whenever it dislikes it. Here it dislikes every deal: each hand is void, proven
+    against this seat (the seed signed, so the signature is good)."""
+
+    commit_part = GrindingPart
 
 
 @pytest.mark.parametrize("defence", ["v2", "old"])
@@ -751,25 +757,36 @@ def test_a_host_that_voids_hands_through_its_own_seat_is_warned_of(
 # 6. Players' levers
 
 
-class Withholder(Session):
-    """A player who withholds its seed at every reshuffle (it might be losing)."""
+class WithholdingPart(CommitPart):
+    """The part of :class:`Withholder` in a hand: no seed at a reshuffle."""
 
     def _announce(self, m: p.Announce) -> list[p.Message]:
         replies = super()._announce(m)
         if m.round > 0 and m.fixed:
-            h = self.hand
-            if h is not None and h.recorder is not None:
-                h.recorder.withhold(m.round)
+            if self.recorder is not None:
+                self.recorder.withhold(m.round)
             return [r for r in replies if not isinstance(r, p.Reveal)]
         return replies
+
+
+class Withholder(Session):
+    """A player who withholds its seed at every reshuffle (it might be losing)."""
+
+    commit_part = WithholdingPart
+
+
+class UnsigningPart(CommitPart):
+    """The part of :class:`Unsigning` in a hand: no head of the log."""
+
+    def _maybe_head(self) -> list[p.Message]:
+        return []
 
 
 class Unsigning(Session):
     """A player who never sends a head of the log (v1: everyone else's verdict blamed the
     host)."""
 
-    def _maybe_head(self, h: Any) -> list[p.Message]:
-        return []
+    commit_part = UnsigningPart
 
 
 @pytest.mark.parametrize("defence", ["v2", "v1"])

@@ -24,6 +24,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 import lanswitch.session as session_mod
 from lanswitch import protocol as p
 from lanswitch.bots import make_bot
+from lanswitch.commitseat import CommitPart
 from lanswitch.fairdeal import (
     BY_SEAT,
     DEALER,
@@ -233,7 +234,7 @@ def test_a_timeout_that_waits_the_timer_out_and_plays_a_card_is_caught_over_tls(
     a move dropped (issue 25, item 1). Without both defences, every verdict is fair."""
     if defence == "v1":
         v1.setattr(fd_verify, "BY_TIMEOUT", -1)
-        v1.setattr(Session, "_dropped_move", lambda *a, **k: None)
+        v1.setattr(CommitPart, "_dropped_move", lambda *a, **k: None)
     for attempt in range(3):
         host = make_host(PatientCardTimeout, turn_timer=5.0)
         out = play_over_tls(host, PEOPLE, tmp_path / str(attempt))
@@ -687,14 +688,13 @@ def test_a_card_never_dealt_shown_on_a_players_screen_is_disputed(
     """Ann's client holds her own hand against every view: a dispute on her own record. Bob
     cannot know. (Without the client's check, ann's hand is fair.)"""
     if defence == "v1":
-        original = Session._view
+        original = CommitPart._view
 
-        def unchecked(self: Session, m: p.SeatView) -> list[p.Message]:
-            if self.hand is not None:
-                self.hand.shown_wrong = True  # as if already said: the check never speaks
+        def unchecked(self: CommitPart, m: p.SeatView) -> list[p.Message]:
+            self.shown_wrong = True  # as if already said: the check never speaks
             return original(self, m)
 
-        v1.setattr(Session, "_view", unchecked)
+        v1.setattr(CommitPart, "_view", unchecked)
     out = play_over_tls(make_host(ShowsNeverDealtHost), PEOPLE, tmp_path)
     judged(out, "bob", "fair", "")
     if defence == "v1":

@@ -22,10 +22,11 @@ from typing import Any
 
 import pytest
 
-import lanswitch.session as session_mod
+import lanswitch.commitseat as commitseat
 from lanswitch import protocol as p
 from lanswitch.blindsession import BlindPart
 from lanswitch.client import Client
+from lanswitch.commitseat import CommitPart
 from lanswitch.fairdeal import BY_TIMEOUT, DEALER, Move
 from lanswitch.fairdeal.blindhand import BlindFault
 from lanswitch.fairdeal.primitives import named
@@ -44,11 +45,11 @@ CHEATS = 2  # the victim's turns the host cheats at; honest after (a hand ends s
 def _timeouts(session: Session, seat: int = 0) -> int:
     """How many of ``seat``'s moves in the current hand's log were the host's timeouts."""
     h = session.hand
-    if h is None or h.recorder is None:
+    if h is None or not isinstance(h.part, CommitPart) or h.part.recorder is None:
         return 0
     return sum(
         1
-        for ev in h.recorder.log.events
+        for ev in h.part.recorder.log.events
         if isinstance(ev, Move) and ev.seat == seat and ev.by == BY_TIMEOUT
     )
 
@@ -142,7 +143,7 @@ def test_a_host_that_drops_a_move_and_logs_a_timeout_is_caught_by_that_player(
     move with an "illegal" reject first (found by review: any reject used to clear what her
     client kept of the move)."""
     if defence == "off":
-        monkeypatch.setattr(Session, "_dropped_move", lambda *a, **k: None)
+        monkeypatch.setattr(CommitPart, "_dropped_move", lambda *a, **k: None)
     host_cls = type("Drops", (DropsMoves,), {"refuse": how == "refused"})
     host = make_host(host_cls, turn_timer=TIMER)
     people = [Person("ann", think=0.5), Person("bob")]
@@ -164,7 +165,7 @@ def test_a_host_that_times_a_player_out_early_within_the_old_slack_is_caught(
     """ann thinks longer than her 5 s turn; the host logs her timeouts 3.5 s in. The old
     client allowed 2 s of slack (``TIMER_SLACK``), so it took 3.5 s as a whole 5 s turn."""
     if defence == "off":
-        monkeypatch.setattr(session_mod, "TIMER_SLACK", 2.0)
+        monkeypatch.setattr(commitseat, "TIMER_SLACK", 2.0)
     host = make_host(ShortTimer, turn_timer=TIMER)
     people = [Person("ann", think=TIMER + 3), Person("bob")]
     out = play_over_tls(host, people, tmp_path, limit=120, during=_quick_after_cheats(0.3))
@@ -269,7 +270,11 @@ def test_a_player_who_left_a_blind_hand_cannot_stop_it_in_the_hosts_name() -> No
     assert isinstance(hand, BlindHand)
     f = hand.part.follower
     net.run(lambda: f.open_shuffle is None)
-    part = ann.session.hand.blind if ann.session.hand is not None else None
+    part = (
+        ann.session.hand.part
+        if ann.session.hand is not None and isinstance(ann.session.hand.part, BlindPart)
+        else None
+    )
     assert part is not None
     assert part.part is not None
     ann.chooser = None

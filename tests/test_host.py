@@ -11,6 +11,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from lanswitch import protocol as p
+from lanswitch.commitseat import CommitPart
 from lanswitch.fairdeal import BY_STAND_IN, LEFT, Away, Move, verify, verify_all
 from lanswitch.fairdeal.primitives import log_head_message, sign
 from lanswitch.game import DRAW
@@ -755,7 +756,8 @@ def test_a_log_head_that_is_not_of_the_hosts_log_is_refused() -> None:
     net = TableNet(config(hands=1), seed=10)
     a, b = net.join("ann"), net.join("bob")
     net.run(lambda: b.session.seq > 5)
-    rec = b.session.hand.recorder if b.session.hand else None
+    h = b.session.hand
+    rec = h.part.recorder if h is not None and isinstance(h.part, CommitPart) else None
     assert rec is not None
     signed = rec.sign_head()
     bogus = bytes(32)

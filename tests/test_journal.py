@@ -11,6 +11,7 @@ import msgpack
 import pytest
 
 from lanswitch import protocol as p
+from lanswitch.blindsession import BlindPart
 from lanswitch.fairdeal import blindfile
 from lanswitch.fairdeal.primitives import public_bytes
 from lanswitch.host import Host, HostConfig, ReplayError
@@ -368,7 +369,9 @@ def test_a_blind_host_that_dies_before_it_kept_what_a_player_sent_gets_it_again(
     def sent() -> bool:
         h = bob.session.hand
         return (
-            h is not None and h.blind is not None and any(isinstance(m, lost) for m in h.blind.sent)
+            h is not None
+            and isinstance(h.part, BlindPart)
+            and any(isinstance(m, lost) for m in h.part.sent)
         )
 
     if lost is p.BlindMove:  # a move is the player's to send (TableNet.step): made, and lost
@@ -377,7 +380,11 @@ def test_a_blind_host_that_dies_before_it_kept_what_a_player_sent_gets_it_again(
         bob.session.move(bob.chooser(bob.session))
     net.run(sent)
     h = net.host.hand
-    part = bob.session.hand.blind if bob.session.hand is not None else None
+    part = (
+        bob.session.hand.part
+        if bob.session.hand is not None and isinstance(bob.session.hand.part, BlindPart)
+        else None
+    )
     assert isinstance(h, BlindHand)
     assert part is not None
     assert not bob.session.history  # in hand 1, which waits for what bob sent
@@ -418,12 +425,12 @@ def test_a_blind_player_who_missed_the_end_of_a_hand_comes_back_between_hands() 
 
     def seeds_made() -> bool:
         h = bob.session.hand
-        return h is not None and h.blind is not None and h.blind.seeds_sent
+        return h is not None and isinstance(h.part, BlindPart) and h.part.seeds_sent
 
     net.run(seeds_made)
     assert bob.session.hand is not None
-    assert bob.session.hand.blind is not None
-    (seeds,) = [m for m in bob.session.hand.blind.sent if isinstance(m, p.BlindSeeds)]
+    assert isinstance(bob.session.hand.part, BlindPart)
+    (seeds,) = [m for m in bob.session.hand.part.sent if isinstance(m, p.BlindSeeds)]
     bob.alive = False  # the link dies as the seeds go out: the hand's end never reaches bob
     net.links.pop(bob.cid)
     net.host.receive(bob.cid, seeds, net.now)
@@ -483,24 +490,24 @@ def test_a_restarted_blind_player_process_holds_the_cards_the_old_one_held() -> 
 
     def laid_twice() -> bool:  # two cards of hers laid, and the hand goes on
         h = ann.session.hand
-        if h is None or h.blind is None or h.blind.ended:
+        if h is None or not isinstance(h.part, BlindPart) or h.part.ended:
             return False
-        laid = [m for m in h.blind.follower.moves if m.by == "seat0" and m.hidden >= 0]
+        laid = [m for m in h.part.follower.moves if m.by == "seat0" and m.hidden >= 0]
         return len(laid) >= 2
 
     net.run(laid_twice)
     old = ann.session.hand
     assert old is not None
-    assert old.blind is not None
-    assert old.blind.part is not None
-    held = dict(old.blind.part.holder.cards)
+    assert isinstance(old.part, BlindPart)
+    assert old.part.part is not None
+    held = dict(old.part.part.holder.cards)
     token = ann.session.token
     ann, bob, fresh = restart_play(net, ann, bob, raw, token)  # ann caught up on the hand
     new = fresh.hand
     assert new is not None
-    assert new.blind is not None
-    assert new.blind.part is not None
-    assert new.blind.part.holder.cards == held
+    assert isinstance(new.part, BlindPart)
+    assert new.part.part is not None
+    assert new.part.part.holder.cards == held
     ann.chooser = net.bot("heuristic")
     net.run(lambda: net.host.finished)
     for link in (ann, bob):

@@ -30,6 +30,8 @@ CORE_OPTIONAL = (
     "host",
     "session",
     "blindsession",
+    "commitseat",
+    "seatpart",
     "handcheck",
     "bots",
     "narrate",
