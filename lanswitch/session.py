@@ -226,8 +226,6 @@ class Session:
 
     # -- what the shell sends ------------------------------------------------------------------
 
-    # -- what the shell sends ------------------------------------------------------------------
-
     def leave(self, reason: str = "left the table") -> list[p.Message]:
         """What to send to leave the table for good: ``bye`` — after, in a hand this seat has
         not yet settled, what its part sends on leaving (a commit-reveal seat's signed head of
