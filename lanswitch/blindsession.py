@@ -28,7 +28,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from . import protocol as p
 from .fairdeal import DEALER
 from .fairdeal.blind import LIBRARY_SUBGROUP_TEST
-from .fairdeal.blindcheck import BlindOutcome, caught, check_hand, judgement
+from .fairdeal.blindcheck import BlindOutcome, caught, check_hand, judgement, own_verdict
 from .fairdeal.blindfile import dump
 from .fairdeal.blindhand import (
     BlindFault,
@@ -460,37 +460,31 @@ class BlindPart:
             return  # a spectator keeps no file: it took no part to answer for
         try:
             held = self.part.holder.received
-            self.file = dump(self.follower, self.pid, seeds, held, others, dict(m.claims))
+            a = self.abort
+            self.file = dump(
+                self.follower,
+                self.pid,
+                seeds,
+                held,
+                others,
+                dict(m.claims),
+                abort=None if a is None else (a.culprit, a.fault, a.detail),
+                disputed=self.disputed,
+            )
         except (UsageError, ValueError) as e:  # a record it cannot write out: say so
             self.problems.append(f"the hand's file could not be written: {e}")
 
     def _judge(self, found: BlindOutcome) -> BlindOutcome:
-        """The check's finding, or what this client caught live (as the local table judges:
-        ``blindlocal``), or the host's abort when the check names nobody."""
-        live = self.cheat
-        if found.status != "void":
-            return found
-        if self.disputed and found.culprit != self.pid and not found.proven:
-            # The check proves nothing against this participant — nobody named, or a blame
-            # resting on the host's word alone (a seed it left out of the reveal, say) —; the
-            # host named it, and its client had sent all the hand asked of it.
-            return BlindOutcome(
-                "unfair",
-                DEALER,
-                BlindFault.FALSE_CLAIM,
-                "on your own record: your client sent every pass and key the hand asked of it",
-                proven=False,
-            )
-        if live is not None and live.culprit:
-            return caught(live)
-        if not found.culprit and self.abort is not None:
-            try:
-                fault = BlindFault[self.abort.fault.upper()]
-            except KeyError:
-                fault = BlindFault.WITHHELD
-            # The host's word: who went silent is not something this record can prove.
-            return BlindOutcome("void", self.abort.culprit, fault, self.abort.detail, proven=False)
-        return found
+        """The check's finding as this participant's own record makes it (``own_verdict``:
+        the same rules ``verify`` of its file applies)."""
+        a = self.abort
+        return own_verdict(
+            found,
+            pid=self.pid,
+            disputed=self.disputed,
+            live=None if self.cheat is None else caught(self.cheat),
+            abort=None if a is None else (a.culprit, a.fault, a.detail),
+        )
 
 
 def _abort_text(m: p.BlindAbort) -> str:

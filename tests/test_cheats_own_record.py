@@ -237,9 +237,14 @@ def test_a_blind_host_that_drops_a_key_and_blames_its_sender_is_caught_by_that_p
     assert not b.proven
     assert out.sessions["bob"].voids.by_host == 1  # the host's word alone: counted as its
     assert [r.reason for r in out.host.match.results] == ["forfeit"]  # the host's scoreboard
+    # Each saved file says what its player's screen said (the host's abort and her own record
+    # are kept in it: before, a file stopped by an abort named nobody, whatever the screen said).
+    files = {name: [(f["status"], f["culprits"]) for f in out.alone[name]] for name in out.alone}
+    assert files["bob"] == [("void", [b.culprit])]
     if defence == "off":
         assert (a.status, a.proven) == ("void", False)
         assert a.culprit in ("seat0", "seat1")  # hers, or bob's for the seeds left out
+        assert files["ann"] == [("void", [a.culprit])]
         return
     assert (a.status, a.culprit, a.fault, a.proven) == (
         "unfair",
@@ -247,6 +252,7 @@ def test_a_blind_host_that_drops_a_key_and_blames_its_sender_is_caught_by_that_p
         BlindFault.FALSE_CLAIM,
         False,
     )
+    assert files["ann"] == [("unfair", [DEALER])]  # verify of her file: on her own record
     text = named(str(a), ("ann", "bob", "bot 1"))
     assert "the host said you withheld your part of the deal, but your client had sent it" in text
 

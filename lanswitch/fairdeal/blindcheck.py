@@ -32,7 +32,7 @@ from . import blind
 from .blindhand import BlindFault, BlindSetup, Cheat, Follower, Share, claim_message
 from .forfeit import forfeiters
 from .judgement import DEALER_BLIND, Judgement
-from .primitives import UsageError, named, verify
+from .primitives import DEALER, UsageError, named, verify
 
 __all__ = ["BlindOutcome", "Status", "caught", "check_hand", "judgement"]
 
@@ -173,6 +173,48 @@ def caught(c: Cheat, *, own_proof: bool = True) -> BlindOutcome:
     status: Status = "unfair" if c.culprit and c.fault is not BlindFault.BAD_SIGNATURE else "void"
     proven = own_proof and bool(c.culprit) and c.proven
     return BlindOutcome(status, c.culprit, c.fault, c.detail, proven=proven)
+
+
+def own_verdict(
+    found: BlindOutcome,
+    *,
+    pid: str,
+    disputed: bool = False,
+    live: BlindOutcome | None = None,
+    abort: tuple[str, str, str] | None = None,
+) -> BlindOutcome:
+    """What participant ``pid``'s own record makes of the check's finding ``found`` — written
+    once, for its client live (``BlindPart``) and for ``verify`` of its file (``blindfile``),
+    so that the two say the same. A finding that names a cheat or the fair result stands.
+    Else, in order: ``disputed`` (the host stopped the hand blaming ``pid``, whose client had
+    sent every pass and key the hand asked of it, over one link) — unless the seeds prove a
+    fault of its own, unfair, the host to blame, on its own record; what it caught ``live``
+    (the step that broke the deal as it came); the host's ``abort`` (culprit, fault, detail)
+    when the check names nobody — void, on the host's word."""
+    if found.status != "void":
+        return found
+    if disputed and found.culprit != pid and not found.proven:
+        # The check proves nothing against this participant — nobody named, or a blame
+        # resting on the host's word alone (a seed it left out of the reveal, say) —; the
+        # host named it, and its client had sent all the hand asked of it.
+        return BlindOutcome(
+            "unfair",
+            DEALER,
+            BlindFault.FALSE_CLAIM,
+            "on your own record: your client sent every pass and key the hand asked of it",
+            proven=False,
+        )
+    if live is not None and live.culprit:
+        return live
+    if not found.culprit and abort is not None:
+        culprit, fault_name, detail = abort
+        try:
+            fault = BlindFault[fault_name.upper()]
+        except KeyError:
+            fault = BlindFault.WITHHELD
+        # The host's word: who went silent is not something this record can prove.
+        return BlindOutcome("void", culprit, fault, detail, proven=False)
+    return found
 
 
 def check_hand(

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ..rules import RulesError
-from .blindcheck import BlindOutcome, caught, check_hand, judgement
+from .blindcheck import BlindOutcome, caught, check_hand, judgement, own_verdict
 from .blindhand import Cheat, Follower, MoveRecord, Opening, Share, blind_setup
 from .blindseat import Complaint, complaint_shares
 from .judgement import Judgement
@@ -63,10 +63,16 @@ def dump(
     received: Mapping[tuple[int, int], Mapping[str, Share]],
     complaints: Mapping[str, Sequence[Complaint]] | None = None,
     claims: Mapping[str, tuple[str, str, bytes]] | None = None,
+    *,
+    abort: tuple[str, str, str] | None = None,
+    disputed: bool = False,
 ) -> str:
     """The JSON text of a blind hand as participant ``pid`` holds it (module docstring);
     ``complaints``: the keys other drawers showed of cards that did not open for them;
-    ``claims``: the signed claims participants stopped the hand with, as relayed."""
+    ``claims``: the signed claims participants stopped the hand with, as relayed; ``abort``:
+    the host's ``blind_abort`` (culprit, fault, detail), its word; ``disputed``: ``pid``'s own
+    record that its client had sent every pass and key the hand asked of it when the host
+    blamed it (``blindcheck.own_verdict``)."""
     setup = follower.setup
     hs = setup.hand
     if hs is None:
@@ -114,6 +120,8 @@ def dump(
         "claims": {
             q: [fault, detail, sig.hex()] for q, (fault, detail, sig) in (claims or {}).items()
         },
+        "abort": None if abort is None else list(abort),
+        "disputed": disputed,
     }
     return json.dumps(data, indent=1) + "\n"
 
@@ -376,10 +384,14 @@ def _check(data: dict[str, Any]) -> tuple[HandSetup, bool, BlindOutcome]:
     }
     finished = stopped is None and f.game.over
     found = _outcome(hs, check_hand(f, seeds, received, finished=finished, claims=claims))
-    # As each participant judged live (``blindlocal``, ``blindsession``): what the seeds show
+    # As its participant judged live (``own_verdict``, the same function): what the seeds show
     # first — a hand stopped by keys that open no card names nobody until they show whose
-    # pass or key was wrong —, then what stopped the hand.
+    # pass or key was wrong —, then its own record's dispute, what stopped the hand, and the
+    # host's abort.
     dealt = ("shuffle", 0) in f.steps
-    if found.status != "void" or stopped is None:
-        return hs, dealt, found
-    return hs, dealt, caught(stopped, own_proof=False)
+    said = data.get("abort")  # (none in a version 2 file)
+    abort = None if said is None else (str(said[0]), str(said[1]), str(said[2]))
+    live = None if stopped is None else caught(stopped, own_proof=False)
+    disputed = data.get("disputed", False) is True
+    pid = str(data["id"])
+    return hs, dealt, own_verdict(found, pid=pid, disputed=disputed, live=live, abort=abort)
