@@ -563,20 +563,18 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         except OSError as e:
             sources.append((name, f"cannot read it: {e.strerror or e}"))
     names = [name for name, _ in sources]
-    # Every file's judgement, whichever deal it holds: a dealer-blind hand's file is checked
-    # on its own; commit-reveal transcripts together (files of one hand are compared).
+    # Every file's judgement, whichever deal it holds: commit-reveal transcripts together, and
+    # dealer-blind files together (each deal compares files of one hand in its own terms).
     judged: dict[int, Judgement] = {}
     loaded: dict[int, Transcript] = {}
+    blind: dict[int, bytes] = {}
     errors: dict[int, str] = {}
     for i, (_, data) in enumerate(sources):
         if isinstance(data, str):
             errors[i] = data
             continue
         if _is_blind_file(data):
-            try:
-                judged[i] = blindfile.judge(data)
-            except blindfile.BlindFileError as e:
-                errors[i] = str(e)
+            blind[i] = data
             continue
         try:
             loaded[i] = Transcript.from_json(data)
@@ -584,6 +582,11 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             errors[i] = str(e)
     for i, v in zip(loaded, verify_all(list(loaded.values())), strict=True):
         judged[i] = v.judgement()
+    for i, got in zip(blind, blindfile.judge_all(list(blind.values())), strict=True):
+        if isinstance(got, blindfile.BlindFileError):
+            errors[i] = str(got)
+        else:
+            judged[i] = got
     judged = dict(sorted(judged.items()))  # in the files' order
     counts = {"fair": 0, "unconfirmed": 0, "unfair": 0, "void": 0, "error": len(errors)}
     aborts = VoidTally()

@@ -240,6 +240,7 @@ def test_a_blind_host_that_drops_a_key_and_blames_its_sender_is_caught_by_that_p
     # Each saved file says what its player's screen said (the host's abort and her own record
     # are kept in it: before, a file stopped by an abort named nobody, whatever the screen said).
     files = {name: [(f["status"], f["culprits"]) for f in out.alone[name]] for name in out.alone}
+    a_id = f"seat{out.sessions['ann'].seat}"
     assert files["bob"] == [("void", [b.culprit])]
     if defence == "off":
         assert (a.status, a.proven) == ("void", False)
@@ -253,6 +254,15 @@ def test_a_blind_host_that_drops_a_key_and_blames_its_sender_is_caught_by_that_p
         False,
     )
     assert files["ann"] == [("unfair", [DEALER])]  # verify of her file: on her own record
+    # Her file and bob's together: the host's word against hers, and nothing signed settles
+    # it — one verdict for the hand in both (before, bob's said "void, ann" and hers "unfair,
+    # the host", unreconciled), unless bob's names bob (his seeds left out of the reveal).
+    both = [(f["status"], f["culprits"], f["proven"]) for f in out.together]
+    if b.culprit == a_id:
+        assert both == [("void", [DEALER, a_id], False)] * 2, both
+        assert all("says, on its own record, that it sent it" in f["text"] for f in out.together)
+    else:
+        assert sorted(both) == sorted([("unfair", [DEALER], False), ("void", [b.culprit], False)])
     text = named(str(a), ("ann", "bob", "bot 1"))
     assert "the host said you withheld your part of the deal, but your client had sent it" in text
 

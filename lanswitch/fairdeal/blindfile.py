@@ -26,14 +26,14 @@ from typing import Any, Final
 
 from ..rules import RulesError
 from .blindcheck import BlindOutcome, caught, check_hand, judgement, own_verdict
-from .blindhand import Cheat, Follower, MoveRecord, Opening, Share, blind_setup
+from .blindhand import BlindFault, Cheat, Follower, MoveRecord, Opening, Share, blind_setup
 from .blindseat import Complaint, complaint_shares
 from .judgement import Judgement
-from .primitives import FairnessError, UsageError
+from .primitives import DEALER, FairnessError, UsageError, named
 from .setup import HandSetup, SetupError
 from .transcript import RepeatedKey, load_json
 
-__all__ = ["FORMAT", "BlindFileError", "check", "dump", "judge"]
+__all__ = ["FORMAT", "BlindFileError", "check", "dump", "judge", "judge_all"]
 
 FORMAT: Final = "lanswitch-blind-hand"
 VERSION: Final = 3
@@ -253,14 +253,81 @@ def judge(text: str | bytes) -> Judgement:
     the file shows names them — which the check holds to the hand's signed context; a
     BlindFileError if the file cannot be read."""
     _pid, hs, dealt, found = _read(text)
+    return _judgement(hs, dealt, found)
+
+
+def _judgement(hs: HandSetup, dealt: bool, found: BlindOutcome) -> Judgement:
     return judgement(
-        found,
-        game_id=hs.game_id,
-        hand_no=hs.hand_no,
-        names=hs.names,
-        seats=hs.seats,
-        dealt=dealt,
+        found, game_id=hs.game_id, hand_no=hs.hand_no, names=hs.names, seats=hs.seats, dealt=dealt
     )
+
+
+def judge_all(texts: Sequence[str | bytes]) -> list[Judgement | BlindFileError]:
+    """Each file's judgement (or why it cannot be read), files of one hand compared.
+
+    **One verdict per hand for a withholding in dispute** (as ``compare`` does for
+    commit-reveal transcripts). When the host's abort blamed a participant for withholding —
+    its word — and that participant's own file says its client had sent every pass and key
+    the hand asked of it (``disputed``: unfair, the host to blame, on its own record), the
+    files disagree about who withheld, and nothing signed settles it. Every file of the hand
+    then gets one verdict: void, the accused and the host both named, nothing proven, the
+    dispute said. A file whose check proves more (a cheat, by its signatures) keeps that."""
+    read: list[_Read | BlindFileError] = []
+    for text in texts:
+        try:
+            read.append(_read_all(text))
+        except BlindFileError as e:
+            read.append(e)
+    hands: dict[bytes, list[_Read]] = {}
+    for r in read:
+        if not isinstance(r, BlindFileError):
+            hands.setdefault(r.ctx0, []).append(r)
+    settled: dict[int, Judgement] = {}
+    for group in hands.values():
+        disputers = [r for r in group if r.found.fault is BlindFault.FALSE_CLAIM]
+        accused = {r.pid for r in disputers}
+        blamed = [
+            r
+            for r in group
+            if r.found.status == "void" and not r.found.proven and r.found.culprit in accused
+        ]
+        if not blamed:
+            continue
+        base = blamed[0].found
+        who = named(base.culprit, blamed[0].hs.names)
+        detail = (
+            f"{base.detail}; {who} says, on its own record, that it sent it: the host's word "
+            "against the player's, and nothing signed settles it"
+        )
+        one = BlindOutcome("void", base.culprit, base.fault, detail.lstrip("; "), proven=False)
+        for r in group:
+            if r.found.status == "unfair" and r.found.proven:
+                continue  # a file that proves more keeps it
+            j = _judgement(r.hs, r.dealt, one)
+            settled[id(r)] = dataclasses.replace(j, culprits=(DEALER, base.culprit))
+    return [
+        r
+        if isinstance(r, BlindFileError)
+        else settled.get(id(r)) or _judgement(r.hs, r.dealt, r.found)
+        for r in read
+    ]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Read:
+    """One file as read and checked: whose, its setup and blind context, whether its cards
+    were dealt, and its owner's verdict."""
+
+    pid: str
+    hs: HandSetup
+    ctx0: bytes
+    dealt: bool
+    found: BlindOutcome
+
+
+def _read_all(text: str | bytes) -> _Read:
+    pid, hs, dealt, found = _read(text)
+    return _Read(pid, hs, blind_setup(hs).ctx0, dealt, found)
 
 
 def _read(text: str | bytes) -> tuple[str, HandSetup, bool, BlindOutcome]:
