@@ -22,7 +22,7 @@ A third deal would be one more part.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import Protocol, get_args
 
 from . import protocol as p
 from .fairdeal.judgement import Deal, Judgement, Proof
@@ -49,22 +49,7 @@ PartMessage = (
 )
 """The messages the host sends about the hand in play (either deal's): the session passes each
 to the part it holds. A part ignores the other deal's."""
-PART_MESSAGES: tuple[type[PartMessage], ...] = (
-    p.Announce,
-    p.Events,
-    p.SeatView,
-    p.HandOver,
-    p.Abort,
-    p.Reveals,
-    p.LogHeads,
-    p.BlindPass,
-    p.BlindOpen,
-    p.BlindRelease,
-    p.BlindMove,
-    p.BlindReveal,
-    p.BlindAbort,
-    p.BlindLeave,
-)
+PART_MESSAGES: tuple[type[PartMessage], ...] = get_args(PartMessage)
 
 
 class Seatside(Protocol):

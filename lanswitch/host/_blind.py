@@ -61,7 +61,7 @@ from ..fairdeal.judgement import Judgement
 from ..fairdeal.primitives import UsageError, named, public_bytes
 from ..fairdeal.primitives import verify as verify_signature
 from ..game import MAX_CARD, Event
-from ._deal import HandMessage, HandStart, Tableside, Watch, not_taken
+from ._deal import HandMessage, HandStart, Tableside, Watch, hand_message, not_taken
 
 __all__ = ["BlindHand"]
 
@@ -120,17 +120,7 @@ class BlindHand:
             out=out,
             names=start.names,
         )
-        self.message = p.Hand(
-            game_id=hs.game_id,
-            hand_no=hs.hand_no,
-            seats=start.pids,
-            dealer=hs.dealer,
-            out=hs.out,
-            rules=hs.rules_toml,
-            keys=hs.keys,
-            blind=True,
-            names=hs.names,
-        )
+        self.message = hand_message(hs, blind=True)
         self.setup: BlindSetup = blind_setup(hs)
         holder = self.holder_cls(
             self.setup, DEALER, start.key.private_bytes_raw(), lambda _k: host.entropy(32)

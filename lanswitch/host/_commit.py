@@ -38,7 +38,7 @@ from ..fairdeal.checks import timeout_move
 from ..fairdeal.primitives import log_head_message, public_bytes, seats_of, verify
 from ..game import BLUNDER_FLAG, PRIVATE_KINDS, Event, Game, IllegalMove, redact
 from ._config import IDLE_PING_AFTER
-from ._deal import HandMessage, HandStart, Tableside, Watch, not_taken
+from ._deal import HandMessage, HandStart, Tableside, Watch, hand_message, not_taken
 
 __all__ = ["CommitHand"]
 
@@ -122,7 +122,7 @@ class CommitHand:
         self.heads_message: p.LogHeads | None = None
         host.say(f"hand {game.hand_no} started, {host.seat_names()[game.dealer]} deals")
         host.broadcast_lobby()
-        host.broadcast(self._hand_message())
+        host.broadcast(hand_message(self.dealer.setup, blind=False))
 
     # -- what the table asks (HandDriver) ------------------------------------------------------
 
@@ -210,7 +210,7 @@ class CommitHand:
         hand's end."""
         host = self.host
         seat = host.seat_of(cid)
-        host.send(cid, self._hand_message())
+        host.send(cid, hand_message(self.dealer.setup, blind=False))
         published = iter(self.published)
         pending = next(published, None)
         for seq in range(self.seq + 1):
@@ -230,21 +230,6 @@ class CommitHand:
                 host.send(cid, self.heads_message)
 
     # -- what clients are sent -----------------------------------------------------------------
-
-    def _hand_message(self) -> p.Hand:
-        """The ``hand`` message (at the start, and to catch up)."""
-        setup = self.dealer.setup
-        return p.Hand(
-            game_id=setup.game_id,
-            hand_no=setup.hand_no,
-            seats=self.pids,
-            dealer=setup.dealer,
-            out=setup.out,
-            rules=setup.rules_toml,
-            keys=setup.keys,
-            turn_timer_ms=setup.turn_timer_ms,
-            names=setup.names,
-        )
 
     def _view(self, seat: int | None) -> p.SeatView:
         return p.SeatView.from_view(self.game.view(seat), self.seq, self._timer_ms())

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, get_args
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .. import protocol as p
 from ..bots import Bot
+from ..fairdeal.setup import HandSetup
 from ..game import Game
 from ..rules import RuleSet
 from ._config import EntropyRng, HostConfig
@@ -38,6 +39,7 @@ __all__ = [
     "HandStart",
     "Tableside",
     "Watch",
+    "hand_message",
     "not_taken",
 ]
 
@@ -54,17 +56,7 @@ HandMessage = (
 )
 """The messages a client sends about the hand in play (either deal's): the table passes each
 to the hand it holds, or refuses it with :func:`not_taken` when it holds none."""
-HAND_MESSAGES: tuple[type[HandMessage], ...] = (
-    p.Move,
-    p.Commit,
-    p.Reveal,
-    p.LogHead,
-    p.BlindPass,
-    p.BlindShare,
-    p.BlindRelease,
-    p.BlindMove,
-    p.BlindSeeds,
-)
+HAND_MESSAGES: tuple[type[HandMessage], ...] = get_args(HandMessage)
 
 Watch = tuple[float, int | None, float]
 """How closely the host watches its connections (``Host._conn_due``): the silence after which
@@ -186,6 +178,23 @@ class HandDriver(Protocol):
 Deal = Callable[[Tableside, HandStart], HandDriver]
 """A way to deal: given the table and the hand it starts, the driver that runs the hand
 (announcing it: the ``hand`` message goes out as it is made)."""
+
+
+def hand_message(setup: HandSetup, *, blind: bool) -> p.Hand:
+    """The ``hand`` message that deals ``setup`` (either deal: ``blind``), as it starts the
+    hand and as a client that (re)joins is caught up on it."""
+    return p.Hand(
+        game_id=setup.game_id,
+        hand_no=setup.hand_no,
+        seats=setup.seats,
+        dealer=setup.dealer,
+        out=setup.out,
+        rules=setup.rules_toml,
+        keys=setup.keys,
+        turn_timer_ms=setup.turn_timer_ms,
+        blind=blind,
+        names=setup.names,
+    )
 
 
 def not_taken(message: HandMessage) -> p.Reject:
