@@ -39,8 +39,12 @@ from .render import (
     width,
     wrap,
 )
+from .scoreboard import match_lines, result_lines
 
 __all__ = ["MIN_COLS", "MIN_ROWS", "compose", "help_lines"]
+
+PAGES = ("help", "details", "match")
+"""The overlays drawn as a full-screen page that scrolls (``app.py`` binds their keys)."""
 
 MIN_COLS = 40
 MIN_ROWS = 10
@@ -54,7 +58,7 @@ def compose(
     if cols < MIN_COLS or rows < MIN_ROWS:
         return _too_small(cols, rows)
     footer = _footer(model, cols)
-    if model.overlay in ("help", "details"):
+    if model.overlay in PAGES:
         return _pager(model, cols, rows)
     header = [_header(model, cols, title, where)]
     room = rows - 2
@@ -128,7 +132,7 @@ def leave_question(model: TuiModel) -> str:
 def _footer(model: TuiModel, cols: int) -> StyledText:
     if model.overlay == "quit":
         return [("class:warn", clip([("", leave_question(model))], cols)[0][1])]
-    if model.overlay in ("help", "details"):
+    if model.overlay in PAGES:
         items = [(0, f"{model.look.g.updown} scroll"), (0, "Esc close")]
     elif model.overlay == "chat":
         items = [(0, "Enter send"), (0, "Esc close")]
@@ -343,7 +347,7 @@ def _over(model: TuiModel, cols: int, room: int) -> list[StyledText]:
     told = plain(ending(over.reason, names, over.placings, me=me), model.look)
     top: list[StyledText] = wrap([("class:title", f"  Hand {hand_no} is over: {told}")], cols)
     top.append([])
-    top += _placings(model, cols)
+    top += result_lines(model, cols)  # the placings and the match so far: tui/scoreboard.py
     record = s.history[-1] if s.history and s.history[-1].hand_no == hand_no else None
     top.append([])
     if record is None:
@@ -353,32 +357,6 @@ def _over(model: TuiModel, cols: int, room: int) -> list[StyledText]:
         line = plain(verdict_line(record).split(": ", 1)[-1], model.look)
         top += wrap([("class:good" if fair else "class:bad", f"  {line}")], cols, indent=4)[:3]
     return _squeeze(top, [[]], [], model, cols, room)
-
-
-def _placings(model: TuiModel, cols: int) -> list[StyledText]:
-    """Place, name, cards left and (where the rules score) points, in the placings' order —
-    the order of fewest cards left (then points), so the columns agree with it."""
-    s = model.session
-    _, over, names, me = _ended(model)
-    v = s.view
-    counts = v.counts if v is not None else ()
-    rules = s.rules
-    scoring = rules is not None and rules.scoring.mode != "none"
-    name_w = min(max((len(names[i]) for i in over.placings if i < len(names)), default=4), 20)
-    head = f"   {'':3} {'':{name_w}}  cards left" + ("  points" if scoring else "")
-    out: list[StyledText] = [[("class:dim", head)]]
-    for place, seat in enumerate(over.placings, 1):
-        name = names[seat] if seat < len(names) else f"seat {seat + 1}"
-        left = counts[seat] if seat < len(counts) else 0
-        row = f"   {place:>2}. {name[:name_w]:<{name_w}}  {left:>10}"
-        if scoring:
-            row += f"  {over.scores[seat] if seat < len(over.scores) else 0:>6}"
-        out.append(
-            clip(
-                [("class:me" if seat == me else "", row + ("  (you)" if seat == me else ""))], cols
-            )
-        )
-    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -626,6 +604,8 @@ def _pager(model: TuiModel, cols: int, rows: int) -> list[StyledText]:
     """A full-screen page of text (help, the verdict) that wraps to the width and scrolls."""
     if model.overlay == "help":
         heading, source = "Keys", help_lines(model)
+    elif model.overlay == "match":
+        heading, source = "The match", match_lines(model)  # tui/scoreboard.py
     else:
         s = model.session
         n = s.history[-1].hand_no if s.history else 0
