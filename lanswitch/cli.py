@@ -181,6 +181,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _data_dir_option(hi)
 
+    st = sub.add_parser(  # issue 26: statistics from the history (lanswitch/stats.py)
+        "stats",
+        help="your games in figures: win rate, per player, per rules, over time",
+        description="Count the hands in the history: hands and matches played, the hands you "
+        "won, how you fared against each player you met (by name), per set of rules, and per "
+        "month (or week). A hand watched, or void, has no result and counts in no rate.",
+    )
+    st.add_argument("--json", action="store_true", help="one JSON object")
+    st.add_argument(
+        "--by", choices=("month", "week"), default="month", help="group over time (default month)"
+    )
+    _data_dir_option(st)
+
     t = sub.add_parser(
         "tables",
         help="list the tables on the local network",
@@ -1107,6 +1120,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_verify(args, out, err)
         if args.command == "history":
             return _cmd_history(args, out)
+        if args.command == "stats":
+            from .stats import cmd_stats
+
+            return cmd_stats(data_dir(args.data_dir), out, err, as_json=args.json, by=args.by)
         if args.command == "tables":
             return _cmd_tables(args, out)
         if args.command == "play":
