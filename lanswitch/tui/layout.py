@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .. import protocol as p
+from ..game import View
 from ..handcheck import lone_person
 from ..narrate import ending
 from ..rules import PRESETS
@@ -25,6 +26,7 @@ from .keys import hints
 from .model import TuiModel, record_fair, verdict_line
 from .prompts import prompt
 from .render import (
+    Look,
     StyledText,
     card_style,
     card_text,
@@ -205,15 +207,7 @@ def _table(model: TuiModel, cols: int, room: int) -> list[StyledText]:
     look = model.look
     names = model.hand_names()
     me = v.seat
-    cells = seat_cells(v, s.lobby, look, me, names)
-    cell_w = max(width(c) for c in cells) + 3 if cells else 1
-    per_row = max(1, min(len(cells), (cols - 2) // cell_w, 4))
-    grid: list[StyledText] = []
-    for i in range(0, len(cells), per_row):
-        line: StyledText = [("", " ")]
-        for cell in cells[i : i + per_row]:
-            line += [*cell, ("", " " * (cell_w - width(cell)))]
-        grid.append(clip(line, cols))
+    grid = seat_grid(seat_cells(v, s.lobby, look, me, names), cols)
     compact: StyledText = [("", " ")]
     for seat in range(len(v.counts)):
         mark = look.g.turn if v.turn == seat else ""
@@ -241,11 +235,28 @@ def _table(model: TuiModel, cols: int, room: int) -> list[StyledText]:
     return _squeeze(top, seats_forms, bottom, model, cols, room)
 
 
+def seat_grid(cells: list[StyledText], cols: int) -> list[StyledText]:
+    """The seats' cells in rows of up to four (the table's, and ``lanswitch replay``'s)."""
+    cell_w = max(width(c) for c in cells) + 3 if cells else 1
+    per_row = max(1, min(len(cells), (cols - 2) // cell_w, 4))
+    grid: list[StyledText] = []
+    for i in range(0, len(cells), per_row):
+        line: StyledText = [("", " ")]
+        for cell in cells[i : i + per_row]:
+            line += [*cell, ("", " " * (cell_w - width(cell)))]
+        grid.append(clip(line, cols))
+    return grid
+
+
 def _table_line(model: TuiModel, cols: int) -> StyledText:
-    """The top card, the named suit, the stock, the pile and the direction, as fits."""
     v = model.session.view
     assert v is not None
-    look = model.look
+    return table_line(v, model.look, cols)
+
+
+def table_line(v: View, look: Look, cols: int) -> StyledText:
+    """The top card, the named suit, the stock, the pile and the direction, as fits (the
+    table's, and ``lanswitch replay``'s: tui/replay.py)."""
     top: StyledText = [("", " top ")]
     if v.top >= 0:
         shown = v.top_face if v.top_face >= 0 else v.top
