@@ -231,3 +231,24 @@ def test_the_scoreboard_in_a_real_terminal(tmp_path: Path, cols: int, rows: int)
         assert "Hand 1 is over" in screen, screen
     finally:
         tmux.kill()
+
+
+def test_the_hand_that_reaches_the_target_says_who_won_the_match() -> None:
+    """two-four-jack to 50 (house rules): the first hand's winner scores past it."""
+    base = PRESETS["two-four-jack"]
+    rules = replace(base, scoring=replace(base.scoring, target=50))
+    net = TableNet(HostConfig(name="T", rules=rules, seats=3, bots=2, bot_delay=0.0), seed=6)
+    model, _ = tui_at(net)
+    net.send(net.links[1], p.Ready(ready=True))
+    play_out_the_hand(net, model)
+    over = model.session.hand.over  # type: ignore[union-attr]
+    assert over is not None
+    winner = over.placings[0]
+    assert over.scores[winner] >= 50  # this hand ends the match: the test means something
+    name = model.hand_names()[winner]
+    lines = screen_text(model, 80, 24)
+    said = " ".join(line.strip() for line in lines)
+    assert f"Match over: {name} wins with {over.scores[winner]} points." in said, lines
+    model.open("match")
+    page = screen_text(model, 80, 24)
+    assert "wins the match" in page_row(page, name), page
