@@ -181,6 +181,34 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _data_dir_option(hi)
 
+    st = sub.add_parser(  # issue 26: statistics from the history (lanswitch/stats.py)
+        "stats",
+        help="your games in figures: win rate, per player, per rules, over time",
+        description="Count the hands in the history: hands and matches played, the hands you "
+        "won, how you fared against each player you met (by name), per set of rules, and per "
+        "month (or week). A hand watched, or void, has no result and counts in no rate.",
+    )
+    st.add_argument("--json", action="store_true", help="one JSON object")
+    st.add_argument(
+        "--by", choices=("month", "week"), default="month", help="group over time (default month)"
+    )
+    _data_dir_option(st)
+
+    rp = sub.add_parser(  # issue 26: a saved hand step by step (lanswitch/tui/replay.py)
+        "replay",
+        help="step through a saved hand in the terminal, as you saw it",
+        description="Show a hand from your transcript (the file lanswitch verify reads, or the "
+        "one the history keeps: --hand ID) on the table screen, one deal or move at a time: "
+        "right, Enter or Space steps on, left steps back, Home and End go to the first and the "
+        "last, q leaves. You see what you saw at the table: your hand, the cards laid, how "
+        "many each player holds; the last step shows the verdict of the file's check.",
+    )
+    rp.add_argument("file", nargs="?", metavar="FILE", help="a hand's transcript (.json)")
+    rp.add_argument("--hand", type=_hand_id, metavar="ID", help="the hand the history keeps as ID")
+    rp.add_argument("--ascii", action="store_true", help="letters for suits, no symbols")
+    rp.add_argument("--four-colour", action="store_true", help="a colour per suit")
+    _data_dir_option(rp)
+
     t = sub.add_parser(
         "tables",
         help="list the tables on the local network",
@@ -635,6 +663,14 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             f"{listed} (not kept, or dealt and never finished?)\n"
         )
     return code
+
+
+def _read_or_why(path: Path) -> bytes | str:
+    """The file's bytes, or why it cannot be read."""
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        return f"cannot read it: {e.strerror or e}"
 
 
 def _is_blind_file(data: bytes) -> bool:
@@ -1107,6 +1143,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_verify(args, out, err)
         if args.command == "history":
             return _cmd_history(args, out)
+        if args.command == "stats":
+            from .stats import cmd_stats
+
+            return cmd_stats(data_dir(args.data_dir), out, err, as_json=args.json, by=args.by)
+        if args.command == "replay":
+            if (args.file is None) == (args.hand is None):
+                raise _UsageError("replay: give a transcript FILE, or --hand ID (not both)")
+            from .tui.replay import cmd_replay
+
+            if args.hand is not None:
+                name, kept = _stored_transcript(args.hand, data_dir(args.data_dir))
+            else:
+                name, kept = args.file, _read_or_why(Path(args.file))
+            blind = isinstance(kept, bytes) and _is_blind_file(kept)
+            return cmd_replay(name, kept, err, blind=blind, ascii=args.ascii, four=args.four_colour)
         if args.command == "tables":
             return _cmd_tables(args, out)
         if args.command == "play":

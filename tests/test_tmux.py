@@ -156,7 +156,18 @@ def test_the_table_fits_a_real_terminal_and_says_so_below_the_minimum(
             re.sub(r"^\? help \(\+\d+\)$", "? help", h.strip())
             for h in re.split(r" · ", footer(screen).strip())
         ]
-        known = ("move", "lay", "mark", "draw", "pass", "last card", "peanuckle", "chat", "help")
+        known = (
+            "move",
+            "lay",
+            "mark",
+            "draw",
+            "pass",
+            "last card",
+            "peanuckle",
+            "chat",
+            "help",
+            "match",
+        )
         assert all(h.endswith(known) or h == "q leave" for h in hints), hints
         tmux.run("resize-window", "-t", "main", "-x", "36", "-y", "9")
         small = tmux.wait_for("at least", 5)

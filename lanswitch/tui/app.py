@@ -28,7 +28,7 @@ from prompt_toolkit.layout.controls import BufferControl, UIContent, UIControl
 from prompt_toolkit.styles import Style
 
 from .keys import KEYS
-from .layout import compose
+from .layout import PAGES, compose
 from .model import TuiModel
 
 __all__ = ["ESCAPE_WAIT", "ScreenControl", "TuiApp", "build_style", "colour_wanted"]
@@ -152,7 +152,7 @@ class TuiApp:
         kb = KeyBindings()
         model = self.model
         plain = Condition(lambda: model.overlay is None)
-        paging = Condition(lambda: model.overlay in ("help", "details"))
+        paging = Condition(lambda: model.overlay in PAGES)
         for key in KEYS:
             screens = key.screens
 

@@ -78,6 +78,10 @@ def _can_mark(model: TuiModel) -> bool:
     return _layable(model) and not model.choices() and len(model.hand()) > 1
 
 
+def _open_match(model: TuiModel) -> None:
+    model.open("match")
+
+
 def _enter_hint(model: TuiModel) -> bool:
     return bool(model.choices()) or _layable(model)
 
@@ -119,6 +123,9 @@ KEYS: tuple[Key, ...] = (
     ),
     Key(("c",), "c chat", _ALL - {"closed", "connecting"}, lambda m: m.open("chat"), rank=3),
     Key(("v",), "v verdict", frozenset({"over"}), lambda m: m.open("details"), rank=2),
+    # The match so far (tui/scoreboard.py; the lobby shows the totals by the seats): its hint
+    # gives way first (? help lists it).
+    Key(("m",), "m match", frozenset({"table", "over"}), _open_match, rank=6),
     Key(("?",), "? help", _ALL, lambda m: m.open("help"), rank=0),
     Key(("q",), "q leave", _ALL - {"closed"}, lambda m: m.open("quit"), rank=0),
 )

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .. import protocol as p
+from ..game import View
 from ..handcheck import lone_person
 from ..narrate import ending
 from ..rules import PRESETS
@@ -25,6 +26,7 @@ from .keys import hints
 from .model import TuiModel, record_fair, verdict_line
 from .prompts import prompt
 from .render import (
+    Look,
     StyledText,
     card_style,
     card_text,
@@ -39,8 +41,12 @@ from .render import (
     width,
     wrap,
 )
+from .scoreboard import match_lines, result_lines
 
 __all__ = ["MIN_COLS", "MIN_ROWS", "compose", "help_lines"]
+
+PAGES = ("help", "details", "match")
+"""The overlays drawn as a full-screen page that scrolls (``app.py`` binds their keys)."""
 
 MIN_COLS = 40
 MIN_ROWS = 10
@@ -54,7 +60,7 @@ def compose(
     if cols < MIN_COLS or rows < MIN_ROWS:
         return _too_small(cols, rows)
     footer = _footer(model, cols)
-    if model.overlay in ("help", "details"):
+    if model.overlay in PAGES:
         return _pager(model, cols, rows)
     header = [_header(model, cols, title, where)]
     room = rows - 2
@@ -128,7 +134,7 @@ def leave_question(model: TuiModel) -> str:
 def _footer(model: TuiModel, cols: int) -> StyledText:
     if model.overlay == "quit":
         return [("class:warn", clip([("", leave_question(model))], cols)[0][1])]
-    if model.overlay in ("help", "details"):
+    if model.overlay in PAGES:
         items = [(0, f"{model.look.g.updown} scroll"), (0, "Esc close")]
     elif model.overlay == "chat":
         items = [(0, "Enter send"), (0, "Esc close")]
@@ -201,15 +207,7 @@ def _table(model: TuiModel, cols: int, room: int) -> list[StyledText]:
     look = model.look
     names = model.hand_names()
     me = v.seat
-    cells = seat_cells(v, s.lobby, look, me, names)
-    cell_w = max(width(c) for c in cells) + 3 if cells else 1
-    per_row = max(1, min(len(cells), (cols - 2) // cell_w, 4))
-    grid: list[StyledText] = []
-    for i in range(0, len(cells), per_row):
-        line: StyledText = [("", " ")]
-        for cell in cells[i : i + per_row]:
-            line += [*cell, ("", " " * (cell_w - width(cell)))]
-        grid.append(clip(line, cols))
+    grid = seat_grid(seat_cells(v, s.lobby, look, me, names), cols)
     compact: StyledText = [("", " ")]
     for seat in range(len(v.counts)):
         mark = look.g.turn if v.turn == seat else ""
@@ -237,11 +235,28 @@ def _table(model: TuiModel, cols: int, room: int) -> list[StyledText]:
     return _squeeze(top, seats_forms, bottom, model, cols, room)
 
 
+def seat_grid(cells: list[StyledText], cols: int) -> list[StyledText]:
+    """The seats' cells in rows of up to four (the table's, and ``lanswitch replay``'s)."""
+    cell_w = max(width(c) for c in cells) + 3 if cells else 1
+    per_row = max(1, min(len(cells), (cols - 2) // cell_w, 4))
+    grid: list[StyledText] = []
+    for i in range(0, len(cells), per_row):
+        line: StyledText = [("", " ")]
+        for cell in cells[i : i + per_row]:
+            line += [*cell, ("", " " * (cell_w - width(cell)))]
+        grid.append(clip(line, cols))
+    return grid
+
+
 def _table_line(model: TuiModel, cols: int) -> StyledText:
-    """The top card, the named suit, the stock, the pile and the direction, as fits."""
     v = model.session.view
     assert v is not None
-    look = model.look
+    return table_line(v, model.look, cols)
+
+
+def table_line(v: View, look: Look, cols: int) -> StyledText:
+    """The top card, the named suit, the stock, the pile and the direction, as fits (the
+    table's, and ``lanswitch replay``'s: tui/replay.py)."""
     top: StyledText = [("", " top ")]
     if v.top >= 0:
         shown = v.top_face if v.top_face >= 0 else v.top
@@ -343,7 +358,7 @@ def _over(model: TuiModel, cols: int, room: int) -> list[StyledText]:
     told = plain(ending(over.reason, names, over.placings, me=me), model.look)
     top: list[StyledText] = wrap([("class:title", f"  Hand {hand_no} is over: {told}")], cols)
     top.append([])
-    top += _placings(model, cols)
+    top += result_lines(model, cols)  # the placings and the match so far: tui/scoreboard.py
     record = s.history[-1] if s.history and s.history[-1].hand_no == hand_no else None
     top.append([])
     if record is None:
@@ -353,32 +368,6 @@ def _over(model: TuiModel, cols: int, room: int) -> list[StyledText]:
         line = plain(verdict_line(record).split(": ", 1)[-1], model.look)
         top += wrap([("class:good" if fair else "class:bad", f"  {line}")], cols, indent=4)[:3]
     return _squeeze(top, [[]], [], model, cols, room)
-
-
-def _placings(model: TuiModel, cols: int) -> list[StyledText]:
-    """Place, name, cards left and (where the rules score) points, in the placings' order —
-    the order of fewest cards left (then points), so the columns agree with it."""
-    s = model.session
-    _, over, names, me = _ended(model)
-    v = s.view
-    counts = v.counts if v is not None else ()
-    rules = s.rules
-    scoring = rules is not None and rules.scoring.mode != "none"
-    name_w = min(max((len(names[i]) for i in over.placings if i < len(names)), default=4), 20)
-    head = f"   {'':3} {'':{name_w}}  cards left" + ("  points" if scoring else "")
-    out: list[StyledText] = [[("class:dim", head)]]
-    for place, seat in enumerate(over.placings, 1):
-        name = names[seat] if seat < len(names) else f"seat {seat + 1}"
-        left = counts[seat] if seat < len(counts) else 0
-        row = f"   {place:>2}. {name[:name_w]:<{name_w}}  {left:>10}"
-        if scoring:
-            row += f"  {over.scores[seat] if seat < len(over.scores) else 0:>6}"
-        out.append(
-            clip(
-                [("class:me" if seat == me else "", row + ("  (you)" if seat == me else ""))], cols
-            )
-        )
-    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -626,6 +615,8 @@ def _pager(model: TuiModel, cols: int, rows: int) -> list[StyledText]:
     """A full-screen page of text (help, the verdict) that wraps to the width and scrolls."""
     if model.overlay == "help":
         heading, source = "Keys", help_lines(model)
+    elif model.overlay == "match":
+        heading, source = "The match", match_lines(model)  # tui/scoreboard.py
     else:
         s = model.session
         n = s.history[-1].hand_no if s.history else 0

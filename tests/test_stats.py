@@ -1,0 +1,160 @@
+"""``lanswitch stats`` (lanswitch/stats.py) over a real sqlite history: hands played by real
+sessions (tests/tablenet.py), kept by the client's own writer, counted by the command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lanswitch.history import HistoryWriter, history_path
+from lanswitch.host import HostConfig
+from lanswitch.rules import PRESETS
+from lanswitch.session import HandRecord
+from tests.tablenet import Link, TableNet
+from tests.test_history import run
+
+
+def a_match(table: str, rules: str, hands: int, seed: int) -> tuple[Link, Link, Link]:
+    """ann, bob and bot 1 play ``hands`` hands of ``rules`` at ``table``; eve watches."""
+    net = TableNet(
+        HostConfig(name=table, rules=PRESETS[rules], seats=3, bots=1, bot_delay=0.0, hands=hands),
+        seed=seed,
+    )
+    ann, bob = net.join("ann"), net.join("bob")
+    eve = net.join("eve", spectate=True, bot=None)
+    net.run(lambda: net.host.finished)
+    for link in (ann, bob, eve):
+        assert len(link.session.history) == hands
+    return ann, bob, eve
+
+
+def keep(data: Path, link: Link, when: list[str]) -> None:
+    """What the client does with each finished hand, at the times ``when`` (UTC)."""
+    clock = iter(when)
+    writer = HistoryWriter(data, clock=lambda: next(clock))
+    s = link.session
+    for record in s.history:
+        writer.record(record, name=s.name, table=s.table, host="h:1", client=s.public_key.hex())
+    assert writer.close() is None
+
+
+@pytest.fixture(scope="module")
+def evening() -> tuple[tuple[Link, Link, Link], tuple[Link, Link, Link]]:
+    return a_match("Kitchen", "switch", 3, seed=3), a_match("Attic", "two-four-jack", 2, seed=5)
+
+
+def name_of(record: HandRecord, seat: int) -> str:
+    return record.names[seat]
+
+
+def test_stats_counts_hands_matches_wins_per_player_per_rules_and_per_month(
+    tmp_path: Path,
+    evening: tuple[tuple[Link, Link, Link], tuple[Link, Link, Link]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    kitchen, attic = evening
+    data = tmp_path / "data"
+    nov = ["2026-11-20T20:00:00+00:00", "2026-11-20T20:10:00+00:00", "2026-11-20T20:20:00+00:00"]
+    dec = ["2026-12-03T19:00:00+00:00", "2026-12-03T19:15:00+00:00"]
+    keep(data, kitchen[0], nov)
+    keep(data, attic[0], dec)
+    records = [*kitchen[0].session.history, *attic[0].session.history]
+    scored = [r for r in records if r.over.reason != "void" and r.over.placings]
+    won = [r for r in scored if r.over.placings[0] == r.seat]
+    assert 0 < len(won) < len(scored)  # ann won some and lost some: the figures mean something
+
+    code, out, err = run(capsys, "--data-dir", str(data), "stats")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "You played 5 hands in 2 matches, 2026-11-20 to 2026-12-03.", out
+    pct = round(100 * len(won) / len(scored))
+    assert lines[1].startswith(f"You won {len(won)} of {len(scored)} hands with a result ({pct}%)")
+
+    def section(title: str) -> dict[str, list[str]]:
+        start = lines.index(title) + 2  # the title, the columns' head
+        rows: dict[str, list[str]] = {}
+        for line in lines[start:]:
+            if not line:
+                break
+            *name, a, b, c = line.split()
+            rows[" ".join(name)] = [a, b, c]
+        return rows
+
+    players = section("Against each player (hands together, who won them):")
+    assert set(players) == {"bob", "bot 1"}
+    for other in ("bob", "bot 1"):
+        together = [r for r in scored if other in r.names]
+        theirs = [r for r in together if name_of(r, r.over.placings[0]) == other]
+        assert players[other] == [str(len(together)), str(len(won)), str(len(theirs))]
+    per_rules = section("Per set of rules:")
+    for rules, recs in (
+        ("switch", kitchen[0].session.history),
+        ("two-four-jack", attic[0].session.history),
+    ):
+        mine = [r for r in recs if r in scored]
+        mine_won = [r for r in mine if r in won]
+        assert per_rules[rules][:2] == [str(len(mine)), str(len(mine_won))]
+    months = section("Per month:")
+    assert list(months) == ["2026-11", "2026-12"]  # (a UTC evening: the same month here)
+    assert months["2026-11"][0] == str(sum(1 for r in kitchen[0].session.history if r in scored))
+
+    code, out, _ = run(capsys, "--data-dir", str(data), "stats", "--json")
+    assert code == 0
+    got = json.loads(out)
+    assert (got["played"], got["watched"], got["matches"]) == (5, 0, 2)
+    assert got["you"] == {
+        "hands": len(scored),
+        "won": len(won),
+        "win_rate": len(won) / len(scored),
+    }
+    assert got["players"]["bob"]["hands"] == int(players["bob"][0])
+    assert set(got["rules"]) == {"switch", "two-four-jack"}
+    assert list(got["periods"]) == ["2026-11", "2026-12"]
+
+    code, out, _ = run(capsys, "--data-dir", str(data), "stats", "--by", "week", "--json")
+    assert code == 0
+    assert list(json.loads(out)["periods"]) == ["2026-W47", "2026-W49"]
+
+
+def test_a_history_of_hands_only_watched_says_so(
+    tmp_path: Path,
+    evening: tuple[tuple[Link, Link, Link], tuple[Link, Link, Link]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    data = tmp_path / "data"
+    keep(data, evening[0][2], ["2026-11-20T20:00:00+00:00"] * 3)  # eve, watching
+    code, out, _ = run(capsys, "--data-dir", str(data), "stats")
+    assert code == 0
+    assert out == "You only watched: 3 hands, none played.\n"
+    code, out, _ = run(capsys, "--data-dir", str(data), "stats", "--json")
+    got = json.loads(out)
+    assert (got["played"], got["watched"], got["you"]["win_rate"]) == (0, 3, None)
+
+
+def test_an_empty_history_says_so_and_makes_no_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "nothing-yet"
+    code, out, err = run(capsys, "--data-dir", str(data), "stats")
+    assert code == 0, err
+    assert out.startswith(f"No hands in the history yet ({history_path(data)}), so no stats.")
+    assert not data.exists()
+    code, out, _ = run(capsys, "--data-dir", str(data), "stats", "--json")
+    assert code == 0
+    got = json.loads(out)
+    assert (got["hands"], got["players"], got["first"]) == (0, {}, None)
+
+
+def test_a_history_that_is_not_a_database_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    history_path(data).write_bytes(b"this is not sqlite" * 100)
+    code, out, err = run(capsys, "--data-dir", str(data), "stats")
+    assert (code, out) == (2, "")
+    assert err.startswith("lanswitch: error: ")
+    assert "Traceback" not in err
+    assert str(history_path(data)) in err
