@@ -179,21 +179,21 @@ def effect_words(row: Power, field: str, rules: RuleSet) -> str:
         what = _pending_of(rules, row.stacks_on)
         on = rows_cards_words(rules, row.stacks_on)
         if not row.adds:
-            return f"laid on a {what} from {on}, it passes the {what} on"
-        return f"laid on a {what} from {on}, it adds to it"
+            return f"it passes on a {what} from {on}"
+        return f"it adds to a {what} from {on}"
     if field == "cancels":
         if not row.cancels:
             return ""
         on = rows_cards_words(rules, row.cancels)
         if row.cancel == "all":
-            return f"laid on a pick-up from {on}, it cancels it"
+            return f"it cancels a pick-up from {on}"
         first = next(r for r in rules.power if r.name == row.cancels[0])
-        return f"laid on a pick-up from {on}, it cancels {_amount(first)} of it"
+        return f"it cancels {_amount(first)} of a pick-up from {on}"
     if field == "returns":
         if not row.returns:
             return ""
         on = rows_cards_words(rules, row.returns)
-        return f"laid on a pick-up from {on}, it sends it back to whoever laid it"
+        return f"it sends a pick-up from {on} back to whoever laid it"
     if field == "reverse":
         if not row.reverse:
             return ""
