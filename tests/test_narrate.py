@@ -301,3 +301,27 @@ def test_every_power_effect_of_every_preset_is_told_as_it_happens() -> None:
     }
     assert used == set(EFFECT_FIELDS)  # (the rule sets above use every field)
     assert used <= set(seen), used - set(seen)
+
+
+def test_a_queen_to_cover_told_across_steps() -> None:
+    """The games night's Black Jack log: "bot 1 plays Q♦ / bot 1 draws a card". The Queen's
+    step says it must be covered; the next step says whether it was."""
+    rules = sized(PRESETS["blackjack"], 3)
+    game = stacked(rules, 2, ["QD 3C 5S", "QH 4H 9C"], "9D", "6S 7S 8S 2C")
+    story = Story()
+
+    def said(events: list[Event], me: int | None = None) -> list[str]:
+        return [line.text() for line in describe(events, NAMES, me=me, rules=rules, story=story)]
+
+    assert said(play(game, 0, c("QD"))) == [
+        "ann plays Q♦",
+        "Q♦ must be covered by a ♦ in this turn, or ann draws a card",
+    ]
+    assert said([redact(e, 1) for e in play(game, 0, DRAW)], me=1) == [
+        "ann did not cover Q♦ and draws a card"
+    ]
+    assert said(play(game, 1, c("QH")), me=1) == [
+        "you play Q♥",
+        "Q♥ must be covered by a ♥ in this turn, or you draw a card",
+    ]
+    assert said(play(game, 1, c("4H")), me=1) == ["you play 4♥, covering Q♥"]
