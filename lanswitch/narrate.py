@@ -219,6 +219,7 @@ class Story:
     pending_kind: str = ""  # "pickup" | "skip" | ""
     pending_by: int = -1  # the seat that laid (or sent back) the pending pick-up or skip
     face: int = -1  # the face of the card laid last (a joker's named face)
+    named_suit: int = -1  # the suit a wild card named, until the next card is laid
     again_told: bool = False  # "plays again" said in this turn
 
     def row(self, card: int) -> Power | None:
@@ -230,7 +231,7 @@ class Story:
 
     def restart(self) -> None:
         """A new deal: nothing of the hand before carries over."""
-        self.turn = self.face = -1
+        self.turn = self.face = self.named_suit = -1
         self.laid = []
         self.cover = (-1, -1)
         self.follow_suit = -1
@@ -333,7 +334,7 @@ def _turn(seat: int, story: Story, t: _Teller) -> Line | None:
     story.turn = seat
     story.laid = []
     story.cover = (-1, -1)
-    story.follow_suit = -1
+    story.follow_suit = story.named_suit = -1
     story.again_told = False
     if again:
         return Line((t.does(seat, "plays") + " again",), "quiet", effects=("again",))
@@ -360,6 +361,7 @@ def _laid(seat: int, card: int, story: Story, t: _Teller) -> list[Line]:
     out.append(Line(words, effects=effects))
     story.laid.append(card)
     story.face = card
+    story.named_suit = -1
     return out + _effects_of(seat, card, row, story, t)
 
 
@@ -431,11 +433,16 @@ def _laid_on(card: int, story: Story) -> tuple[str, tuple[str, ...]]:
     rules = story.rules
     if rules is None:
         return "", ()
-    prev = story.laid[-1]
+    prev = story.face  # the card before (what a joker stood for)
     before = story.row(prev)
     row = story.row(card)
-    if card < JOKER_BASE and story.follow_suit == card // 13 % 4:
+    suit = card // 13 % 4 if card < JOKER_BASE else -1
+    if suit >= 0 and story.follow_suit == suit:
         return "following suit", ("follow_suit",)
+    if suit >= 0 and story.named_suit == suit and rules.play.follow != "none":
+        return "the suit named", ("follow",)
+    if row is not None and (row.wild or row.mimic) and rules.play.wild_continues:
+        return "wild", ("wild", "follow")
     if before is not None and row is not None and before.together and row.together:
         return "laid together", ("together",)
     if before is not None and before.run:
@@ -508,6 +515,7 @@ def _explained(line: Line, kind: str, seat: int, value: int, story: Story, t: _T
     if kind == "reverse":
         return replace(line, effects=("reverse",))
     if kind == "suit":
+        story.named_suit = value
         wild = row is not None and row.wild  # (the line before says which card it was)
         return replace(line, effects=("names_suit", "wild") if wild else ("names_suit",))
     if kind == "mimic":

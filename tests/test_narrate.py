@@ -22,6 +22,7 @@ from lanswitch.game import (
     NO_FINISH,
     Event,
     Game,
+    Phase,
     redact,
 )
 from lanswitch.narrate import QUIET_KINDS, Cards, Story, describe, ending, merge, predicate_words
@@ -223,13 +224,19 @@ class EffectWatch:
         view = g.view(seat)
         facing = view.pending_kind != "" and view.pending_target == seat
         covering = g.cover != 0  # a card laid before this move waits to be covered
+        laid_on = view.phase == Phase.FOLLOW  # a card laid now goes on this turn's cards
         events = g.apply(seat, move)
-        self.check(events, facing, covering, seat)
+        self.check(events, facing, covering, seat, laid_on)
 
-    def check(self, events: list[Event], facing: bool, covering: bool, seat: int) -> None:
+    def check(
+        self, events: list[Event], facing: bool, covering: bool, seat: int, laid_on: bool = False
+    ) -> None:
         lines = describe(events, NAMES[:1] * self.game.players, rules=self.rules, story=self.story)
         said = {e for line in lines for e in line.effects}
         want: list[str] = []
+        if laid_on and events and events[0][0] == "play" and not lines[0].effects:
+            # A card laid on in a multi-card turn says why it could follow.
+            self.missing.append(f"{self.rules.name}: why {lines[0].text()!r} followed")
         if covering and any(k in ("play", "draw") and s == seat for k, s, _ in events):
             want.append("cover")  # covered, or not and a card drawn
         for kind, _who, value in events:
@@ -269,7 +276,8 @@ def test_every_power_effect_of_every_preset_is_told_as_it_happens() -> None:
     preset does): each effect of a power row that happened in a step — a pick-up and what
     answers it, a skip, a reversal, a suit named, a card to cover and whether it was, a suit
     followed, a run, cards laid together, a joker's face, a missed call — has its line in
-    that step's narration; and every effect field of every row occurred somewhere."""
+    that step's narration, a card laid on in a multi-card turn says why it could follow, and
+    every effect field of every row occurred somewhere."""
     seen: Counter[str] = Counter()
     for name, rules in EFFECT_RULES.items():
         for hand_no in range(16):
