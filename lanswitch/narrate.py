@@ -20,6 +20,16 @@ A :class:`Line` keeps its cards and suits apart from its words (:class:`Cards`,
 each under "draw until you can play", are joined by :func:`merge` into one line
 ("bob draws 3 cards").
 
+Power cards are told from their rule rows (the table's :class:`~lanswitch.rules.RuleSet`):
+an effect with an event of its own (``pickup``, ``skip``, ``reverse``, ``suit``, ``cancel``,
+``return``, ``again``, ``mimic``) gets that event's line, with what answers a pending pick-up
+or skip read from the rows that stack on, cancel or return it; an effect with none (a card to
+cover, a suit to follow, a 10-run, a wild card, an answer laid on nothing) gets a line of its
+own after the card. Some effects span steps: a Queen laid in one move is covered, or not and
+a card drawn, in the next. A :class:`Story` (one per reader per table) carries what that needs
+from step to step. Each line names the row fields it explains (:attr:`Line.effects`), so a
+test can check that every effect the engine applied was told.
+
 The seat that reads the narration (``me``) is "you", with the verb to match.
 """
 
