@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from .cards import JOKER_BASE
+from .cards import JOKER_BASE, MAX_CARD
 from .game import CALL_LAST, CALL_TWO, DRAW, MIMIC_BASE, PASS, SUIT_BASE, Phase, Tables, View
 from .rules import RuleSet
 
@@ -51,7 +51,9 @@ class RandomBot:
 class HeuristicBot:
     """A real, simple strategy.
 
-    * Make every call that is open (calls cost nothing; missing one costs cards).
+    * Call the way a person does: "last card" only as the turn is about to end with exactly one
+      card in hand ("peanuckle": two), so never while staying on two, and never before a draw
+      or a pick-up that gives it more (see :meth:`_call_before`).
     * Facing a pick-up: send it back, else pass it on, else cancel it, else take it.
     * Otherwise shed: prefer plain cards over power cards, high-scoring cards first, and cards
       of the suit it holds most (so the next turn is likely playable). Keep answers to
@@ -78,10 +80,74 @@ class HeuristicBot:
         raise TypeError("the heuristic bot needs the view")
 
     def choose(self, view: View, rng: Rng) -> int:
+        move = self._move(view)
+        call = self._call_before(move, view)
+        return move if call is None else call
+
+    def _call_before(self, move: int, view: View) -> int | None:
+        """The call to make before ``move``, or None.
+
+        A call is checked when the turn ends (``calls.timing = "turn_end"``: one card left
+        after laying, and not called, costs the penalty) or carried to the next turn as a
+        declaration (``"on_finish"`` and ``required_to_finish``: going out needs a call made
+        in the turn before). Either way what counts is the hand at the end of the turn, so
+        the bot calls just before the move that ends its turn leaving the hand as it is — a
+        pass — and only with one card in hand (last card) or two (peanuckle). A laid card
+        does not end the turn while a call is open (the engine waits in ``FOLLOW`` for the
+        call or the pass), so the bot calls after laying its second-to-last card, as a
+        person says "last card" while laying it; a draw or a pick-up leaves it more cards,
+        so it does not call before one."""
         legal = view.legal
-        for call in (CALL_LAST, CALL_TWO):
-            if call in legal:
-                return call
+        if CALL_LAST not in legal and CALL_TWO not in legal:
+            return None
+        held = self._held_at_turn_end(move, view)
+        if held is None:
+            return None
+        calls = self.rules.calls
+        played = view.phase == Phase.FOLLOW or move < MAX_CARD  # a card of this turn is down
+        carried = calls.timing == "on_finish" or calls.required_to_finish
+        if not (played or carried):
+            return None  # nothing laid, nothing declared for next turn: no call is checked
+        if held == 1 and CALL_LAST in legal:
+            return CALL_LAST
+        if held == 2 and CALL_TWO in legal:
+            return CALL_TWO
+        return None
+
+    def _held_at_turn_end(self, move: int, view: View) -> int | None:
+        """The cards the seat will hold when its turn ends after ``move``, where that move
+        ends it and the number is certain; None otherwise (the turn goes on, or a draw's
+        count is the stock's to say).
+
+        A pass keeps the hand. A last card that must be covered (``cover``) leaves nothing
+        to cover it with, so one card is drawn instead; a last card the hand may not end on
+        (``no_finish_mode = "draw"``) draws one too. After either no call can be made (a
+        call needs a card in hand), so it is made before laying."""
+        if move == PASS:
+            return len(view.hand)
+        if not 0 <= move < MAX_CARD or len(view.hand) != 1:
+            return None
+        t = self.t
+        row = t.row_of[move]
+        covered = row >= 0 and t.rows[row].cover != "none"
+        no_finish = (t.no_finish_mask >> move) & 1 and self.rules.play.no_finish_mode == "draw"
+        return 1 if (covered or no_finish) and view.stock > 0 else None
+
+    def _knocks_first(self, view: View) -> bool:
+        """Where going out needs a call made in the turn before (Black Jack's knocking,
+        ``timing = "on_finish"``) and this seat has not made it, laying the last card costs
+        the penalty: better to call and end the turn on one card."""
+        calls = self.rules.calls
+        return (
+            calls.last_card
+            and calls.timing == "on_finish"
+            and view.seat is not None
+            and not view.declared[view.seat]
+        )
+
+    def _move(self, view: View) -> int:
+        """The move to make, calls aside."""
+        legal = view.legal
         if view.phase == Phase.NAME_SUIT:
             return SUIT_BASE + self._best_suit(view.hand)
         if view.phase == Phase.NAME_CARD:
@@ -93,7 +159,10 @@ class HeuristicBot:
         if facing:
             return max(cards, key=lambda c: self._answer_rank(c, view))
         if view.phase == Phase.FOLLOW:
-            # Lay more while it sheds; stop before giving away the last wild card.
+            # Lay more while it sheds; stop before giving away the last wild card, and before
+            # going out undeclared where that costs the penalty.
+            if len(view.hand) == 1 and PASS in legal and self._knocks_first(view):
+                return PASS
             if len(view.hand) > 1 or len(cards) == len(view.hand):
                 return max(cards, key=lambda c: self._shed_value(c, view))
             return PASS if PASS in legal else cards[0]

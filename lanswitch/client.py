@@ -48,7 +48,7 @@ from .discovery import (
     preferred_order,
     same_name,
 )
-from .narrate import Line, describe, merge
+from .narrate import Line, Story, describe, merge
 from .session import News, Session
 from .settings import Join, parse_target
 from .textsafe import escape
@@ -392,6 +392,7 @@ class Client:
         self._told: dict[int, list[Line]] = {}  # hand number → the hand told so far
         self._told_seen = 0  # session.news items already told
         self._told_hand: tuple[int, tuple[str, ...]] = (0, ())  # the hand being told, names
+        self._story = Story()  # the narration's memory between steps (lanswitch.narrate)
         self._lost = False  # the link is down and the client is trying to get back
 
     def send(self, message: p.Message) -> None:
@@ -589,7 +590,8 @@ class Client:
                 told = self._told.get(hand_no)
                 if told is None:
                     continue
-                for line in describe(news.data, names, me=s.seat):
+                said = describe(news.data, names, me=s.seat, rules=s.rules, story=self._story)
+                for line in said:
                     joined = merge(told[-1], line) if told else None
                     if joined is not None:
                         told[-1] = joined

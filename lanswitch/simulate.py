@@ -27,7 +27,7 @@ from .fairdeal import DEALER, Dealer, VoidTally, play_fair_hand, public_keys_of
 from .fairdeal.primitives import GAME_ID_BYTES, SEED_BYTES
 from .fairdeal.tally import VoidEntry
 from .game import Event, Game, HandResult
-from .narrate import Line, describe, ending, merge
+from .narrate import Line, Story, describe, ending, merge
 from .rules import RuleSet
 
 __all__ = [
@@ -286,6 +286,7 @@ def verbose_printer(names: Sequence[str], write: Callable[[str], None]) -> HandL
     same words as the terminal client's log (:func:`lanswitch.narrate.describe`), with the
     hands dealt, the cards each player holds after laying, and the result."""
     last: list[Line] = []  # the line not yet written: a run of draws may grow
+    story = Story()  # what the narration carries from one move to the next
 
     def emit(line: Line | None) -> None:
         if last:
@@ -299,7 +300,7 @@ def verbose_printer(names: Sequence[str], write: Callable[[str], None]) -> HandL
             write(f"Hand {game.hand_no}: {names[game.dealer]} deals.")
             for s in game.dealt_in:
                 write(f"  {names[s]}: {format_cards(sorted(game.hand(s)), symbols=True)}")
-        for line in describe(events, names):
+        for line in describe(events, names, rules=game.rules, story=story):
             joined = merge(last[0], line) if last else None
             if joined is not None:
                 last[0] = joined

@@ -5,6 +5,7 @@ telling a hand with it."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import pytest
 
@@ -15,17 +16,21 @@ from lanswitch.game import (
     CALLED_PEANUCKLE,
     DRAW,
     EVENT_KINDS,
+    MAX_CARD,
     MISSED_LAST,
     MISSED_PEANUCKLE,
     NO_FINISH,
     Event,
     Game,
+    Phase,
     redact,
 )
-from lanswitch.narrate import QUIET_KINDS, Cards, describe, ending, merge, predicate_words
-from lanswitch.rules import PRESETS
+from lanswitch.narrate import QUIET_KINDS, Cards, Story, describe, ending, merge, predicate_words
+from lanswitch.powers import EFFECT_FIELDS, effect_words
+from lanswitch.rules import PRESETS, Power
 from lanswitch.simulate import play_hand, verbose_printer
 from tests.stacking import c, play, sized, stacked
+from tests.test_properties import VARIANTS
 
 NAMES = ("ann", "bob", "cid")
 
@@ -164,6 +169,167 @@ def test_simulate_verbose_tells_the_hand_with_the_same_words() -> None:
 
     play_hand(game, [make_bot("heuristic", rules)] * 3, random.Random(5), both)
     plays = [line for line in lines if " plays " in line]
-    assert plays == [t for t in told(events) if " plays " in t]
+    whole = [line.text() for line in describe(events, NAMES, rules=rules)]  # one story
+    assert plays == [t for t in whole if " plays " in t]
     assert any(" draws " in line for line in lines)  # every card face up in a simulation
     assert lines[-4].startswith("Hand over after")
+
+
+# ---------------------------------------------------------------------------------------------
+# Every power card's effect told as it happens (issue 26, item 7a)
+
+#: Rule sets whose rows, together, set every effect field: the presets and the two
+#: kitchen-sink house rules of tests/test_properties.py (10-runs, "again", answer-only, ...).
+EFFECT_RULES = {**PRESETS, **{n: VARIANTS[n] for n in ("sink-chain", "sink-sets")}}
+
+
+class EffectWatch:
+    """Plays a hand step by step and checks, for every step, that each power-card effect the
+    engine applied in it has a narrated line that says so (``Line.effects``).
+
+    What happened is read from the engine (its events, the state before the move), what was
+    said from the narration: the two meet only in the effect's field name."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.rules = game.rules
+        self.story = Story()
+        self.turn_cards: list[int] = []  # cards laid in the turn under way
+        self.face = -1  # the face laid last (a joker's named face)
+        self.seen: Counter[str] = Counter()
+        self.missing: list[str] = []
+
+    def row(self, card: int) -> Power | None:
+        index = self.game.t.row_of[card] if 0 <= card < MAX_CARD else -1
+        return self.rules.power[index] if index >= 0 else None
+
+    @staticmethod
+    def effects_of(row: Power | None, facing: bool, before: Power | None) -> list[str]:
+        """The effects of a card laid (or named) that have no event of their own."""
+        if row is None:
+            return []
+        want = [f for f in ("follow_suit", "run") if getattr(row, f)]
+        if row.cover != "none":
+            want.append("cover")
+        if row.wild and not row.names_suit and not row.mimic:
+            want.append("wild")
+        if row.answer_only and not facing:
+            want.append("answer_only")
+        if row.together and before is not None and before.together:
+            want.append("together")
+        return want
+
+    def step(self, seat: int, move: int) -> None:
+        g = self.game
+        view = g.view(seat)
+        facing = view.pending_kind != "" and view.pending_target == seat
+        covering = g.cover != 0  # a card laid before this move waits to be covered
+        laid_on = view.phase == Phase.FOLLOW  # a card laid now goes on this turn's cards
+        events = g.apply(seat, move)
+        self.check(events, facing, covering, seat, laid_on)
+
+    def check(
+        self, events: list[Event], facing: bool, covering: bool, seat: int, laid_on: bool = False
+    ) -> None:
+        lines = describe(events, NAMES[:1] * self.game.players, rules=self.rules, story=self.story)
+        said = {e for line in lines for e in line.effects}
+        want: list[str] = []
+        if laid_on and events and events[0][0] == "play" and not lines[0].effects:
+            # A card laid on in a multi-card turn says why it could follow.
+            self.missing.append(f"{self.rules.name}: why {lines[0].text()!r} followed")
+        if covering and any(k in ("play", "draw") and s == seat for k, s, _ in events):
+            want.append("cover")  # covered, or not and a card drawn
+        for kind, _who, value in events:
+            if kind == "turn":
+                self.turn_cards = []
+            elif kind == "play":
+                before = self.row(self.turn_cards[-1]) if self.turn_cards else None
+                self.turn_cards.append(value)
+                self.face = value
+                want += self.effects_of(self.row(value), facing, before)
+            elif kind in ("pickup", "skip"):
+                want.append(kind)
+                if facing:
+                    want.append("stacks_on")
+            elif kind == "suit":
+                want.append("names_suit")
+                row = self.row(self.face)
+                if row is not None and row.wild:
+                    want.append("wild")
+            elif kind == "mimic":
+                self.face = value
+                want.append("mimic")
+                want += self.effects_of(self.row(value), facing, None)
+            elif kind == "penalty" and value in (MISSED_LAST, MISSED_PEANUCKLE):
+                want.append("calls")
+            elif kind in ("cancel", "return", "reverse", "again"):
+                want.append({"cancel": "cancels", "return": "returns"}.get(kind, kind))
+        self.seen.update(want)
+        for effect in want:
+            if effect not in said:
+                told = [line.text() for line in lines]
+                self.missing.append(f"{self.rules.name}: {effect} untold in {told} ({events})")
+
+
+def test_every_power_effect_of_every_preset_is_told_as_it_happens() -> None:
+    """Seeded bot hands of every preset (and of two house rules that use the row fields no
+    preset does): each effect of a power row that happened in a step — a pick-up and what
+    answers it, a skip, a reversal, a suit named, a card to cover and whether it was, a suit
+    followed, a run, cards laid together, a joker's face, a missed call — has its line in
+    that step's narration, a card laid on in a multi-card turn says why it could follow, and
+    every effect field of every row occurred somewhere."""
+    seen: Counter[str] = Counter()
+    for name, rules in EFFECT_RULES.items():
+        for hand_no in range(16):
+            players = 2 + hand_no % 4
+            game = Game(rules, players, dealer=hand_no % players, hand_no=hand_no + 1)
+            watch = EffectWatch(game)
+            rng = random.Random(hand_no)
+            bot = make_bot("random" if hand_no % 2 else "heuristic", rules)
+            for _ in range(rules.play.safety_limit * 2):
+                if game.over:
+                    break
+                seat = game.to_act()
+                if seat < 0:
+                    req = game.chance_request()
+                    assert req is not None
+                    events = game.apply_chance(sorted(req[1], key=lambda _: rng.random()))
+                    watch.check(events, False, False, -1)
+                    continue
+                watch.step(seat, bot.choose(game.view(seat), rng))
+            assert game.over, name
+            assert not watch.missing, watch.missing[:5]
+            seen += watch.seen
+    used = {
+        f
+        for r in EFFECT_RULES.values()
+        for row in r.power
+        for f in EFFECT_FIELDS
+        if effect_words(row, f, r)
+    }
+    assert used == set(EFFECT_FIELDS)  # (the rule sets above use every field)
+    assert used <= set(seen), used - set(seen)
+
+
+def test_a_queen_to_cover_told_across_steps() -> None:
+    """The games night's Black Jack log: "bot 1 plays Q♦ / bot 1 draws a card". The Queen's
+    step says it must be covered; the next step says whether it was."""
+    rules = sized(PRESETS["blackjack"], 3)
+    game = stacked(rules, 2, ["QD 3C 5S", "QH 4H 9C"], "9D", "6S 7S 8S 2C")
+    story = Story()
+
+    def said(events: list[Event], me: int | None = None) -> list[str]:
+        return [line.text() for line in describe(events, NAMES, me=me, rules=rules, story=story)]
+
+    assert said(play(game, 0, c("QD"))) == [
+        "ann plays Q♦",
+        "Q♦ must be covered by a ♦ in this turn, or ann draws a card",
+    ]
+    assert said([redact(e, 1) for e in play(game, 0, DRAW)], me=1) == [
+        "ann did not cover Q♦ and draws a card"
+    ]
+    assert said(play(game, 1, c("QH")), me=1) == [
+        "you play Q♥",
+        "Q♥ must be covered by a ♥ in this turn, or you draw a card",
+    ]
+    assert said(play(game, 1, c("4H")), me=1) == ["you play 4♥, covering Q♥"]

@@ -35,6 +35,7 @@ CORE_OPTIONAL = (
     "handcheck",
     "bots",
     "narrate",
+    "powers",
     "settings",
     "textsafe",
 )

@@ -574,6 +574,7 @@ def _closed(model: TuiModel, cols: int, room: int) -> list[StyledText]:
 def help_lines(model: TuiModel) -> list[StyledText]:
     """Every key, what it does, and how to read the screen."""
     from .keys import KEYS
+    from .powers import power_lines
 
     g = model.look.g
     seen: list[str] = []
@@ -582,6 +583,7 @@ def help_lines(model: TuiModel) -> list[StyledText]:
         if hint and hint not in seen:
             seen.append(hint)
     lines: list[StyledText] = [[("", f"  {hint}")] for hint in seen]
+    lines += power_lines(model)  # the table's power cards, in a player's words
     notes = (
         f"{g.updown} scroll this, Esc closes it.",
         "",

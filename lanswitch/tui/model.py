@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from .. import protocol as p
 from ..cards import JOKER_BASE
 from ..game import CALL_LAST, CALL_TWO, DRAW, MIMIC_BASE, PASS, SUIT_BASE, Phase
-from ..narrate import Line, describe, merge
+from ..narrate import Line, Story, describe, merge
 from ..session import HandRecord, News, Session, named
 from ..textsafe import escape
 from .prompts import Spot, cannot_follow, tables_for, why_not
@@ -107,6 +107,7 @@ class TuiModel:
         self.drawn = -1  # the card this seat drew last (for "lay it, or pass")
         self.laid: list[int] = []  # the cards this seat laid this turn
         self._last_face = -1
+        self._story = Story()  # the narration's memory between steps (lanswitch.narrate)
         self._news_seen = 0
         self._host_log = 0
         self._turn_seq = -1
@@ -331,7 +332,8 @@ class TuiModel:
                 left = " ".join(card_text(c, self.look) for c in self.queue)
                 self.status = f"{left} not laid: your turn ended"
                 self.queue = []
-        for line in describe(events, self.hand_names(), me=me):
+        rules = self.session.rules
+        for line in describe(events, self.hand_names(), me=me, rules=rules, story=self._story):
             self._narrate(line)
 
     def _link(self, state: str) -> None:
