@@ -34,6 +34,7 @@ from lanswitch.game import (
 )
 from lanswitch.host import HostConfig
 from lanswitch.rules import PRESETS, RuleSet
+from lanswitch.tui.layout import compose
 from lanswitch.tui.model import TuiModel
 from lanswitch.tui.prompts import Spot, cannot_mark, follow_words, mirror, prompt, why_not
 from lanswitch.tui.render import Look
@@ -384,6 +385,11 @@ def play_simply(model: TuiModel) -> None:
         model.draw()
 
 
+def screen(model: TuiModel, cols: int = 80, rows: int = 24) -> str:
+    """The composed screen at ``cols``×``rows`` as one text."""
+    return "\n".join("".join(f[1] for f in line) for line in compose(model, cols, rows))
+
+
 def moves_sent(sent: Sequence[p.Message]) -> list[int]:
     return [m.move for m in sent if isinstance(m, p.Move)]
 
@@ -408,6 +414,7 @@ def test_at_the_screen_a_seven_and_its_suit_are_marked_and_laid_as_marked() -> N
         model.space()
         assert model.status == "", model.status
     assert model.selected == marked
+    assert "cannot follow" not in screen(model)
     model.enter()
     for _ in range(len(marked)):
         net.run(lambda: bool(moves_sent(sent)) and model.session.my_turn(), steps=20_000)
@@ -440,9 +447,9 @@ def test_at_the_screen_two_marked_aces_are_both_laid_after_the_suit_is_named() -
     model.update()
     assert model.choices()  # the first Ace asks for a suit
     assert model.queue == [aces[1]]
-    second = "".join(f[1] for f in prompt(model.spot()))  # type: ignore[arg-type]
-    assert "name the suit" in second
-    assert "will be laid as marked" in model.status
+    shown = screen(model)
+    assert "name the suit" in shown
+    assert "is laid as marked" in shown, shown
     model.enter()  # the suit under the cursor
     net.run(lambda: bool(model.session.my_turn() and not model.choices()), steps=20_000)
     model.update()  # the next view: the model lays the next marked card

@@ -357,7 +357,7 @@ class TuiModel:
             # 5 sent only the first: the suit choice took the next card's place and failed).
             nxt = self.queue[0]
             rest = " ".join(card_text(c, self.look) for c in self.queue)
-            self.status = f"choose, then {rest} will be laid as marked"
+            self.status = f"after your choice, {rest} is laid as marked"
             self._choose_for(nxt)
             return
         if self.queue:  # the rest of a multi-card play
