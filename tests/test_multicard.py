@@ -143,17 +143,24 @@ def test_blackjack_runs_a_seven_follows_suit_and_an_ace_has_a_run_on_top() -> No
 
 @pytest.mark.parametrize("name", ["switch", "peanuckle", "turbo", "two-four-jack", "take-two"])
 def test_one_card_a_turn_but_for_the_power_cards_that_say_otherwise(name: str) -> None:
-    """000, 002, 003 (Take Two): a turn is one card; only Switch's 7 (follow suit) and its
-    Black Jacks (both at once) lay more."""
+    """A turn is one card (000 "Object": "may play any card ... that matches"; 002 names no
+    multi-card play; 003 Toma dos leaves "dos o más cartas del mismo valor a la vez" to the
+    house), but for Switch's 7 ("all other cards held by that player in the same suit as the
+    7 may be played") and Black Jacks ("you can play both of them at the same time")."""
     rules = sized(PRESETS[name], 5)
     game = stacked(rules, 2, ["9C 9D 9H 3S 4S", "4D 5D 8D 6D KD"], "9S")
     lay(game, 0, "9C")
     assert game.turn == 1
-    if PRESETS[name].play.follow == "none" and any(r.follow_suit for r in rules.power):
+    if any(r.follow_suit for r in rules.power):
         game = stacked(rules, 2, ["7C 5C JC 9H 3S", "4D 5D 8D 6D KD"], "9C")
         laid = lay(game, 0, "7C 5C")
         assert legal_cards(game) == [c("JC")]
         assert text(spot_of(game, 0, laid)).startswith("the 7♣ follows suit: lay more clubs")
+    if any(r.together and r.pickup for r in rules.power):
+        game = stacked(rules, 2, ["JC JS 9D 9H 3S", "4D 5D 8D 6D KD"], "9C")
+        laid = lay(game, 0, "JC")
+        assert legal_cards(game) == [c("JS")]
+        assert text(spot_of(game, 0, laid)) == "lay another black Jack, or p to end your turn"
 
 
 # ---------------------------------------------------------------------------------------------
