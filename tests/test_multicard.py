@@ -461,3 +461,36 @@ def test_at_the_screen_two_marked_aces_are_both_laid_after_the_suit_is_named() -
     net.run(lambda: bool(model.session.my_turn() and not model.choices()), steps=20_000)
     model.update()  # the next view: the model lays the next marked card
     assert [m for m in moves_sent(sent) if m in aces[:2]] == aces[:2]
+
+
+def test_a_house_rule_lets_a_named_suit_go_on_and_a_bad_one_is_refused() -> None:
+    """``continue_in_suit`` is a row key a house-rules file may set (Black 5 with J28's habit),
+    and only on a row that names a suit."""
+    from lanswitch.rules import RulesError, rules_from_mapping
+
+    house = rules_from_mapping(
+        {
+            "base": "black5",
+            "power": [
+                {
+                    "name": "ace",
+                    "cards": "A",
+                    "wild": True,
+                    "names_suit": True,
+                    "continue_in_suit": True,
+                },
+            ],
+        },
+        "house.toml",
+    )
+    game = stacked(sized(house, 5), 2, ["AD AC 10D 9D 3S", "4C 6H 7H 9H KS"], "9C")
+    laid = lay(game, 0, "AD", "D")
+    assert legal_cards(game) == [c("AC"), c("9D"), c("10D")]
+    assert text(spot_of(game, 0, laid)) == (
+        "lay any diamond (♦ was named), or another A, or p to end your turn"
+    )
+    with pytest.raises(RulesError, match=r"power\.ace\.continue_in_suit: only a row that names"):
+        rules_from_mapping(
+            {"base": "black5", "power": [{"name": "ace", "cards": "A", "continue_in_suit": True}]},
+            "house.toml",
+        )
