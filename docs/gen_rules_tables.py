@@ -62,6 +62,7 @@ def _effect(row: Power) -> str:
         ("reverse", "reverse"),
         ("wild", "wild"),
         ("names_suit", "names a suit"),
+        ("continue_in_suit", "the turn goes on in the named suit"),
         ("again", "play again"),
         ("follow_suit", "follow suit"),
         ("run", "10-run"),

@@ -56,6 +56,16 @@ __all__ = [
     "CALL_TWO",
     "DRAW",
     "EVENT_KINDS",
+    "G_ANSWER",
+    "G_COVER",
+    "G_FOLLOW",
+    "G_FOLLOW_SUIT",
+    "G_NAMED",
+    "G_RUN",
+    "G_RUN_START",
+    "G_STACK",
+    "G_TOGETHER",
+    "G_WILD",
     "HIDDEN_BASE",
     "MIMIC_BASE",
     "MISSED_LAST",
@@ -67,6 +77,7 @@ __all__ = [
     "Event",
     "EventKind",
     "Game",
+    "Ground",
     "HandResult",
     "IllegalMove",
     "Match",
@@ -77,6 +88,7 @@ __all__ = [
     "format_move",
     "parse_move",
     "redact",
+    "turn_mark",
 ]
 
 # ---------------------------------------------------------------------------------------------
@@ -227,6 +239,7 @@ F_RUN: Final = 512
 F_NAMES_SUIT: Final = 1024
 F_CANCEL_ALL: Final = 2048
 F_PASSES_ON: Final = 4096  # stacking passes the pending amount on as it is (``adds = false``)
+F_CONTINUE_SUIT: Final = 8192  # after its suit is named the turn goes on in that suit
 F_TURN_EFFECTS: Final = F_REVERSE | F_AGAIN | F_FOLLOW_SUIT | F_COVER | F_RUN | F_NAMES_SUIT
 
 _FACES: Final = (1 << 52) - 1  # the faces of deck 0: what a mimic joker may name
@@ -239,6 +252,56 @@ def _bits(m: int) -> list[int]:
         out.append(low.bit_length() - 1)
         m ^= low
     return out
+
+
+# What may continue a turn, and why. The engine's one rule for what may follow within a turn
+# (:meth:`Game.follow_grounds`) is a list of grounds: each is one rule of the rule set that
+# lets some cards follow — the play.follow option from the last card, a power row's own
+# effect, a named suit — with the cards it lets follow. The engine's legal moves are the
+# union of their cards; the prompt under the hand says each ground in words
+# (``lanswitch.tui.prompts``), so the two cannot disagree.
+G_COVER: Final = 1  # the last card must be covered (its row's cover): value = the card
+G_ANSWER: Final = 2  # still facing a pick-up after a part-cancel: more answers of the row laid
+G_FOLLOW: Final = 3  # play.follow (sets, runs, chain) from the last card: value = that card
+G_TOGETHER: Final = 4  # the last card's row is laid "together": value = the row
+G_STACK: Final = 5  # pick-ups of "together" rows that stack on this turn's: value = pend rows
+G_FOLLOW_SUIT: Final = 6  # a follow_suit card (7) was laid this turn: value = its suit
+G_RUN_START: Final = 7  # right after a run card (10-run): any card of its suit: value = suit
+G_RUN: Final = 8  # in a 10-run: next in sequence or same rank: value = the last card
+G_NAMED: Final = 9  # a suit was named by a continue_in_suit row: value = the suit
+G_WILD: Final = 10  # play.wild_continues: a wild card may continue: value = -1
+
+Ground = tuple[int, int, int]
+"""``(kind, value, cards)``: one G_* kind, what it is about, and the mask of the cards it lets
+follow."""
+
+
+def turn_mark(
+    t: Tables, face: int, marks: tuple[int, int, int, int, int]
+) -> tuple[int, int, int, int, int]:
+    """The turn's marks after laying ``face``: ``(follow_suit, run_state, run_suit, cover,
+    cover_suit)`` — what the power cards laid so far this turn leave open (a 7 that follows
+    suit holds for the turn, a run goes on in sequence, a Queen waits to be covered). The
+    engine keeps them as it lays each card; :meth:`Game.from_view` folds a seat's cards laid
+    this turn through the same function."""
+    follow_suit, run_state, run_suit, cover, cover_suit = marks
+    if cover and (cover == 2 or face // 13 % 4 == cover_suit):
+        cover = 0
+    if run_state == 1:
+        run_state = 2
+    row = t.row_of[face]
+    if row >= 0:
+        f = t.flags[row]
+        suit_ = face // 13 % 4
+        if f & F_FOLLOW_SUIT:
+            follow_suit = suit_
+        if f & F_COVER:
+            cover = 2 if f & F_COVER_ANY else 1
+            cover_suit = suit_
+        if f & F_RUN:
+            run_state = 1
+            run_suit = suit_
+    return (follow_suit, run_state, run_suit, cover, cover_suit)
 
 
 class Tables:
@@ -366,6 +429,7 @@ class Tables:
                 (F_NAMES_SUIT, r.names_suit),
                 (F_CANCEL_ALL, r.cancel == "all"),
                 (F_PASSES_ON, not r.adds),
+                (F_CONTINUE_SUIT, r.continue_in_suit),
             ):
                 if on:
                     f |= flag
@@ -373,6 +437,10 @@ class Tables:
             self.amount.append(-1 if r.pickup_deal else r.pickup if self.is_pickup[i] else r.skip)
         self.plain_card = [
             c < JOKER_BASE and plain_follow and self.row_of[c] < 0 for c in range(MAX_CARD)
+        ]
+        self.continue_suit_of = [
+            self.row_of[c] >= 0 and bool(self.flags[self.row_of[c]] & F_CONTINUE_SUIT)
+            for c in range(MAX_CARD)
         ]
 
     def answers(self, pend_rows: int) -> tuple[int, int, int]:
@@ -927,38 +995,56 @@ class Game:
             moves.append(CALL_TWO)
 
     def _follow_mask(self) -> int:
-        """Cards that may continue the current turn after ``self.last``."""
+        """Cards that may continue the current turn after ``self.last``: the union of the
+        grounds' cards (:meth:`follow_grounds`)."""
+        m = 0
+        for g in self.follow_grounds():
+            m |= g[2]
+        return m
+
+    def follow_grounds(self) -> list[Ground]:
+        """Why cards may continue the current turn, one :data:`Ground` per rule that lets
+        some follow (empty: nothing may). Meaningful in phase ``FOLLOW``. This is the engine's
+        one rule for what may follow within a turn; the prompt says these grounds in words."""
         t = self.t
         last = self.last
         if self.cover:
-            return t.all_mask if self.cover == 2 else t.suit_mask[self.cover_suit]
+            cards = t.all_mask if self.cover == 2 else t.suit_mask[self.cover_suit]
+            return [(G_COVER, last, cards)]
         if self.pend_kind and self.pend_target == self.turn:
             # Still facing a pick-up after a partial cancel: only more answers.
             stack, cancel, ret = t.answers(self.pend_rows)
             row = t.row_of[last]
-            return (stack | cancel | ret) & (t.together_mask[row] if row >= 0 else 0)
+            together = t.together_mask[row] if row >= 0 else 0
+            return [(G_ANSWER, row, (stack | cancel | ret) & together)] if together else []
+        out: list[Ground] = []
         m = t.follow_mask[last] if last < JOKER_BASE else 0
+        if m:
+            out.append((G_FOLLOW, last, m))
         row = t.row_of[last]
         if row >= 0:
             together = t.together_mask[row]
-            m |= together
-            if together and self.pend_kind and self.pend_target == -2:
-                # Laying pick-ups together: any card of a "together" row that stacks on what
-                # this turn has laid may follow (003: J♠ 2♠ 2♥ 2♦ 2♣ J♣ when 2s and Black
-                # Jacks stack on each other and both rows are "together").
-                m |= t.answers(self.pend_rows)[0] & t.together_all
+            if together:
+                out.append((G_TOGETHER, row, together))
+                if self.pend_kind and self.pend_target == -2:
+                    # Laying pick-ups together: any card of a "together" row that stacks on
+                    # what this turn has laid may follow (003: J♠ 2♠ 2♥ 2♦ 2♣ J♣ when 2s and
+                    # Black Jacks stack on each other and both rows are "together").
+                    stack = t.answers(self.pend_rows)[0] & t.together_all
+                    if stack:
+                        out.append((G_STACK, self.pend_rows, stack))
         if self.follow_suit >= 0:
-            m |= t.suit_mask[self.follow_suit]
+            out.append((G_FOLLOW_SUIT, self.follow_suit, t.suit_mask[self.follow_suit]))
         if self.run_state == 1:
-            m |= t.suit_mask[self.run_suit]
+            out.append((G_RUN_START, self.run_suit, t.suit_mask[self.run_suit]))
         elif self.run_state == 2:
-            m |= t.run_mask[last] | t.rank_mask[last % 13]
-        if self.named_suit >= 0 and t.follow_mode:
-            # After a wild named a suit mid-turn, the turn goes on in that suit.
-            m |= t.suit_mask[self.named_suit]
-        if self.rules.play.wild_continues:
-            m |= t.wild_mask
-        return m
+            out.append((G_RUN, last, t.run_mask[last] | t.rank_mask[last % 13]))
+        if self.named_suit >= 0 and row >= 0 and t.flags[row] & F_CONTINUE_SUIT:
+            # The card that named the suit lets the turn go on in it (J28's Jack).
+            out.append((G_NAMED, self.named_suit, t.suit_mask[self.named_suit]))
+        if self.rules.play.wild_continues and t.wild_mask:
+            out.append((G_WILD, -1, t.wild_mask))
+        return out
 
     # -- applying moves --------------------------------------------------------------------
 
@@ -1093,12 +1179,18 @@ class Game:
         """What laying ``face`` does, then the next step of the turn."""
         t = self.t
         ev = self.events
-        if self.cover and (self.cover == 2 or face // 13 % 4 == self.cover_suit):
-            self.cover = 0
-        if self.run_state == 1:
-            self.run_state = 2
-        self.last = face
         row = t.row_of[face]
+        if self.cover or self.run_state or row >= 0:
+            # What the turn leaves open (one function for the engine and for a seat's own
+            # view of its turn, Game.from_view).
+            (self.follow_suit, self.run_state, self.run_suit, self.cover, self.cover_suit) = (
+                turn_mark(
+                    t,
+                    face,
+                    (self.follow_suit, self.run_state, self.run_suit, self.cover, self.cover_suit),
+                )
+            )
+        self.last = face
         if row < 0:
             self._after_card(seat)
             return
@@ -1123,7 +1215,6 @@ class Game:
         if fired:
             self.fired[row] += 1
         if f & F_TURN_EFFECTS:
-            suit_ = face // 13 % 4
             if f & F_REVERSE:
                 self.direction = -self.direction
                 self.reversals += 1
@@ -1131,14 +1222,6 @@ class Game:
             if f & F_AGAIN:
                 self.again = True
                 ev.append(("again", seat, -1))
-            if f & F_FOLLOW_SUIT:
-                self.follow_suit = suit_
-            if f & F_COVER:
-                self.cover = 2 if f & F_COVER_ANY else 1
-                self.cover_suit = suit_
-            if f & F_RUN:
-                self.run_state = 1
-                self.run_suit = suit_
             if f & F_NAMES_SUIT:
                 self.phase = _NAME_SUIT
                 return
@@ -1197,6 +1280,7 @@ class Game:
             and not self.run_state
             and not self.cover
             and not t.together_of[self.last]
+            and not (self.named_suit >= 0 and t.continue_suit_of[self.last])
             and self.pend_target != seat
             and self.counts[seat] > t.follow_calls
         ):
@@ -1652,6 +1736,74 @@ class Game:
                 g.blunder(seat, entry & ~BLUNDER_FLAG)
             else:
                 g.apply(seat, entry)
+        return g
+
+    @classmethod
+    def from_view(
+        cls,
+        rules: RuleSet,
+        view: View,
+        *,
+        laid: Sequence[int] = (),
+        pending_rows: int = 0,
+    ) -> Game:
+        """The hand as ``view``'s seat sees it, for asking the engine what that seat's own
+        turn allows: what its legal moves are, what may follow the cards it has laid, and
+        whether a sequence of cards it means to lay would be taken one by one.
+
+        ``laid``: the faces the seat laid this turn, first first (a mimic joker as the face it
+        stood for); ``pending_rows``: a bitmask of the power rows laid into the pending
+        pick-up or skip. What the seat cannot see is hidden: the other hands are empty (their
+        counts kept), the stock and the pile under the top card hold hidden cards. So the
+        moves of the seat to act are the real ones; what happens after its turn means
+        nothing. The stand-in is ``blind`` (see ``__init__``): a turn with only PASS left waits
+        for it, so what may follow a sequence can still be asked at its end.
+        """
+        players = len(view.counts)
+        finished = set(view.finished)
+        out = [s for s in range(players) if not view.active[s] and s not in finished]
+        g = cls(rules, players, dealer=view.dealer, out=out)
+        g.blind = True
+        seat = view.seat
+        hands = [0] * players
+        if seat is not None:
+            for card in view.hand:
+                hands[seat] |= 1 << card
+        g.hands = hands
+        g.counts = list(view.counts)
+        g.active = list(view.active)
+        g.finished = list(view.finished)
+        # Hidden ids far above any a dealer-blind hand uses for its own hidden cards.
+        hidden = HIDDEN_BASE + 4 * MAX_CARD
+        g.stock = [hidden + i for i in range(view.stock)]
+        under = [hidden + view.stock + i for i in range(max(0, view.discard - 1))]
+        g.discard = [*under, view.top] if view.top >= 0 else under
+        g.top = view.top_face
+        g.named_suit = view.named_suit
+        g.free = view.free
+        g.direction = view.direction
+        g.turn = view.turn
+        g.phase = int(view.phase)
+        g.pend_kind = ("", "pickup", "skip").index(view.pending_kind)
+        g.pend_amount = view.pending_amount
+        g.pend_target = view.pending_target
+        g.pend_rows = pending_rows if g.pend_kind else 0
+        g.missed = list(view.missed)
+        g.declared = list(view.declared)
+        g.called_last = view.called_last
+        g.called_two = view.called_two
+        g.played = len(laid)
+        g.drew = view.phase == Phase.AFTER_DRAW
+        g.start_count = view.counts[view.turn] + len(laid) if 0 <= view.turn < players else 0
+        marks = (-1, 0, -1, 0, -1)
+        for face in laid:
+            marks = turn_mark(g.t, face, marks)
+        g.follow_suit, g.run_state, g.run_suit, g.cover, g.cover_suit = marks
+        g.last = view.top_face
+        g.special = True
+        if view.phase == Phase.NAME_CARD:
+            g.mimic_allowed = sum(1 << (m - MIMIC_BASE) for m in view.legal if m >= MIMIC_BASE)
+        g._legal = None
         return g
 
     def clone(self) -> Game:

@@ -260,6 +260,8 @@ POWER_KEYS: Final[dict[str, str]] = {
     "reverse": "the direction of play reverses",
     "wild": "may be laid on any card",
     "names_suit": "its player names the suit to follow",
+    "continue_in_suit": "with names_suit: its player may go on in the same turn with any card "
+    "of the suit named (J28's Jack; Black Jack's Ace 'with a run on top of it')",
     "again": "its player takes another turn",
     "follow_suit": "its player may go on to lay every card of its suit, in any order",
     "cover": "none, or its player must cover it in the same turn: suit (its suit) or any card",
@@ -342,6 +344,7 @@ class Power:
     reverse: bool = False
     wild: bool = False
     names_suit: bool = False
+    continue_in_suit: bool = False
     again: bool = False
     follow_suit: bool = False
     cover: str = "none"
@@ -637,6 +640,12 @@ def _check_power_table(source: str, rows: Sequence[Power]) -> None:
                         )
                 elif not t_pickup:
                     raise _err(source, f"power.{r.name}.{key}", f"{target!r} is not a pick-up row")
+        if r.continue_in_suit and not r.names_suit:
+            raise _err(
+                source,
+                f"power.{r.name}.continue_in_suit",
+                "only a row that names a suit (names_suit = true) has it",
+            )
         if r.answer_only and not is_pickup:
             raise _err(source, f"power.{r.name}.answer_only", "only a pick-up row has it")
         if not r.adds and not r.stacks_on:
@@ -983,7 +992,15 @@ _PRESET_DATA: Final[dict[str, dict[str, Any]]] = {
         },
         "calls": {"last_card": True, "penalty": 2, "timing": "on_finish"},
         "power": [
-            {"name": "ace", "cards": "A", "wild": True, "names_suit": True},
+            # 000: "The ace can be put down at any time ... with a run on top of it if
+            # possible": the turn goes on in the suit the Ace names.
+            {
+                "name": "ace",
+                "cards": "A",
+                "wild": True,
+                "names_suit": True,
+                "continue_in_suit": True,
+            },
             {"name": "two", "cards": "2", "pickup": 2, "stacks_on": ["two"]},
             {"name": "seven", "cards": "7", "follow_suit": True},
             {"name": "eight", "cards": "8", "skip": 1, "stacks_on": ["eight"]},
@@ -1025,7 +1042,15 @@ _PRESET_DATA: Final[dict[str, dict[str, Any]]] = {
         },
         "calls": {"last_card": True, "penalty": 0, "required_to_finish": True},
         "power": [
-            {"name": "jack", "cards": "J", "wild": True, "names_suit": True},
+            # 000: "if a Jack is played the suit can be changed to hearts, then the player is
+            # allowed to lay a heart and any other appropriate cards on that go".
+            {
+                "name": "jack",
+                "cards": "J",
+                "wild": True,
+                "names_suit": True,
+                "continue_in_suit": True,
+            },
             {"name": "two", "cards": "2", "pickup": 2, "stacks_on": ["two"]},
             {"name": "eight", "cards": "8", "skip": 1, "stacks_on": ["eight"]},
             {"name": "ace_hearts", "cards": "AH", "pickup": 5},

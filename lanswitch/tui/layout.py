@@ -590,8 +590,9 @@ def help_lines(model: TuiModel) -> list[StyledText]:
         "Cards you may lay are bright; the cursor is reversed. The line under the prompt says "
         "why the card under the cursor cannot be laid.",
         "Space marks cards to lay one after another in this turn (the number in brackets "
-        "before a marked card shows the order: (1) is laid first) and Enter lays them; a "
-        "card that cannot follow the one before is not marked, and the line under the prompt "
+        "before a marked card shows the order: (1) is laid first) and Enter lays them (a "
+        "card that names a suit asks for it, then the rest follow); a card that could not be "
+        "laid after the ones marked before it is not marked, and the line under the prompt "
         "says why.",
         "The log tells every play, draw, pick-up and pass, who comes and goes, and the "
         "verdict of each hand's check of the deal.",

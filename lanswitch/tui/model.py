@@ -23,7 +23,7 @@ from ..game import CALL_LAST, CALL_TWO, DRAW, MIMIC_BASE, PASS, SUIT_BASE, Phase
 from ..narrate import Line, Story, describe, merge
 from ..session import HandRecord, News, Session, named
 from ..textsafe import escape
-from .prompts import Spot, cannot_follow, tables_for, why_not
+from .prompts import Spot, cannot_mark, tables_for, why_not
 from .render import Look, StyledText, card_text, line_text, move_text, plain_text
 
 __all__ = [
@@ -318,6 +318,8 @@ class TuiModel:
                 self._last_face = value
                 if kind == "play" and seat == me:
                     self.laid.append(value)
+                elif seat == me and self.laid:
+                    self.laid[-1] = value  # a joker laid: what may follow is of its face
             elif kind == "turn" and seat == me:
                 self.laid = []  # a turn of ours begins
             elif kind in ("pickup", "skip") and self._last_face >= 0:
@@ -351,6 +353,15 @@ class TuiModel:
             self.rings += 1
         self.status = ""
         legal = self.legal()
+        if self.queue and self.choices():
+            # A card of the marked play names a suit (or a joker its card) before the next is
+            # laid: the player chooses, then the marked cards go on (two Aces marked in Black
+            # 5 sent only the first: the suit choice took the next card's place and failed).
+            nxt = self.queue[0]
+            rest = " ".join(card_text(c, self.look) for c in self.queue)
+            self.status = f"after your choice, {rest} is laid as marked"
+            self._choose_for(nxt)
+            return
         if self.queue:  # the rest of a multi-card play
             nxt = self.queue.pop(0)
             if nxt in legal:
@@ -430,15 +441,26 @@ class TuiModel:
         if spot is None or not spot.mine:
             self.status = "mark cards on your turn"
             return
-        if not self.selected:
-            why = why_not(card, spot)
-        else:
-            why = cannot_follow(self.selected[-1], card, spot)
+        # The engine lays the marked cards one by one on a stand-in of this seat's position and
+        # says whether this one may then follow (a 7 marked earlier lets its suit follow).
+        why = cannot_mark(self.selected, card, spot)
         if why:
             self.status = why
             return
         self.status = ""
         self.selected.append(card)
+
+    def _choose_for(self, nxt: int) -> None:
+        """Point the suit (or joker's card) choice at the marked card ``nxt``'s suit: where the
+        turn goes on in the named suit (J28's Jack) that lets it follow, and elsewhere it is
+        as good a start as any (the choice is the player's; Enter takes it)."""
+        if not 0 <= nxt < JOKER_BASE:
+            return
+        for i, m in enumerate(self.choices()):
+            face = m - MIMIC_BASE if m >= MIMIC_BASE else -1
+            if m - SUIT_BASE == (nxt % 52) // 13 or face == nxt % 52:
+                self.cursor = i
+                return
 
     def _play(self, move: int) -> None:
         if move not in self.legal():

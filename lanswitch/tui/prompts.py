@@ -6,8 +6,14 @@ be taken, a call only while it is open) and the power rows of the rules in play:
 pick-up it names the cards that answer it ("pick up 2 with d, or lay a 2 or a black Jack to
 add to it"); after a 7 that follows suit it says so ("7♣ follows suit: lay more clubs, or p to
 end your turn"). :func:`why_not` gives the one-line reason a pointed or marked card cannot be
-laid, and :func:`cannot_follow` whether a card marked with Space can follow the one marked
+laid, and :func:`cannot_mark` whether a card marked with Space can follow the ones marked
 before it in the same turn.
+
+What may follow within a turn is the engine's to say: :func:`mirror` rebuilds the seat's own
+position as an engine hand (:meth:`~lanswitch.game.Game.from_view`, what it cannot see
+hidden), the prompt after a card says the engine's grounds
+(:meth:`~lanswitch.game.Game.follow_grounds`) in words, and marking lays the marked cards on
+that stand-in one by one, so it accepts exactly the sequences the engine takes.
 
 The client knows only its view (no other hand, no engine state), so the words are made from
 what the view shows — the top card, the phase, the legal moves, the pending pick-up or skip
@@ -22,12 +28,34 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..cards import JOKER_BASE, SUIT_NAMES
-from ..game import CALL_LAST, CALL_TWO, DRAW, PASS, Phase, Tables, View
+from ..game import (
+    CALL_LAST,
+    CALL_TWO,
+    DRAW,
+    G_ANSWER,
+    G_COVER,
+    G_FOLLOW,
+    G_FOLLOW_SUIT,
+    G_NAMED,
+    G_RUN,
+    G_RUN_START,
+    G_STACK,
+    G_TOGETHER,
+    G_WILD,
+    MIMIC_BASE,
+    PASS,
+    SUIT_BASE,
+    Game,
+    Ground,
+    Phase,
+    Tables,
+    View,
+)
 from ..narrate import predicate_words
 from ..rules import Power, RuleSet
 from .render import Look, StyledText, card_text, plain, suit_text
 
-__all__ = ["Spot", "cannot_follow", "prompt", "tables_for", "why_not"]
+__all__ = ["Spot", "cannot_mark", "follow_words", "mirror", "prompt", "tables_for", "why_not"]
 
 
 @lru_cache(maxsize=16)
@@ -190,13 +218,14 @@ def _facing(spot: Spot, holding: bool) -> str:
 
 
 def _follow(spot: Spot, holding: bool) -> str:
-    """After laying a card, in the same turn: what may follow it, and why."""
+    """After laying a card, in the same turn: what may follow it, and why (the engine's
+    grounds, :func:`follow_words`)."""
     v = spot.view
-    rules = spot.rules
     top = spot.top
     row = spot.row(top)
     end = ", or p to end your turn" if PASS in v.legal else ""
-    if row is not None and row.cover != "none":
+    grounds = _grounds(spot)
+    if any(g[0] == G_COVER for g in grounds) and row is not None:
         what = f"a {_suit_word(top)}" if row.cover == "suit" else "any card"
         text = f"cover the {spot.card(top)} with {what}"
         if DRAW in v.legal:
@@ -206,27 +235,112 @@ def _follow(spot: Spot, holding: bool) -> str:
         if CALL_LAST in v.legal and spot.me is not None and v.counts[spot.me] == 1:
             return "you hold one card: l calls last card, then p ends your turn"
         return "p ends your turn" if PASS in v.legal else "your turn goes on"
-    opener = _follows_suit(spot)
-    if opener >= 0:
-        return f"the {spot.card(opener)} follows suit: lay more {_suit_word(opener)}s{end}"
-    if row is not None and row.run:
-        return (
-            f"the {spot.card(top)} starts a run: lay any {_suit_word(top)}, then in sequence{end}"
-        )
-    if row is not None and row.together:
-        another = _rows_words([row], spot.look).removeprefix("a ").removeprefix("an ")
-        return f"lay another {another}{end}"
+    lead, phrases = follow_words(spot, grounds)
+    if lead:
+        return lead + "".join(f", or {p}" for p in phrases) + end
+    if not phrases:
+        return f"you may lay more{end}"
+    return "lay " + ", or ".join(phrases) + end
+
+
+def mirror(spot: Spot) -> Game | None:
+    """The seat's own position as an engine hand (:meth:`Game.from_view`), or None where
+    there is none to rebuild (no rules, a spectator)."""
+    if spot.rules is None or spot.me is None or spot.view.seat != spot.me:
+        return None
+    rows = 0
+    for r in spot.pending_rows:
+        rows |= 1 << r
+    laid = list(spot.laid)
+    v = spot.view
+    if v.phase in (Phase.FOLLOW, Phase.NAME_SUIT) and (not laid or laid[-1] != v.top_face):
+        # A card was laid this turn, and it is on top: a spot made without the turn's cards
+        # (a seat that came back mid-turn) knows that one at least.
+        laid.append(v.top_face)
+    return Game.from_view(spot.rules, v, laid=laid, pending_rows=rows)
+
+
+def _grounds(spot: Spot) -> list[Ground]:
+    """The engine's grounds for what may follow now (empty outside a turn's FOLLOW)."""
+    if spot.view.phase != Phase.FOLLOW:
+        return []
+    g = mirror(spot)
+    return g.follow_grounds() if g is not None else []
+
+
+# The order grounds are said in: the widest first, so that a narrower one whose cards a wider
+# one already lets follow is not said again (a run's next club after "more clubs").
+_SAY_ORDER = (
+    G_FOLLOW_SUIT,
+    G_RUN_START,
+    G_NAMED,
+    G_TOGETHER,
+    G_STACK,
+    G_ANSWER,
+    G_RUN,
+    G_FOLLOW,
+    G_WILD,
+)
+
+
+def follow_words(spot: Spot, grounds: Sequence[Ground]) -> tuple[str, list[str]]:
+    """The grounds in words: a lead that says why the turn goes on ("the 7♣ follows suit: lay
+    more clubs"; "" if none) and a phrase for each other ground ("another A", "the next heart
+    up or down"). A ground whose cards the grounds said before it already let follow is not
+    said again; every card of every ground is in what is said."""
+    said = 0
+    lead = ""
+    phrases: list[str] = []
+    for kind in _SAY_ORDER:
+        for g in grounds:
+            if g[0] != kind or not g[2] & ~said:
+                continue
+            said |= g[2]
+            words = _ground_words(spot, g)
+            if kind in (G_FOLLOW_SUIT, G_RUN_START) and not lead:
+                lead = words
+            else:
+                phrases.append(words)
+    return lead, phrases
+
+
+def _ground_words(spot: Spot, g: Ground) -> str:
+    kind, value, cards = g
+    top = spot.top
+    rules = spot.rules
+    if kind == G_FOLLOW_SUIT:
+        opener = _follows_suit(spot)
+        first = spot.card(opener) if opener >= 0 else f"a 7 of {SUIT_NAMES[value]}"
+        return f"the {first} follows suit: lay more {SUIT_NAMES[value]}"
+    if kind == G_RUN_START:
+        suit_ = SUIT_NAMES[value][:-1]
+        return f"the {spot.card(top)} starts a run: lay any {suit_}, then in sequence"
+    if kind == G_NAMED:
+        return f"any {SUIT_NAMES[value][:-1]} ({suit_text(value, spot.look)} was named)"
+    if kind == G_TOGETHER and rules is not None:
+        another = _rows_words([rules.power[value]], spot.look)
+        return "another " + another.removeprefix("a ").removeprefix("an ")
+    if kind in (G_STACK, G_ANSWER, G_WILD) and rules is not None:
+        t = tables_for(rules)
+        rows = [r for i, r in enumerate(rules.power) if t.row_mask[i] & cards]
+        words = _rows_words(rows, spot.look)
+        if kind == G_STACK:
+            return f"{words} to add to the pick-up"
+        if kind == G_ANSWER:
+            return f"{words} to answer the pick-up"
+        return words
+    rank = card_text(value, Look(ascii=True))[:-1] if 0 <= value < JOKER_BASE else "joker"
+    suit = _suit_word(value) if 0 <= value < JOKER_BASE else "card"
+    if kind == G_RUN:
+        return f"the next {suit} up or down, or another {rank}"
     follow = rules.play.follow if rules is not None else "none"
-    rank = card_text(top, Look(ascii=True))[:-1] if top < JOKER_BASE else "joker"
     if follow == "sets":
-        return f"lay another {rank}{end}"
+        return f"another {rank}"
     if follow == "suit_runs":
-        return f"lay the next {_suit_word(top)} up or down{end}"
+        return f"the next {suit} up or down"
     if follow == "runs_and_sets":
-        return f"lay another {rank}, or the next {_suit_word(top)} up or down{end}"
-    if follow == "chain":
-        return f"lay a card that matches the {spot.card(top)}{end}"
-    return f"you may lay more{end}"
+        return f"another {rank}, or the next {suit} up or down"
+    return f"a card that matches the {spot.card(value)}"
 
 
 def _follows_suit(spot: Spot) -> int:
@@ -289,15 +403,22 @@ def why_not(card: int, spot: Spot) -> str:
     if last:
         return last
     if v.phase == Phase.FOLLOW:
+        grounds = _grounds(spot)
         row = spot.row(top)
-        if row is not None and row.cover != "none":
+        if any(g[0] == G_COVER for g in grounds) and row is not None:
+            if row.cover == "any":
+                return f"{name} cannot continue this turn"
             return f"{name} does not cover the {topname}: it needs a {_suit_word(top)}"
+        if not grounds:
+            return f"{name} cannot follow {topname}: {_one_card(spot)}"
+        lead, phrases = follow_words(spot, grounds)
         opener = _follows_suit(spot)
-        if opener >= 0:
+        if lead and not phrases and opener >= 0:
             first = spot.card(opener)
             return f"after the {first} only {_suit_word(opener)}s may follow ({first} follows suit)"
-        reason = cannot_follow(top, card, spot)
-        return reason or f"{name} cannot continue this turn"
+        if lead:
+            phrases = [lead.split(": lay ", 1)[-1], *phrases]
+        return f"{name} cannot continue this turn: only {', or '.join(phrases)} may follow"
     if v.phase == Phase.AFTER_DRAW:
         return f"{name} does not fit the {topname}"
     if v.named_suit >= 0:
@@ -325,27 +446,78 @@ def _last_card_reason(card: int, spot: Spot) -> str:
     return ""
 
 
-def cannot_follow(prev: int, card: int, spot: Spot) -> str:
-    """Why ``card`` cannot follow ``prev`` within one turn ("" if the rules let it)."""
+def _one_card(spot: Spot) -> str:
+    """Why nothing may follow: the rules' words for a turn of one card."""
     rules = spot.rules
-    if rules is None:
+    if rules is not None and rules.play.follow == "none":
+        return "these rules lay one card a turn"
+    return f"nothing may follow the {spot.card(spot.top)} in these rules"
+
+
+def cannot_mark(marked: Sequence[int], card: int, spot: Spot) -> str:
+    """Why ``card`` cannot be laid after the cards ``marked`` (first first) in this turn ("" if
+    it can): the marked cards are laid one by one on the engine's stand-in (:func:`mirror`),
+    a suit or a joker's card named as the next card needs, and the engine says whether
+    ``card`` is then legal — so marking takes exactly the sequences laying one by one takes."""
+    if not marked:
+        return why_not(card, spot)
+    g = mirror(spot)
+    me = spot.me
+    if g is None or me is None:
         return ""
-    t = tables_for(rules)
-    m = t.follow_mask[prev] if prev < JOKER_BASE else 0
-    row = spot.row(prev)
-    if row is not None:
-        index = rules.power.index(row)
-        m |= t.together_mask[index]
-        suit = (prev % 52) // 13
-        if row.follow_suit or row.run or row.cover == "suit":
-            m |= t.suit_mask[suit]
-        if row.cover == "any":
-            m |= t.all_mask
-    if rules.play.wild_continues:
-        m |= t.wild_mask
-    if (m >> card) & 1:
-        return ""
+    laid = list(spot.laid)
+    prev = marked[-1]
+    for i, move in enumerate(marked):
+        if g.turn != me or move not in g.legal_moves():
+            return f"{spot.card(move)} can no longer be laid: mark again"
+        if g.phase != Phase.FOLLOW:
+            laid = []  # a turn of its own (a reverse with two players gives another)
+        g.apply(me, move)
+        laid.append(move)
+        nxt = marked[i + 1] if i + 1 < len(marked) else card
+        for _ in range(2):  # a suit to name, or a joker's card (then perhaps a suit)
+            if g.turn == me and g.phase == Phase.NAME_SUIT:
+                g.apply(me, _suit_for(g.legal_moves(), nxt))
+            elif g.turn == me and g.phase == Phase.NAME_CARD:
+                face = _face_for(g.legal_moves(), nxt)
+                g.apply(me, face)
+                laid[-1] = face - MIMIC_BASE
+        if i + 1 < len(marked):
+            _end_if_only_pass(g, me)
     a, b = spot.card(prev), spot.card(card)
-    if not m:
-        return f"{b} cannot follow {a}: these rules lay one card a turn"
-    return f"{b} cannot follow {a} in the same turn"
+    if g.turn == me and card in g.legal_moves():
+        return ""
+    if g.turn != me or g.phase != Phase.FOLLOW:
+        return f"{b} cannot follow {a}: {_one_card(spot)}"
+    # The turn may end here and give this seat another (a reverse with two players).
+    after_turn = g.clone()
+    _end_if_only_pass(after_turn, me)
+    again = after_turn.turn == me and after_turn.phase != Phase.FOLLOW
+    if again and card in after_turn.legal_moves():
+        return ""
+    rows = frozenset(i for i in range(len(g.t.rows)) if g.pend_rows >> i & 1)
+    here = Spot(g.view(me), spot.rules, spot.names, me, spot.look, rows, -1, tuple(laid))
+    return why_not(card, here) or f"{b} cannot follow {a} in the same turn"
+
+
+def _end_if_only_pass(g: Game, me: int) -> None:
+    """End the turn where the engine would by itself: nothing but PASS is left (the stand-in
+    is blind, so it waits for the PASS instead)."""
+    if g.turn == me and g.phase == Phase.FOLLOW and g.legal_moves() == [PASS]:
+        g.apply(me, PASS)
+
+
+def _suit_for(legal: Sequence[int], nxt: int) -> int:
+    """The suit to name so that ``nxt`` may follow (its own suit), else the first offered."""
+    want = SUIT_BASE + (nxt % 52) // 13 if 0 <= nxt < JOKER_BASE else -1
+    return want if want in legal else legal[0]
+
+
+def _face_for(legal: Sequence[int], nxt: int) -> int:
+    """The card a joker stands for so that ``nxt`` may follow: its suit or rank if offered."""
+    if 0 <= nxt < JOKER_BASE:
+        for m in legal:
+            face = m - MIMIC_BASE
+            if face // 13 == (nxt % 52) // 13 or face % 13 == nxt % 13:
+                return m
+    return legal[0]
