@@ -287,3 +287,81 @@ def test_a_dealer_blind_match_of_lanswitch_play_to_its_end_at_80x24(tmp_path: Pa
         again = cli("verify", "--hand", str(hand_id))
         assert again.returncode == 0, again.stdout + again.stderr
         assert "FAIR (dealer-blind)" in again.stdout
+
+
+def test_ctrl_c_at_the_hosts_play_asks_first_and_a_stopped_match_comes_back_with_resume(
+    tmp_path: Path,
+) -> None:
+    """Issue 26, item 3. Ctrl-C at ``lanswitch play`` mid-hand asks, as q does (it left at
+    once); n stays; a second Ctrl-C at the question leaves. The host's player leaving
+    mid-match stops the table rather than ending it: its terminal says how to carry it on,
+    the friend reads one line saying so (it read "ann left the table: the host plays the seat
+    from now on", then "shutdown: the host closed the table"), the journal stays, and
+    ``lanswitch play --resume`` brings the table back with ann in her seat."""
+    env = {**os.environ, "LANSWITCH_DATA_DIR": str(tmp_path), "TERM": "xterm-256color"}
+    log = tmp_path / "play.err"
+    lanswitch = f"{sys.executable} -m lanswitch"
+    command = (
+        f"{lanswitch} play --interface 127.0.0.1 --name ann --bots 2 --bot-delay 0.05 "
+        f"--hands 3 2>{log}; echo EXITED $?; "
+        f"{lanswitch} play --resume --interface 127.0.0.1 2>>{log}; echo RESUMED $?; sleep 30"
+    )
+    tmux = Tmux(command, env)
+    friend: subprocess.Popen[bytes] | None = None
+    try:
+        screen = tmux.wait_for("Press r", 15)
+        port = re.search(r"127\.0\.0\.1:(\d+)", screen)
+        assert port is not None, screen + log.read_text()
+        friend = bot_friend(tmp_path, port.group(1), env)
+        assert "bob takes" in tmux.wait_for("bob takes", 20)
+        tmux.keys("r")
+        assert "hand 1" in tmux.wait_for("hand 1", 20)
+        tmux.keys("C-c")
+        screen = tmux.wait_for("y / n", 5)
+        assert "Stop the table mid-hand?" in screen, screen  # asked, not gone
+        tmux.keys("n")
+        time.sleep(0.5)
+        assert "y / n" not in tmux.screen()  # still at the table
+        tmux.keys("C-c")
+        assert "y / n" in tmux.wait_for("y / n", 5)
+        tmux.keys("C-c")  # the second Ctrl-C leaves
+        screen = " ".join(tmux.wait_for("EXITED", 15).split())
+        assert "EXITED 0" in screen, screen + log.read_text()
+        assert (
+            'table "ann\'s table" stopped mid-match: lanswitch play --resume carries it on'
+            in screen
+        ), screen
+        kept = list(tmp_path.glob("tables/*.sqlite"))
+        assert len(kept) == 1, (
+            kept,
+            list(tmp_path.rglob("*")),
+            screen,
+            log.read_text(),
+        )  # for --resume
+        assert friend.wait(20) == 1
+        heard = (tmp_path / "bob.out").read_text()
+        told = (tmp_path / "bob.err").read_text()
+        assert "left the table" not in heard, heard
+        # One line about the table (and the hand's verdict: it could not be checked yet).
+        assert told.strip().splitlines()[-1] == (
+            "lanswitch: the host stopped the table mid-match; it can carry on where it stopped "
+            "(the host runs lanswitch play --resume), and you can join it again then"
+        ), told
+        assert "closed" not in told, told
+        # The resumed table: ann is back in her seat, in hand 1.
+        for _ in range(300):  # bounded: about 30 s
+            screen = tmux.screen()
+            if "EXITED 0" in screen and "hand 1" in screen.split("EXITED 0")[-1]:
+                break
+            if "ann" in screen and "hand 1" in screen and "EXITED" not in screen:
+                break
+            time.sleep(0.1)
+        assert "hand 1" in screen and "ann" in screen, screen + log.read_text()
+        tmux.keys("C-c")
+        assert "y / n" in tmux.wait_for("y / n", 5)
+        tmux.keys("y")
+        screen = " ".join(tmux.wait_for("RESUMED", 15).split())
+        assert "RESUMED 0" in screen, screen + log.read_text()
+    finally:
+        tmux.kill()
+        stop_friend(friend)
