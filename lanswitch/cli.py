@@ -1149,7 +1149,10 @@ def _offer_resume(args: argparse.Namespace, err: TextIO) -> None:
     if found is None:
         return
     command = f"lanswitch {args.command} --resume"
-    err.write(f"lanswitch: the table {found} was interrupted mid-match; {command} carries it on\n")
+    err.write(
+        f"lanswitch: the table {found} was interrupted before its match ended; {command} "
+        "carries it on\n"
+    )
     if args.command != "play" or not sys.stdin.isatty():
         err.flush()
         return
