@@ -246,9 +246,9 @@ async def _join_asking(join: Join, watch: Watch, out: TextIO, err: TextIO) -> in
         target = await find_target(join)
     except JoinError as e:
         raise CommandError(str(e)) from None
-    password, wrong = join.password, False
+    password, wrong, turned_away = join.password, False, False
     for _ in range(TRIES):
-        if password is None and (target.locked or wrong):
+        if password is None and (target.locked or turned_away):
             password = ask_password(target.label, wrong=wrong)
             if password is None:
                 err.write(f'lanswitch: you did not join "{escape(target.label)}"\n')
@@ -256,7 +256,8 @@ async def _join_asking(join: Join, watch: Watch, out: TextIO, err: TextIO) -> in
         code = await _join(join._replace(password=password), target, watch, out, err)
         if code is not None:
             return code
-        password, wrong = None, True
+        turned_away = True
+        password, wrong = None, password is not None  # none given is not a wrong one
     raise CommandError(f'{TRIES} wrong passwords for "{escape(target.label)}": ask its host')
 
 

@@ -416,17 +416,17 @@ async def join(settings: Join, screen: Screen) -> tuple[int, str]:
                 return 0, ""
             target, spectate = choice.target, spectate or choice.spectate
             password = choice.password or password
-        wrong = False
+        wrong = turned_away = False
         for _ in range(TRIES):
-            if password is None and (target.locked or wrong):
+            if password is None and (target.locked or turned_away):
                 password = ask_password(target.label, wrong=wrong)
                 if password is None:
                     return 0, f'you did not join "{target.label}": it needs its password'
             model, said = await _join_once(settings, target, spectate, password, look, screen)
-            wrong = wrong_password(model.session)
-            if not wrong:
+            if not wrong_password(model.session):
                 break
-            password = None
+            turned_away = True
+            wrong, password = password is not None, None  # none given is not a wrong one
         else:
             return 1, f'lanswitch: {TRIES} wrong passwords for "{target.label}": ask its host'
     except JoinError as e:
