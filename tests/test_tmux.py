@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -365,3 +366,57 @@ def test_ctrl_c_at_the_hosts_play_asks_first_and_a_stopped_match_comes_back_with
     finally:
         tmux.kill()
         stop_friend(friend)
+
+
+def test_a_password_table_shows_a_lock_and_asks_for_its_password_in_the_browser_and_by_name(
+    tmp_path: Path,
+) -> None:
+    """Issue 26, item 2, as two people meet it: ann hosts with ``lanswitch play --password``
+    (play had no --password); bob's table browser shows the table with a lock, and choosing
+    it asks for the password (it joined without one and read "The host ended the table:
+    wrong table password"); cath joins it by name, is asked on the terminal, types a wrong
+    password, is told so in words and asked again, and is seated with the right one."""
+    uid = uuid.uuid4().hex[:6]
+    name = f"pw table {uid}"
+    env = {**os.environ, "TERM": "xterm-256color"}
+    lanswitch = f"{sys.executable} -m lanswitch"
+    host = Tmux(
+        f"{lanswitch} --data-dir {tmp_path / 'ann'} play --interface 127.0.0.1 --name ann "
+        f"--bots 1 --seats 3 --password s3cret --table '{name}'; sleep 30",
+        env,
+    )
+    browser: Tmux | None = None
+    joiner: Tmux | None = None
+    try:
+        assert "Press r" in host.wait_for("Press r", 15), host.screen()
+        browser = Tmux(
+            f"{lanswitch} --data-dir {tmp_path / 'bob'} join --interface 127.0.0.1 --name bob; "
+            "echo EXITED $?; sleep 30",
+            env,
+        )
+        screen = browser.wait_for(name, 20)
+        assert "\N{LOCK} password" in screen, screen
+        browser.keys("Enter")
+        screen = browser.wait_for("Password for", 5)
+        assert f"Password for {name}" in screen, screen
+        browser.keys("s3cret")
+        assert "s3cret" not in browser.screen()  # typed, not shown
+        browser.keys("Enter")
+        assert "bob takes" in host.wait_for("bob takes", 20), host.screen()
+        joiner = Tmux(
+            f"{lanswitch} --data-dir {tmp_path / 'cath'} join --interface 127.0.0.1 "
+            f"--name cath '{name}'; echo EXITED $?; sleep 30",
+            env,
+        )
+        screen = joiner.wait_for("password:", 20)
+        assert f'Table "{name}" needs a password' in screen, screen
+        joiner.keys("guess", "Enter")
+        screen = joiner.wait_for("Try again", 20)
+        assert f'That is not the password of table "{name}". Try again' in screen, screen
+        joiner.keys("s3cret", "Enter")
+        assert "cath takes" in host.wait_for("cath takes", 20), host.screen()
+        assert "EXITED" not in joiner.screen()
+    finally:
+        for t in (joiner, browser, host):
+            if t is not None:
+                t.kill()

@@ -188,6 +188,7 @@ def play_config(settings: Play, rules: RuleSet) -> HostConfig:
         turn_timer=t.turn_timer,
         hands=t.hands,
         blind=t.blind,
+        password=t.password,
     )
 
 
@@ -326,6 +327,7 @@ async def play(settings: Play, rules: RuleSet) -> tuple[int, str]:
         table.address = settings.table.interface
     host = table.host
     config = host.config
+    session.password = config.password  # the host's own player knows its table's password
     server = await serve(table, identity)  # OSError: the port is taken (tui.play says so)
     advertiser = advertiser_for(table, server.port, identity)
     bound = "" if table.address == "0.0.0.0" else table.address
