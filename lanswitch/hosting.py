@@ -72,6 +72,7 @@ class HostedTable:
     dropped: int = 0  # connections the crashed host had open (their players come back)
     stopped_at: str = ""  # where the journal left the table, in words
     warning: str | None = None  # why there is no journal
+    stopped: bool = False  # interrupted mid-match: stopped, its journal kept for --resume
 
     @property
     def resumed(self) -> bool:

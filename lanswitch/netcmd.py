@@ -106,9 +106,15 @@ def _run_host(table: HostedTable, identity: Identity, out: TextIO, err: TextIO) 
         return asyncio.run(_host(table, identity, out, err))
     except KeyboardInterrupt:
         # Where the event loop cannot take signals (Windows), Ctrl-C cancels the host's task:
-        # its finally closed the server and the advertiser; the table is closed.
-        out.write("table closed\n")
+        # its finally stopped (mid-match) or closed the server, and closed the advertiser.
+        out.write(_STOPPED if table.stopped else "table closed\n")
         return 0
+
+
+_STOPPED = (
+    "table stopped mid-match: lanswitch host --resume carries it on where it stopped "
+    "(its players join it again then)\n"
+)
 
 
 def resumed_line(table: HostedTable) -> str:
@@ -199,10 +205,12 @@ async def _host(table: HostedTable, identity: Identity, out: TextIO, err: TextIO
             with contextlib.suppress(Exception):
                 await advertiser.close()
         collector_policy().uninstall()
-        # Interrupted mid-match (Ctrl-C, SIGTERM): the table stops rather than ends — its
-        # players are told it may come back, and its journal stays for --resume.
-        if stop.is_set() and mid_match(host):
-            stopped = True
+        # Interrupted mid-match (Ctrl-C, SIGTERM; where the loop takes no signals, Ctrl-C
+        # cancels this task): the table stops rather than ends — its players are told it
+        # may come back, and its journal stays for --resume.
+        interrupted = stop.is_set() or _cancelled()
+        if interrupted and mid_match(host):
+            stopped = table.stopped = True
             await server.stop(stopped_text("host"))
         else:
             await server.close()
@@ -213,13 +221,16 @@ async def _host(table: HostedTable, identity: Identity, out: TextIO, err: TextIO
     for line in host.log_since(shown_log)[0]:
         out.write(escape(line) + "\n")
     if stopped:
-        out.write(
-            "table stopped mid-match: lanswitch host --resume carries it on where it stopped "
-            "(its players join it again then)\n"
-        )
+        out.write(_STOPPED)
     elif stop.is_set() and not host.match.over:
         out.write("table closed\n")
     return 0
+
+
+def _cancelled() -> bool:
+    """Whether the running task is being cancelled (Ctrl-C where the loop takes no signals)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 # ---------------------------------------------------------------------------------------------

@@ -242,9 +242,8 @@ def test_play_and_join_without_a_terminal_say_so_in_one_line(tmp_path: Path) -> 
         assert line.startswith(f"lanswitch: error: lanswitch {args[0]} needs a terminal"), line
 
 
-def test_a_password_table_asks_for_its_password_or_says_to_give_it(
-    tmp_path: Path,
-    host_factory,  # type: ignore[no-untyped-def]
+def test_a_password_table_asks_for_its_password_or_says_to_give_it(  # type: ignore[no-untyped-def]
+    tmp_path: Path, host_factory
 ) -> None:
     """Issue 26, item 2: joining a table with a password without one said "the host closed the
     connection: bad_password: wrong table password". By name, the advertisement says a
