@@ -1200,11 +1200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "host":
             _old_table_name(args, err)
-        if args.command == "play" or (
-            args.command == "join" and args.bot is None and not args.headless
-        ):
-            _needs_terminal(args)
-        if args.command in ("play", "host") and not args.resume:
+        if args.command == "host" and not args.resume:
             _offer_resume(args, err)
         if args.command == "rules":
             return _cmd_rules(args, out)
@@ -1219,11 +1215,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "play":
             from .tui import play
 
+            _play_settings(args)  # the options checked first: their errors say more
+            _needs_terminal(args)
+            if not args.resume:
+                _offer_resume(args, err)
             return play(_play_settings(args), out, err)
         if args.command == "join" and args.bot is None and not args.headless:
             from .tui import join
 
-            return join(_join_settings(args), _screen(args), out, err)
+            joining = _join_settings(args)
+            _needs_terminal(args)
+            return join(joining, _screen(args), out, err)
         if args.command in ("host", "join"):
             from . import netcmd
 

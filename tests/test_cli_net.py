@@ -323,8 +323,23 @@ def test_bad_addresses_ports_interfaces_and_seat_counts_are_one_line_before_anyt
         assert "\x1b[" not in result.stdout  # nothing full-screen started
     # A terminal join that cannot reach the table says so on the command line, not on a
     # screen that opens and says "closed".
+    # (its input a terminal, as a person's is: a pseudo-terminal's end)
+    import pty
+
+    keys, terminal = pty.openpty()
     t0 = time.monotonic()
-    result = run("join", f"{LOOPBACK}:1")
+    try:
+        result = subprocess.run(
+            lanswitch(tmp_path / "d", "join", f"{LOOPBACK}:1"),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env(),
+            stdin=terminal,
+        )
+    finally:
+        os.close(keys)
+        os.close(terminal)
     assert result.returncode == 1, result.stderr
     assert "\x1b[" not in result.stdout + result.stderr
     (line,) = result.stderr.strip().splitlines()

@@ -148,6 +148,7 @@ def test_table_is_found_updated_listed_and_removed_on_goodbye() -> None:
                     "fingerprint": FP,
                     "host": "laptop-a",
                     "dealer_blind": False,
+                    "password": False,
                 }
                 # a seat is taken: the TXT record changes and the browser sees it
                 t0 = time.monotonic()

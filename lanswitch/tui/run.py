@@ -392,10 +392,7 @@ async def play(settings: Play, rules: RuleSet) -> tuple[int, str]:
     code = 1 if model.failure is not None else 0
     last = f"lanswitch: {model.failure}" if model.failure else f'table "{config.name}" closed'
     if stopped and model.failure is None:
-        last = (
-            f'table "{config.name}" stopped mid-match: lanswitch play --resume carries it on '
-            "where it stopped (your friends join again then)"
-        )
+        last = f'table "{config.name}" stopped mid-match: lanswitch play --resume carries it on'
     return code, "\n".join(x for x in (said, last) if x)
 
 
