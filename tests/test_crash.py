@@ -518,3 +518,73 @@ def test_a_plain_play_asks_to_carry_on_an_interrupted_table_and_does(tmp_path: P
         assert "EXITED 0" in screen, screen
     finally:
         tmux.kill()
+
+
+def test_a_host_interrupted_mid_match_stops_keeps_its_journal_and_resumes(tmp_path: Path) -> None:
+    """Issue 26, item 3, ``lanswitch host``: Ctrl-C mid-match closed the table for everyone
+    and deleted the journal. Now it stops the table: the host says how to carry it on, the
+    friend reads one line saying so, and ``host --resume`` brings the table back."""
+    data = tmp_path / "host"
+    out_path = tmp_path / "host.out"
+    host: subprocess.Popen[str] = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "lanswitch", "--data-dir", str(data), "host"),
+            *("--interface", LOOPBACK, "--seats", "2", "--bots", "1", "--hands", "3"),
+        ],
+        stdout=out_path.open("w"),
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    friend: subprocess.Popen[bytes] | None = None
+    try:
+        port = None
+        for _ in range(200):  # up to 20 s
+            found = re.search(r"listening on 127\.0\.0\.1:(\d+)", out_path.read_text())
+            if found:
+                port = found.group(1)
+                break
+            time.sleep(0.1)
+        assert port is not None, out_path.read_text()
+        friend = bot_friend(tmp_path, port, dict(os.environ), "--think", "0.5")
+        for _ in range(300):  # the hand under way (up to 30 s)
+            if "hand 1" in out_path.read_text():
+                break
+            time.sleep(0.1)
+        assert "hand 1" in out_path.read_text(), out_path.read_text()
+        host.send_signal(signal.SIGINT)  # Ctrl-C, to our own child
+        _, err = host.communicate(timeout=30)
+        assert host.returncode == 0, err
+        said = out_path.read_text().strip().splitlines()
+        assert said[-1] == (
+            "table stopped mid-match: lanswitch host --resume carries it on where it stopped "
+            "(its players join it again then)"
+        ), said
+        assert len(unfinished(data)) == 1  # kept for --resume
+        assert friend.wait(20) == 1
+        told = (tmp_path / "bob.err").read_text()
+        assert told.strip().splitlines()[-1] == (
+            "lanswitch: the host stopped the table mid-match; it can carry on where it stopped "
+            "(the host runs lanswitch host --resume), and you can join it again then"
+        ), told
+        resumed = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "lanswitch", "--data-dir", str(data), "host"),
+                *("--resume", "--interface", LOOPBACK),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert resumed.stdout is not None
+            lines = [resumed.stdout.readline() for _ in range(4)]
+            assert any(line.startswith("resumed from its journal") for line in lines), lines
+        finally:
+            resumed.send_signal(signal.SIGINT)  # our own child
+            resumed.communicate(timeout=30)
+    finally:
+        if host.poll() is None:
+            host.kill()
+        host.wait(10)
+        stop_friend(friend)
