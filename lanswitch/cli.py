@@ -210,7 +210,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="host a table on the local network",
         description="Host a table: listen with TLS, advertise it by zeroconf, fill the last "
         "--bots seats with bots, and start each hand when every seat is filled and every "
-        "player is ready. Players join with lanswitch join. Ctrl-C closes the table.",
+        "player is ready. Players join with lanswitch join. Ctrl-C closes the table (mid-match "
+        "it stops it: lanswitch host --resume carries it on).",
     )
     h.add_argument("--rules", default="switch", metavar="NAME|FILE", help="preset or TOML file")
     h.add_argument(
