@@ -1122,51 +1122,31 @@ def _old_table_name(args: argparse.Namespace, err: TextIO) -> None:
 
 
 def _needs_terminal(args: argparse.Namespace) -> None:
-    """``play`` and the interactive ``join`` draw a screen and read keys: without a terminal
-    on their input (``</dev/null``, a pipe, a service), one clear line instead of a
-    traceback from deep inside prompt_toolkit."""
-    if sys.stdin.isatty():
-        return
-    if args.command == "play":
-        raise _UsageError(
-            "lanswitch play needs a terminal to play in, and its input is not one: run it in "
-            "a terminal; to host a table without one, use lanswitch host"
-        )
-    raise _UsageError(
-        "lanswitch join needs a terminal to play in, and its input is not one: run it in a "
-        "terminal, or give --bot STRATEGY (a bot plays your seat) or --spectate --headless"
-    )
+    from .preflight import no_terminal
+
+    said = no_terminal(args.command)
+    if said is not None:
+        raise _UsageError(said)
 
 
 def _offer_resume(args: argparse.Namespace, err: TextIO) -> None:
-    """Before a new table (``play``, ``host``) opens: a table the last host left unfinished
-    (a crash, a Ctrl-C mid-match) is said, with how to carry it on — ``play`` asks, at its
-    terminal — and a journal too damaged to resume is said to be damaged, not nothing."""
-    from .hosting import interrupted
+    from .preflight import Declined, offer_resume
 
-    found, damaged = interrupted(data_dir(args.data_dir))
-    for note in damaged:
-        err.write(f"lanswitch: {note}\n")
-    if found is None:
-        return
-    command = f"lanswitch {args.command} --resume"
-    err.write(
-        f"lanswitch: the table {found} was interrupted before its match ended; {command} "
-        "carries it on\n"
-    )
-    if args.command != "play" or not sys.stdin.isatty():
-        err.flush()
-        return
-    err.write("Carry it on now? [Y/n] ")
-    err.flush()
     try:
-        answer = sys.stdin.readline()
-    except KeyboardInterrupt:
-        answer = "n"
-    if answer.strip().lower() in ("", "y", "yes"):
+        resume = offer_resume(args.command, data_dir(args.data_dir), err)
+    except Declined:
+        raise _Quit from None
+    if resume:
         args.resume = True
-    else:
-        err.write("starting a new table; the interrupted one stays for --resume\n")
+        defaults = vars(build_parser().parse_args(["play"]))
+        given = [k for k in _TABLE_SETTINGS if getattr(args, k, None) != defaults.get(k)]
+        if given:
+            names = ", ".join("--" + k.replace("_", "-") for k in given)
+            err.write(f"the interrupted table keeps its own settings ({names} not used)\n")
+
+
+class _Quit(Exception):  # noqa: N818  (a choice, not a failure)
+    """The person chose to stop before anything started (exit 0, nothing more said)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -1252,6 +1232,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _UsageError as e:
         err.write(f"lanswitch: error: {e}\n")
         return 2
+    except _Quit:
+        return 0
     except ValueError as e:
         from .rules import RulesError  # loaded already if that is what this is
 
