@@ -279,6 +279,17 @@ def test_a_password_table_asks_for_its_password_or_says_to_give_it(  # type: ign
         assert wrong.returncode == 1
         assert "is not table" in wrong.stderr.splitlines()[-1], wrong.stderr
         assert "bad_password" not in result.stderr + wrong.stderr
+    listed = subprocess.run(
+        lanswitch(tmp_path / "j", "tables", "--interface", LOOPBACK, "--timeout", "2"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env(),
+        check=False,
+    )
+    (row,) = [line for line in listed.stdout.splitlines() if line.startswith(name)]
+    assert "needs a password" in row, listed.stdout
+    assert "s3cret" not in listed.stdout
     right = join(*by_name, "--password", "s3cret")
     assert right.returncode == 0, right.stdout + right.stderr
     assert "joined seat 1" in right.stdout, right.stdout
