@@ -613,7 +613,7 @@ class Session:
         why = "the host closed the table before the hand was settled"
         if isinstance(m, p.Error) and m.code is p.ErrorCode.SHUTDOWN:
             text = m.text  # the host's own words, a whole line (lanswitch/hosting.py)
-            why = "the table stopped before the hand was settled"  # (it may be resumed)
+            why = "the host stopped the table before the hand was settled"  # (or --resume)
         self.note("closed", text, m)
         self.give_up(why)
         return []
