@@ -193,6 +193,7 @@ def test_a_table_advertised_in_the_host_is_listed_on_every_laptop(lan: Lan) -> N
                 "fingerprint": fp,
                 "host": "lanhost",
                 "dealer_blind": False,
+                "password": False,
             }
         ], lister.describe()
 
