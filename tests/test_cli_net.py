@@ -294,8 +294,8 @@ def test_a_password_table_asks_for_its_password_or_says_to_give_it(  # type: ign
     assert right.returncode == 0, right.stdout + right.stderr
     assert "joined seat 1" in right.stdout, right.stdout
     host.stop()
-    listed = (tmp_path / "host.out").read_text()
-    assert "password set" in listed, listed
+    hosted = (tmp_path / "host.out").read_text()
+    assert "password set" in hosted, hosted
 
 
 def test_bad_addresses_ports_interfaces_and_seat_counts_are_one_line_before_anything_starts(
