@@ -170,7 +170,12 @@ async def find_target(join: Join) -> Target:
             "lanswitch join HOST:PORT"
         )
     names = ", ".join(
-        dict.fromkeys(repr(t.name) + (" (dealer-blind)" if t.blind else "") for t in tables)
+        dict.fromkeys(
+            repr(t.name)
+            + (" (dealer-blind)" if t.blind else "")
+            + (" (needs a password)" if t.locked else "")
+            for t in tables
+        )
     )
     raise JoinError(f"several tables answered ({names}): say which, e.g. lanswitch join NAME")
 

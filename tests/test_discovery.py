@@ -375,3 +375,33 @@ def test_a_password_table_says_it_needs_one_and_never_says_the_password(tmp_path
     (shown,) = [t.as_json() for t in listed if t.name == name]
     assert shown["password"] is True
     assert "pw" not in advertiser()._properties()
+
+
+def test_joins_listing_of_several_tables_marks_the_one_that_needs_a_password(
+    tmp_path: Path,
+) -> None:
+    """``lanswitch join`` with no name, when several tables answer, lists them: a table with
+    a password is marked, so the player knows to bring it."""
+    from lanswitch.client import JoinError, find_target
+    from lanswitch.settings import Join
+
+    locked, plain = f"{K} lockedlist", f"{K} plainlist"
+
+    async def scenario() -> str:
+        # Two ports that answer (join's listing leaves out a table whose host does not).
+        servers = [await asyncio.start_server(lambda r, w: w.close(), "127.0.0.1", 0) for _ in "ab"]
+        ports = [srv.sockets[0].getsockname()[1] for srv in servers]
+        one = advertiser(locked, ports[0], locked=True)
+        two = advertiser(plain, ports[1], fingerprint=FP2, host="laptop-b")
+        async with servers[0], servers[1], one, two:
+            join = Join(name="bob", data=tmp_path, interface="127.0.0.1", timeout=3.0)
+            try:
+                await find_target(join)
+            except JoinError as e:
+                return str(e)
+        return ""
+
+    said = run(scenario)
+    assert said.startswith("several tables answered"), said
+    assert f"{locked!r} (needs a password)" in said, said
+    assert f"{plain!r} (needs a password)" not in said, said
