@@ -26,14 +26,18 @@ $(shell rm -rf $(VENV))
 endif
 endif
 
+# Said when pip fails: the first install downloads lanswitch's dependencies (after that,
+# lanswitch runs without the internet; a table is played over the local network only).
+OFFLINE := echo "make: the first install needs the Python package index (pypi.org) once, and pip could not get what it needs from it: connect to the internet (or set PIP_INDEX_URL to a mirror) and run make again"; exit 1
+
 $(BIN)/python:
 	@echo "make: creating $(VENV) with $$($(PYTHON) --version)"
 	$(PYTHON) -m venv $(VENV)
-	$(PIP) install --quiet --upgrade pip
+	@$(PIP) install --quiet --upgrade pip || echo "make: pip was not upgraded (no package index?); going on with the one $(VENV) has"
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	@echo "make: installing lanswitch and what it needs into $(VENV) (a minute or so the first time)"
-	$(PIP) install --progress-bar on -e '.[test]'
+	@$(PIP) install --progress-bar on -e '.[test]' || { $(OFFLINE); }
 	@touch $(STAMP)
 	@echo "make: installed; the command is $(BIN)/lanswitch (or: $(BIN)/python -m lanswitch)"
 
@@ -45,7 +49,7 @@ $(NATIVE): lanswitch/game.py lanswitch/rules.py lanswitch/cards.py | $(STAMP)
 # (lanswitch play --help lists them).
 ARGS ?=
 play: $(STAMP) $(NATIVE)
-	@echo "make: starting $(BIN)/lanswitch play $(ARGS) (friends join with: lanswitch join)"
+	@echo "make: starting $(BIN)/lanswitch play $(ARGS) (friends join with: $(BIN)/lanswitch join, in their own clone after make)"
 	$(BIN)/lanswitch play $(ARGS)
 
 test: $(STAMP) $(NATIVE) lint typecheck pytest

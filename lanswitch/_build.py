@@ -48,5 +48,18 @@ def main() -> int:
     return 0
 
 
+def run() -> int:
+    """:func:`main`, with Ctrl-C one line (it printed a traceback from deep in subprocess):
+    nothing was copied yet, so the pure engine runs, and the next ``make`` compiles again."""
+    try:
+        return main()
+    except KeyboardInterrupt:
+        sys.stderr.write(
+            "\nlanswitch: compiling the engine was interrupted; the pure Python engine will "
+            "run (make compiles it next time)\n"
+        )
+        return 130
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run())

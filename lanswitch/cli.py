@@ -23,6 +23,17 @@ from .settings import Hosting, Join, Play, Screen, Watch, parse_target
 # the rules engine is loaded; tests/test_cli.py checks they agree with rules.py and bots.py.
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 BOTS = ("heuristic", "random")
+PRESET_NAMES = (
+    "switch",
+    "irish",
+    "two-four-jack",
+    "blackjack",
+    "j28",
+    "take-two",
+    "black5",
+    "peanuckle",
+    "turbo",
+)
 
 if TYPE_CHECKING:
     from .history import HandRow
@@ -227,10 +238,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="host a table on the local network",
         description="Host a table: listen with TLS, advertise it by zeroconf, fill the last "
         "--bots seats with bots, and start each hand when every seat is filled and every "
-        "player is ready. Players join with lanswitch join. Ctrl-C closes the table.",
+        "player is ready. Players join with lanswitch join. Ctrl-C closes the table (mid-match "
+        "it stops it: lanswitch host --resume carries it on).",
     )
     h.add_argument("--rules", default="switch", metavar="NAME|FILE", help="preset or TOML file")
-    h.add_argument("--name", metavar="T", help="the table's name (default: USER's table)")
+    h.add_argument(
+        "--table", metavar="T", help="the table's name (default: USER's table), as in play"
+    )
+    # ``host --name`` named the table before ``--table`` did (in ``play``, --name is the
+    # player's own): still taken, with a note, so that older scripts keep working.
+    h.add_argument("--name", dest="old_table_name", metavar="T", help=argparse.SUPPRESS)
     h.add_argument("--port", type=_port, default=0, metavar="P", help="TCP port (default: any)")
     h.add_argument("--seats", type=_players, default=4, metavar="N", help="2..8 (default 4)")
     h.add_argument("--bots", type=_count, default=0, metavar="N", help="bots (default 0)")
@@ -264,7 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument(
         "--resume",
         action="store_true",
-        help="carry on the table a crashed host left (the newest, or the one --name names): "
+        help="carry on the table a crashed host left (the newest, or the one --table names): "
         "same settings, same port, the hand where it stopped; its players come back by "
         "themselves",
     )
@@ -341,6 +358,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pl.add_argument("--name", metavar="NAME", help="your name (default: your user name)")
     pl.add_argument("--table", metavar="T", help="the table's name (default: NAME's table)")
+    pl.add_argument(
+        "--password",
+        metavar="PW",
+        help="players must give this password to join (friends: lanswitch join --password PW, "
+        "or type it when asked)",
+    )
     pl.add_argument("--interface", metavar="ADDR", help="serve on this IPv4 address only")
     pl.add_argument("--port", type=_port, default=0, metavar="P", help="TCP port (default any)")
     pl.add_argument("--bot-delay", type=_duration, default=0.6, metavar="S", help=argparse.SUPPRESS)
@@ -872,6 +895,7 @@ def _cmd_tables(args: argparse.Namespace, out: TextIO) -> int:
         # Every field came from the network: escaped, so a TXT record cannot drive the
         # terminal or disguise one name as another.
         blind = "  dealer-blind" if t.blind else ""
+        blind += "  needs a password" if t.locked else ""
         out.write(
             f"{escape(t.name)}  {escape(t.rules)}  {free} of {total} seats free{blind}  "
             f"{where}\n    fingerprint: {words}\n"
@@ -976,7 +1000,7 @@ def _hosting(args: argparse.Namespace) -> Hosting:
             raise _UsageError(_no_person(args.seats, args.bots))
     return Hosting(
         rules=args.rules,
-        name=args.name or ("" if args.resume else f"{default_name()}'s table"[:32]),
+        name=args.table or ("" if args.resume else f"{default_name()}'s table"[:32]),
         port=args.port,
         seats=args.seats,
         bots=args.bots,
@@ -1013,6 +1037,7 @@ def _play_settings(args: argparse.Namespace) -> Play:
         seats=seats,
         bots=bots,
         hands=args.hands,
+        password=args.password,
         interface=_interface(args.interface),
         turn_timer=args.turn_timer,
         bot_delay=args.bot_delay,
@@ -1109,12 +1134,67 @@ _TABLE_SETTINGS = (
 port too, since it is where the table's players are trying to come back)."""
 
 
+def _preset_spelling(spec: str) -> str:
+    """A preset named in any case is that preset (``--rules Irish`` is irish); anything else
+    stays as given (a rules file's path, or a name the rules loader will refuse)."""
+    low = spec.lower()
+    if spec not in PRESET_NAMES and low in PRESET_NAMES and not Path(spec).exists():
+        return low
+    return spec
+
+
+def _old_table_name(args: argparse.Namespace, err: TextIO) -> None:
+    """``host --name T``, from before ``--table``: still the table's name, with a note."""
+    old = getattr(args, "old_table_name", None)
+    if old is None:
+        return
+    if args.table is not None:
+        raise _UsageError("give the table's name once: --table T (host --name is its old name)")
+    args.table = old
+    err.write(
+        "lanswitch: note: the table's name is --table now (as in lanswitch play, where --name "
+        "is your own); host --name still works for now\n"
+    )
+
+
+def _needs_terminal(args: argparse.Namespace) -> None:
+    from .preflight import no_terminal
+
+    said = no_terminal(args.command)
+    if said is not None:
+        raise _UsageError(said)
+
+
+def _offer_resume(args: argparse.Namespace, err: TextIO) -> None:
+    from .preflight import Declined, offer_resume
+
+    try:
+        resume = offer_resume(args.command, data_dir(args.data_dir), err)
+    except Declined:
+        raise _Quit from None
+    if resume:
+        args.resume = True
+        defaults = vars(build_parser().parse_args(["play"]))
+        given = [k for k in _TABLE_SETTINGS if getattr(args, k, None) != defaults.get(k)]
+        if given:
+            names = ", ".join("--" + k.replace("_", "-") for k in given)
+            err.write(f"the interrupted table keeps its own settings ({names} not used)\n")
+
+
+class _Quit(Exception):  # noqa: N818  (a choice, not a failure)
+    """The person chose to stop before anything started (exit 0, nothing more said)."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     top = build_parser()
     args, unknown = top.parse_known_args(argv)
     parser: argparse.ArgumentParser = getattr(args, "command_parser", None) or top
     if unknown:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    if getattr(args, "rules", None):
+        args.rules = _preset_spelling(args.rules)
+    if args.command == "rules" and args.name:
+        args.name = _preset_spelling(args.name)
     if args.command == "verify" and bool(args.files) == (args.hand is not None):
         parser.error(
             "verify: give transcript FILEs, or --hand ID (see lanswitch history), not both"
@@ -1135,6 +1215,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # both streams escape what a terminal would act on (lanswitch/textsafe.py).
     out, err = safe_stream(sys.stdout), safe_stream(sys.stderr)
     try:
+        if args.command == "host":
+            _old_table_name(args, err)
+        if args.command == "host" and not args.resume:
+            _offer_resume(args, err)
         if args.command == "rules":
             return _cmd_rules(args, out)
         if args.command == "simulate":
@@ -1163,11 +1247,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "play":
             from .tui import play
 
+            _play_settings(args)  # the options checked first: their errors say more
+            _needs_terminal(args)
+            if not args.resume:
+                _offer_resume(args, err)
             return play(_play_settings(args), out, err)
         if args.command == "join" and args.bot is None and not args.headless:
             from .tui import join
 
-            return join(_join_settings(args), _screen(args), out, err)
+            joining = _join_settings(args)
+            _needs_terminal(args)
+            return join(joining, _screen(args), out, err)
         if args.command in ("host", "join"):
             from . import netcmd
 
@@ -1193,6 +1283,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _UsageError as e:
         err.write(f"lanswitch: error: {e}\n")
         return 2
+    except _Quit:
+        return 0
     except ValueError as e:
         from .rules import RulesError  # loaded already if that is what this is
 

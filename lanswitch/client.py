@@ -113,6 +113,7 @@ class Target:
     port: int
     fingerprint: bytes | None  # advertised by zeroconf; None for a HOST:PORT join
     pin_as: str  # the pin store's key: the table's name as people read it, or HOST:PORT
+    locked: bool = False  # advertised as needing a password (lanswitch/admission.py)
 
     @classmethod
     def from_table(cls, table: Table) -> Target:
@@ -120,7 +121,8 @@ class Target:
         # Pinned per table name: two machines may share a host name, and one machine may run
         # several tables (each with its own identity if it has its own data dir). The name
         # as people read it (KITCHEN is Kitchen), as join NAME finds it.
-        return cls(table.name, table.addresses, table.port, fp, table_pin_key(table.name))
+        pin = table_pin_key(table.name)
+        return cls(table.name, table.addresses, table.port, fp, pin, table.locked)
 
 
 def parse_address(text: str) -> tuple[str, int] | None:
@@ -168,7 +170,12 @@ async def find_target(join: Join) -> Target:
             "lanswitch join HOST:PORT"
         )
     names = ", ".join(
-        dict.fromkeys(repr(t.name) + (" (dealer-blind)" if t.blind else "") for t in tables)
+        dict.fromkeys(
+            repr(t.name)
+            + (" (dealer-blind)" if t.blind else "")
+            + (" (needs a password)" if t.locked else "")
+            for t in tables
+        )
     )
     raise JoinError(f"several tables answered ({names}): say which, e.g. lanswitch join NAME")
 

@@ -14,6 +14,8 @@ before it connects:
 - ``host``: the host machine's name
 - ``blind``: ``1`` at a table that deals every hand dealer-blind (the host cannot see a card
   it is not dealt); absent otherwise, so a table as it always was advertises as it did
+- ``pw``: ``1`` at a table that needs a password to join (never the password itself: only
+  that a browser should ask for one before joining); absent otherwise
 
 Only IPv4 is used (a v4-only host and a v6-only browser never meet; dual stack sometimes
 resolves only a link-local address). Both sides use every interface by default, or only the
@@ -214,6 +216,7 @@ class Table:
     host: str  # the host machine's name
     server: str  # the mDNS host name the addresses belong to
     blind: bool = False  # every hand dealt dealer-blind (TXT ``blind=1``)
+    locked: bool = False  # joining needs the table's password (TXT ``pw=1``)
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -227,6 +230,7 @@ class Table:
             "fingerprint": self.fingerprint,
             "host": self.host,
             "dealer_blind": self.blind,
+            "password": self.locked,
         }
 
 
@@ -256,6 +260,7 @@ def _table_from_props(
         # Only "1" says so: a record from before the key existed, or garbled, reads as a
         # table like any other (its hands' own messages say dealer-blind or not anyway).
         blind=props.get("blind") == "1",
+        locked=props.get("pw") == "1",
     )
 
 
@@ -448,9 +453,11 @@ class TableAdvertiser:
         interfaces: Sequence[str] | None = None,
         warmup: float = WARMUP_S,
         blind: bool = False,
+        locked: bool = False,
     ) -> None:
         self._requested = _instance_label(name)
         self.blind = blind
+        self.locked = locked
         self.warmup = warmup
         self.port = port
         self.rules = rules
@@ -489,6 +496,8 @@ class TableAdvertiser:
         }
         if self.blind:
             props["blind"] = "1"
+        if self.locked:
+            props["pw"] = "1"
         return props
 
     def _service_info(self, name: str) -> AsyncServiceInfo:
@@ -911,6 +920,7 @@ def _list_answers(candidates: Sequence[Table], pinned: Pin | None) -> str:
             mark = f"  <- the fingerprint you pinned for this name on {pinned.first_seen[:10]}"
             matching = matching or t
         blind = " (dealer-blind)" if t.blind else ""
+        blind += " (password)" if t.locked else ""
         lines.append(f'  "{escape(t.name)}" at {_where(t)}: {_words(t)}{blind}{mark}')
     if matching is not None:
         lines.append(f"To join the table you joined before: {_join_command(matching)}")

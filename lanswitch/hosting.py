@@ -30,7 +30,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from .datadir import make_private
 from .discovery import TableAdvertiser
 from .host import Host, HostConfig, ReplayError
-from .journal import Journal, JournalError, journal_dir, unfinished
+from .journal import Journal, JournalError, damaged, journal_dir, unfinished
 from .protocol import PROTOCOL_VERSION
 from .server import Server
 from .session import Session
@@ -41,12 +41,15 @@ __all__ = [
     "ResumeError",
     "advertiser_for",
     "follow_open_seats",
+    "interrupted",
+    "mid_match",
     "new_table",
     "owner_session",
     "resume_table",
     "serve",
     "settle",
     "steady_memory",
+    "stopped_text",
 ]
 
 
@@ -69,6 +72,7 @@ class HostedTable:
     dropped: int = 0  # connections the crashed host had open (their players come back)
     stopped_at: str = ""  # where the journal left the table, in words
     warning: str | None = None  # why there is no journal
+    stopped: bool = False  # interrupted mid-match: stopped, its journal kept for --resume
 
     @property
     def resumed(self) -> bool:
@@ -112,6 +116,11 @@ def resume_table(data: Path, name: str | None = None) -> HostedTable:
         where = journal_dir(data)
         named = f' named "{name}"' if name is not None else ""
         others = "; there are: " + ", ".join(u.describe() for u in tables) if tables else ""
+        broken = damaged(data)
+        if broken and not tables:
+            # Not "nothing": a journal is there, and the player should hear what is wrong
+            # with it, where it is, and that it does not stop a new table.
+            raise ResumeError("; ".join(d.describe() for d in broken))
         raise ResumeError(f"no unfinished table{named} to resume in {where}{others}")
     found = candidates[0]
     if found.busy:
@@ -153,6 +162,31 @@ def resume_table(data: Path, name: str | None = None) -> HostedTable:
     return HostedTable(
         host, journal, clock, port, address, len(records), took, log_from, dropped, stopped
     )
+
+
+def interrupted(data: Path) -> tuple[str | None, list[str]]:
+    """Before a new table is opened in ``data``: the newest table a host left unfinished (a
+    crash, Ctrl-C mid-match) that ``--resume`` can carry on — as its description, None if
+    there is none — and a note for each journal too damaged to resume."""
+    with contextlib.suppress(OSError):
+        tables = [u for u in unfinished(data) if not u.busy and _opened(u.path)]
+        return (tables[0].describe() if tables else None), [d.describe() for d in damaged(data)]
+    return None, []
+
+
+def _opened(path: Path) -> bool:
+    """Whether the table of the journal at ``path`` ever listened (one that never did is no
+    one's table to come back to: :func:`resume_table` removes it)."""
+    try:
+        j = Journal.open(path)
+    except JournalError:
+        return False
+    try:
+        return isinstance(j.get("port"), int)
+    except JournalError:
+        return False
+    finally:
+        j.close()
 
 
 def owner_session(name: str, raw: bytes) -> Session:
@@ -245,6 +279,7 @@ def advertiser_for(table: HostedTable, port: int, identity: Identity) -> TableAd
         version=PROTOCOL_VERSION,
         interfaces=None if table.address == "0.0.0.0" else [table.address],
         blind=host.blind,
+        locked=host.config.password is not None,
     )
 
 
@@ -264,6 +299,25 @@ async def follow_open_seats(advertiser: TableAdvertiser, table: HostedTable) -> 
         # mDNS is a convenience: on failure the table plays on, and says so elsewhere
         with contextlib.suppress(Exception):
             await advertiser.update(seats_free=now, blind=host.blind, rules=host.rules_name)
+
+
+def mid_match(host: Host) -> bool:
+    """Whether stopping now leaves a match to come back to (a hand in play, or one played
+    and the match not over): then an interrupted host keeps its journal (:meth:`Server.stop`)
+    instead of ending the table. A lobby where nothing was played yet is simply closed."""
+    return (
+        not host.finished
+        and not host.match.over
+        and (host.hand is not None or bool(host.match.results))
+    )
+
+
+def stopped_text(command: str) -> str:
+    """What every player at a table its host stopped mid-match reads (one line)."""
+    return (
+        f"the host stopped the table mid-match; it can carry on where it stopped (the host "
+        f"runs lanswitch {command} --resume), and you can join it again then"
+    )
 
 
 def settle(table: HostedTable) -> None:

@@ -44,11 +44,13 @@ from .datadir import create_private, make_private, private_dir
 __all__ = [
     "BUDGET",
     "FORMAT",
+    "Damaged",
     "Journal",
     "JournalBusy",
     "JournalError",
     "JournalFull",
     "Unfinished",
+    "damaged",
     "journal_dir",
     "unfinished",
 ]
@@ -238,12 +240,38 @@ class Unfinished:
         return f'"{self.name}" (started {when}' + (", still hosted)" if self.busy else ")")
 
 
+@dataclass(frozen=True, slots=True)
+class Damaged:
+    """A journal that cannot be read: not a table anyone can resume, but not nothing either
+    (a disk that filled up, a file copied half-way, one from a newer lanswitch)."""
+
+    path: Path
+    why: str  # what is wrong with it, in words
+
+    def describe(self) -> str:
+        return (
+            f"the journal {self.path} is damaged ({self.why}): that table cannot be resumed; "
+            "a new table can still be started (delete the file to stop this note)"
+        )
+
+
 def unfinished(data: Path) -> list[Unfinished]:
-    """The journals in ``data``, newest first (unreadable files are left out)."""
+    """The journals in ``data``, newest first (unreadable files are left out: :func:`damaged`
+    lists them)."""
+    return _scan(data)[0]
+
+
+def damaged(data: Path) -> list[Damaged]:
+    """The journals in ``data`` that cannot be read, and why."""
+    return _scan(data)[1]
+
+
+def _scan(data: Path) -> tuple[list[Unfinished], list[Damaged]]:
     found: list[Unfinished] = []
+    broken: list[Damaged] = []
     folder = journal_dir(data)
     if not folder.is_dir():
-        return found
+        return found, broken
     for path in sorted(folder.glob("*.sqlite")):
         try:
             j = Journal.open(path)
@@ -251,18 +279,36 @@ def unfinished(data: Path) -> list[Unfinished]:
             mtime = path.stat().st_mtime if path.exists() else 0.0
             found.append(Unfinished(path, _name_from(path), mtime, True))
             continue
-        except (JournalError, OSError):
+        except JournalError as e:
+            broken.append(Damaged(path, _why(e, path)))
+            continue
+        except OSError as e:
+            broken.append(Damaged(path, e.strerror or str(e)))
             continue
         try:
             name, when = j.get("name"), j.get("started")
-        except JournalError:
+        except JournalError as e:
+            broken.append(Damaged(path, _why(e, path)))
             continue
         finally:
             j.close()
         if isinstance(name, str) and isinstance(when, float | int):
             found.append(Unfinished(path, name, float(when), False))
+        else:
+            broken.append(Damaged(path, "it does not say which table it is"))
     found.sort(key=lambda u: u.started, reverse=True)
-    return found
+    return found, broken
+
+
+def _why(e: JournalError, path: Path) -> str:
+    """A journal error's words without the path (the caller names the file once)."""
+    text = str(e).replace(f"{path}: ", "").replace(f"{path} ", "")
+    if text.startswith("is "):
+        text = "it " + text
+    return {
+        "file is not a database": "it is not a journal lanswitch can read",
+        "database disk image is malformed": "it is cut short or corrupted",
+    }.get(text, text)
 
 
 def _name_from(path: Path) -> str:

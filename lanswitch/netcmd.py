@@ -22,8 +22,9 @@ from typing import TextIO
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from .admission import TRIES, PasswordNeeded, ask_password, wrong_password
 from .bots import make_bot
-from .client import Client, JoinError, find_target
+from .client import Client, JoinError, Target, find_target
 from .history import close_writer, open_writer
 from .host import HostConfig
 from .hosting import (
@@ -31,14 +32,16 @@ from .hosting import (
     ResumeError,
     advertiser_for,
     follow_open_seats,
+    mid_match,
     new_table,
     resume_table,
     serve,
     settle,
+    stopped_text,
 )
-from .protocol import Bye, Error
+from .protocol import Bye, Error, ErrorCode
 from .rules import PRESETS, load_rules
-from .server import collector_policy
+from .server import collector_policy, listen_failure
 from .session import HandRecord, News, Session, named
 from .settings import Hosting, Join, Watch
 from .textsafe import escape
@@ -103,9 +106,15 @@ def _run_host(table: HostedTable, identity: Identity, out: TextIO, err: TextIO) 
         return asyncio.run(_host(table, identity, out, err))
     except KeyboardInterrupt:
         # Where the event loop cannot take signals (Windows), Ctrl-C cancels the host's task:
-        # its finally closed the server and the advertiser; the table is closed.
-        out.write("table closed\n")
+        # its finally stopped (mid-match) or closed the server, and closed the advertiser.
+        out.write(_STOPPED if table.stopped else "table closed\n")
         return 0
+
+
+_STOPPED = (
+    "table stopped mid-match: lanswitch host --resume carries it on where it stopped "
+    "(its players join it again then)\n"
+)
 
 
 def resumed_line(table: HostedTable) -> str:
@@ -126,7 +135,7 @@ async def _host(table: HostedTable, identity: Identity, out: TextIO, err: TextIO
     try:
         server = await serve(table, identity)
     except OSError as e:
-        text = f"cannot listen on {address}:{table.port}: {e.strerror or e}"
+        text = listen_failure(e, address, table.port)
         if table.resumed:
             text += " (its players are trying to come back on that port: free it, then resume)"
         raise CommandError(text) from None
@@ -167,6 +176,7 @@ async def _host(table: HostedTable, identity: Identity, out: TextIO, err: TextIO
             loop.add_signal_handler(sig, stop.set)
     shown_log = table.log_from  # a resumed host's earlier lines were said by the old one
     journal_said = False
+    stopped = False
     waiter = asyncio.create_task(server.wait_finished())
     collector_policy().install()  # set up: the collector's pauses kept short (server.py)
     try:
@@ -195,16 +205,32 @@ async def _host(table: HostedTable, identity: Identity, out: TextIO, err: TextIO
             with contextlib.suppress(Exception):
                 await advertiser.close()
         collector_policy().uninstall()
-        await server.close()
+        # Interrupted mid-match (Ctrl-C, SIGTERM; where the loop takes no signals, Ctrl-C
+        # cancels this task): the table stops rather than ends — its players are told it
+        # may come back, and its journal stays for --resume.
+        interrupted = stop.is_set() or _cancelled()
+        if interrupted and mid_match(host):
+            stopped = table.stopped = True
+            await server.stop(stopped_text("host"))
+        else:
+            await server.close()
         settle(table)
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError, AttributeError):
                 loop.remove_signal_handler(sig)
     for line in host.log_since(shown_log)[0]:
         out.write(escape(line) + "\n")
-    if stop.is_set() and not host.match.over:
+    if stopped:
+        out.write(_STOPPED)
+    elif stop.is_set() and not host.match.over:
         out.write("table closed\n")
     return 0
+
+
+def _cancelled() -> bool:
+    """Whether the running task is being cancelled (Ctrl-C where the loop takes no signals)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -217,11 +243,37 @@ def _slug(text: str) -> str:
 
 def cmd_join(join: Join, watch: Watch, out: TextIO, err: TextIO) -> int:
     """``lanswitch join --headless``/``--bot``: join through :mod:`lanswitch.client` and
-    print what happens (the verdict of each hand, the transcripts written)."""
-    return asyncio.run(_join(join, watch, out, err))
+    print what happens (the verdict of each hand, the transcripts written). A table that
+    needs a password is asked for it on the terminal (again if it was wrong), or, where the
+    input is not a terminal, said to need ``--password``."""
+    try:
+        return asyncio.run(_join_asking(join, watch, out, err))
+    except PasswordNeeded as e:
+        raise CommandError(str(e)) from None
 
 
-async def _join(join: Join, watch: Watch, out: TextIO, err: TextIO) -> int:
+async def _join_asking(join: Join, watch: Watch, out: TextIO, err: TextIO) -> int:
+    try:
+        target = await find_target(join)
+    except JoinError as e:
+        raise CommandError(str(e)) from None
+    password, wrong, turned_away = join.password, False, False
+    for _ in range(TRIES):
+        if password is None and (target.locked or turned_away):
+            password = ask_password(target.label, wrong=wrong)
+            if password is None:
+                err.write(f'lanswitch: you did not join "{escape(target.label)}"\n')
+                return 1
+        code = await _join(join._replace(password=password), target, watch, out, err)
+        if code is not None:
+            return code
+        turned_away = True
+        password, wrong = None, password is not None  # none given is not a wrong one
+    raise CommandError(f'{TRIES} wrong passwords for "{escape(target.label)}": ask its host')
+
+
+async def _join(join: Join, target: Target, watch: Watch, out: TextIO, err: TextIO) -> int | None:
+    """One try at ``target``: the exit status, or None if its password was turned away."""
     session = Session(
         join.name,
         key=Ed25519PrivateKey.generate(),
@@ -296,7 +348,6 @@ async def _join(join: Join, watch: Watch, out: TextIO, err: TextIO) -> int:
     history = open_writer(join.data, keep=join.history)
     try:
         try:
-            target = await find_target(join)
             client = Client(
                 session,
                 target,
@@ -316,8 +367,12 @@ async def _join(join: Join, watch: Watch, out: TextIO, err: TextIO) -> int:
         if said is not None:
             err.write(said + "\n")
     reason = session.close_reason
+    if wrong_password(session):
+        return None
     if isinstance(reason, Bye) and not distrust:
         out.write(f"the host ended the match: {escape(reason.reason)}\n")
+    elif isinstance(reason, Error) and reason.code is ErrorCode.SHUTDOWN:
+        raise CommandError(escape(reason.text))
     elif isinstance(reason, Error):
         raise CommandError(
             f"the host closed the connection: {escape(reason.code.value)}: {escape(reason.text)}"

@@ -66,7 +66,14 @@ from types import TracebackType
 from . import protocol as p
 from .host import MAX_CLIENTS, Host
 
-__all__ = ["CollectorPolicy", "Limits", "Server", "address_key", "collector_policy"]
+__all__ = [
+    "CollectorPolicy",
+    "Limits",
+    "Server",
+    "address_key",
+    "collector_policy",
+    "listen_failure",
+]
 
 log = logging.getLogger(__name__)
 
@@ -379,6 +386,30 @@ class _Link:
     joined: bool = False  # welcomed by the host (until then: pending, unknown to the host)
 
 
+def listen_failure(e: OSError, address: str, port: int) -> str:
+    """Why the table cannot listen, in words (asyncio's own text is a Python tuple): a port
+    in use names a free one to try instead."""
+    import errno
+    import re
+    import socket
+
+    # asyncio says "error while attempting to bind on address ('0.0.0.0', 47123): address
+    # already in use": the port is in that tuple when the caller does not know it (a resumed
+    # table's, from its journal).
+    told = re.search(r"\('[^']*', (\d+)\)", str(e))
+    port = port or (int(told.group(1)) if told else 0)
+    if e.errno == errno.EADDRINUSE and port:
+        spare = ""
+        with contextlib.suppress(OSError), socket.socket() as probe:
+            probe.bind((address, 0))
+            spare = f" --port {probe.getsockname()[1]}"
+        return f"port {port} is in use — another lanswitch? try{spare or ' another --port'}"
+    if e.errno == errno.EADDRNOTAVAIL:
+        return f"{address} is not an address of this machine"
+    reason = re.sub(r"^error while attempting to bind on address \([^)]*\): ", "", str(e))
+    return f"cannot listen on {address}:{port}: {reason}"
+
+
 class Server:
     """Serve ``host`` on ``address:port`` with TLS (``port`` 0: any free port)."""
 
@@ -423,6 +454,7 @@ class Server:
         self.refused_early = 0  # connections closed at accept, before TLS
         self.evicted = 0  # waiting connections put out to make room for another address's
         self.wrong_passwords = 0
+        self.stopped = False  # stop() stopped serving, and left the table to --resume
 
     @property
     def pending(self) -> int:
@@ -441,9 +473,25 @@ class Server:
             await self._task  # raises what stopped it (e.g. the port is taken)
 
     async def close(self, reason: str = "the host closed the table") -> None:
-        """Tell every client, close every connection, and stop."""
-        if not self.host.finished:
+        """Tell every client, close every connection, and stop (after :meth:`stop`: only
+        the stopping, the table is left as it was)."""
+        if not self.host.finished and not self.stopped:
             self.host.shutdown(self.clock(), reason)
+            self._flush()
+        self._stop.set()
+        if self._task is not None:
+            await self._task
+
+    async def stop(self, text: str) -> None:
+        """Stop serving *without* ending the table (its host is interrupted mid-match): every
+        client is told ``text`` (``error`` ``shutdown``), and nothing from here on reaches the
+        journal, which keeps the table as it was for ``--resume``. (:meth:`close` ends it.)"""
+        host = self.host
+        if not host.finished:
+            self.stopped = True
+            self.journal, host.journaling = None, False  # the goodbyes are not the table's
+            for cid in list(host.conns):
+                host.send(cid, p.Error(code=p.ErrorCode.SHUTDOWN, text=text))
             self._flush()
         self._stop.set()
         if self._task is not None:

@@ -610,8 +610,12 @@ class Session:
         self.closed = True
         self.close_reason = m
         text = m.reason if isinstance(m, p.Bye) else f"{m.code.value}: {m.text}"
+        why = "the host closed the table before the hand was settled"
+        if isinstance(m, p.Error) and m.code is p.ErrorCode.SHUTDOWN:
+            text = m.text  # the host's own words, a whole line (lanswitch/hosting.py)
+            why = "the host stopped the table before the hand was settled"  # (or --resume)
         self.note("closed", text, m)
-        self.give_up("the host closed the table before the hand was settled")
+        self.give_up(why)
         return []
 
 

@@ -477,3 +477,126 @@ def test_the_parsers_literals_agree_with_the_rules_and_the_bots() -> None:
 
     assert (cli.MIN_PLAYERS, cli.MAX_PLAYERS) == (MIN_PLAYERS, MAX_PLAYERS)
     assert sorted(cli.BOTS) == sorted(BOTS)
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 26, item 6: the command line's texts
+
+
+def test_presets_are_named_in_any_case(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--rules Irish`` was refused ("Irish: no such preset or file")."""
+    code, out, err = run(capsys, "rules", "Irish")
+    assert code == 0, err
+    assert out == run(capsys, "rules", "irish")[1]
+    code, out, err = run(capsys, "simulate", "--rules", "TWO-Four-Jack", "--seed", "3", "--json")
+    assert code == 0, err
+    assert json.loads(out)["rules"] == "two-four-jack"
+    code, _, err = run(capsys, "simulate", "--rules", "Irishh")
+    assert code == 2
+    assert "no such preset or file" in err
+
+
+def test_the_preset_names_the_parser_knows_are_the_presets() -> None:
+    from lanswitch import cli
+
+    assert tuple(PRESETS) == cli.PRESET_NAMES
+
+
+def test_host_names_its_table_with_table_as_play_does_and_name_still_works(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``play --name`` is the player's name and ``--table`` the table's; ``host --name`` was
+    the table's. ``host --table`` now, ``--name`` kept for scripts, with a note."""
+    from lanswitch.cli import _hosting, _old_table_name, build_parser
+
+    parser = build_parser()
+    args = parser.parse_args(["host", "--table", "Kitchen"])
+    _old_table_name(args, sys.stderr)
+    assert _hosting(args).name == "Kitchen"
+    args = parser.parse_args(["host", "--name", "Attic"])
+    _old_table_name(args, sys.stderr)
+    assert _hosting(args).name == "Attic"
+    assert "the table's name is --table now" in capsys.readouterr().err
+    code, _, err = run(capsys, "host", "--name", "A", "--table", "B")
+    assert code == 2
+    assert "give the table's name once" in err
+    with pytest.raises(SystemExit):
+        main(["host", "--help"])
+    out = capsys.readouterr().out
+    assert "--table T" in out
+    assert "--name" not in out
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.skipif(
+    not (ROOT / ".venv" / "bin" / "lanswitch").exists(), reason="needs make's .venv"
+)
+def test_make_play_says_the_command_friends_really_have(tmp_path: Path) -> None:
+    """It said "friends join with: lanswitch join", which a fresh clone does not have."""
+    result = subprocess.run(
+        ["make", "--no-print-directory", "play", "ARGS=--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    first = result.stdout.splitlines()[0]
+    assert "friends join with: .venv/bin/lanswitch join" in first, first
+
+
+def test_make_offline_says_the_first_install_needs_the_package_index(tmp_path: Path) -> None:
+    """Offline, the first ``make`` ended in pip's retries and nothing more. The package index
+    here is a loopback port nothing listens on (no traffic leaves the machine)."""
+    for name in ("Makefile", "pyproject.toml"):
+        (tmp_path / name).write_bytes((ROOT / name).read_bytes())
+    env = {
+        **os.environ,
+        "PIP_INDEX_URL": "http://127.0.0.1:9/simple",
+        "PIP_RETRIES": "0",
+        "PIP_TIMEOUT": "2",
+        "PIP_NO_CACHE_DIR": "1",
+        "PIP_FIND_LINKS": "",
+    }
+    result = subprocess.run(
+        ["make", "--no-print-directory", f"PYTHON={sys.executable}", ".venv/.installed"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        check=False,
+    )
+    assert result.returncode != 0, result.stdout + result.stderr
+    last = result.stdout.strip().splitlines()[-1]
+    assert last.startswith("make: the first install needs the Python package index"), (
+        result.stdout + result.stderr
+    )
+
+
+def test_ctrl_c_while_make_compiles_the_engine_is_one_line(tmp_path: Path) -> None:
+    """Ctrl-C during ``make``'s compile (``python -m lanswitch._build``) printed a
+    traceback from deep inside subprocess."""
+    import signal
+    import time
+
+    build = subprocess.Popen(
+        [sys.executable, "-c", "from lanswitch._build import run; raise SystemExit(run())"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(1.5)  # mypyc is at work (it takes half a minute)
+    assert build.poll() is None
+    build.send_signal(signal.SIGINT)  # our own child, by its handle
+    _, err = build.communicate(timeout=60)
+    assert build.returncode == 130, err
+    assert "Traceback" not in err, err
+    assert err.strip() == (
+        "lanswitch: compiling the engine was interrupted; the pure Python engine will run "
+        "(make compiles it next time)"
+    )

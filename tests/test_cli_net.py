@@ -187,24 +187,115 @@ def test_join_shows_the_certificate_words_it_trusts(tmp_path: Path, host_factory
     assert "joined seat 1 at" in result.stdout
 
 
-def test_play_on_a_taken_port_says_so(tmp_path: Path) -> None:
+def test_play_and_host_on_a_taken_port_say_so_and_name_a_free_one(tmp_path: Path) -> None:
+    """Issue 26, item 6: a busy port printed asyncio's Python tuple ("error while attempting
+    to bind on address ('127.0.0.1', 47123): address already in use")."""
+    import pty
     import socket
 
     with socket.socket() as taken:
         taken.bind((LOOPBACK, 0))
         taken.listen()
         port = taken.getsockname()[1]
+        said = []
+        for command in ("play", "host"):
+            # play reads keys from a terminal: its input is one (a pseudo-terminal's end)
+            keys, terminal = pty.openpty()
+            try:
+                result = subprocess.run(
+                    lanswitch(
+                        tmp_path / "d", command, "--interface", LOOPBACK, "--port", str(port)
+                    ),
+                    capture_output=True,
+                    text=True,
+                    timeout=60,
+                    env=env(),
+                    stdin=terminal,
+                )
+            finally:
+                os.close(keys)
+                os.close(terminal)
+            assert result.returncode == 1, result.stderr
+            said.append(result.stderr)
+    for text in said:
+        found = re.fullmatch(
+            rf"lanswitch: port {port} is in use — another lanswitch\? try --port (\d+)\n", text
+        )
+        assert found is not None, text
+        assert int(found.group(1)) != port
+
+
+def test_play_and_join_without_a_terminal_say_so_in_one_line(tmp_path: Path) -> None:
+    """``play </dev/null`` printed prompt_toolkit's traceback (EOFError)."""
+    for args in (("play", "--interface", LOOPBACK), ("join", f"{LOOPBACK}:9")):
         result = subprocess.run(
-            lanswitch(tmp_path / "d", "play", "--interface", LOOPBACK, "--port", str(port)),
+            lanswitch(tmp_path / "d", *args),
             capture_output=True,
             text=True,
             timeout=60,
             env=env(),
             stdin=subprocess.DEVNULL,
         )
-    assert result.returncode == 1
-    assert "cannot host the table" in result.stderr
-    assert "address already in use" in result.stderr
+        assert result.returncode == 2, result.stderr
+        assert "Traceback" not in result.stderr, result.stderr
+        (line,) = result.stderr.splitlines()
+        assert line.startswith(f"lanswitch: error: lanswitch {args[0]} needs a terminal"), line
+
+
+def test_a_password_table_asks_for_its_password_or_says_to_give_it(  # type: ignore[no-untyped-def]
+    tmp_path: Path, host_factory
+) -> None:
+    """Issue 26, item 2: joining a table with a password without one said "the host closed the
+    connection: bad_password: wrong table password". By name, the advertisement says a
+    password is needed, so nothing is sent without one; by address, the host's refusal says
+    so. Without a terminal to ask on, each is one line saying to use --password; with the
+    right one, the seat is taken."""
+    name = f"Locked {uuid.uuid4().hex[:6]}"
+    host = host_factory(
+        *("--table", name, "--password", "s3cret", "--seats", "2", "--bots", "1"),
+        *("--hands", "1", "--bot-delay", "0"),
+    )
+
+    def join(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            lanswitch(tmp_path / "j", "join", *args, "--bot", "heuristic", "--name", "bob"),
+            capture_output=True,
+            text=True,
+            timeout=90,
+            env=env(),
+            stdin=subprocess.DEVNULL,
+        )
+
+    by_name = ("--interface", LOOPBACK, name)
+    by_address = (f"{LOOPBACK}:{host.port}",)
+    for where in (by_name, by_address):
+        result = join(*where)
+        assert result.returncode == 1, result.stdout + result.stderr
+        assert result.stderr.splitlines()[-1] == (
+            f'lanswitch: table "{name if where is by_name else where[0]}" needs a password: '
+            "ask its host for it, and give it with --password PW"
+        ), result.stderr
+        wrong = join(*where, "--password", "guess")
+        assert wrong.returncode == 1
+        assert "is not table" in wrong.stderr.splitlines()[-1], wrong.stderr
+        assert "bad_password" not in result.stderr + wrong.stderr
+    listed = subprocess.run(
+        lanswitch(tmp_path / "j", "tables", "--interface", LOOPBACK, "--timeout", "2"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env(),
+        check=False,
+    )
+    (row,) = [line for line in listed.stdout.splitlines() if line.startswith(name)]
+    assert "needs a password" in row, listed.stdout
+    assert "s3cret" not in listed.stdout
+    right = join(*by_name, "--password", "s3cret")
+    assert right.returncode == 0, right.stdout + right.stderr
+    assert "joined seat 1" in right.stdout, right.stdout
+    host.stop()
+    hosted = (tmp_path / "host.out").read_text()
+    assert "password set" in hosted, hosted
 
 
 def test_bad_addresses_ports_interfaces_and_seat_counts_are_one_line_before_anything_starts(
@@ -243,8 +334,23 @@ def test_bad_addresses_ports_interfaces_and_seat_counts_are_one_line_before_anyt
         assert "\x1b[" not in result.stdout  # nothing full-screen started
     # A terminal join that cannot reach the table says so on the command line, not on a
     # screen that opens and says "closed".
+    # (its input a terminal, as a person's is: a pseudo-terminal's end)
+    import pty
+
+    keys, terminal = pty.openpty()
     t0 = time.monotonic()
-    result = run("join", f"{LOOPBACK}:1")
+    try:
+        result = subprocess.run(
+            lanswitch(tmp_path / "d", "join", f"{LOOPBACK}:1"),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env(),
+            stdin=terminal,
+        )
+    finally:
+        os.close(keys)
+        os.close(terminal)
     assert result.returncode == 1, result.stderr
     assert "\x1b[" not in result.stdout + result.stderr
     (line,) = result.stderr.strip().splitlines()

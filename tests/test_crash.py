@@ -405,3 +405,186 @@ def test_a_table_that_cannot_listen_leaves_no_journal_unless_it_was_resumed(
         asyncio.run(fail(resumed))
         (kept,) = unfinished(tmp_path)
         assert kept.name == "Porch"  # kept for another try once the port is free
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 26, item 4: an interrupted table is said before a new one opens; a damaged journal is
+# said to be damaged
+
+
+def _left_unfinished(data: Path, name: str) -> Path:
+    """A table whose host died after it listened (its journal stays), on a free port."""
+    with socket.socket() as probe:
+        probe.bind((LOOPBACK, 0))
+        port = probe.getsockname()[1]
+    table = new_table(config(name=name), data, address=LOOPBACK, port=0)
+    assert table.journal is not None
+    table.journal.write(table.host.inputs)
+    table.journal.set("port", port)
+    table.journal.close()  # the host died
+    return table.journal.path
+
+
+def _lanswitch(
+    data: Path, *args: str, stdin: int | None = subprocess.DEVNULL
+) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "lanswitch", "--data-dir", str(data), *args],
+        stdin=stdin,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_a_damaged_journal_is_reported_as_damaged_not_as_nothing(tmp_path: Path) -> None:
+    """``--resume`` with a damaged journal said "no unfinished table to resume"; now it says
+    the journal is damaged, what is wrong, where it is, and that a new table can be started.
+    A plain ``host`` says so too, and opens its new table."""
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    junk = folder / "Kitchen-20261203-201500-4242.sqlite"
+    junk.write_bytes(b"half a journal, copied from a full disk " * 40)
+    with pytest.raises(ResumeError) as caught:
+        resume_table(tmp_path)
+    said = str(caught.value)
+    assert "no unfinished table" not in said, said
+    assert f"the journal {junk} is damaged (it is not a journal lanswitch can read)" in said
+    assert "a new table can still be started" in said
+    resumed = _lanswitch(tmp_path, "host", "--resume")
+    out, err = resumed.communicate(timeout=60)
+    assert resumed.returncode == 1, out + err
+    assert f"lanswitch: the journal {junk} is damaged" in err, err
+    host = _lanswitch(tmp_path, "host", "--interface", LOOPBACK, "--bots", "1")
+    try:
+        assert host.stdout is not None
+        first = host.stdout.readline()  # the new table listens
+        assert "listening on 127.0.0.1:" in first, first
+    finally:
+        host.send_signal(signal.SIGINT)  # our own child
+        out, err = host.communicate(timeout=30)
+    assert f"lanswitch: the journal {junk} is damaged" in err, err
+    assert "a new table can still be started" in err, err
+
+
+def test_a_plain_host_says_there_is_an_interrupted_table_and_how_to_resume_it(
+    tmp_path: Path,
+) -> None:
+    _left_unfinished(tmp_path, "Kitchen")
+    host = _lanswitch(tmp_path, "host", "--interface", LOOPBACK, "--bots", "1")
+    try:
+        assert host.stdout is not None
+        first = host.stdout.readline()
+        assert "listening on 127.0.0.1:" in first, first
+    finally:
+        host.send_signal(signal.SIGINT)  # our own child
+        _out, err = host.communicate(timeout=30)
+    assert re.search(
+        r'the table "Kitchen" \(started [0-9: -]+\) was interrupted before its match ended; '
+        r"lanswitch host --resume carries it on",
+        err,
+    ), err
+    assert len(unfinished(tmp_path)) == 1  # still there, for --resume
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_a_plain_play_asks_to_carry_on_an_interrupted_table_and_does(tmp_path: Path) -> None:
+    """After a crash, plain ``lanswitch play`` opened a new lobby and said nothing of the
+    interrupted table. Now it asks, at its terminal; Enter carries the table on."""
+    _left_unfinished(tmp_path, "Kitchen")
+    env = {**os.environ, "LANSWITCH_DATA_DIR": str(tmp_path), "TERM": "xterm-256color"}
+    command = (
+        f"{sys.executable} -m lanswitch play --interface {LOOPBACK} --name ann; "
+        "echo EXITED $?; sleep 30"
+    )
+    tmux = Tmux(command, env, size=(200, 30))
+    try:
+        screen = tmux.wait_for("Carry it on now?", 15)
+        assert 'the table "Kitchen"' in screen, screen
+        assert "lanswitch play --resume carries it on" in " ".join(screen.split()), screen
+        tmux.keys("Enter")
+        screen = tmux.wait_for("Kitchen", 15)
+        for _ in range(100):  # the resumed table's screen (bounded: 10 s)
+            screen = tmux.screen()
+            if "Carry it on" not in screen and "Kitchen" in screen:
+                break
+            time.sleep(0.1)
+        assert "Kitchen" in screen, screen
+        assert "Carry it on" not in screen, screen
+        tmux.keys("q")
+        tmux.wait_for("y / n", 5)
+        tmux.keys("y")
+        screen = tmux.wait_for("EXITED", 15)
+        assert "EXITED 0" in screen, screen
+    finally:
+        tmux.kill()
+
+
+def test_a_host_interrupted_mid_match_stops_keeps_its_journal_and_resumes(tmp_path: Path) -> None:
+    """Issue 26, item 3, ``lanswitch host``: Ctrl-C mid-match closed the table for everyone
+    and deleted the journal. Now it stops the table: the host says how to carry it on, the
+    friend reads one line saying so, and ``host --resume`` brings the table back."""
+    data = tmp_path / "host"
+    out_path = tmp_path / "host.out"
+    host: subprocess.Popen[str] = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "lanswitch", "--data-dir", str(data), "host"),
+            *("--interface", LOOPBACK, "--seats", "2", "--bots", "1", "--hands", "3"),
+        ],
+        stdout=out_path.open("w"),
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    friend: subprocess.Popen[bytes] | None = None
+    try:
+        port = None
+        for _ in range(200):  # up to 20 s
+            found = re.search(r"listening on 127\.0\.0\.1:(\d+)", out_path.read_text())
+            if found:
+                port = found.group(1)
+                break
+            time.sleep(0.1)
+        assert port is not None, out_path.read_text()
+        friend = bot_friend(tmp_path, port, dict(os.environ), "--think", "0.5")
+        for _ in range(300):  # the hand under way (up to 30 s)
+            if "hand 1" in out_path.read_text():
+                break
+            time.sleep(0.1)
+        assert "hand 1" in out_path.read_text(), out_path.read_text()
+        host.send_signal(signal.SIGINT)  # Ctrl-C, to our own child
+        _, err = host.communicate(timeout=30)
+        assert host.returncode == 0, err
+        said = out_path.read_text().strip().splitlines()
+        assert said[-1] == (
+            "table stopped mid-match: lanswitch host --resume carries it on where it stopped "
+            "(its players join it again then)"
+        ), said
+        assert len(unfinished(data)) == 1  # kept for --resume
+        assert friend.wait(20) == 1
+        told = (tmp_path / "bob.err").read_text()
+        assert told.strip().splitlines()[-1] == (
+            "lanswitch: the host stopped the table mid-match; it can carry on where it stopped "
+            "(the host runs lanswitch host --resume), and you can join it again then"
+        ), told
+        resumed = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "lanswitch", "--data-dir", str(data), "host"),
+                *("--resume", "--interface", LOOPBACK),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert resumed.stdout is not None
+            lines = [resumed.stdout.readline() for _ in range(4)]
+            assert any(line.startswith("resumed from its journal") for line in lines), lines
+        finally:
+            resumed.send_signal(signal.SIGINT)  # our own child
+            resumed.communicate(timeout=30)
+    finally:
+        if host.poll() is None:
+            host.kill()
+        host.wait(10)
+        stop_friend(friend)

@@ -148,6 +148,7 @@ def test_table_is_found_updated_listed_and_removed_on_goodbye() -> None:
                     "fingerprint": FP,
                     "host": "laptop-a",
                     "dealer_blind": False,
+                    "password": False,
                 }
                 # a seat is taken: the TXT record changes and the browser sees it
                 t0 = time.monotonic()
@@ -344,3 +345,63 @@ def test_the_txt_record_follows_the_hosts_switch_to_and_from_dealer_blind(tmp_pa
         return seen
 
     assert run(scenario, limit=40.0) == [False, True, False]
+
+
+def test_a_password_table_says_it_needs_one_and_never_says_the_password(tmp_path: Path) -> None:
+    """Issue 26, item 2: ``pw=1`` in the TXT record of a table hosted with ``--password``
+    (the advertisement a host makes: ``advertiser_for``) reaches the browser's Table and
+    ``lanswitch tables --json``; the password itself is nowhere in the record; a table
+    without one has no ``pw`` key."""
+    name = f"{K} locked"
+    identity = load_or_create_identity(tmp_path / "id")
+    config = HostConfig(name=name, seats=3, bots=1, password="hunter2-secret")
+    table = new_table(config, tmp_path, address="127.0.0.1", port=0, journal=False)
+
+    async def scenario() -> tuple[Table, dict[bytes, bytes | None], list[Table]]:
+        locked = advertiser_for(table, 40013, identity)
+        async with TableBrowser(interfaces=LOOPBACK) as browser, locked:
+            assert await browser.wait_for(lambda ts: name in ts, timeout=WAIT)
+            found = browser.tables[name]
+            info = AsyncServiceInfo(SERVICE_TYPE, f"{name}.{SERVICE_TYPE}")
+            assert browser._zc is not None
+            assert await info.async_request(browser._zc.zeroconf, 3000)
+            listed = await list_tables(1.5, interfaces=LOOPBACK)
+        return found, dict(info.properties), listed
+
+    found, props, listed = run(scenario)
+    assert found.locked
+    assert props[b"pw"] == b"1"
+    assert not any(b"hunter2" in (v or b"") or b"hunter2" in k for k, v in props.items())
+    (shown,) = [t.as_json() for t in listed if t.name == name]
+    assert shown["password"] is True
+    assert "pw" not in advertiser()._properties()
+
+
+def test_joins_listing_of_several_tables_marks_the_one_that_needs_a_password(
+    tmp_path: Path,
+) -> None:
+    """``lanswitch join`` with no name, when several tables answer, lists them: a table with
+    a password is marked, so the player knows to bring it."""
+    from lanswitch.client import JoinError, find_target
+    from lanswitch.settings import Join
+
+    locked, plain = f"{K} lockedlist", f"{K} plainlist"
+
+    async def scenario() -> str:
+        # Two ports that answer (join's listing leaves out a table whose host does not).
+        servers = [await asyncio.start_server(lambda r, w: w.close(), "127.0.0.1", 0) for _ in "ab"]
+        ports = [srv.sockets[0].getsockname()[1] for srv in servers]
+        one = advertiser(locked, ports[0], locked=True)
+        two = advertiser(plain, ports[1], fingerprint=FP2, host="laptop-b")
+        async with servers[0], servers[1], one, two:
+            join = Join(name="bob", data=tmp_path, interface="127.0.0.1", timeout=3.0)
+            try:
+                await find_target(join)
+            except JoinError as e:
+                return str(e)
+        return ""
+
+    said = run(scenario)
+    assert said.startswith("several tables answered"), said
+    assert f"{locked!r} (needs a password)" in said, said
+    assert f"{plain!r} (needs a password)" not in said, said

@@ -193,6 +193,7 @@ def test_a_table_advertised_in_the_host_is_listed_on_every_laptop(lan: Lan) -> N
                 "fingerprint": fp,
                 "host": "lanhost",
                 "dealer_blind": False,
+                "password": False,
             }
         ], lister.describe()
 
@@ -467,6 +468,63 @@ def test_a_friends_laptop_joins_a_play_table_of_three_bots_by_name_and_is_seated
         screen = bob.wait_for("hand:", 20)
         assert "hand 1" in screen.splitlines()[0], screen
         assert "  hand:" in screen, screen
+    finally:
+        for t in (bob, ann):
+            if t is not None:
+                t.kill()
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_a_friends_laptop_joins_a_password_table_by_name_and_is_asked_for_the_password(
+    lan: Lan,
+) -> None:
+    """Issue 26, item 2, across two laptops: ann runs ``lanswitch play --password`` on the
+    host; a laptop's ``lanswitch tables`` says the table needs a password (and not which);
+    bob runs ``lanswitch join "ann's table"`` and is asked for it on his terminal (he read
+    "The host ended the table: wrong table password"), types a wrong one, is told so and
+    asked again, and with the right one is seated."""
+    env = {**_env(), "TERM": "xterm-256color"}
+    play = (
+        f"{PY} -m lanswitch --data-dir {lan.workdir / 'data-host'} play --name ann "
+        f"--interface {lan.address('host')} --bot-delay 0.2 --password 'open sesame' "
+        f"2>{lan.workdir / 'play.err'}; echo EXITED $?; sleep 60"
+    )
+    join = (
+        f'{PY} -m lanswitch --data-dir {lan.workdir / "data-l1"} join "ann\'s table" '
+        f"--name bob --interface {lan.address('l1')}; echo EXITED $?; sleep 60"
+    )
+    ann = Tmux(play, env, netns=lan.node("host").netns)
+    bob: Tmux | None = None
+    try:
+        screen = ann.wait_for("Press r", 20)
+        assert "Press r" in screen, screen + (lan.workdir / "play.err").read_text()
+        time.sleep(1.5)  # the table's name is answered once zeroconf has probed (~1.2 s)
+        lister = lan.start(
+            "l1",
+            [
+                *(PY, "-m", "lanswitch", "--data-dir", str(lan.workdir / "data-list")),
+                *("tables", "--json", "--timeout", "3", "--interface", lan.address("l1")),
+            ],
+            name="tables-l1",
+            env=_env(lan.workdir / "data-list"),
+            cwd=ROOT,
+        )
+        assert lister.wait(timeout=20) == 0, lister.describe()
+        rows = [r for r in json.loads(lister.stdout()) if r["name"] == "ann's table"]
+        assert [r["password"] for r in rows] == [True], lister.describe()
+        assert "sesame" not in lister.stdout()
+        bob = Tmux(join, env, netns=lan.node("l1").netns)
+        screen = bob.wait_for("password:", 30)
+        assert 'Table "ann\'s table" needs a password' in screen, screen
+        bob.keys("sesame", "Enter")
+        screen = bob.wait_for("Try again", 30)
+        assert 'That is not the password of table "ann\'s table". Try again' in screen, screen
+        bob.keys("open sesame", "Enter")
+        screen = bob.wait_for("Press r", 30)
+        assert "Press r" in screen, screen
+        seat = next(line for line in screen.splitlines() if "(you)" in line)
+        assert "bob" in seat
+        assert "bob takes" in ann.wait_for("bob takes", 10)
     finally:
         for t in (bob, ann):
             if t is not None:

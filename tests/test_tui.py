@@ -1556,7 +1556,9 @@ def test_the_hosts_player_is_told_that_closing_mid_hand_leaves_it_unchecked() ->
     net.run(lambda: model.session.hand is not None and model.session.view is not None)
     model.update()
     friend.update()
-    assert asked(model) == "Close the table mid-hand? Nobody can check this hand then. y / n"
+    assert asked(model) == (
+        "Stop the table mid-hand? Nobody can check this hand until play --resume. y / n"
+    )
     assert asked(friend) == "Leave the table? y / n"  # a friend's leaving ends nothing
 
 

@@ -58,7 +58,10 @@ def play(settings: Play, out: TextIO, err: TextIO) -> int:
         except (IdentityError, ResumeError, JournalError) as e:
             said = f"lanswitch: {e}"
         except OSError as e:  # the port is taken, the address is not ours
-            said = f"lanswitch: cannot host the table: {e.strerror or e}"
+            from ..server import listen_failure
+
+            table = settings.table
+            said = f"lanswitch: {listen_failure(e, table.interface or '0.0.0.0', table.port)}"
         except KeyboardInterrupt:
             code, said = 0, "the table is closed"
     finally:

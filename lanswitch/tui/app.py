@@ -222,9 +222,23 @@ class TuiApp:
             event.app.exit()
 
         @kb.add("c-c")
+        @kb.add("<sigint>")
         def _interrupt(event: KeyPressEvent) -> None:
-            model.quit = True
-            event.app.exit()
+            # Ctrl-C is q: it asks first (a hand is not thrown away by one stray key), and a
+            # second Ctrl-C, at the question, leaves. The closed table's screen just goes.
+            if model.screen == "closed":
+                event.app.exit()
+                return
+            if model.overlay == "quit":
+                model.quit = True
+                event.app.exit()
+                return
+            if model.overlay == "chat":
+                self.chat_buffer.reset()
+                event.app.layout.focus(self.screen)
+            model.status = ""
+            model.open("quit")
+            self.refresh()
 
         return kb
 

@@ -2,7 +2,9 @@
 
 ``lanswitch join`` with no table opens it. The list is the zeroconf browser's, redrawn as
 tables come and go; Enter joins the highlighted table, ``s`` watches it, ``a`` asks for
-``HOST:PORT`` (for networks that block multicast DNS), ``q`` leaves.
+``HOST:PORT`` (for networks that block multicast DNS), ``q`` leaves. A table that needs a
+password is marked with a lock; choosing it asks for the password (typed, not shown) before
+anything is sent to the table.
 
 Every answer is a row of its own (:meth:`lanswitch.discovery.TableBrowser.answers`), with its
 fingerprint words: when two machines answer for one name, both rows show, marked, and the
@@ -24,6 +26,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.layout.processors import PasswordProcessor
 
 from ..client import Target
 from ..discovery import Table, TableBrowser, conflicts
@@ -38,10 +41,11 @@ __all__ = ["Choice", "TableList", "browse"]
 
 @dataclass(frozen=True, slots=True)
 class Choice:
-    """What the player picked: where, and whether to watch."""
+    """What the player picked: where, whether to watch, and the password typed (if asked)."""
 
     target: Target
     spectate: bool
+    password: str | None = None
 
 
 class TableList:
@@ -51,6 +55,7 @@ class TableList:
         self.tables: list[Table] = []
         self.cursor = 0
         self.typing = False
+        self.asking: Choice | None = None  # a locked table chosen: its password is typed
         self.status = ""
         self.choice: Choice | None = None
 
@@ -69,7 +74,24 @@ class TableList:
         if not self.tables:
             self.status = "no table yet: wait, or press a to type an address"
             return False
-        self.choice = Choice(Target.from_table(self.tables[self.cursor]), spectate)
+        table = self.tables[self.cursor]
+        chosen = Choice(Target.from_table(table), spectate)
+        if table.locked:  # the password first: see password()
+            self.asking = chosen
+            self.status = ""
+            return False
+        self.choice = chosen
+        return True
+
+    def password(self, text: str) -> bool:
+        """The password typed for the locked table chosen (an empty one is asked again)."""
+        if self.asking is None:
+            return False
+        if not text:
+            self.status = "type the table's password (ask its host), or Esc to go back"
+            return False
+        self.choice = Choice(self.asking.target, self.asking.spectate, text)
+        self.asking = None
         return True
 
     def address(self, text: str) -> bool:
@@ -107,7 +129,8 @@ class TableList:
             # The words on a line of their own, with the mark of a dealer-blind table: the
             # row above is ~70 columns already, and one line of both wrapped anywhere at 80.
             blind = f"{look.g.sep}dealer-blind" if t.blind else ""
-            out.append(("class:dim", f"\n     {words}{blind}\n"))
+            lock = f"{look.g.sep}{_LOCK[look.ascii]} password" if t.locked else ""
+            out.append(("class:dim", f"\n     {words}{blind}{lock}\n"))
         if clashing:
             out.append(
                 (
@@ -121,6 +144,10 @@ class TableList:
         return out
 
 
+_LOCK = {False: "\N{LOCK}", True: "[locked]"}
+"""The mark of a table that needs a password (ASCII: a word)."""
+
+
 async def browse(
     *, look: Look, interfaces: Sequence[str] | None = None, name: str = ""
 ) -> Choice | None:
@@ -128,8 +155,10 @@ async def browse(
     state = TableList()
     buffer = Buffer(multiline=False)
     kb = KeyBindings()
-    browsing = Condition(lambda: not state.typing)
+    secret = Buffer(multiline=False)  # the password of a locked table
+    browsing = Condition(lambda: not state.typing and state.asking is None)
     typing = Condition(lambda: state.typing)
+    asking = Condition(lambda: state.asking is not None)
 
     @kb.add("up", filter=browsing)
     def _up(event: KeyPressEvent) -> None:
@@ -139,14 +168,24 @@ async def browse(
     def _down(event: KeyPressEvent) -> None:
         state.cursor = min(len(state.tables) - 1, state.cursor + 1) if state.tables else 0
 
+    def chose(event: KeyPressEvent, spectate: bool) -> None:
+        if state.pick(spectate):
+            event.app.exit()
+        elif state.asking is not None:
+            secret.reset()
+            event.app.layout.focus(secret)
+
     @kb.add("enter", filter=browsing)
     def _join(event: KeyPressEvent) -> None:
-        if state.pick(False):
-            event.app.exit()
+        chose(event, False)
 
     @kb.add("s", filter=browsing)
     def _watch(event: KeyPressEvent) -> None:
-        if state.pick(True):
+        chose(event, True)
+
+    @kb.add("enter", filter=asking)
+    def _password(event: KeyPressEvent) -> None:
+        if state.password(secret.text):
             event.app.exit()
 
     @kb.add("a", filter=browsing)
@@ -164,6 +203,10 @@ async def browse(
         if state.typing:
             state.typing = False
             buffer.reset()
+        if state.asking is not None:
+            state.asking = None
+            state.status = ""
+            secret.reset()
 
     @kb.add("q", filter=browsing)
     @kb.add("c-c")
@@ -196,6 +239,31 @@ async def browse(
                             ]
                         ),
                         filter=typing,
+                    ),
+                    ConditionalContainer(
+                        HSplit(
+                            [
+                                Window(
+                                    FormattedTextControl(
+                                        lambda: (
+                                            "  Password for "
+                                            + (
+                                                escape(state.asking.target.label)[:24]
+                                                if state.asking
+                                                else ""
+                                            )
+                                            + " (Enter joins, Esc back): "
+                                        )
+                                    ),
+                                    height=1,
+                                ),
+                                Window(
+                                    BufferControl(secret, input_processors=[PasswordProcessor()]),
+                                    height=1,
+                                ),
+                            ]
+                        ),
+                        filter=asking,
                     ),
                     Window(FormattedTextControl(lambda: state.status), height=1),
                     Window(FormattedTextControl(hint), height=1, style="class:hint"),

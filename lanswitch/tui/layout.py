@@ -122,12 +122,13 @@ def _header(model: TuiModel, cols: int, title: str, where: str) -> StyledText:
 
 
 def leave_question(model: TuiModel) -> str:
-    """What ``q`` asks. The host's own player closes the table by leaving: mid-hand, that
-    keeps back the seeds and the signed log every player's check needs, so each friend's
-    verdict of the hand will say it cannot be checked (docs/fairness.md) — asked plainly."""
+    """What ``q`` asks. The host's own player stops the table by leaving: mid-hand, that
+    keeps back the seeds and the signed log every player's check needs until ``lanswitch
+    play --resume`` carries the table on (without it, each friend's verdict of the hand says
+    it cannot be checked: docs/fairness.md) — asked plainly."""
     h = model.session.hand
     if model.powers is not None and h is not None and h.over is None:
-        return " Close the table mid-hand? Nobody can check this hand then. y / n "
+        return " Stop the table mid-hand? Nobody can check this hand until play --resume. y / n "
     return " Leave the table? y / n "
 
 
@@ -562,6 +563,8 @@ def _closed(model: TuiModel, cols: int, room: int) -> list[StyledText]:
     else:
         said = getattr(reason, "reason", "") or getattr(reason, "text", "")
         text = f"The host ended the table: {said}" if said else "The table is closed."
+        if isinstance(reason, p.Error) and reason.code is p.ErrorCode.SHUTDOWN and said:
+            text = said[0].upper() + said[1:]  # a whole line of the host's (hosting.py)
     top: list[StyledText] = [
         [],
         *wrap([("class:warn", f"  {text}")], cols, indent=4),

@@ -19,12 +19,13 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .. import protocol as p
+from ..admission import TRIES, PasswordNeeded, ask_password, wrong_password
 from ..client import Client, JoinError, Target, find_target
 from ..history import close_writer, open_writer
 from ..host import Host, HostConfig
@@ -32,11 +33,13 @@ from ..hosting import (
     HostedTable,
     advertiser_for,
     follow_open_seats,
+    mid_match,
     new_table,
     owner_session,
     resume_table,
     serve,
     settle,
+    stopped_text,
 )
 from ..rules import PRESETS, RuleSet
 from ..session import SEED_WAIT_S, Session
@@ -66,10 +69,13 @@ async def run_client(
     title: str = "lanswitch",
     where: str = "",
     on_start: Callable[[TuiModel, TuiApp], None] | None = None,
+    stop_instead: Callable[[], Awaitable[bool]] | None = None,
 ) -> TuiModel:
     """Run the terminal client for ``client`` (connected with :meth:`Client.connect`, or it
     connects now) until the player leaves or the host ends the table; returns the model (for
-    the exit status and tests)."""
+    the exit status and tests). ``stop_instead`` (the host's own player): called when the
+    player leaves, before any goodbye; True if it stopped the table instead (the seat stays
+    the player's for ``--resume``)."""
     session = client.session
     model = TuiModel(session, send=client.send, look=look, powers=powers, bell=bell)
     tui = TuiApp(model, title=title, where=where)
@@ -79,6 +85,9 @@ async def run_client(
     def news(item: object) -> None:
         nonlocal rung
         tui.refresh()
+        if wrong_password(session):  # not a table's end: join asks again (admission.py)
+            tui.app.exit()
+            return
         if bell and model.rings > rung:  # once per turn of ours
             rung = model.rings
             sys.stdout.write("\a")
@@ -111,6 +120,8 @@ async def run_client(
     finally:
         client.on_news = previous
         ticker.cancel()
+        if not net.done() and model.quit and stop_instead is not None:
+            await stop_instead()  # the host's goodbye to everyone ends our connection too
         if not net.done():
             if not session.closed:
                 await _pay_seed(session, net)
@@ -177,6 +188,7 @@ def play_config(settings: Play, rules: RuleSet) -> HostConfig:
         turn_timer=t.turn_timer,
         hands=t.hands,
         blind=t.blind,
+        password=t.password,
     )
 
 
@@ -315,6 +327,7 @@ async def play(settings: Play, rules: RuleSet) -> tuple[int, str]:
         table.address = settings.table.interface
     host = table.host
     config = host.config
+    session.password = config.password  # the host's own player knows its table's password
     server = await serve(table, identity)  # OSError: the port is taken (tui.play says so)
     advertiser = advertiser_for(table, server.port, identity)
     bound = "" if table.address == "0.0.0.0" else table.address
@@ -344,6 +357,18 @@ async def play(settings: Play, rules: RuleSet) -> tuple[int, str]:
     keeper = asyncio.create_task(keep_advertised())
     history = open_writer(data, keep=settings.history)
     said = None
+    stopped = False
+
+    async def stop_instead() -> bool:
+        # The host's player leaving mid-match (q and y, Ctrl-C twice) stops the table rather
+        # than ending it: one line to every friend, and the journal kept for --resume.
+        nonlocal stopped
+        if not mid_match(host):
+            return False
+        stopped = True
+        await server.stop(stopped_text("play"))
+        return True
+
     try:
         client = Client(session, target, pins=None, history=history)
         model = await run_client(
@@ -353,6 +378,7 @@ async def play(settings: Play, rules: RuleSet) -> tuple[int, str]:
             bell=settings.screen.bell,
             title="lanswitch",
             where=f"{shown}:{server.port}",
+            stop_instead=stop_instead,
         )
     finally:
         said = close_writer(history)
@@ -365,17 +391,21 @@ async def play(settings: Play, rules: RuleSet) -> tuple[int, str]:
         settle(table)
     code = 1 if model.failure is not None else 0
     last = f"lanswitch: {model.failure}" if model.failure else f'table "{config.name}" closed'
+    if stopped and model.failure is None:
+        last = f'table "{config.name}" stopped mid-match: lanswitch play --resume carries it on'
     return code, "\n".join(x for x in (said, last) if x)
 
 
 async def join(settings: Join, screen: Screen) -> tuple[int, str]:
     """``lanswitch join`` in the terminal client: the table named (or the one picked in the
     browser), connected to *before* the screen starts, so a table that cannot be reached is
-    one plain line. The exit status and the last line."""
+    one plain line. A table that needs a password is asked for one (in the browser, or on the
+    terminal), and again if it was wrong. The exit status and the last line."""
     from .browser import browse
 
     look = look_of(screen)
     spectate = settings.spectate
+    password = settings.password
     try:
         if settings.table or settings.address:
             target = await find_target(settings)
@@ -384,35 +414,59 @@ async def join(settings: Join, screen: Screen) -> tuple[int, str]:
             if choice is None:
                 return 0, ""
             target, spectate = choice.target, spectate or choice.spectate
-        session = Session(
-            settings.name,
-            key=Ed25519PrivateKey.generate(),
-            entropy=os.urandom,
-            spectate=spectate,
-            password=settings.password,
-            clock=time.monotonic,
-        )
-        history = open_writer(settings.data, keep=settings.history)
-        client = Client(
-            session,
-            target,
-            pins=PinStore.in_dir(settings.data),
-            accept_change=settings.accept_new_fingerprint,
-            history=history,
-        )
-        try:
-            await client.connect()
-        except BaseException:
-            close_writer(history)
-            raise
+            password = choice.password or password
+        wrong = turned_away = False
+        for _ in range(TRIES):
+            if password is None and (target.locked or turned_away):
+                password = ask_password(target.label, wrong=wrong)
+                if password is None:
+                    return 0, f'you did not join "{target.label}": it needs its password'
+            model, said = await _join_once(settings, target, spectate, password, look, screen)
+            if not wrong_password(model.session):
+                break
+            turned_away = True
+            wrong, password = password is not None, None  # none given is not a wrong one
+        else:
+            return 1, f'lanswitch: {TRIES} wrong passwords for "{target.label}": ask its host'
     except JoinError as e:
         return 1, f"lanswitch: {e}"
+    except PasswordNeeded as e:
+        return 2, f"lanswitch: {e}"
+    code, last = farewell(model, model.session.table or target.label)
+    return code, "\n".join(x for x in (said, last) if x)
+
+
+async def _join_once(
+    settings: Join, target: Target, spectate: bool, password: str | None, look: Look, screen: Screen
+) -> tuple[TuiModel, str | None]:
+    """One try at the table (the screen ends early if the password was turned away), and
+    what the history had to say."""
+    session = Session(
+        settings.name,
+        key=Ed25519PrivateKey.generate(),
+        entropy=os.urandom,
+        spectate=spectate,
+        password=password,
+        clock=time.monotonic,
+    )
+    history = open_writer(settings.data, keep=settings.history)
+    client = Client(
+        session,
+        target,
+        pins=PinStore.in_dir(settings.data),
+        accept_change=settings.accept_new_fingerprint,
+        history=history,
+    )
+    try:
+        await client.connect()
+    except BaseException:
+        close_writer(history)
+        raise
     try:
         model = await run_client(client, look=look, bell=screen.bell, title="lanswitch")
     finally:
         said = close_writer(history)
-    code, last = farewell(model, session.table or target.label)
-    return code, "\n".join(x for x in (said, last) if x)
+    return model, said
 
 
 _OWNER = "owner_seed"

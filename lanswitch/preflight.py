@@ -1,0 +1,71 @@
+"""What the command line checks and says before a table opens or a screen starts (a shell:
+it reads the terminal and the data dir).
+
+- :func:`no_terminal`: ``play`` and the interactive ``join`` draw a screen and read keys;
+  without a terminal on their input (``</dev/null``, a pipe, a service) they say so in one
+  line instead of failing deep inside prompt_toolkit with a traceback.
+- :func:`offer_resume`: a table the last host left unfinished (a crash, a host stopped
+  mid-match) is said before a new one opens, with how to carry it on — ``play`` asks, at its
+  terminal — and a journal too damaged to resume is said to be damaged, not passed over.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TextIO
+
+__all__ = ["Declined", "no_terminal", "offer_resume"]
+
+
+class Declined(Exception):  # noqa: N818  (a choice, not a failure)
+    """The person stopped at the question (Ctrl-C, Ctrl-D): neither table opens."""
+
+
+def no_terminal(command: str, stdin: TextIO | None = None) -> str | None:
+    """Why ``command`` cannot run here (its input is not a terminal), or None if it can."""
+    if (stdin if stdin is not None else sys.stdin).isatty():
+        return None
+    if command == "play":
+        return (
+            "lanswitch play needs a terminal to play in, and its input is not one: run it in "
+            "a terminal; to host a table without one, use lanswitch host"
+        )
+    return (
+        "lanswitch join needs a terminal to play in, and its input is not one: run it in a "
+        "terminal, or give --bot STRATEGY (a bot plays your seat) or --spectate --headless"
+    )
+
+
+def offer_resume(command: str, data: Path, err: TextIO, stdin: TextIO | None = None) -> bool:
+    """Say what the journals in ``data`` hold before ``command`` (``play``, ``host``) opens a
+    new table; whether the person chose to carry the interrupted table on instead (``play`` at
+    a terminal asks; ``host`` only says). Declined if they stopped at the question."""
+    from .hosting import interrupted
+
+    stdin = stdin if stdin is not None else sys.stdin
+    found, damaged = interrupted(data)
+    for note in damaged:
+        err.write(f"lanswitch: {note}\n")
+    if found is None:
+        return False
+    err.write(
+        f"lanswitch: the table {found} was interrupted before its match ended; lanswitch "
+        f"{command} --resume carries it on\n"
+    )
+    if command != "play" or not stdin.isatty():
+        err.flush()
+        return False
+    err.write("Carry it on now? [Y/n] ")
+    err.flush()
+    try:
+        answer = stdin.readline()
+    except KeyboardInterrupt:
+        answer = ""
+    if not answer:  # Ctrl-C or Ctrl-D
+        err.write("\n")
+        raise Declined
+    if answer.strip().lower() in ("y", "yes", ""):
+        return True
+    err.write("starting a new table; the interrupted one stays for --resume\n")
+    return False
