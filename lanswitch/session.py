@@ -329,6 +329,10 @@ class Session:
             return h.names
         return () if self.lobby is None else tuple(st.name for st in self.lobby.seats)
 
+    def hosting(self) -> bool:
+        lobby = self.lobby
+        return lobby is not None and lobby.host is not None and lobby.host == self.seat
+
     def count_void(self, entry: VoidEntry) -> None:
         self.voids.record(entry)
         self.note("voids", named(self.voids.describe(), self.seat_names()), self.voids)

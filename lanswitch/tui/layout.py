@@ -231,10 +231,31 @@ def _table(model: TuiModel, cols: int, room: int) -> list[StyledText]:
         assert spot is not None
         asked = wrap([("", "  "), *prompt(spot)], cols, indent=4)
         bottom += asked[:2] if len(asked) <= 2 else [*asked[:1], clip(asked[1] + asked[2], cols)]
+    for said in _away_lines(model):
+        bottom.append(clip([("class:warn", f"  {said}")], cols))
     reason = plain(model.status or model.pointed_reason(), model.look)
     if reason:
         bottom.append(clip([("class:warn", f"  {reason}")], cols))
     return _squeeze(top, seats_forms, bottom, model, cols, room)
+
+
+def _away_lines(model: TuiModel) -> list[str]:
+    """A line per player away mid-hand, counting down to what the host does when its grace
+    runs out: a stand-in plays the seat (commit-reveal), or the hand stops when it needs the
+    player (dealer-blind: the host cannot play cards it cannot see)."""
+    h = model.session.hand
+    blind = h is not None and h.message.blind
+    lines = []
+    for name, left in model.away():
+        if blind:
+            then = f"the hand stops when it needs {name}"
+            said = f"back within {left} s, or {then}" if left else then
+            lines.append(f"{name} is away: {said}")
+        elif left is not None:
+            lines.append(f"{name} is away: a stand-in plays in {left} s unless {name} is back")
+        else:
+            lines.append(f"{name} is away: the host plays the seat until {name} is back")
+    return lines
 
 
 def _table_line(model: TuiModel, cols: int) -> StyledText:

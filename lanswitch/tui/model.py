@@ -13,6 +13,7 @@ verdicts, chat, and the link to the host ("lost the host: reconnecting…").
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -113,6 +114,7 @@ class TuiModel:
         self._timer_seen: tuple[int, int] = (-1, 0)  # (seq, timer_ms) of the view last read
         self.timer_since = 0.0  # when that view's timer_ms was read (the clock)
         self._seats: tuple[p.LobbySeat, ...] | None = None  # the lobby last seen
+        self.lobby_since = 0.0  # when it came (the clock): its seats' grace_ms count from then
         self._choices_seen: tuple[int, ...] = ()  # the choice last offered (a suit, a face)
         self.fingerprint = b""  # the table's certificate fingerprint, once the client pinned it
 
@@ -227,6 +229,20 @@ class TuiModel:
             return None
         return max(0, int(ms / 1000 - (self.clock() - self.timer_since)))
 
+    def away(self) -> list[tuple[str, int | None]]:
+        """The players away mid-hand, by the latest lobby: each name with the seconds left
+        before the host stands in for it (the host's deadline, counted on our clock from the
+        lobby's arrival), None once its grace is over."""
+        lobby = self.session.lobby
+        if lobby is None or not lobby.playing or self.session.view is None:
+            return []
+        out: list[tuple[str, int | None]] = []
+        for st in lobby.seats:
+            if st.name and not st.bot and not st.connected:
+                left = st.grace_ms / 1000 - (self.clock() - self.lobby_since)
+                out.append((st.name, math.ceil(left) if left > 0 else None))
+        return out
+
     def lost_for(self) -> int | None:
         """Seconds since the link to the host went down (None: it is up)."""
         if self.lost_since is None:
@@ -288,6 +304,7 @@ class TuiModel:
             self._events(news.data)
         elif news.kind == "lobby" and isinstance(news.data, p.LobbyState):
             seats, self._seats = self._seats, news.data.seats
+            self.lobby_since = self.clock()
             if seats is not None:
                 for line in _comings_and_goings(seats, news.data.seats, self.session.public_key):
                     self._say(line, "class:dim")
