@@ -406,8 +406,10 @@ class Session:
         self.links += 1
         self._replaying = None
         self._ready_sent = False  # a ready said on the old link may be lost with it
-        where = f"seat {m.seat + 1}" if m.seat is not None else "watching"  # people count from 1
-        self.note("welcome", ("resumed " if resumed else "joined ") + f"{where} at {m.table}", m)
+        # People count seats from 1: "joined seat 2 at ann's table", "joined, watching ann's
+        # table" (not "joined watching at").
+        where = f" seat {m.seat + 1} at" if m.seat is not None else ", watching"
+        self.note("welcome", ("resumed" if resumed else "joined") + f"{where} {m.table}", m)
         return []
 
     def _lobby(self, m: p.LobbyState) -> list[p.Message]:

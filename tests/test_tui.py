@@ -252,7 +252,9 @@ def test_the_lobby_shows_seats_and_ready_starts_the_hand() -> None:
 
 
 @pytest.mark.parametrize(("cols", "rows"), SIZES)
-def test_every_screen_keeps_the_hand_the_prompt_and_q_at_every_size(cols: int, rows: int) -> None:
+def test_every_screen_keeps_the_hand_the_prompt_and_the_keys_at_every_size(
+    cols: int, rows: int
+) -> None:
     """Item 2: at 60×15 and 40×10 the hand and the prompt were not drawn; at 80×24 the footer
     lost 'q leave' and the title the hand number. The log shrinks first, then the seats."""
     net = TableNet(HostConfig(name="A table", seats=4, bots=3, bot_delay=0.0, hands=None), seed=3)
@@ -266,7 +268,11 @@ def test_every_screen_keeps_the_hand_the_prompt_and_q_at_every_size(cols: int, r
     joined = "\n".join(lines)
     v = model.session.view
     assert v is not None
-    assert "q leave" in lines[-1]
+    # Playing, moving along the hand comes before the way out (issue 26): at 40 columns the
+    # arrows stay and q gives way (? help lists it, and q still works).
+    assert f"{model.look.g.arrows} move" in lines[-1], lines[-1]
+    if cols >= 60:
+        assert "q leave" in lines[-1]
     assert "? help" in lines[-1]
     assert f"hand {model.session.hand.message.hand_no}" in lines[0]  # type: ignore[union-attr]
     assert "hand:" in joined
@@ -542,6 +548,40 @@ def test_keys_and_hints_come_from_one_table() -> None:
     help_text = " ".join(screen_text(model))
     assert "d draw" in help_text
     assert "Space mark" in help_text
+
+
+def test_help_lists_only_the_keys_that_apply_to_this_person_at_this_table() -> None:
+    """Issue 26: ``?`` listed ``n peanuckle`` at a plain switch table and ``Enter lay`` to a
+    spectator. Now a player of switch gets no peanuckle, a player of peanuckle does, and a
+    spectator gets none of the keys of play (nor the host's powers)."""
+    from lanswitch.rules import PRESETS
+
+    def help_of(model: TuiModel) -> list[str]:
+        model.open("help")
+        return [line.strip() for line in screen_text(model, 100, 60)]
+
+    net = TableNet(HostConfig(name="T", seats=2, bots=1, bot_delay=0.0, hands=None), seed=2)
+    player, _ = tui_at(net)
+    eve, _ = tui_at(net, "eve", spectate=True)
+    player.toggle_ready()
+    to_my_turn(net, player)
+    eve.update()
+    mine = help_of(player)
+    assert "Enter lay" in mine
+    assert "l last card" in mine
+    assert "n peanuckle" not in mine
+    watched = help_of(eve)
+    for key in ("Enter lay", "Space mark", "d draw", "p pass", "l last card", "r ready"):
+        assert key not in watched, watched
+    assert "b/x bot +/-" not in watched
+    assert "c chat" in watched
+    assert "q leave" in watched
+    rules = PRESETS["peanuckle"]
+    net2 = TableNet(HostConfig(name="P", rules=rules, seats=2, bots=1, bot_delay=0.0), seed=2)
+    other, _ = tui_at(net2)
+    other.toggle_ready()
+    to_my_turn(net2, other)
+    assert "n peanuckle" in help_of(other)
 
 
 def test_the_key_bar_keeps_help_and_says_how_many_hints_gave_way() -> None:
@@ -962,7 +1002,7 @@ def test_the_host_powers_and_start() -> None:
         return "starting"
 
     model, _ = tui_at(net, powers=HostPowers(add, remove, rules, start))
-    assert "b/x bot +/-" in screen_text(model)[-1]
+    assert "b/x bots" in screen_text(model)[-1]
     assert "s starts now with bots" in " ".join(screen_text(model))
     model.host_power("add_bot")
     model.update()
@@ -1488,7 +1528,8 @@ def test_the_hosts_player_switches_the_deal_with_f_and_the_hand_is_dealt_so(
         config = HostConfig(name="F", seats=2, bots=1, bot_delay=0.0, hands=None)
         async with terminal(identity, config, screen, powers_for=host_powers) as t:
             footer = screen_text(t.model, 80, 24)[-1]
-            assert "f deal" in footer
+            # Issue 26: the bar says what f does ("f deal" did not): make the deal blind.
+            assert "f blind" in footer
             assert "c chat" in footer  # every host hint still fits at 80 columns
 
             def blind() -> bool | None:
@@ -1503,6 +1544,8 @@ def test_the_hosts_player_switches_the_deal_with_f_and_the_hand_is_dealt_so(
 
                 await until(shown)
                 assert t.host.blind is on
+                footer = screen_text(t.model, 80, 24)[-1]
+                assert ("f commit" if on else "f blind") in footer, footer
             for cols, rows in SIZES:
                 lines = screen_text(t.model, cols, rows)
                 assert any("Rules: switch · dealer-blind" in line for line in lines), lines
@@ -1522,8 +1565,8 @@ def test_the_hosts_player_switches_the_deal_with_f_and_the_hand_is_dealt_so(
 def test_f_at_a_timed_table_is_not_offered_and_says_why() -> None:
     net = TableNet(HostConfig(name="T", seats=2, bots=1, bot_delay=0.0, turn_timer=30), seed=2)
     model, _ = tui_at(net, powers=host_powers(net.host, lambda: net.tick(net.now)))
-    assert "b/x bot +/-" in screen_text(model)[-1]
-    assert "f deal" not in screen_text(model)[-1]
+    assert "b/x bots" in screen_text(model)[-1]
+    assert "f blind" not in screen_text(model)[-1]
     f = next(k for k in KEYS if "f" in k.keys)
     f.action(model)  # the key, pressed anyway
     assert not net.host.blind

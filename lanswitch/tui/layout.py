@@ -611,7 +611,7 @@ def help_lines(model: TuiModel) -> list[StyledText]:
     seen: list[str] = []
     for key in KEYS:
         hint = key.hint.format(arrows=g.arrows)
-        if hint and hint not in seen:
+        if hint and hint not in seen and key.applies(model):
             seen.append(hint)
     lines: list[StyledText] = [[("", f"  {hint}")] for hint in seen]
     notes = (
