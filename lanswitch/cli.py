@@ -672,9 +672,15 @@ def _stored_transcript(hand: int, data: Path) -> tuple[str, bytes | str]:
 
     row = _history_row(hand, history_path(data), "check")
     name = f"history:{hand}"
-    if row.transcript is None:
+    if row.transcript is not None:
+        return name, row.transcript
+    if row.seat is None:
         return name, "you watched this hand: there is no transcript of yours to check"
-    return name, row.transcript
+    # Played, but no file of its deal was kept: not "you watched this hand" (issue 26).
+    return name, (
+        f"you played this hand (seat {row.seat + 1}), but the history kept no file of its "
+        "deal to check"
+    )
 
 
 def _cmd_history(args: argparse.Namespace, out: TextIO) -> int:
