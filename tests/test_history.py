@@ -309,8 +309,8 @@ def test_a_blind_hand_watched_is_kept_as_watched(
 
 
 def test_a_blind_hand_that_is_not_fair_is_kept_with_its_blame() -> None:
-    """The row of an unfair blind hand: the fault as the reason, the culprit's id as the
-    blame (as for any hand: the ids the verifier uses)."""
+    """The row of an unfair blind hand: the fault as the reason, the culprit's id kept as the
+    blame (as for any hand: the ids the verifier uses), said as people count seats."""
     from dataclasses import replace
 
     from lanswitch.fairdeal.blindcheck import BlindOutcome, judgement
