@@ -12,7 +12,7 @@ import json
 import os
 import secrets
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -25,6 +25,7 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 8
 BOTS = ("heuristic", "random")
 
 if TYPE_CHECKING:
+    from .fairdeal.judgement import Judgement
     from .history import HandRow
     from .simulate import SimStats
 
@@ -550,7 +551,6 @@ def _summary(stats: SimStats, seed: int, out: TextIO) -> None:
 
 def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .fairdeal import Transcript, TranscriptError, VoidTally, blindfile, verify_all
-    from .fairdeal.judgement import Judgement
 
     # Each source is a name to show and its bytes, or why there are none: the files, or the
     # transcript the history keeps for --hand ID (then shown as "history:ID").
@@ -627,7 +627,7 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             parts.append(f"{len(errors)} unreadable")
         out.write(f"{len(names)} files: {', '.join(parts)}\n")
     if aborts.count:
-        out.write(f"Aborted hands: {aborts.describe()}\n")
+        out.write(f"Aborted hands: {aborts.describe(_namer(list(judged.values())))}\n")
     for gid, ns in gaps.items():
         listed = ", ".join(map(str, ns))
         out.write(
@@ -635,6 +635,22 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             f"{listed} (not kept, or dealt and never finished?)\n"
         )
     return code
+
+
+def _namer(judged: Sequence[Judgement]) -> Callable[[str], str]:
+    """What people call a fair deal's id across the files judged: the name a hand's setup
+    gives it (``seat0`` is ann), "the host" for ``@dealer``, else the seat as people count it
+    ("seat 1") — never the id itself (issue 26: ``verify`` said "seat0 1")."""
+    from .fairdeal.primitives import named
+
+    def name(pid: str) -> str:
+        for j in judged:
+            said = j.name(pid)
+            if said != pid:
+                return said
+        return named(pid, tuple(f"seat {i + 1}" for i in range(16)))
+
+    return name
 
 
 def _is_blind_file(data: bytes) -> bool:
