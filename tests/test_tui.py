@@ -970,9 +970,9 @@ def test_host_lost_then_reconnected_is_said_with_the_seconds() -> None:
     model.update()
     assert "host lost" not in screen_text(model, 80, 24)[0]
     assert "reconnected to the host after 5 s" in log_text(model)
-    model.failure = "the host is gone (it refuses connections)"
+    model.failure = "the host is gone: nothing answers at T on port 1 any more"
     assert model.screen == "closed"
-    assert "the host is gone" in " ".join(screen_text(model, 60, 15))
+    assert "The host is gone: nothing answers" in " ".join(screen_text(model, 60, 15))
 
 
 def test_the_host_powers_and_start() -> None:
@@ -1512,6 +1512,60 @@ def test_a_host_that_dies_is_said_at_once_and_so_is_its_return(
 
     try:
         asyncio.run(asyncio.wait_for(main(), 90))
+    finally:
+        host.stop()
+
+
+def test_a_host_gone_for_good_is_one_sentence_with_what_to_do(
+    identity: Identity, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 26: a lost table nested four reasons in one line ("Lost the table: the host is
+    gone (it refuses connections): could not reach …: the table is gone before the hand was
+    settled (the host is gone (… (is the host running, and is 42889 the port it shows?))").
+    A real host process is killed under ann's terminal client and never comes back: the
+    closed screen says the cause and what to do in one sentence, and the hand's line in the
+    log does not repeat it."""
+    from lanswitch import client as client_module
+    from tests.test_cli_net import Host as HostProcess
+
+    monkeypatch.setattr(client_module, "HOST_GONE_AFTER", 1.0)  # not 20 s of refusals
+    host = HostProcess(tmp_path, "--seats", "2", "--bots", "1", "--bot-delay", "0.5")
+    screen = Screen()
+
+    async def main() -> None:
+        target = Target("crash", (LOOPBACK,), host.port, None, "crash")
+        session = Session("ann", key=Ed25519PrivateKey.generate(), entropy=os.urandom)
+        client = Client(session, target)
+        await client.connect()
+        got: dict[str, TuiModel] = {}
+        with create_pipe_input() as keys, create_app_session(input=keys, output=screen.output):
+            task = asyncio.create_task(
+                run_client(client, look=Look(), on_start=lambda m, t: got.update(m=m))
+            )
+            try:
+                await until(lambda: "m" in got and got["m"].screen == "lobby")
+                model = got["m"]
+                keys.send_text("r")
+                await until(lambda: model.screen == "table")
+                host.proc.kill()  # our own child: the host's process dies, for good
+                host.proc.wait(10)
+                await until(lambda: model.screen == "closed", 20)
+                shown = " ".join(" ".join(screen_text(model, 80, 24)).split())
+                said = shown.split("Press Enter")[0]
+                assert f"The host is gone: nothing answers at crash on port {host.port}" in said
+                assert "join again once it is running the table again." in said
+                assert said.count(":") == 1, said  # one cause, not a chain of reasons
+                assert "(" not in said, said
+                hand = [line for line in log_text(model) if line.startswith("hand 1:")]
+                assert hand, log_text(model)
+                assert "host is gone" not in " ".join(hand), hand
+            finally:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+
+    try:
+        asyncio.run(asyncio.wait_for(main(), 60))
     finally:
         host.stop()
 

@@ -589,8 +589,9 @@ def _fingerprint_lines(model: TuiModel, cols: int) -> list[StyledText]:
 def _closed(model: TuiModel, cols: int, room: int) -> list[StyledText]:
     s = model.session
     reason = s.close_reason
-    if model.failure is not None:
-        text = f"Lost the table: {model.failure}"
+    if model.failure is not None:  # one sentence: the cause, and what to do
+        said = model.failure.rstrip(".")
+        text = f"{said[:1].upper()}{said[1:]}."
     else:
         said = getattr(reason, "reason", "") or getattr(reason, "text", "")
         text = f"The host ended the table: {said}" if said else "The table is closed."
