@@ -399,6 +399,39 @@ def test_the_hand_end_screen_shows_cards_left_points_and_placings_that_agree() -
         assert "pts" in " ".join(screen_text(model, 80, 24))
 
 
+def test_a_spectator_who_came_after_hand_1_sees_the_matchs_win_counts() -> None:
+    """Issue 26: the lobby's "N won" was counted from the hands this client saw, so a
+    spectator who joined after hand 1 saw wrong win counts. It is the host's word now (the
+    lobby's scores: hands won, under rules that keep no points)."""
+    from lanswitch.tui.layout import _seat_rows
+
+    net = TableNet(HostConfig(name="T", seats=2, bots=1, bot_delay=0.0, hands=None), seed=4)
+    ann = net.join("ann", auto_ready=False)
+    net.send(ann, p.Ready(ready=True))
+    net.run(lambda: len(net.host.match.results) >= 1 and not net.host.table.in_play)
+    eve, _ = tui_at(net, "eve", spectate=True)
+    for hand in (2, 3):  # two more hands, watched
+        net.send(ann, p.Ready(ready=True))
+
+        def played(hand: int = hand) -> bool:
+            return len(net.host.match.results) >= hand
+
+        net.run(played)
+    net.run(lambda: not net.host.table.in_play)
+    eve.update()
+    assert eve.screen == "lobby", eve.screen
+    wins = net.host.match.wins
+    assert sum(wins) == 3
+    assert len(eve.session.history) < 3  # eve did not see every hand ...
+    rows = [text(line) for line in _seat_rows(eve, 80)]
+    for seat, name in enumerate(("ann", "bot 1")):
+        named = [line for line in rows if name in line]
+        assert len(named) == 1, rows
+        row = named[0]
+        assert row.rstrip().endswith(f"{wins[seat]} won"), (row, wins)  # ... yet knows them
+    assert ann.session.seat == 0
+
+
 def test_the_log_says_who_takes_a_seat_goes_away_comes_back_and_leaves() -> None:
     net = TableNet(HostConfig(name="T", seats=3, bots=1, bot_delay=0.0, hands=None))
     model, _ = tui_at(net)

@@ -626,7 +626,13 @@ class Host:
             spectators=sum(1 for c in self.table.clients.values() if c.spectator),
             playing=self.table.in_play,
             hands=len(results),
-            scores=tuple(self.match.totals) if results else (),
+            # Under rules that keep no points the match is a series of hands: its score is the
+            # hands each seat won (a spectator who came after hand 1 has no other way to know).
+            scores=tuple(
+                self.match.wins if self.rules.scoring.mode == "none" else self.match.totals
+            )
+            if results
+            else (),
             turn_timer=round(self.config.turn_timer),
             blind=self.blind,
         )

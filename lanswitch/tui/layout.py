@@ -461,8 +461,10 @@ def _seat_rows(model: TuiModel, cols: int) -> list[StyledText]:
     lobby = s.lobby
     assert lobby is not None
     rules = s.rules
-    scoring = rules is not None and rules.scoring.mode != "none" and bool(lobby.scores)
-    wins = _wins(model)
+    # The match so far is the host's word (the lobby's scores: points, or hands won under
+    # rules that keep no points), not the hands this client happened to see: counted from its
+    # own history, a spectator who came after hand 1 saw wrong win counts.
+    by_wins = rules is None or rules.scoring.mode == "none"
     name_w = min(max((len(st.name) for st in lobby.seats), default=6), 24)
     name_w = max(name_w, 6)
     out: list[StyledText] = []
@@ -474,28 +476,14 @@ def _seat_rows(model: TuiModel, cols: int) -> list[StyledText]:
             state = "away"
         if not seat.name:
             state = ""
-        if scoring and i < len(lobby.scores):
+        tally = ""
+        if i < len(lobby.scores) and not by_wins:
             tally = f"{lobby.scores[i]:>5} pts"
-        elif lobby.hands and seat.name:
-            tally = f"{wins.get(i, 0):>3} won"
-        else:
-            tally = ""
+        elif i < len(lobby.scores) and seat.name:
+            tally = f"{lobby.scores[i]:>3} won"
         style = "class:me" if me else ("class:dim" if not seat.name else "")
         text = f"   {i + 1}  {name[:name_w]:<{name_w}}  {state:<9}  {tally}".rstrip()
         out.append(clip([(style, text + ("  (you)" if me else ""))], cols))
-    return out
-
-
-def _wins(model: TuiModel) -> dict[int, int]:
-    """Hands each seat won this match, of those this client saw (rules that keep no score)."""
-    s = model.session
-    h = s.hand
-    game = h.message.game_id if h is not None else b""
-    out: dict[int, int] = {}
-    for record in s.history:
-        if record.game_id == game and record.over.placings and record.over.reason != "void":
-            first = record.over.placings[0]
-            out[first] = out.get(first, 0) + 1
     return out
 
 
