@@ -528,8 +528,35 @@ def test_the_fingerprint_words_are_shown_whole_and_the_rules_end_at_a_word() -> 
         about = [line for line in lines if line.startswith("  ") and "Irish Switch" in line]
         assert about, lines
         start = lines.index(about[0])
-        described = [line for line in lines[start : start + 3] if line.strip()]
+        end = next(i for i in range(start, len(lines)) if not lines[i].strip())
+        described = lines[start:end]  # up to the blank line before the seats
         assert described[-1].endswith("…") or described[-1].endswith("."), described
+
+
+def test_the_hosts_lobby_shows_the_fingerprint_once_and_a_long_description_whole(
+    identity: Identity,
+) -> None:
+    """Issue 26: at 80×24 the host's lobby showed the fingerprint's words twice (the lobby's
+    line and the log's), and cut Black Jack's description after three lines with room to
+    spare. Over a real connection (the pin's news as the client makes it): the words once,
+    the description whole."""
+    screen = Screen()
+
+    async def main() -> None:
+        config = HostConfig(
+            name="T", rules=PRESETS["blackjack"], rules_name="blackjack", seats=4, bots=3
+        )
+        async with terminal(identity, config, screen, powers_for=host_powers) as t:
+            await until(lambda: bool(t.model.fingerprint) and t.model.screen == "lobby")
+            words = fingerprint_words(t.model.fingerprint)
+            lines = screen_text(t.model, 80, 24, where="10.0.0.5:4000")
+            flat = " ".join(" ".join(lines).split())
+            assert flat.count(words) == 1, lines
+            described = " ".join(PRESETS["blackjack"].description.split())
+            assert described in flat, lines
+            assert "…" not in flat, lines
+
+    asyncio.run(asyncio.wait_for(main(), 30))
 
 
 def host_with_bob_away() -> tuple[TableNet, TuiModel]:

@@ -437,7 +437,9 @@ def _lobby(model: TuiModel, cols: int, room: int, where: str) -> list[StyledText
                 cols,
                 indent=4,
             )
-    most = len(about) + 3  # the description: three lines at most
+    # The description: whole where the window has room (Black Jack's takes four lines at 80
+    # columns, and three cut it mid-list: issue 26), six lines at most.
+    most = len(about) + 6
     if rules is not None and rules.description:
         described = plain(rules.description, model.look)  # rules.py writes K♥: KH in ASCII
         about += wrap([("class:dim", f"  {described}")], cols, indent=2)
@@ -445,8 +447,8 @@ def _lobby(model: TuiModel, cols: int, room: int, where: str) -> list[StyledText
     notes = _lobby_notes(model, cols)
     words = _fingerprint_lines(model, cols)
     join = _join_lines(model, cols, where)
-    # The description gives way before the seats and the notes do (at most three lines; cut,
-    # it ends after a whole word with an ellipsis).
+    # The description gives way before the seats and the notes do (cut, it ends after a
+    # whole word with an ellipsis).
     fixed = 1 + 1 + len(seats) + 1 + len(notes) + len(words) + len(join)
     top += trim(about, min(most, room - fixed - 2), cols, model.look.g.more)
     top += [[], *seats, [], *notes]

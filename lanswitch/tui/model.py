@@ -323,7 +323,8 @@ class TuiModel:
             self._say(news.text, "class:warn")
         elif news.kind == "pin" and isinstance(news.data, bytes):
             self.fingerprint = news.data  # the lobby shows its words whole, at any width
-            self._say(news.text, "class:dim")
+            if self.powers is None:  # a joiner's log keeps whether the pin is new or known;
+                self._say(news.text, "class:dim")  # the host's own lobby says it once
         elif news.kind in ("warning", "closed", "welcome", "pin", "over"):
             self._say(news.text, "class:dim" if news.kind != "warning" else "class:warn")
 
