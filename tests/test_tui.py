@@ -432,6 +432,52 @@ def test_a_spectator_who_came_after_hand_1_sees_the_matchs_win_counts() -> None:
     assert ann.session.seat == 0
 
 
+def test_one_d_draws_until_a_card_can_be_laid_where_the_rules_say_so() -> None:
+    """Issue 26: where the rules draw until playable, it took a key per card. One d now draws
+    on until a card can be laid (or the draw is no longer open), and the log shows the cards
+    drawn on one line. ann plays her first legal card each turn until a turn finds her with
+    none to lay and the first card she draws does not fit either (bounded: 20 deals of at most
+    40 turns each)."""
+    from lanswitch.game import DRAW
+
+    for seed in range(1, 21):
+        net = TableNet(HostConfig(name="T", seats=2, bots=1, bot_delay=0.0, hands=1), seed=seed)
+        model, _ = tui_at(net)
+        model.toggle_ready()
+        for _turn in range(40):
+            if net.host.hand is None or net.host.hand.settled:
+                break
+            try:
+                to_my_turn(net, model, steps=2000)
+            except AssertionError:
+                break  # the hand ended first
+            legal, hand, v = model.legal(), model.hand(), model.session.view
+            assert v is not None
+            layable = [c for c in hand if c in legal]
+            if layable or v.pending_kind or DRAW not in legal:
+                model._play(layable[0] if layable else legal[0])  # not this turn: play on
+                continue
+            before, logged, seq = len(hand), len(model.log), model.session.seq
+            model.draw()  # one key
+            for _ in range(2000):
+                net.step()
+                model.update()
+                if not model.session.my_turn() or any(c in model.legal() for c in model.hand()):
+                    break
+            model.update()  # the news of the last draw (a TableNet answers within a send)
+            drawn = len(model.hand()) - before
+            if drawn < 2:
+                continue  # the first card fitted: a turn that does not show it
+            assert model.session.seq >= seq + drawn
+            assert any(c in model.legal() for c in model.hand()) or DRAW not in model.legal()
+            assert model.drawing == 0
+            new = [line for line in log_text(model)[logged:] if line.startswith("you draw")]
+            assert len(new) == 1, log_text(model)[logged:]  # the run, on one line
+            assert len(new[0].split()) == 2 + drawn, new  # "you draw" and every card drawn
+            return
+    pytest.fail("no turn in 20 deals had ann draw more than one card")
+
+
 def test_the_log_says_who_takes_a_seat_goes_away_comes_back_and_leaves() -> None:
     net = TableNet(HostConfig(name="T", seats=3, bots=1, bot_delay=0.0, hands=None))
     model, _ = tui_at(net)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .. import protocol as p
-from ..cards import JOKER_BASE
+from ..cards import JOKER_BASE, MAX_CARD
 from ..game import CALL_LAST, CALL_TWO, DRAW, MIMIC_BASE, PASS, SUIT_BASE, Phase
 from ..narrate import Line, describe, merge
 from ..session import HandRecord, News, Session, named
@@ -115,6 +115,8 @@ class TuiModel:
         self.timer_since = 0.0  # when that view's timer_ms was read (the clock)
         self._seats: tuple[p.LobbySeat, ...] | None = None  # the lobby last seen
         self.lobby_since = 0.0  # when it came (the clock): its seats' grace_ms count from then
+        self.drawing = 0  # draws left to make of a d that draws until a card can be laid
+        self._draw_held = 0  # the cards held when the last of them was sent
         self._choices_seen: tuple[int, ...] = ()  # the choice last offered (a suit, a face)
         self.fingerprint = b""  # the table's certificate fingerprint, once the client pinned it
 
@@ -273,9 +275,14 @@ class TuiModel:
                 self.cursor = preferred_choice(choices, self.hand())
         row = self.row()
         self.cursor = max(0, min(self.cursor, len(row) - 1))
-        if s.my_turn() and self._turn_seq != s.seq:
+        if not s.my_turn():
+            self.drawing = 0  # a d draws on within its own turn only
+            return
+        if self._turn_seq != s.seq:
             self._turn_seq = s.seq
             self._on_turn()
+        if self.drawing and len(self.hand()) > self._draw_held and self._fresh():
+            self._draw_on()  # the card drawn last is in the hand: draw on, or stop
 
     def _say(self, text: str, style: str = "", source: Line | None = None) -> None:
         self._add([(style, text)], source)
@@ -337,6 +344,7 @@ class TuiModel:
                     self.laid.append(value)
             elif kind == "turn" and seat == me:
                 self.laid = []  # a turn of ours begins
+                self.drawing = 0  # and a d of an earlier turn draws no more
             elif kind in ("pickup", "skip") and self._last_face >= 0:
                 rules = self.session.rules
                 if rules is not None and 0 <= self._last_face < 108:
@@ -466,7 +474,38 @@ class TuiModel:
         self.send(self.session.move(move))
 
     def draw(self) -> None:
+        """d: draw a card — or, where the rules draw until a card can be laid, draw on by
+        itself, a card a step, until one can (one key, not a key per card; the log shows the
+        run of cards drawn on one line)."""
+        rules = self.session.rules
+        v = self.session.view
+        pending = v is not None and bool(v.pending_kind)  # a pick-up is one move, not a draw
+        if rules is not None and rules.play.draw == "until_playable" and not pending:
+            self.drawing = DRAW_ON_BOUND if DRAW in self.legal() else 0
+        self._draw_held = len(self.hand())
         self._special(DRAW, "you cannot draw now")
+
+    def _draw_on(self) -> bool:
+        """Draw the next card of a d that draws until playable (see :meth:`draw`); False once
+        a card can be laid, the draw is no longer legal, or a drawn card is not yet readable
+        (dealer-blind: its keys still to come) — then the player decides."""
+        legal = self.legal()
+        hand = self.hand()
+        readable = all(0 <= c < MAX_CARD for c in hand)
+        if self.drawing <= 0 or DRAW not in legal or not readable or any(c in legal for c in hand):
+            self.drawing = 0
+            return False
+        self.drawing -= 1
+        self._draw_held = len(hand)
+        self._play(DRAW)
+        return True
+
+    def _fresh(self) -> bool:
+        """The view on screen is of the latest step: the host's events come before the view
+        they make, and a draw decided on the view before would draw one card too many. (A
+        draw also takes steps before its card is dealt: :meth:`update` waits for the card.)"""
+        shown = self.session.shown()
+        return not isinstance(shown, p.SeatView) or shown.seq == self.session.seq
 
     def pass_turn(self) -> None:
         self._special(PASS, "you cannot pass now")
@@ -531,6 +570,11 @@ class TuiModel:
 
     def scroll_by(self, lines: int) -> None:
         self.scroll = max(0, self.scroll + lines)
+
+
+DRAW_ON_BOUND = 108
+"""At most this many draws of one d (a deck and a half): the stock is refilled from the pile,
+and a hand that cannot lay might otherwise draw on while the pile lasts."""
 
 
 def _comings_and_goings(
