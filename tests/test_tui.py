@@ -1377,6 +1377,36 @@ def test_a_dealer_blind_table_says_so_and_shows_the_blind_checks_verdict() -> No
     assert "you watched" not in details
 
 
+def test_a_dealer_blind_pick_up_lists_the_cards_once_they_can_be_read() -> None:
+    """Issue 26: at a dealer-blind table the log said "you pick up 2" where commit-reveal
+    says "you pick up 2: J♠ 2♦" (the cards open to their holder a step later). Now each line
+    of ours that drew is finished with the cards, in the order they opened, once they can be
+    read: each card it names was ours (played later, or still held at the end)."""
+    counted = re.compile(r"^you (?:pick up \d+|.*draws? (?:a card|\d+ cards))$")  # no faces
+    for seed in (4, 8):  # deals with pick-ups and draws of ann's
+        net = TableNet(
+            HostConfig(name="Blind", seats=2, bots=1, bot_delay=0.0, hands=None, blind=True),
+            seed=seed,
+        )
+        model, _ = tui_at(net)
+        model.toggle_ready()
+        to_my_turn(net, model)
+        play_out_the_hand(net, model)
+        mine = [line for line in log_text(model) if line.startswith("you ")]
+        picked = [line for line in mine if line.startswith("you pick up")]
+        assert picked, mine
+        for line in picked:
+            n = int(line.split()[3].rstrip(":"))
+            assert len(line.split(": ")[-1].split()) == n, line
+        assert not [line for line in mine if counted.match(line)], mine  # none left unsaid
+        later = " ".join(mine)
+        for line in picked:
+            for card in line.split(": ")[-1].split():
+                assert f"you play {card}" in later or card in " ".join(
+                    card_text(c, model.look) for c in model.hand()
+                ), (card, mine)
+
+
 LONE = "only player the host does not seat, so it can tell"
 
 
