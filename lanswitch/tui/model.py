@@ -16,14 +16,15 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from .. import protocol as p
 from ..cards import JOKER_BASE, MAX_CARD
 from ..game import CALL_LAST, CALL_TWO, DRAW, MIMIC_BASE, PASS, SUIT_BASE, Phase
-from ..narrate import Cards, Line, describe, merge
+from ..narrate import Line, describe, merge
 from ..session import HandRecord, News, Session, named
 from ..textsafe import escape
+from .faces import Faces
 from .prompts import Spot, cannot_follow, tables_for, why_not
 from .render import Look, StyledText, card_text, line_text, move_text, plain_text
 
@@ -116,9 +117,7 @@ class TuiModel:
         self._seats: tuple[p.LobbySeat, ...] | None = None  # the lobby last seen
         self.lobby_since = 0.0  # when it came (the clock): its seats' grace_ms count from then
         self.drawing = 0  # draws left to make of a d that draws until a card can be laid
-        self._faces: list[tuple[LogLine, int, list[int]]] = []
-        """Lines of ours that drew cards not yet readable, oldest first: each with how many,
-        and those opened so far (:meth:`_opened` finishes them)."""
+        self._faces = Faces()  # lines of ours waiting for the faces of hidden draws
         self._draw_held = 0  # the cards held when the last of them was sent
         self._choices_seen: tuple[int, ...] = ()  # the choice last offered (a suit, a face)
         self.fingerprint = b""  # the table's certificate fingerprint, once the client pinned it
@@ -310,7 +309,7 @@ class TuiModel:
             self.selected, self.queue, self.pending_rows = [], [], set()
             self.drawn = self._last_face = -1
             self.laid = []
-            self._faces = []
+            self._faces.clear()
         elif news.kind == "events" and isinstance(news.data, tuple):
             self._events(news.data)
         elif news.kind == "lobby" and isinstance(news.data, p.LobbyState):
@@ -369,52 +368,12 @@ class TuiModel:
         for line in describe(events, self.hand_names(), me=me):
             self._narrate(line)
         if hidden:
-            self._await_faces(hidden)
-
-    # -- cards of our own told once they can be read (dealer-blind) --------------------------
-    #
-    # A dealer-blind draw deals a card this seat cannot read until the others' keys for it
-    # come, a step or more later: the log said "you pick up 2" where commit-reveal says "you
-    # pick up 2: J♠ 2♦". The line waits, and the cards the session says opened (its "opened"
-    # news, in order) finish the lines waiting, oldest first.
-
-    def _await_faces(self, hidden: int) -> None:
-        """The newest line of ours drew ``hidden`` cards not yet readable: it waits for them
-        (a run of single draws merged into one line waits for them all)."""
-        target = next((x for x in reversed(self.log[-8:]) if x.source and _ours(x.source)), None)
-        if target is None:
-            return
-        merged = [w for w in self._faces if not _kept(w[0], self.log)]
-        if merged:  # the line waiting before was merged into this one: one wait for both
-            hidden += sum(w[1] - len(w[2]) for w in merged)
-            got = [c for w in merged for c in w[2]]
-            self._faces = [w for w in self._faces if _kept(w[0], self.log)]
-        else:
-            got = []
-        self._faces.append((target, hidden, got))
+            self._faces.wait(self.log, hidden)
 
     def _opened(self, cards: Sequence[int]) -> None:
-        """Cards of ours now readable: to the lines waiting for them, oldest first."""
-        for card in cards:
-            self._faces = [w for w in self._faces if _kept(w[0], self.log)]
-            if not self._faces:
-                return
-            target, hidden, got = self._faces[0]
-            got.append(card)
-            if len(got) < hidden:
-                continue
-            self._faces.pop(0)
-            line = target.source
-            assert line is not None
-            faces = tuple(got)
-            if line.drawer >= 0:  # a run of draws: "you draw J♠ 2♦"
-                faces = (*line.seen, *faces)
-                done = replace(line, parts=(line.lead + " ", Cards(faces)), seen=faces)
-            else:  # a pick-up or a penalty: "you pick up 2: J♠ 2♦"
-                words = "".join(x for x in line.parts if isinstance(x, str))
-                done = replace(line, parts=(words + ": ", Cards(faces)))
-            at = next(i for i, x in enumerate(self.log) if x is target)
-            self.log[at] = _logged(line_text(done, self.look, _TONES[done.tone]), done)
+        """Cards of ours now readable (dealer-blind): the lines that drew them show them."""
+        for at, line in self._faces.opened(self.log, cards):
+            self.log[at] = _logged(line_text(line, self.look, _TONES[line.tone]), line)
 
     def _link(self, state: str) -> None:
         if state == "lost":
@@ -631,17 +590,6 @@ class TuiModel:
 DRAW_ON_BOUND = 108
 """At most this many draws of one d (a deck and a half): the stock is refilled from the pile,
 and a hand that cannot lay might otherwise draw on while the pile lasts."""
-
-
-def _kept(line: LogLine, log: Sequence[LogLine]) -> bool:
-    """``line`` itself is still in ``log`` (not an equal one: "you pick up 2" comes often)."""
-    return any(x is line for x in log)
-
-
-def _ours(line: Line) -> bool:
-    """A line of this seat's drawing cards: a draw, a pick-up, a penalty paid in cards."""
-    said = "".join(x for x in line.parts if isinstance(x, str))
-    return said.startswith("you ") and (" draw" in said or " pick up" in said)
 
 
 def _comings_and_goings(
