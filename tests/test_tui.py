@@ -677,7 +677,15 @@ def test_help_lists_only_the_keys_that_apply_to_this_person_at_this_table() -> N
     assert "l last card" in mine
     assert "n peanuckle" not in mine
     watched = help_of(eve)
-    for key in ("Enter lay", "Space mark", "d draw", "p pass", "l last card", "r ready"):
+    for key in (
+        "Enter lay",
+        "Space mark",
+        "d draw",
+        "p pass",
+        "l last card",
+        "r ready",
+        "Enter ready",
+    ):
         assert key not in watched, watched
     assert "b/x bot +/-" not in watched
     assert "c chat" in watched

@@ -128,7 +128,7 @@ KEYS: tuple[Key, ...] = (
         rank=0,
         applies=_seated,
     ),
-    Key(("enter",), "Enter ready", _LOBBY, TuiModel.enter, shown=False),
+    Key(("enter",), "Enter ready", _LOBBY, TuiModel.enter, shown=False, applies=_seated),
     Key(("space",), "Space mark", _TABLE, TuiModel.space, _can_mark, rank=4, applies=_playing),
     Key(("d",), "d draw", _TABLE, TuiModel.draw, _legal(DRAW), rank=1, applies=_playing),
     Key(("p",), "p pass", _TABLE, TuiModel.pass_turn, _legal(PASS), rank=1, applies=_playing),

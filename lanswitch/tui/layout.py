@@ -462,11 +462,13 @@ def _seat_rows(model: TuiModel, cols: int) -> list[StyledText]:
     s = model.session
     lobby = s.lobby
     assert lobby is not None
-    rules = s.rules
+    # The rules in play: the hand's, else the preset the lobby names (a friend who joined
+    # between hands has seen no hand yet); None: a rules file's, its unit unknown here.
+    rules = s.rules if s.rules is not None else PRESETS.get(lobby.rules)
     # The match so far is the host's word (the lobby's scores: points, or hands won under
     # rules that keep no points), not the hands this client happened to see: counted from its
     # own history, a spectator who came after hand 1 saw wrong win counts.
-    by_wins = rules is None or rules.scoring.mode == "none"
+    by_wins = rules is not None and rules.scoring.mode == "none"
     name_w = min(max((len(st.name) for st in lobby.seats), default=6), 24)
     name_w = max(name_w, 6)
     out: list[StyledText] = []
@@ -479,9 +481,9 @@ def _seat_rows(model: TuiModel, cols: int) -> list[StyledText]:
         if not seat.name:
             state = ""
         tally = ""
-        if i < len(lobby.scores) and not by_wins:
+        if i < len(lobby.scores) and rules is not None and not by_wins:
             tally = f"{lobby.scores[i]:>5} pts"
-        elif i < len(lobby.scores) and seat.name:
+        elif i < len(lobby.scores) and by_wins and seat.name:
             tally = f"{lobby.scores[i]:>3} won"
         style = "class:me" if me else ("class:dim" if not seat.name else "")
         text = f"   {i + 1}  {name[:name_w]:<{name_w}}  {state:<9}  {tally}".rstrip()
