@@ -122,7 +122,7 @@ PROMPTS = re.compile(
 )
 
 
-@pytest.mark.parametrize(("cols", "rows"), [(100, 30), (80, 24), (60, 15)])
+@pytest.mark.parametrize(("cols", "rows"), [(100, 30), (80, 24), (60, 15), (40, 10)])
 def test_the_table_fits_a_real_terminal_and_says_so_below_the_minimum(
     tmp_path: Path, cols: int, rows: int
 ) -> None:
