@@ -291,7 +291,10 @@ class BlindPart:
         if events:
             s.note("events", f"step {s.seq}", tuple(events))
         if self.part is not None and len(self.part.holder.cards) > held:
-            s.note("opened", "a card you drew is open to you", m)
+            # The cards opened by this message, in the order they opened: the screen finishes
+            # "you pick up 2" with them ("you pick up 2: J♠ 2♦", as commit-reveal says it).
+            opened = tuple(self.part.holder.cards.values())[held:]
+            s.note("opened", "a card you drew is open to you", opened)
         if isinstance(m, p.BlindAbort):
             said = f"the host stopped the hand: {_abort_text(m)}"
             s.note("warning", named(said, s.seat_names()), m)

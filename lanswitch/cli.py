@@ -12,7 +12,7 @@ import json
 import os
 import secrets
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -36,6 +36,7 @@ PRESET_NAMES = (
 )
 
 if TYPE_CHECKING:
+    from .fairdeal.judgement import Judgement
     from .history import HandRow
     from .simulate import SimStats
 
@@ -601,7 +602,6 @@ def _summary(stats: SimStats, seed: int, out: TextIO) -> None:
 
 def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .fairdeal import Transcript, TranscriptError, VoidTally, blindfile, verify_all
-    from .fairdeal.judgement import Judgement
 
     # Each source is a name to show and its bytes, or why there are none: the files, or the
     # transcript the history keeps for --hand ID (then shown as "history:ID").
@@ -678,7 +678,7 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             parts.append(f"{len(errors)} unreadable")
         out.write(f"{len(names)} files: {', '.join(parts)}\n")
     if aborts.count:
-        out.write(f"Aborted hands: {aborts.describe()}\n")
+        out.write(f"Aborted hands: {aborts.describe(_namer(list(judged.values())))}\n")
     for gid, ns in gaps.items():
         listed = ", ".join(map(str, ns))
         out.write(
@@ -694,6 +694,22 @@ def _read_or_why(path: Path) -> bytes | str:
         return path.read_bytes()
     except OSError as e:
         return f"cannot read it: {e.strerror or e}"
+
+
+def _namer(judged: Sequence[Judgement]) -> Callable[[str], str]:
+    """What people call a fair deal's id across the files judged: the name a hand's setup
+    gives it (``seat0`` is ann), "the host" for ``@dealer``, else the seat as people count it
+    ("seat 1") — never the id itself (issue 26: ``verify`` said "seat0 1")."""
+    from .fairdeal.primitives import named
+
+    def name(pid: str) -> str:
+        for j in judged:
+            said = j.name(pid)
+            if said != pid:
+                return said
+        return named(pid, tuple(f"seat {i + 1}" for i in range(16)))
+
+    return name
 
 
 def _is_blind_file(data: bytes) -> bool:
@@ -731,9 +747,15 @@ def _stored_transcript(hand: int, data: Path) -> tuple[str, bytes | str]:
 
     row = _history_row(hand, history_path(data), "check")
     name = f"history:{hand}"
-    if row.transcript is None:
+    if row.transcript is not None:
+        return name, row.transcript
+    if row.seat is None:
         return name, "you watched this hand: there is no transcript of yours to check"
-    return name, row.transcript
+    # Played, but no file of its deal was kept: not "you watched this hand" (issue 26).
+    return name, (
+        f"you played this hand (seat {row.seat + 1}), but the history kept no file of its "
+        "deal to check"
+    )
 
 
 def _cmd_history(args: argparse.Namespace, out: TextIO) -> int:

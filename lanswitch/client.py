@@ -437,8 +437,10 @@ class Client:
         the host settles the hand in play: it gets a verdict with what this client holds."""
         try:
             await self._run()
-        except JoinError as e:
-            self.session.give_up(f"the table is gone before the hand was settled ({e})")
+        except JoinError:
+            # The hand's line says what became of the hand; why the table is gone is said once,
+            # by the error itself (nesting it here made four reasons of one line: issue 26).
+            self.session.give_up("the table is gone before the hand was settled")
             self._emit_news()
             self._record_hands()
             raise
@@ -463,12 +465,15 @@ class Client:
                     elif refused_since is None:
                         refused_since = now
                     assert lost_at is not None  # only a lost link is reconnected
+                    # One sentence each: the cause, and what to do (the connection's own
+                    # error is the cause's detail, not a reason of its own).
                     if refused_since is not None and now - refused_since > HOST_GONE_AFTER:
-                        raise JoinError(f"the host is gone (it refuses connections): {e}") from None
-                    if now - lost_at > self.reconnect_for:
                         raise JoinError(
-                            f"lost {self.target.label} and could not get back in: {e}"
+                            f"the host is gone: nothing answers at {self._where()} any more, "
+                            "so join again once it is running the table again"
                         ) from None
+                    if now - lost_at > self.reconnect_for:
+                        raise JoinError(self._unreachable()) from None
                     await asyncio.sleep(BACKOFF[min(tries, len(BACKOFF)) - 1])
                     continue
             tries, refused_since = 0, None
@@ -487,7 +492,7 @@ class Client:
             if welcomed or lost_at is None:
                 lost_at = self.clock()
             elif self.clock() - lost_at > self.reconnect_for:
-                raise JoinError(f"lost {self.target.label} and could not get back in")
+                raise JoinError(self._unreachable())
             if not self._lost:  # the screen says so, and counts the seconds
                 self._lost = True
                 s.news.append(News("link", "lost"))
@@ -495,6 +500,17 @@ class Client:
             self.reconnects += 1
             await asyncio.sleep(BACKOFF[0])
         raise JoinError("gave up reconnecting")  # pragma: no cover - bounded above
+
+    def _where(self) -> str:
+        """The table's address as people read it: its label, with the port."""
+        t = self.target
+        return t.label if t.label.endswith(f":{t.port}") else f"{t.label} on port {t.port}"
+
+    def _unreachable(self) -> str:
+        return (
+            f"lost the link to {self._where()} and could not get back in within "
+            f"{self.reconnect_for:g} s, so check this computer's network and join again"
+        )
 
     async def _converse(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
         """One connection, until it is lost or the host ends it; whether we were welcomed."""

@@ -304,7 +304,9 @@ class CommitPart:
             if isinstance(ev, Back):
                 self.side.note("presence", f"{who} is back and plays again", ev)
             else:
-                why = "left the table" if ev.how == LEFT else "lost the link, says the host"
+                # The host's own screen says what its host knows, not "says the host".
+                lost = "lost the link" + ("" if self.side.hosting() else ", says the host")
+                why = "left the table" if ev.how == LEFT else lost
                 self.side.note("presence", f"{who} {why}: the host plays the seat from now on", ev)
 
     def _own_checks(self, rec: SeatRecorder, logged: Sequence[LogEvent], live: bool) -> None:

@@ -66,6 +66,7 @@ from typing import Any, Final
 
 from .datadir import create_private, make_private, tighten_sqlite
 from .fairdeal.judgement import COMMIT_REVEAL, DEALER_BLIND, deal_named
+from .fairdeal.primitives import named
 from .narrate import nth
 from .session import HandRecord
 from .textsafe import escape
@@ -280,8 +281,18 @@ def verdict_text(row: HandRow) -> str:
         return f"{deal.tagged('fair')}, every card legal"
     if row.status == "watched":
         return f"{deal.tagged('watched')}: no transcript of yours to check"
-    who = ", ".join(escape(c) for c in row.culprits) or "nobody"
-    return f"{escape(deal.tagged(row.status.upper()))}: {escape(row.why)} (blame {who})"
+    # The row keeps the fair deal's ids (as the verifier names them); a person reads "the
+    # host" for @dealer and "seat N" (counted from 1) for seatN-1, never the ids themselves.
+    who = ", ".join(escape(_people(c)) for c in row.culprits) or "nobody"
+    return f"{escape(deal.tagged(row.status.upper()))}: {escape(_people(row.why))} (blame {who})"
+
+
+_SEATS = tuple(f"seat {i + 1}" for i in range(16))
+
+
+def _people(text: str) -> str:
+    """``text`` with the fair deal's ids as people count: "the host", "seat 2"."""
+    return named(text, _SEATS)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -99,7 +99,7 @@ __all__ = [
     "encode_message",
 ]
 
-PROTOCOL_VERSION: Final = 5
+PROTOCOL_VERSION: Final = 6
 """The version ``hello`` and ``welcome`` carry; peers of different versions do not talk."""
 
 MAX_FRAME: Final = 64 * 1024
@@ -829,6 +829,9 @@ class LobbySeat:
     ready: bool = _wire(Bool(), default=False)
     connected: bool = _wire(Bool(), default=False)
     key: bytes = _wire(Bytes(0, 32), default=b"")
+    grace_ms: int = _wire(U32, default=0)
+    """A player away mid-hand: the milliseconds, counted from this message, until its grace
+    runs out and the host stands in for it (0: not away, between hands, or already past)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

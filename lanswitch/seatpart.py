@@ -93,6 +93,11 @@ class Seatside(Protocol):
 
     def seat_names(self) -> tuple[str, ...]: ...
 
+    def hosting(self) -> bool:
+        """This client is the host's own player (the lobby's ``host`` is its seat): what the
+        host says is its own knowledge here, not "says the host"."""
+        ...
+
     def count_void(self, entry: VoidEntry) -> None:
         """A void hand, counted in the table's tally (and the warning said once it is due)."""
         ...

@@ -329,6 +329,10 @@ class Session:
             return h.names
         return () if self.lobby is None else tuple(st.name for st in self.lobby.seats)
 
+    def hosting(self) -> bool:
+        lobby = self.lobby
+        return lobby is not None and lobby.host is not None and lobby.host == self.seat
+
     def count_void(self, entry: VoidEntry) -> None:
         self.voids.record(entry)
         self.note("voids", named(self.voids.describe(), self.seat_names()), self.voids)
@@ -402,8 +406,10 @@ class Session:
         self.links += 1
         self._replaying = None
         self._ready_sent = False  # a ready said on the old link may be lost with it
-        where = f"seat {m.seat + 1}" if m.seat is not None else "watching"  # people count from 1
-        self.note("welcome", ("resumed " if resumed else "joined ") + f"{where} at {m.table}", m)
+        # People count seats from 1: "joined seat 2 at ann's table", "joined, watching ann's
+        # table" (not "joined watching at").
+        where = f" seat {m.seat + 1} at" if m.seat is not None else ", watching"
+        self.note("welcome", ("resumed" if resumed else "joined") + f"{where} {m.table}", m)
         return []
 
     def _lobby(self, m: p.LobbyState) -> list[p.Message]:

@@ -43,7 +43,7 @@ import msgpack
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-PROTOCOL_VERSION = 5
+PROTOCOL_VERSION = 6
 MAX_PAYLOAD = 65536
 DEALER = "@dealer"
 PREFIX = b"lanswitch/v2/"
@@ -1119,7 +1119,7 @@ def check_abort(
 # --------------------------------------------------------------------------------------------
 # Network § Framing and § Messages
 
-SEAT_ENTRY_FIELDS = ("name", "id", "bot", "ready", "connected", "key")
+SEAT_ENTRY_FIELDS = ("name", "id", "bot", "ready", "connected", "key", "grace_ms")
 
 #: Who may send what in the ``open`` state (Connection states).
 CLIENT_OPEN = frozenset(
@@ -1210,6 +1210,7 @@ SEAT_ENTRY: T = (
         "ready": "bool",
         "connected": "bool",
         "key": ("bin", 0, 32),
+        "grace_ms": U32,
     },
 )
 COMMITMENTS: T = mapping("pid+", ("tuple", (SIG, SIG)), 9)
@@ -1865,7 +1866,7 @@ class RawClient:
                 rep.check(first["seat"] == rep.seat, "a resume gets the same seat back")
                 self.catching_up = self.rec is not None
             rep.welcome = first
-            rep.check(first["version"] == PROTOCOL_VERSION, "welcome.version is 5")
+            rep.check(first["version"] == PROTOCOL_VERSION, "welcome.version is 6")
             rep.seat = first["seat"]
             self.token = first["token"]
             if (rep.seat is None) != self.spectate:

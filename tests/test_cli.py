@@ -336,6 +336,35 @@ def test_verify_a_tampered_file_exits_1_and_blames_the_host(
     assert data["summary"]["unfair"] == 1
 
 
+def test_verify_names_the_people_a_real_tables_void_hand_blames(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Issue 26: ``verify`` of a real table's files said "Aborted hands: void hands: 1 —
+    seat1 1": the fair deal's id, not the person. bob never commits; ann's file of the void
+    hand blames bob, in every line ``verify`` prints."""
+    from lanswitch import protocol as p
+    from lanswitch.host import HostConfig
+    from tests.records import transcript_of
+    from tests.tablenet import TableNet
+
+    config = HostConfig(name="T", seats=3, bots=0, bot_delay=0.0, hands=2, round_timeout=5.0)
+    net = TableNet(config, seed=2)
+    a, c = net.join("ann"), net.join("cy")
+    b = net.join("bob", auto_ready=False)
+    b.withhold = (p.Commit,)
+    net.send(b, p.Ready(ready=True))
+    net.run(lambda: bool(a.session.history) and bool(c.session.history))
+    files = [
+        _write(tmp_path / f"{who}.json", transcript_of(link.session.history[0]))
+        for who, link in (("ann", a), ("cy", c))
+    ]
+    code, out, _ = run(capsys, "verify", *map(str, files))
+    assert code == 1
+    assert "Aborted hands: void hands: 1 — bob 1 on the host's word" in out, out
+    assert "seat1" not in out, out
+    assert "@dealer" not in out, out
+
+
 def test_verify_a_void_hand_exits_1_and_shows_the_abort(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -399,7 +399,7 @@ def test_join_headless_and_the_host_log_print_names_escaped(tmp_path: Path, host
     host.stop()
     host_out = host.out_path.read_text()
     assert "sw\\x1b]0;TITLE\\x07\\u202e" in host_out, host_out
-    assert "joined watching at Kit" in out, (out, err)  # the name as sent, escaped
+    assert "joined, watching Kit" in out, (out, err)  # the name as sent, escaped
     for text in (out, err, host_out):
         raw = [f"U+{ord(c):04X}" for c in text if c != "\n" and unsafe(c)]
         assert not raw, (raw, text)

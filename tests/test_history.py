@@ -113,6 +113,26 @@ def test_a_seat_keeps_each_hand_with_its_verdict_and_transcript(
         assert verify(Transcript.from_json(row.transcript)).fair
 
 
+def test_verify_of_a_played_hand_without_its_file_does_not_say_it_was_watched(
+    tmp_path: Path, match: tuple[Link, Link, Link], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 26: ``verify --hand N`` of a hand the player played, whose deal's file the
+    history did not keep, said "you watched this hand". It says the player played it."""
+    from dataclasses import replace
+
+    data = tmp_path / "data"
+    assert record_all(HistoryWriter(data), match[0]) == []
+    with History(history_path(data)) as h:
+        played = h.rows()[0]
+        assert played.seat is not None
+        (kept,) = h.add([replace(played, transcript=None, game_id="ab" * 16)])
+    code, out, err = run(capsys, "--data-dir", str(data), "verify", "--hand", str(kept))
+    assert code == 2
+    assert "watched" not in err, err
+    assert f"history:{kept}: you played this hand (seat {played.seat + 1})" in err, err
+    assert out == ""
+
+
 def test_a_spectator_keeps_the_hands_it_watched_without_a_transcript(
     tmp_path: Path, match: tuple[Link, Link, Link], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -162,9 +182,12 @@ def test_result_and_verdict_in_words() -> None:
     assert result_text(replace(base, place=None)) == "Alice won"
     assert result_text(replace(base, ending="void", placings=())) == "void: no result"
     assert verdict_text(base) == (
-        "UNFAIR: the host's signature over the cards it gave you does not verify (blame @dealer)"
+        "UNFAIR: the host's signature over the cards it gave you does not verify (blame the host)"
     )
     assert verdict_text(replace(base, status="fair")) == "fair, every card legal"
+    # Issue 26: people, not the fair deal's ids ("(blame @dealer)", "(blame seat1)").
+    void = replace(base, status="void", why="seat1 never revealed", culprits=("seat1",))
+    assert verdict_text(void) == "VOID: seat 2 never revealed (blame seat 2)"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -286,8 +309,8 @@ def test_a_blind_hand_watched_is_kept_as_watched(
 
 
 def test_a_blind_hand_that_is_not_fair_is_kept_with_its_blame() -> None:
-    """The row of an unfair blind hand: the fault as the reason, the culprit's id as the
-    blame (as for any hand: the ids the verifier uses)."""
+    """The row of an unfair blind hand: the fault as the reason, the culprit's id kept as the
+    blame (as for any hand: the ids the verifier uses), said as people count seats."""
     from dataclasses import replace
 
     from lanswitch.fairdeal.blindcheck import BlindOutcome, judgement
@@ -305,7 +328,7 @@ def test_a_blind_hand_that_is_not_fair_is_kept_with_its_blame() -> None:
     # The line names people, as a commit-reveal hand's has always done (before: "seat1 made").
     assert row.verdict == "UNFAIR (dealer-blind): bob made a move the rules do not allow (move 12)"
     assert verdict_text(row) == (
-        "UNFAIR (dealer-blind): made a move the rules do not allow (move 12) (blame seat1)"
+        "UNFAIR (dealer-blind): made a move the rules do not allow (move 12) (blame seat 2)"
     )
 
 

@@ -464,26 +464,55 @@ def test_a_silent_connection_is_pinged_then_dropped() -> None:
     assert 0 in net.host.away  # the seat is kept for a resume
 
 
-def test_in_play_only_the_seat_to_act_is_pinged_soon() -> None:
+def test_in_play_a_spectator_is_pinged_late_and_every_seated_player_soon() -> None:
     """Issue #17: a host of many tables pinged every viewer after two seconds of silence,
-    though in play a viewer only listens. Now the seat to act is pinged ``PING_AFTER`` into its
-    turn; a silent viewer only after ``IDLE_PING_AFTER``, and dropped if it does not answer."""
+    though in play a viewer only listens: a spectator is pinged only after
+    ``IDLE_PING_AFTER``, and dropped if it does not answer. A seated player is not left to
+    that pace (issue 26): its seat goes to a stand-in once its link is down past the grace,
+    so the host must notice a dead link within seconds whoever's turn it is."""
     net = TableNet(config(seats=2, bots=0, hands=None))
     a, b = net.join("ann", bot=None), net.join("bob", bot=None)  # neither moves by itself
+    eve = net.join("eve", spectate=True)
     net.run(lambda: a.session.my_turn() or b.session.my_turn())
     actor, viewer = (a, b) if a.session.my_turn() else (b, a)
-    viewer.mute = True
-    viewer_heard = net.host.conns[viewer.cid].heard
+    viewer.mute = eve.mute = True
+    eve_heard = net.host.conns[eve.cid].heard
     net.tick(net.now + PING_AFTER + 0.5)
     assert of(actor, p.Ping), "the seat to act is pinged after PING_AFTER"
-    assert not of(viewer, p.Ping), "a viewer is not pinged as soon"
-    net.tick(viewer_heard + IDLE_PING_AFTER + 0.1)
-    assert of(viewer, p.Ping)
-    assert viewer.alive
-    assert actor.alive
+    assert of(viewer, p.Ping), "so is a seated player who is not to act"
+    assert not of(eve, p.Ping), "a spectator is not pinged as soon"
     net.tick(net.now + PONG_WAIT + 0.5)
-    assert not viewer.alive
-    assert actor.alive
+    assert not viewer.alive, "a seated player that does not answer is dropped"
+    net.tick(eve_heard + IDLE_PING_AFTER + 0.1)
+    assert of(eve, p.Ping)
+    assert eve.alive
+    net.tick(net.now + PONG_WAIT + 0.5)
+    assert not eve.alive
+
+
+def test_a_player_whose_link_dies_while_another_acts_is_away_at_once_with_a_countdown() -> None:
+    """Issue 26 item 5: bob's link died while ann was to act, and nobody heard of it until
+    bob resumed ("bob is away" and "bob is back" in one instant). Now within ``DROP_AFTER``
+    every other client gets a lobby that says bob is away, with the grace left before the
+    stand-in (``grace_ms``, from the host's own deadline) — counting down, lobby by lobby."""
+    net = TableNet(config(seats=3, bots=0, hands=None, away_grace=5.0))
+    people = [net.join(n, bot=None) for n in ("ann", "bob", "cid")]
+    net.run(lambda: any(x.session.my_turn() for x in people))
+    actor = next(x for x in people if x.session.my_turn())
+    dead, watcher = [x for x in people if x is not actor]
+    seat = dead.session.seat
+    assert seat is not None
+    dead.mute = True  # its link is cut: it says nothing, and nothing it says arrives
+    t0 = net.now
+    net.tick(t0 + DROP_AFTER + 0.5)
+    assert not dead.alive
+    gone_at = net.host.away[seat]
+    assert gone_at <= t0 + DROP_AFTER + 0.5
+    told = [m.seats[seat] for m in of(watcher, p.LobbyState) if not m.seats[seat].connected]
+    assert told, "the others are told bob is away"
+    assert told[-1].grace_ms == 5000  # the host's whole grace, from the moment it dropped him
+    assert watcher.session.lobby is not None
+    assert not watcher.session.lobby.seats[seat].connected
 
 
 def test_at_a_dealer_blind_table_everyone_is_pinged_soon_in_play() -> None:

@@ -778,3 +778,84 @@ def test_a_fake_answering_for_a_tables_name_is_shown_and_never_joined_silently(l
         chosen.wait_for_line(rf"^host certificate: {re.escape(real_words)} \(as pinned\)$", 30)
         chosen.stop()
         fake.stop()
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_a_friend_whose_link_drops_is_away_on_the_hosts_screen_at_once_with_a_countdown(
+    lan: Lan,
+) -> None:
+    """Issue 26 item 5: bob's laptop dropped off while ann was to play. ann's screen (the
+    host's own) said nothing until bob resumed, then "bob is away" and "bob is back" in the
+    same instant; it never counted down to the stand-in, and called bob's absence "says the
+    host" on the host's own screen. Here ann runs ``lanswitch play`` with bob at a table of
+    two, both in real terminals; bob's link goes down on ann's turn. Within the host's drop
+    time (8 s) ann's screen says bob is away and counts down to the stand-in, second by
+    second; when the link comes back, "bob is back" and the countdown is gone."""
+    env = {**_env(), "TERM": "xterm-256color"}
+    play = (
+        f"{PY} -m lanswitch --data-dir {lan.workdir / 'data-host'} play --name ann --seats 2 "
+        f"--bots 0 --interface {lan.address('host')} 2>{lan.workdir / 'play.err'}; "
+        "echo EXITED $?; sleep 60"
+    )
+    join = (
+        f'{PY} -m lanswitch --data-dir {lan.workdir / "data-l1"} join "ann\'s table" '
+        f"--name bob --interface {lan.address('l1')} 2>{lan.workdir / 'join.err'}; "
+        "echo EXITED $?; sleep 60"
+    )
+    ann = Tmux(play, env, netns=lan.node("host").netns)
+    bob: Tmux | None = None
+    try:
+        assert "Press r" in ann.wait_for("Press r", 20), (lan.workdir / "play.err").read_text()
+        time.sleep(1.5)  # the table's name is answered once zeroconf has probed (~1.2 s)
+        bob = Tmux(join, env, netns=lan.node("l1").netns)
+        assert "Press r" in bob.wait_for("Press r", 30), (lan.workdir / "join.err").read_text()
+        ann.keys("r")
+        bob.keys("r")
+        # ann's turn: should bob be first, he plays the first card that goes (d draws when
+        # none does; Enter also takes a choice the card asks for) until it is ann's turn.
+        for _ in range(40):
+            if "your turn" in ann.wait_for("your turn", 0.5):
+                break
+            for key in ("d", "Enter", "Right"):
+                bob.keys(key)
+                time.sleep(0.2)
+        screen = ann.screen()
+        assert "your turn" in screen, screen
+        assert "bob is away" not in screen, screen
+        lan.link_down("l1")
+        cut = time.monotonic()
+        seen: list[int] = []  # the countdown's seconds, as ann's screen showed them
+        for _ in range(150):  # up to 15 s: the drop (8 s) and the grace (5 s)
+            screen = ann.screen()
+            m = re.search(r"bob is away: a stand-in plays in (\d+) s unless bob is back", screen)
+            if m and (not seen or seen[-1] != int(m.group(1))):
+                seen.append(int(m.group(1)))
+            if "the host plays the seat until bob is back" in screen:
+                break
+            time.sleep(0.1)
+        noticed = time.monotonic() - cut
+        assert "bob is away" in screen.split("── hand 1")[-1], screen
+        assert "the host plays the seat until bob is back" in screen, screen
+        assert noticed < 15.0, f"{noticed:.1f} s\n{screen}"
+        assert len(seen) >= 3, seen  # it counts down second by second ...
+        assert seen == sorted(seen, reverse=True), seen
+        assert seen[0] <= 5, seen  # ... from the host's grace (5 s)
+        back = re.compile(r"^  bob is back$", re.M)  # the log's line, not the countdown's
+        assert not back.search(screen), screen
+        lan.link_up("l1")
+        for _ in range(300):  # up to 30 s: bob's laptop notices, reconnects and resumes
+            screen = ann.screen()
+            if back.search(screen):
+                break
+            time.sleep(0.1)
+        log = screen.split("── hand 1")[-1]
+        found = back.search(log)
+        assert found is not None, screen
+        assert log.index("bob is away") < found.start(), screen
+        assert "says the host" not in screen, screen  # the host's own screen: its own word
+        assert "a stand-in plays in" not in screen, screen
+        assert "until bob is back" not in screen, screen
+    finally:
+        for t in (bob, ann):
+            if t is not None:
+                t.kill()

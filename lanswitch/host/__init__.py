@@ -29,9 +29,11 @@ Policies the spec leaves to the host, as this one implements them (``docs/hostin
 * With a turn timer, a seat that lets it run out has the safest legal move made for it (draw,
   else pass, else its first legal move).
 * The host pings a connection the table waits on (everyone in the lobby and in a fair-deal
-  round; in play, the seat to act, or everyone at a dealer-blind table) when it has not heard
-  from it for ``PING_AFTER`` seconds (in play, since the turn began), any other after
-  ``IDLE_PING_AFTER``, and drops one that does not answer within ``PONG_WAIT``.
+  round; in play, every seated player — the seat to act counted from its turn's start — and
+  everyone at a dealer-blind table) when it has not heard from it for ``PING_AFTER`` seconds,
+  a spectator in play after ``IDLE_PING_AFTER``, and drops one that does not answer within
+  ``PONG_WAIT``. Each ``lobby`` mid-hand says how long an away player's grace has left
+  (``grace_ms``), so every screen counts down to the stand-in.
 
 Crash recovery. The host is a deterministic function of its calls, their times and the bytes
 it drew from ``entropy`` — so a journal of those calls is a complete record of the table. With

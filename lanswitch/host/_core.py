@@ -15,6 +15,7 @@ message's handler hard to find.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Self
@@ -324,7 +325,7 @@ class Host:
         # it by a rounding error, and the shell would wake again and again at the same time).
         watch = self._watch()
         for conn in list(self.conns.values()):
-            if now < self._conn_due(conn, watch):
+            if now < self._conn_due(conn, self._seat_watch(conn, watch)):
                 continue
             if conn.welcomed and conn.pinged is None:
                 conn.pinged = now
@@ -332,6 +333,18 @@ class Host:
             else:  # its hello, or its answer to our ping, is overdue
                 self._close(conn.cid, None)
         self._advance()
+
+    def _seat_watch(self, conn: Conn, watch: Watch) -> Watch:
+        """``watch`` for ``conn``: a seated player is watched at ``PING_AFTER`` all hand long,
+        whatever the hand says of its viewers. Its seat is played by a stand-in once its link
+        is down past the grace, and every screen says so at once and counts down to it: a
+        link cut while another seat acts must be noticed within seconds, not at the next
+        ``IDLE_PING_AFTER`` (20 s: a 10 s cut was noticed only when the player resumed,
+        "away" and "back" in the same instant). Only spectators are left to the idle pace."""
+        after, awaited, since = watch
+        if after > PING_AFTER and self.seat_of(conn.cid) is not None:
+            return PING_AFTER, awaited, since
+        return watch
 
     @staticmethod
     def _conn_due(conn: Conn, watch: Watch) -> float:
@@ -357,7 +370,7 @@ class Host:
     def next_deadline(self) -> float | None:
         """When :meth:`tick` should next run (None: only when a message comes)."""
         watch = self._watch()
-        times = [self._conn_due(c, watch) for c in self.conns.values()]
+        times = [self._conn_due(c, self._seat_watch(c, watch)) for c in self.conns.values()]
         if self.hand is None:
             times += [since + self.config.seat_limit for since in self.away.values()]
         else:
@@ -589,6 +602,10 @@ class Host:
             if key and key == self.owner_key:
                 owner = s.index
             connected = s.kind == "bot" or (s.kind == "human" and s.index not in self.away)
+            # Mid-hand, how long the away player's grace has left: every screen counts down
+            # to the stand-in from the host's own deadline (the clients' clocks are not ours).
+            since = self.away.get(s.index) if self.hand is not None else None
+            grace = 0.0 if since is None else since + self.config.away_grace - self._now
             seats.append(
                 p.LobbySeat(
                     name=s.name[:32],
@@ -597,6 +614,7 @@ class Host:
                     ready=s.ready,
                     connected=connected and s.kind != "empty",
                     key=key,
+                    grace_ms=max(0, math.ceil(grace * 1000)),
                 )
             )
         results = self.match.results
@@ -608,7 +626,13 @@ class Host:
             spectators=sum(1 for c in self.table.clients.values() if c.spectator),
             playing=self.table.in_play,
             hands=len(results),
-            scores=tuple(self.match.totals) if results else (),
+            # Under rules that keep no points the match is a series of hands: its score is the
+            # hands each seat won (a spectator who came after hand 1 has no other way to know).
+            scores=tuple(
+                self.match.wins if self.rules.scoring.mode == "none" else self.match.totals
+            )
+            if results
+            else (),
             turn_timer=round(self.config.turn_timer),
             blind=self.blind,
         )

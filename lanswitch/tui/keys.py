@@ -4,8 +4,10 @@ foot of every screen (``layout.py``), so the hints can never disagree with the k
 Each :class:`Key` says where it works (``screens``), what it does (``action``), its hint, and
 when the hint is worth showing (``when``: ``d draw`` only while a draw is legal, ``l last``
 only while the call is open). When the bar is too narrow for every hint, those of the highest
-``rank`` go first; ``q leave`` and ``? help`` are rank 0 and always stay (``? help`` then says
-how many gave way: ``? help (+3)``).
+``rank`` go first; ``? help`` is rank 0 and always stays (it then says how many gave way:
+``? help (+3)``), and so does ``q leave`` but at the table, where moving along the hand
+comes first. ``? help`` lists only the keys that apply to this person at this table
+(``applies``).
 """
 
 from __future__ import annotations
@@ -36,6 +38,10 @@ class Key:
     rank: int = 3
     shown: bool = True
     label: Callable[[TuiModel], str] | None = None  # the hint, where it depends on the moment
+    applies: Callable[[TuiModel], bool] = _always
+    """Whether the key does anything for this person at this table at all (``? help`` lists
+    only those): a spectator lays no cards, and a table without the peanuckle call has no
+    ``n``. ``when`` is narrower: whether its hint is worth showing now."""
 
 
 _TABLE = frozenset({"table"})
@@ -69,6 +75,24 @@ def _can_switch_deal(model: TuiModel) -> bool:
     return model.powers is not None and lobby is not None and not lobby.turn_timer
 
 
+def _calls(name: str) -> Callable[[TuiModel], bool]:
+    """The table's rules have the call ``name`` (``last_card``, ``peanuckle``), and this
+    person a seat to call it from."""
+
+    def has(model: TuiModel) -> bool:
+        rules = model.session.rules
+        return not model.watching and (rules is None or bool(getattr(rules.calls, name)))
+
+    return has
+
+
+def _deal_label(model: TuiModel) -> str:
+    # The bar says what f makes the next hand's deal: "f blind" (dealer-blind) or "f commit"
+    # (commit-reveal); the lobby's rules line says which it is now, the help both in full.
+    lobby = model.session.lobby
+    return "f commit" if lobby is not None and lobby.blind else "f blind"
+
+
 def _layable(model: TuiModel) -> bool:
     legal = model.legal()
     return any(c in legal for c in model.hand())
@@ -87,7 +111,7 @@ def _enter_hint(model: TuiModel) -> bool:
 
 
 KEYS: tuple[Key, ...] = (
-    Key(("left",), "{arrows} move", _TABLE, TuiModel.left, _playing, rank=2),
+    Key(("left",), "{arrows} move", _TABLE, TuiModel.left, _playing, rank=2, applies=_playing),
     Key(("right",), "", _TABLE, TuiModel.right, shown=False),
     Key(
         ("enter",),
@@ -97,21 +121,63 @@ KEYS: tuple[Key, ...] = (
         _enter_hint,
         rank=0,
         label=lambda m: "Enter choose" if m.choices() else "Enter lay",
+        applies=_playing,
     ),
-    Key(("enter",), "Enter next hand", frozenset({"over"}), TuiModel.enter, _seated, rank=0),
-    Key(("enter",), "Enter ready", _LOBBY, TuiModel.enter, shown=False),
-    Key(("space",), "Space mark", _TABLE, TuiModel.space, _can_mark, rank=4),
-    Key(("d",), "d draw", _TABLE, TuiModel.draw, _legal(DRAW), rank=1),
-    Key(("p",), "p pass", _TABLE, TuiModel.pass_turn, _legal(PASS), rank=1),
-    Key(("l",), "l last card", _TABLE, TuiModel.call_last, _legal(CALL_LAST), rank=1),
-    Key(("n",), "n peanuckle", _TABLE, TuiModel.call_two, _legal(CALL_TWO), rank=1),
-    Key(("r",), "r ready", _LOBBY, lambda m: m.toggle_ready(), _seated, rank=0),
+    Key(
+        ("enter",),
+        "Enter next hand",
+        frozenset({"over"}),
+        TuiModel.enter,
+        _seated,
+        rank=0,
+        applies=_seated,
+    ),
+    Key(("enter",), "Enter ready", _LOBBY, TuiModel.enter, shown=False, applies=_seated),
+    Key(("space",), "Space mark", _TABLE, TuiModel.space, _can_mark, rank=4, applies=_playing),
+    Key(("d",), "d draw", _TABLE, TuiModel.draw, _legal(DRAW), rank=1, applies=_playing),
+    Key(("p",), "p pass", _TABLE, TuiModel.pass_turn, _legal(PASS), rank=1, applies=_playing),
+    Key(
+        ("l",),
+        "l last card",
+        _TABLE,
+        TuiModel.call_last,
+        _legal(CALL_LAST),
+        rank=1,
+        applies=_calls("last_card"),
+    ),
+    Key(
+        ("n",),
+        "n peanuckle",
+        _TABLE,
+        TuiModel.call_two,
+        _legal(CALL_TWO),
+        rank=1,
+        applies=_calls("peanuckle"),
+    ),
+    Key(("r",), "r ready", _LOBBY, lambda m: m.toggle_ready(), _seated, rank=0, applies=_seated),
     # The host's setting up (bots, rules, the deal) gives way before chat, which every
     # player uses; "? help" lists them all, and says how many hints gave way.
-    Key(("b",), "b/x bot +/-", _LOBBY, lambda m: m.host_power("add_bot"), _host, rank=4),
+    Key(
+        ("b",),
+        "b/x bot +/-",
+        _LOBBY,
+        lambda m: m.host_power("add_bot"),
+        _host,
+        rank=4,
+        label=lambda m: "b/x bots",  # the bar's; the help's says what b and x do
+        applies=_host,
+    ),
     Key(("x",), "", _LOBBY, lambda m: m.host_power("remove_bot"), _host, shown=False),
-    Key(("g",), "g rules", _LOBBY, lambda m: m.host_power("next_rules"), _host, rank=4),
-    Key(("s",), "s start", _LOBBY, lambda m: m.host_power("start"), _host, rank=2),
+    Key(
+        ("g",),
+        "g rules",
+        _LOBBY,
+        lambda m: m.host_power("next_rules"),
+        _host,
+        rank=4,
+        applies=_host,
+    ),
+    Key(("s",), "s start", _LOBBY, lambda m: m.host_power("start"), _host, rank=2, applies=_host),
     Key(
         ("f",),
         "f deal: dealer-blind or commit-reveal",  # the help's line; the bar's is short
@@ -119,7 +185,8 @@ KEYS: tuple[Key, ...] = (
         lambda m: m.host_power("toggle_blind"),
         _can_switch_deal,
         rank=5,  # after chat; the lobby's rules line says which deal it is now
-        label=lambda m: "f deal",
+        label=_deal_label,
+        applies=_host,  # at a timed table f says why it cannot
     ),
     Key(("c",), "c chat", _ALL - {"closed", "connecting"}, lambda m: m.open("chat"), rank=3),
     Key(("v",), "v verdict", frozenset({"over"}), lambda m: m.open("details"), rank=2),
@@ -127,7 +194,10 @@ KEYS: tuple[Key, ...] = (
     # gives way first (? help lists it).
     Key(("m",), "m match", frozenset({"table", "over"}), _open_match, rank=6),
     Key(("?",), "? help", _ALL, lambda m: m.open("help"), rank=0),
-    Key(("q",), "q leave", _ALL - {"closed"}, lambda m: m.open("quit"), rank=0),
+    # While playing, moving along the hand matters more than the way out: at 40 columns
+    # q gives way before the arrows there (? help still lists it), and stays everywhere else.
+    Key(("q",), "q leave", _TABLE, lambda m: m.open("quit"), rank=3),
+    Key(("q",), "q leave", _ALL - {"closed", "table"}, lambda m: m.open("quit"), rank=0),
 )
 
 

@@ -230,6 +230,8 @@ def _table(model: TuiModel, cols: int, room: int) -> list[StyledText]:
         assert spot is not None
         asked = wrap([("", "  "), *prompt(spot)], cols, indent=4)
         bottom += asked[:2] if len(asked) <= 2 else [*asked[:1], clip(asked[1] + asked[2], cols)]
+    for said in _away_lines(model):
+        bottom.append(clip([("class:warn", f"  {said}")], cols))
     reason = plain(model.status or model.pointed_reason(), model.look)
     if reason:
         bottom.append(clip([("class:warn", f"  {reason}")], cols))
@@ -247,6 +249,25 @@ def seat_grid(cells: list[StyledText], cols: int) -> list[StyledText]:
             line += [*cell, ("", " " * (cell_w - width(cell)))]
         grid.append(clip(line, cols))
     return grid
+
+
+def _away_lines(model: TuiModel) -> list[str]:
+    """A line per player away mid-hand, counting down to what the host does when its grace
+    runs out: a stand-in plays the seat (commit-reveal), or the hand stops when it needs the
+    player (dealer-blind: the host cannot play cards it cannot see)."""
+    h = model.session.hand
+    blind = h is not None and h.message.blind
+    lines = []
+    for name, left in model.away():
+        if blind:
+            then = f"the hand stops when it needs {name}"
+            said = f"back within {left} s, or {then}" if left else then
+            lines.append(f"{name} is away: {said}")
+        elif left is not None:
+            lines.append(f"{name} is away: a stand-in plays in {left} s unless {name} is back")
+        else:
+            lines.append(f"{name} is away: the host plays the seat until {name} is back")
+    return lines
 
 
 def _table_line(model: TuiModel, cols: int) -> StyledText:
@@ -406,7 +427,9 @@ def _lobby(model: TuiModel, cols: int, room: int, where: str) -> list[StyledText
                 cols,
                 indent=4,
             )
-    most = len(about) + 3  # the description: three lines at most
+    # The description: whole where the window has room (Black Jack's takes four lines at 80
+    # columns, and three cut it mid-list: issue 26), six lines at most.
+    most = len(about) + 6
     if rules is not None and rules.description:
         described = plain(rules.description, model.look)  # rules.py writes K♥: KH in ASCII
         about += wrap([("class:dim", f"  {described}")], cols, indent=2)
@@ -414,8 +437,8 @@ def _lobby(model: TuiModel, cols: int, room: int, where: str) -> list[StyledText
     notes = _lobby_notes(model, cols)
     words = _fingerprint_lines(model, cols)
     join = _join_lines(model, cols, where)
-    # The description gives way before the seats and the notes do (at most three lines; cut,
-    # it ends after a whole word with an ellipsis).
+    # The description gives way before the seats and the notes do (cut, it ends after a
+    # whole word with an ellipsis).
     fixed = 1 + 1 + len(seats) + 1 + len(notes) + len(words) + len(join)
     top += trim(about, min(most, room - fixed - 2), cols, model.look.g.more)
     top += [[], *seats, [], *notes]
@@ -429,9 +452,13 @@ def _seat_rows(model: TuiModel, cols: int) -> list[StyledText]:
     s = model.session
     lobby = s.lobby
     assert lobby is not None
-    rules = s.rules
-    scoring = rules is not None and rules.scoring.mode != "none" and bool(lobby.scores)
-    wins = _wins(model)
+    # The rules in play: the hand's, else the preset the lobby names (a friend who joined
+    # between hands has seen no hand yet); None: a rules file's, its unit unknown here.
+    rules = s.rules if s.rules is not None else PRESETS.get(lobby.rules)
+    # The match so far is the host's word (the lobby's scores: points, or hands won under
+    # rules that keep no points), not the hands this client happened to see: counted from its
+    # own history, a spectator who came after hand 1 saw wrong win counts.
+    by_wins = rules is not None and rules.scoring.mode == "none"
     name_w = min(max((len(st.name) for st in lobby.seats), default=6), 24)
     name_w = max(name_w, 6)
     out: list[StyledText] = []
@@ -443,28 +470,14 @@ def _seat_rows(model: TuiModel, cols: int) -> list[StyledText]:
             state = "away"
         if not seat.name:
             state = ""
-        if scoring and i < len(lobby.scores):
+        tally = ""
+        if i < len(lobby.scores) and rules is not None and not by_wins:
             tally = f"{lobby.scores[i]:>5} pts"
-        elif lobby.hands and seat.name:
-            tally = f"{wins.get(i, 0):>3} won"
-        else:
-            tally = ""
+        elif i < len(lobby.scores) and by_wins and seat.name:
+            tally = f"{lobby.scores[i]:>3} won"
         style = "class:me" if me else ("class:dim" if not seat.name else "")
         text = f"   {i + 1}  {name[:name_w]:<{name_w}}  {state:<9}  {tally}".rstrip()
         out.append(clip([(style, text + ("  (you)" if me else ""))], cols))
-    return out
-
-
-def _wins(model: TuiModel) -> dict[int, int]:
-    """Hands each seat won this match, of those this client saw (rules that keep no score)."""
-    s = model.session
-    h = s.hand
-    game = h.message.game_id if h is not None else b""
-    out: dict[int, int] = {}
-    for record in s.history:
-        if record.game_id == game and record.over.placings and record.over.reason != "void":
-            first = record.over.placings[0]
-            out[first] = out.get(first, 0) + 1
     return out
 
 
@@ -558,8 +571,9 @@ def _fingerprint_lines(model: TuiModel, cols: int) -> list[StyledText]:
 def _closed(model: TuiModel, cols: int, room: int) -> list[StyledText]:
     s = model.session
     reason = s.close_reason
-    if model.failure is not None:
-        text = f"Lost the table: {model.failure}"
+    if model.failure is not None:  # one sentence: the cause, and what to do
+        said = model.failure.rstrip(".")
+        text = f"{said[:1].upper()}{said[1:]}."
     else:
         said = getattr(reason, "reason", "") or getattr(reason, "text", "")
         text = f"The host ended the table: {said}" if said else "The table is closed."
@@ -583,7 +597,7 @@ def help_lines(model: TuiModel) -> list[StyledText]:
     seen: list[str] = []
     for key in KEYS:
         hint = key.hint.format(arrows=g.arrows)
-        if hint and hint not in seen:
+        if hint and hint not in seen and key.applies(model):
             seen.append(hint)
     lines: list[StyledText] = [[("", f"  {hint}")] for hint in seen]
     lines += power_lines(model)  # the table's power cards, in a player's words

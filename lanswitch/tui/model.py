@@ -13,16 +13,18 @@ verdicts, chat, and the link to the host ("lost the host: reconnecting…").
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .. import protocol as p
-from ..cards import JOKER_BASE
+from ..cards import JOKER_BASE, MAX_CARD
 from ..game import CALL_LAST, CALL_TWO, DRAW, MIMIC_BASE, PASS, SUIT_BASE, Phase
 from ..narrate import Line, Story, describe, merge
 from ..session import HandRecord, News, Session, named
 from ..textsafe import escape
+from .faces import Faces
 from .prompts import Spot, cannot_mark, tables_for, why_not
 from .render import Look, StyledText, card_text, line_text, move_text, plain_text
 
@@ -114,6 +116,10 @@ class TuiModel:
         self._timer_seen: tuple[int, int] = (-1, 0)  # (seq, timer_ms) of the view last read
         self.timer_since = 0.0  # when that view's timer_ms was read (the clock)
         self._seats: tuple[p.LobbySeat, ...] | None = None  # the lobby last seen
+        self.lobby_since = 0.0  # when it came (the clock): its seats' grace_ms count from then
+        self.drawing = 0  # draws left to make of a d that draws until a card can be laid
+        self._faces = Faces()  # lines of ours waiting for the faces of hidden draws
+        self._draw_held = 0  # the cards held when the last of them was sent
         self._choices_seen: tuple[int, ...] = ()  # the choice last offered (a suit, a face)
         self.fingerprint = b""  # the table's certificate fingerprint, once the client pinned it
 
@@ -228,6 +234,20 @@ class TuiModel:
             return None
         return max(0, int(ms / 1000 - (self.clock() - self.timer_since)))
 
+    def away(self) -> list[tuple[str, int | None]]:
+        """The players away mid-hand, by the latest lobby: each name with the seconds left
+        before the host stands in for it (the host's deadline, counted on our clock from the
+        lobby's arrival), None once its grace is over."""
+        lobby = self.session.lobby
+        if lobby is None or not lobby.playing or self.session.view is None:
+            return []
+        out: list[tuple[str, int | None]] = []
+        for st in lobby.seats:
+            if st.name and not st.bot and not st.connected:
+                left = st.grace_ms / 1000 - (self.clock() - self.lobby_since)
+                out.append((st.name, math.ceil(left) if left > 0 else None))
+        return out
+
     def lost_for(self) -> int | None:
         """Seconds since the link to the host went down (None: it is up)."""
         if self.lost_since is None:
@@ -258,9 +278,14 @@ class TuiModel:
                 self.cursor = preferred_choice(choices, self.hand())
         row = self.row()
         self.cursor = max(0, min(self.cursor, len(row) - 1))
-        if s.my_turn() and self._turn_seq != s.seq:
+        if not s.my_turn():
+            self.drawing = 0  # a d draws on within its own turn only
+            return
+        if self._turn_seq != s.seq:
             self._turn_seq = s.seq
             self._on_turn()
+        if self.drawing and len(self.hand()) > self._draw_held and self._fresh():
+            self._draw_on()  # the card drawn last is in the hand: draw on, or stop
 
     def _say(self, text: str, style: str = "", source: Line | None = None) -> None:
         self._add([(style, text)], source)
@@ -285,13 +310,17 @@ class TuiModel:
             self.selected, self.queue, self.pending_rows = [], [], set()
             self.drawn = self._last_face = -1
             self.laid = []
+            self._faces.clear()
         elif news.kind == "events" and isinstance(news.data, tuple):
             self._events(news.data)
         elif news.kind == "lobby" and isinstance(news.data, p.LobbyState):
             seats, self._seats = self._seats, news.data.seats
+            self.lobby_since = self.clock()
             if seats is not None:
                 for line in _comings_and_goings(seats, news.data.seats, self.session.public_key):
                     self._say(line, "class:dim")
+        elif news.kind == "opened" and isinstance(news.data, tuple):
+            self._opened(news.data)
         elif news.kind == "verdict" and isinstance(news.data, HandRecord):
             fair = record_fair(news.data)
             if fair is not None:
@@ -307,7 +336,8 @@ class TuiModel:
             self._say(news.text, "class:warn")
         elif news.kind == "pin" and isinstance(news.data, bytes):
             self.fingerprint = news.data  # the lobby shows its words whole, at any width
-            self._say(news.text, "class:dim")
+            if self.powers is None:  # a joiner's log keeps whether the pin is new or known;
+                self._say(news.text, "class:dim")  # the host's own lobby says it once
         elif news.kind in ("warning", "closed", "welcome", "pin", "over"):
             self._say(news.text, "class:dim" if news.kind != "warning" else "class:warn")
 
@@ -322,6 +352,7 @@ class TuiModel:
                     self.laid[-1] = value  # a joker laid: what may follow is of its face
             elif kind == "turn" and seat == me:
                 self.laid = []  # a turn of ours begins
+                self.drawing = 0  # and a d of an earlier turn draws no more
             elif kind in ("pickup", "skip") and self._last_face >= 0:
                 rules = self.session.rules
                 if rules is not None and 0 <= self._last_face < 108:
@@ -334,9 +365,20 @@ class TuiModel:
                 left = " ".join(card_text(c, self.look) for c in self.queue)
                 self.status = f"{left} not laid: your turn ended"
                 self.queue = []
-        rules = self.session.rules
-        for line in describe(events, self.hand_names(), me=me, rules=rules, story=self._story):
+        hidden = sum(
+            1 for kind, seat, value in events if kind == "draw" and seat == me and value < 0
+        )
+        for line in describe(
+            events, self.hand_names(), me=me, rules=self.session.rules, story=self._story
+        ):
             self._narrate(line)
+        if hidden:
+            self._faces.wait(self.log, hidden)
+
+    def _opened(self, cards: Sequence[int]) -> None:
+        """Cards of ours now readable (dealer-blind): the lines that drew them show them."""
+        for at, line in self._faces.opened(self.log, cards):
+            self.log[at] = _logged(line_text(line, self.look, _TONES[line.tone]), line)
 
     def _link(self, state: str) -> None:
         if state == "lost":
@@ -472,7 +514,38 @@ class TuiModel:
         self.send(self.session.move(move))
 
     def draw(self) -> None:
+        """d: draw a card — or, where the rules draw until a card can be laid, draw on by
+        itself, a card a step, until one can (one key, not a key per card; the log shows the
+        run of cards drawn on one line)."""
+        rules = self.session.rules
+        v = self.session.view
+        pending = v is not None and bool(v.pending_kind)  # a pick-up is one move, not a draw
+        if rules is not None and rules.play.draw == "until_playable" and not pending:
+            self.drawing = DRAW_ON_BOUND if DRAW in self.legal() else 0
+        self._draw_held = len(self.hand())
         self._special(DRAW, "you cannot draw now")
+
+    def _draw_on(self) -> bool:
+        """Draw the next card of a d that draws until playable (see :meth:`draw`); False once
+        a card can be laid, the draw is no longer legal, or a drawn card is not yet readable
+        (dealer-blind: its keys still to come) — then the player decides."""
+        legal = self.legal()
+        hand = self.hand()
+        readable = all(0 <= c < MAX_CARD for c in hand)
+        if self.drawing <= 0 or DRAW not in legal or not readable or any(c in legal for c in hand):
+            self.drawing = 0
+            return False
+        self.drawing -= 1
+        self._draw_held = len(hand)
+        self._play(DRAW)
+        return True
+
+    def _fresh(self) -> bool:
+        """The view on screen is of the latest step: the host's events come before the view
+        they make, and a draw decided on the view before would draw one card too many. (A
+        draw also takes steps before its card is dealt: :meth:`update` waits for the card.)"""
+        shown = self.session.shown()
+        return not isinstance(shown, p.SeatView) or shown.seq == self.session.seq
 
     def pass_turn(self) -> None:
         self._special(PASS, "you cannot pass now")
@@ -537,6 +610,11 @@ class TuiModel:
 
     def scroll_by(self, lines: int) -> None:
         self.scroll = max(0, self.scroll + lines)
+
+
+DRAW_ON_BOUND = 108
+"""At most this many draws of one d (a deck and a half): the stock is refilled from the pile,
+and a hand that cannot lay might otherwise draw on while the pile lasts."""
 
 
 def _comings_and_goings(

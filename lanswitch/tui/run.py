@@ -94,11 +94,13 @@ async def run_client(
             sys.stdout.flush()
 
     async def tick() -> None:
-        # Between messages the screen still changes: the turn timer counts down, and the
-        # seconds since the link to the host was lost count up. Redraw twice a second then.
+        # Between messages the screen still changes: the turn timer and an away player's
+        # grace count down, and the seconds since the link to the host was lost count up.
+        # Redraw twice a second then.
         for _ in range(10**9):
             await asyncio.sleep(0.5)
-            if (session.timer_ms and model.screen == "table") or model.lost_since is not None:
+            counting = session.timer_ms or model.away()  # a turn timer, a grace to stand-in
+            if (counting and model.screen == "table") or model.lost_since is not None:
                 tui.app.invalidate()
 
     client.on_news = news

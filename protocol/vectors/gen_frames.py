@@ -174,6 +174,22 @@ SAMPLES: list[tuple[str, p.Message]] = [
         ),
     ),
     (
+        "lobby_mid_hand_with_a_player_away",
+        p.LobbyState(
+            table="Kitchen",
+            rules="switch",
+            host=0,
+            seats=(
+                p.LobbySeat(name="Ann", id="seat0", ready=True, connected=True, key=KEY),
+                p.LobbySeat(name="Bob", id="seat1", ready=True, key=KEY, grace_ms=4200),
+            ),
+            playing=True,
+            hands=1,
+            scores=(0, 0),
+            you=0,
+        ),
+    ),
+    (
         "lobby_to_a_spectator",
         p.LobbyState(
             table="Kitchen",
