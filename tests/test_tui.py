@@ -430,6 +430,12 @@ def test_a_spectator_who_came_after_hand_1_sees_the_matchs_win_counts() -> None:
         assert len(named) == 1, rows
         row = named[0]
         assert row.rstrip().endswith(f"{wins[seat]} won"), (row, wins)  # ... yet knows them
+    # The match's page (m) says the same: it read the hands this client saw before.
+    from lanswitch.tui.scoreboard import board
+
+    seen = board(eve)
+    assert seen is not None
+    assert {st.seat: st.total for st in seen.standings} == {0: wins[0], 1: wins[1]}
     assert ann.session.seat == 0
 
 

@@ -12,8 +12,9 @@ match is won (``scoring.mode`` and ``scoring.target``, the ``[scoring]`` table):
   first to reach the target wins the match. Most points leads.
 - ``penalty`` — each player scores the cards left in their own hand; reaching the target puts
   a player out, and the last one left wins. Fewest points leads.
-- ``none`` — hands stand alone; the match is a series, and most hands won leads. The client
-  counts the hands won from the hands it saw of this match (the lobby sends no such count).
+- ``none`` — hands stand alone; the match is a series, and most hands won leads. The lobby's
+  scores are then the hands each seat won (protocol v6), so a spectator who came late counts
+  them right.
 
 The hand's result (``HandOver``) reaches the client before the lobby that counts it: until the
 lobby's ``hands`` reaches the hand's number, the board adds the hand's own scores to the
@@ -92,17 +93,12 @@ def board(model: TuiModel) -> Board | None:
     totals = [lobby.scores[i] if i < len(lobby.scores) else 0 for i in range(len(lobby.seats))]
     hands = lobby.hands
     h = s.hand
-    game = h.message.game_id if h is not None else b""
-    if mode == "none":
-        totals = [0] * len(lobby.seats)
-        for record in s.history:
-            if record.game_id == game and record.over.placings and record.over.reason != "void":
-                first = record.over.placings[0]
-                if first < len(totals):
-                    totals[first] += 1
-    elif h is not None and h.over is not None and hands < h.message.hand_no:
+    if h is not None and h.over is not None and hands < h.message.hand_no:
         # The hand's result came before the lobby that counts it: count it here.
-        if h.over.reason != "void":
+        if h.over.reason != "void" and mode == "none":
+            if h.over.placings and h.over.placings[0] < len(totals):
+                totals[h.over.placings[0]] += 1
+        elif h.over.reason != "void":
             for i, points in enumerate(h.over.scores[: len(totals)]):
                 totals[i] += points
         hands = h.message.hand_no
