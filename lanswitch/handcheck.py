@@ -10,12 +10,19 @@ contradicts it is a host saying two things at once. Pure functions of the two me
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from . import protocol as p
 from .fairdeal.blind import point_problem
 
-__all__ = ["dealt_alone", "key_problem", "lobby_problems", "lone_person", "own_seat_problem"]
+__all__ = [
+    "dealt_alone",
+    "key_problem",
+    "lobby_problems",
+    "lone_person",
+    "out_of_match",
+    "own_seat_problem",
+]
 
 
 def own_seat_problem(m: p.Hand, seat: int | None, key: bytes) -> str | None:
@@ -51,7 +58,11 @@ def key_problem(m: p.Hand) -> str | None:
 
 
 def lobby_problems(
-    m: p.Hand, lobby: p.LobbyState, names: Sequence[str], since: p.Hand | None = None
+    m: p.Hand,
+    lobby: p.LobbyState,
+    names: Sequence[str],
+    since: p.Hand | None = None,
+    out_of_match: Collection[int] = (),
 ) -> list[str]:
     """Where hand ``m`` is not the table ``lobby`` shows (``names``: the seats' names): a
     person's seat dealt with no key or another key, a bot's with a key, a person left out,
@@ -63,7 +74,10 @@ def lobby_problems(
     and a bot took the seat), so only what cannot have changed in a hand is compared: the
     turn timer, and each seat the lobby shows as ``since`` had it — the same person's key,
     or a bot's seat with none, and its name if unchanged since ``since``. (A host that drops
-    every link just before it deals cannot skip the comparison so.)"""
+    every link just before it deals cannot skip the comparison so.)
+
+    ``out_of_match``: the seats the match has put out (:func:`out_of_match`), dealt out of
+    every hand after; a person there sits at the table and is rightly left out."""
     found: list[str] = []
     for i, seat in enumerate(lobby.seats[: len(m.seats)]):
         who = names[i] if i < len(names) and names[i] else f"seat {i + 1}"
@@ -81,7 +95,9 @@ def lobby_problems(
                 f'the host deals hand {m.hand_no} naming {who}\'s seat "{m.names[i]}": '
                 "a saved hand would show that name"
             )
-        if since is None and person and seat.connected and i in m.out:  # (one away sits out)
+        if i in m.out and i in out_of_match:
+            continue  # out of the match: dealt no cards and no key, rightly
+        if since is None and person and seat.connected and i in m.out:
             found.append(f"the host deals hand {m.hand_no} without {who}, who sits at the table")
         elif person and seat.key and given != seat.key:
             how = "no key" if given is None else "another key than the lobby's"
@@ -100,6 +116,45 @@ def lobby_problems(
             f"the table shows {_seconds(shown)}"
         )
     return found
+
+
+def out_of_match(
+    m: p.Hand,
+    lobby: p.LobbyState,
+    target: int,
+    names: Sequence[str],
+    seen: Sequence[tuple[int, Sequence[int]]],
+) -> tuple[set[int], list[str]]:
+    """The seats of hand ``m`` the match has put out, and where the host's word for that
+    cannot be right.
+
+    Under penalty scoring (``target`` > 0) a player whose match total reaches the target is
+    out: the host deals every later hand without them. The totals are the lobby's (the host's
+    word, protocol v6 ``scores``). A host could make one up to keep a person out of the
+    hands, so where this client has the scores of every hand of the match before ``m``
+    (``seen``: hand number and each seat's score, for each scored hand it was at; a void
+    scores nothing) it adds them up itself: a seat the host calls out whose own total is
+    under the target is a person dealt out with no reason — a problem, and not out."""
+    claimed = {i for i, total in enumerate(lobby.scores) if total >= target and i in m.out}
+    if not claimed:
+        return set(), []
+    hands = {hand for hand, _ in seen}
+    if not all(n in hands for n in range(1, m.hand_no)):
+        return claimed, []  # joined late: the lobby is all this client has
+    mine = [0] * len(lobby.scores)
+    for _, scores in seen:
+        for i, points in enumerate(scores[: len(mine)]):
+            mine[i] += points
+    found = []
+    for i in sorted(claimed):
+        if mine[i] < target:
+            who = names[i] if i < len(names) and names[i] else f"seat {i + 1}"
+            found.append(
+                f"the host deals hand {m.hand_no} without {who}, out of the match by its "
+                f"word ({lobby.scores[i]} points); the hands played give {who} {mine[i]}, "
+                f"under the {target} that puts a player out"
+            )
+    return {i for i in claimed if mine[i] >= target}, found
 
 
 def _seconds(ms: int) -> str:

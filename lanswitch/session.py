@@ -48,7 +48,7 @@ from .fairdeal.judgement import COMMIT_REVEAL, Deal, Judgement, Proof
 from .fairdeal.primitives import named, public_bytes
 from .fairdeal.tally import VoidEntry
 from .game import View
-from .handcheck import dealt_alone, key_problem, lobby_problems, own_seat_problem
+from .handcheck import dealt_alone, key_problem, lobby_problems, out_of_match, own_seat_problem
 from .rules import RuleSet
 from .seatpart import PART_MESSAGES, PartMessage, SeatPart
 
@@ -516,12 +516,30 @@ class Session:
         """Where the hand is not the table the lobby shows, or its rules not the last hand's:
         the host says two things at once. Each is a warning, and a dispute in this seat's
         transcript (at the setup note, log event 0). ``since``: see ``lobby_problems``."""
-        found = [] if self.lobby is None else lobby_problems(m, self.lobby, names, since)
+        found: list[str] = []
+        if self.lobby is not None:
+            out, found = self._out_of_match(m, names)
+            found += lobby_problems(m, self.lobby, names, since, out)
         if self._rules_text is not None and m.rules != self._rules_text:
             found.append(f"the host changed the rules for hand {m.hand_no}")
         for text in found:
             part.dispute_setup(text)
             self.fair_deal_problems([text])
+
+    def _out_of_match(self, m: p.Hand, names: Sequence[str]) -> tuple[set[int], list[str]]:
+        """The seats the match has put out of hand ``m`` (penalty scoring), by the lobby's
+        totals checked against the hands of the match this client has the scores of."""
+        rules, lobby = self.rules, self.lobby
+        if rules is None or lobby is None or rules.scoring.mode != "penalty":
+            return set(), []
+        if not rules.scoring.target:
+            return set(), []
+        seen = [
+            (r.hand_no, r.over.scores if r.over.reason != "void" else ())
+            for r in self.history
+            if r.game_id == m.game_id and r.hand_no < m.hand_no
+        ]
+        return out_of_match(m, lobby, rules.scoring.target, names, seen)
 
     def _settle(self, h: _HandState, why: str) -> None:
         """Give hand ``h`` its record now, with what this client holds: the host went on (a

@@ -161,3 +161,38 @@ def test_a_tie_goes_to_the_tied_player_placed_best_in_the_latest_hand_not_to_sea
     assert match.wins == [1, 0, 1]
     assert match.over
     assert match.winner == 2  # before: 0, by seat number
+
+
+@pytest.mark.parametrize("blind", [False, True], ids=["commit-reveal", "blind"])
+def test_a_person_the_match_puts_out_sits_out_the_next_hands_and_nobody_is_blamed(
+    blind: bool,
+) -> None:
+    """Issue 26 (found at a games night): under penalty scoring (Black 5), a player past the
+    target is out of the match. The host dealt the next hands without them, but with their key,
+    so the hand waited for their commitment and was voided on them; and the other clients
+    read it as "the host deals hand N without bob, who sits at the table" — every hand after
+    void, the innocent blamed. Three people, a target of 40: the hands after someone is out
+    are all checked fair by everyone dealt in."""
+    import dataclasses
+
+    from lanswitch.host import HostConfig
+    from lanswitch.rules import PRESETS
+    from tests.tablenet import TableNet
+
+    rules = PRESETS["black5"]
+    rules = dataclasses.replace(rules, scoring=dataclasses.replace(rules.scoring, target=40))
+    config = HostConfig(name="T", rules=rules, seats=3, bots=0, bot_delay=0.0, blind=blind)
+    net = TableNet(config, seed=3)
+    links = [net.join(name) for name in ("ann", "bob", "cat")]
+    ann = links[0].session
+
+    net.run(lambda: len(ann.history) >= 8, steps=400_000)
+    sat_out = 0
+    for link in links:
+        for record in link.session.history:
+            j = record.judgement
+            if j is None:
+                sat_out += 1  # out of the match: watched this hand
+                continue
+            assert j.status == "fair", (link.session.name, record.hand_no, j.reason)
+    assert sat_out >= 1  # someone was put out, and sat hands out

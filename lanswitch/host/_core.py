@@ -847,7 +847,8 @@ class Host:
         for s in self.table.seats:
             if s.kind == "bot":
                 bots[s.index] = make_bot(s.bot, self.rules)
-            elif s.kind == "human":
+            elif s.kind == "human" and s.index in game.dealt_in:
+                # (A person the match has put out sits at the table and takes no part.)
                 entry = self.table.clients[s.client or ""]
                 keys[pids[s.index]] = self.keys[entry.token]
         names = tuple(s.name[:32] for s in self.table.seats)  # as the lobby shows them
