@@ -55,6 +55,7 @@ EFFECT_FIELDS: Final = (
     "reverse",
     "wild",
     "names_suit",
+    "continue_in_suit",
     "again",
     "follow_suit",
     "cover",
@@ -204,6 +205,10 @@ def effect_words(row: Power, field: str, rules: RuleSet) -> str:
         return "goes on any card" if row.wild else ""
     if field == "names_suit":
         return "its player names the suit to follow" if row.names_suit else ""
+    if field == "continue_in_suit":
+        if not row.continue_in_suit:
+            return ""
+        return "its player may go on in the same turn with cards of the suit named"
     if field == "again":
         return "its player plays again" if row.again else ""
     if field == "follow_suit":

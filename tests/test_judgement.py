@@ -92,7 +92,9 @@ def test_a_void_blamed_on_a_player_reads_alike_whichever_deal(make: object) -> N
         False,
         j.deal.name,
     )
-    assert verdict_text(row) == f"VOID{tag}: {j.reason} (blame seat1)"
+    # (The row keeps ids, not names: seats as people count them, issue 26 item 6.)
+    said = j.reason.replace("seat1", "seat 2")
+    assert verdict_text(row) == f"VOID{tag}: {said} (blame seat 2)"
     # The tally: a void on the host's word is one the host caused or claimed.
     tally = VoidTally.of([j.void_entry()])
     assert (tally.count, tally.by_host) == (1, 1)
