@@ -949,6 +949,7 @@ def test_play_and_the_terminal_join_give_the_client_a_history_unless_told_not_to
     """The wiring: what ``play`` and ``join`` (terminal) give the client that records (the
     client itself is run for real in the test above; here it neither connects nor runs)."""
     from lanswitch import client as client_module
+    from lanswitch import preflight
     from lanswitch.tui import run as tui_run
     from lanswitch.tui.model import TuiModel
 
@@ -964,6 +965,9 @@ def test_play_and_the_terminal_join_give_the_client_a_history_unless_told_not_to
 
     monkeypatch.setattr(tui_run, "run_client", fake_run_client)
     monkeypatch.setattr(client_module.Client, "connect", connected)
+    # No screen starts here, so no terminal is needed: the check that says so (issue 26:
+    # ``join`` without one) is taken out, as connect and run_client are.
+    monkeypatch.setattr(preflight, "no_terminal", lambda command, stdin=None: None)
     data = tmp_path / "data"
     for extra in ([], ["--no-history"]):
         args = ["--data-dir", str(data), "join", f"{LOOPBACK}:9", *extra]
