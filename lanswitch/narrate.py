@@ -449,8 +449,8 @@ def _laid_on(card: int, story: Story) -> tuple[str, tuple[str, ...]]:
     suit = card // 13 % 4 if card < JOKER_BASE else -1
     if suit >= 0 and story.follow_suit == suit:
         return "following suit", ("follow_suit",)
-    if suit >= 0 and story.named_suit == suit and rules.play.follow != "none":
-        return "the suit named", ("follow",)
+    if suit >= 0 and story.named_suit == suit and before is not None and before.continue_in_suit:
+        return "the suit named", ("continue_in_suit",)
     if row is not None and (row.wild or row.mimic) and rules.play.wild_continues:
         return "wild", ("wild", "follow")
     if before is not None and row is not None and before.together and row.together:
@@ -534,8 +534,11 @@ def _explained(line: Line, kind: str, seat: int, value: int, story: Story, t: _T
     if kind == "again":
         story.again_told = True
         return replace(line, effects=("again",))
-    if kind == "miss" and story.pending_kind == "skip":
-        story.pending, story.pending_kind = [], ""  # the skip is taken
+    if kind == "miss" and story.pending_kind == "skip" and seat == story.turn:
+        # The skip is taken: its target passes on its own turn. (A seat passed over for the
+        # turns an earlier skip left it to miss is told "miss" too, between turns: that leaves
+        # the pending skip as it is.)
+        story.pending, story.pending_kind = [], ""
     return line
 
 

@@ -196,6 +196,7 @@ class EffectWatch:
         self.story = Story()
         self.turn_cards: list[int] = []  # cards laid in the turn under way
         self.face = -1  # the face laid last (a joker's named face)
+        self.named = -1  # the suit named in this turn, if any
         self.seen: Counter[str] = Counter()
         self.missing: list[str] = []
 
@@ -242,8 +243,12 @@ class EffectWatch:
         for kind, _who, value in events:
             if kind == "turn":
                 self.turn_cards = []
+                self.named = -1
             elif kind == "play":
                 before = self.row(self.turn_cards[-1]) if self.turn_cards else None
+                ok = before is not None and before.continue_in_suit and value < 104
+                if ok and value // 13 % 4 == self.named:  # going on in the suit named
+                    want.append("continue_in_suit")
                 self.turn_cards.append(value)
                 self.face = value
                 want += self.effects_of(self.row(value), facing, before)
@@ -252,6 +257,7 @@ class EffectWatch:
                 if facing:
                     want.append("stacks_on")
             elif kind == "suit":
+                self.named = value
                 want.append("names_suit")
                 row = self.row(self.face)
                 if row is not None and row.wild:
