@@ -51,8 +51,12 @@ class Player:
 
     def answer(self, m: p.Message) -> list[p.Message]:
         if isinstance(m, p.Hand):
-            self.pid = next(q for q, k in m.keys.items() if k == self.public)
-            self.seat = m.seats.index(self.pid)
+            pid = next((q for q, k in m.keys.items() if k == self.public), None)
+            if pid is None:  # the match has put this person out (penalty scoring): it watches
+                self.pid, self.seat, self.log = "", -1, None
+                return []
+            self.pid = pid
+            self.seat = m.seats.index(pid)
             setup = hand_setup(m)
             self.log = Log(setup.ctx0, [setup.note])
             self.seeds, self.commitments = {}, {}

@@ -47,7 +47,8 @@ def test_a_short_soak_churns_with_no_errors() -> None:
     assert counts.get("seated_visits", 0) > 0, counts
     # Every wait was bounded and the hosts let go of everyone after the clients left.
     after = rep["host_after"]
-    assert (after["conns"], after["clients"], after["keys"], after["away"]) == (0, 0, 0, 0)
+    held = (after["conns"], after["clients"], after["keys"], after["away"])
+    assert held == (0, 0, 0, 0), "\n".join([*rep["first_errors"], *rep.get("held", [])])
     # The fair deal v2's accounting: hands verified by players who stayed; no UNFAIR verdict
     # (honest parties only: it is also an error, below); every UNCONFIRMED verdict has a cause
     # (one without is an error). A hand void because someone left is issue #13's target (0):
