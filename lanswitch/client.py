@@ -19,7 +19,10 @@
   ``DEAD_AFTER`` seconds as a lost link, and reconnects with exponential backoff, resuming with
   its token to the same seat and hand; the session's news says ``link``: ``lost`` and then
   ``back`` (a screen shows "host lost, reconnecting…"). It ends when the host says ``bye`` or
-  ``error``, or when the host is gone (:class:`JoinError`).
+  ``error``, or when the host is gone (:class:`JoinError`) — except ``error`` ``paused``: the
+  host stopped its table to carry it on (``--resume``), and the client waits for it as for a
+  lost link, up to ``PAUSE_PATIENCE`` (refused connections are expected meanwhile), then takes
+  its seat and the hand again with its token.
 * **Remembering** (``history``): every hand the session finishes — its
   :class:`~lanswitch.session.HandRecord` — goes to a
   :class:`~lanswitch.history.HistoryWriter` here, the one place both the headless ``join`` and
@@ -89,6 +92,7 @@ DEAD_AFTER = 9.0  # seconds of silence after which the link is taken for lost
 BACKOFF = (0.25, 0.5, 1.0, 2.0)  # then 2 s between attempts
 RECONNECT_FOR = 300.0  # seconds a lost client keeps trying before it gives up
 HOST_GONE_AFTER = 20.0  # seconds of refused connections after which the host is gone
+PAUSE_PATIENCE = 1800.0  # seconds a client waits for a host that stopped its table to resume
 RETRY_AFTER = 0.25  # seconds before a move refused as too fast is sent again
 FIRST_TRIES = 3  # attempts at the very first connection
 
@@ -373,6 +377,7 @@ class Client:
         on_news: Callable[[News], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         reconnect_for: float = RECONNECT_FOR,
+        pause_patience: float = PAUSE_PATIENCE,
         history: HistoryWriter | None = None,
     ) -> None:
         self.session = session
@@ -384,6 +389,7 @@ class Client:
         self.on_news = on_news
         self.clock = clock
         self.reconnect_for = reconnect_for
+        self.pause_patience = pause_patience
         self.history = history
         self.peer = ""  # the address answering, HOST:PORT (for the history)
         self.reconnects = 0
@@ -434,7 +440,9 @@ class Client:
     async def run(self) -> None:
         """Until the host says ``bye`` or ``error`` (JoinError if it cannot be reached, first
         or after a lost link). Connects first if :meth:`connect` was not called. Giving up on
-        the host settles the hand in play: it gets a verdict with what this client holds."""
+        the host settles the hand in play: it gets a verdict with what this client holds. A
+        host that stops its table to carry it on (``error`` ``paused``) is waited for, up to
+        ``pause_patience``, and the seat taken again with the resume token."""
         try:
             await self._run()
         except JoinError:
@@ -443,6 +451,14 @@ class Client:
             self.session.give_up("the table is gone before the hand was settled")
             self._emit_news()
             self._record_hands()
+            raise
+        except asyncio.CancelledError:
+            # The player left while waiting for a host that stopped its table: the hand in
+            # play is recorded unfinished, as far as it went (Session.give_up).
+            if self.session.paused is not None:
+                self.session.give_up()
+                self._emit_news()
+                self._record_hands()
             raise
 
     async def _run(self) -> None:
@@ -465,6 +481,13 @@ class Client:
                     elif refused_since is None:
                         refused_since = now
                     assert lost_at is not None  # only a lost link is reconnected
+                    if self.session.paused is not None:
+                        # A host that stopped its table to carry it on is down until its
+                        # --resume: refusals are expected; only the patience runs out.
+                        if now - lost_at > self.pause_patience:
+                            raise JoinError(self._never_resumed()) from None
+                        await asyncio.sleep(BACKOFF[min(tries, len(BACKOFF)) - 1])
+                        continue
                     # One sentence each: the cause, and what to do (the connection's own
                     # error is the cause's detail, not a reason of its own).
                     if refused_since is not None and now - refused_since > HOST_GONE_AFTER:
@@ -489,13 +512,15 @@ class Client:
                     s.token, s.closed, s.close_reason = None, False, None  # join afresh
                     continue
                 return
+            patience = self.reconnect_for if s.paused is None else self.pause_patience
             if welcomed or lost_at is None:
                 lost_at = self.clock()
-            elif self.clock() - lost_at > self.reconnect_for:
-                raise JoinError(self._unreachable())
+            elif self.clock() - lost_at > patience:
+                raise JoinError(self._unreachable() if s.paused is None else self._never_resumed())
             if not self._lost:  # the screen says so, and counts the seconds
                 self._lost = True
-                s.news.append(News("link", "lost"))
+                if s.paused is None:  # (a pause was told in the host's own words)
+                    s.news.append(News("link", "lost"))
                 self._emit_news()
             self.reconnects += 1
             await asyncio.sleep(BACKOFF[0])
@@ -505,6 +530,12 @@ class Client:
         """The table's address as people read it: its label, with the port."""
         t = self.target
         return t.label if t.label.endswith(f":{t.port}") else f"{t.label} on port {t.port}"
+
+    def _never_resumed(self) -> str:
+        return (
+            f"the host stopped the table and did not carry it on within "
+            f"{self.pause_patience / 60:g} minutes, so join again once it runs the table again"
+        )
 
     def _unreachable(self) -> str:
         return (

@@ -316,7 +316,7 @@ def stopped_text(command: str) -> str:
     """What every player at a table its host stopped mid-match reads (one line)."""
     return (
         f"the host stopped the table mid-match; it can carry on where it stopped (the host "
-        f"runs lanswitch {command} --resume), and you can join it again then"
+        f"runs lanswitch {command} --resume)"
     )
 
 

@@ -314,6 +314,8 @@ async def _join(join: Join, target: Target, watch: Watch, out: TextIO, err: Text
             out.write(f"{escape(news.text)}\n")
         elif news.kind == "link":
             out.write("lost the host: reconnecting\n" if news.text == "lost" else "reconnected\n")
+        elif news.kind == "paused":
+            out.write(f"{escape(news.text)}: waiting for it (Ctrl-C leaves)\n")
         elif news.kind == "verdict" and isinstance(news.data, HandRecord):
             verdict(news.data)
         elif news.kind in ("warning", "reject"):

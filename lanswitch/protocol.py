@@ -99,7 +99,7 @@ __all__ = [
     "encode_message",
 ]
 
-PROTOCOL_VERSION: Final = 6
+PROTOCOL_VERSION: Final = 7
 """The version ``hello`` and ``welcome`` carry; peers of different versions do not talk."""
 
 MAX_FRAME: Final = 64 * 1024
@@ -164,6 +164,9 @@ class ErrorCode(enum.Enum):
     """The host removed this player from the table."""
     SHUTDOWN = "shutdown"
     """The host is shutting the table down."""
+    PAUSED = "paused"
+    """The host stopped the table mid-match and keeps it to carry on (``--resume``): the
+    client keeps its resume token and the hand in play, and connects again (protocol v7)."""
     INTERNAL = "internal"
     """The sender hit a bug of its own; the connection cannot go on."""
 

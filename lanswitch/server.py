@@ -484,14 +484,15 @@ class Server:
 
     async def stop(self, text: str) -> None:
         """Stop serving *without* ending the table (its host is interrupted mid-match): every
-        client is told ``text`` (``error`` ``shutdown``), and nothing from here on reaches the
+        client is told ``text`` (``error`` ``paused``: it waits for the table to come back),
+        and nothing from here on reaches the
         journal, which keeps the table as it was for ``--resume``. (:meth:`close` ends it.)"""
         host = self.host
         if not host.finished:
             self.stopped = True
             self.journal, host.journaling = None, False  # the goodbyes are not the table's
             for cid in list(host.conns):
-                host.send(cid, p.Error(code=p.ErrorCode.SHUTDOWN, text=text))
+                host.send(cid, p.Error(code=p.ErrorCode.PAUSED, text=text))
             self._flush()
         self._stop.set()
         if self._task is not None:

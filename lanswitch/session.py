@@ -207,6 +207,11 @@ class Session:
         self.news: list[News] = []
         self.closed = False
         self.close_reason: p.Bye | p.Error | None = None
+        # The host stopped the table mid-match to carry it on later (``error`` ``paused``):
+        # its ``error`` until a ``welcome`` says the table is back. Not closed: the client
+        # keeps its token and the hand in play, and connects again (lanswitch.client).
+        self.paused: p.Error | None = None
+        self._problems = 0  # fair-deal problems told during the hand in play
         self.lost_place = False  # a gap in the events: close the connection and resume
         self._ready_sent = False  # auto_ready said ready and the lobby has not shown it yet
         self.catching_up = True
@@ -320,6 +325,7 @@ class Session:
         self.news.append(News(kind, text, data))
 
     def fair_deal_problems(self, found: Sequence[str]) -> None:
+        self._problems += len(found)
         for text in found:
             self.note("warning", f"the fair deal: {named(text, self.seat_names())}")
 
@@ -401,6 +407,7 @@ class Session:
         # never the first seat that shows our key: keys are public, and a seat someone
         # else took with ours would read as our own (issue #15).
         resumed = self.token is not None
+        self.paused = None
         self.token, self.table, self.seat = m.token, m.table, m.seat
         self.catching_up = True
         self.links += 1
@@ -454,6 +461,7 @@ class Session:
             return [] if h.done else h.part.resume(playing)
         if h is not None and not h.done:
             self._settle(h, f"the host began hand {m.hand_no} before this hand was settled")
+        self._problems = 0
         shown = () if self.lobby is None else tuple(st.name for st in self.lobby.seats)
         names = m.names or shown  # the names the setup binds (checked against the lobby's)
         setup, refused = self._setup(m)
@@ -606,10 +614,49 @@ class Session:
             self._settle(h, "the host never finished the hand (its seeds and log heads)")
 
     def give_up(self, why: str = "the connection to the host is gone") -> None:
-        """The shell has given up on the table: settle the hand in play, if any."""
+        """The shell has given up on the table: settle the hand in play, if any. A hand the
+        host paused (:attr:`paused`) and never carried on is left unfinished instead
+        (:meth:`_unfinished`)."""
         h = self.hand
         if h is not None and not h.done:
-            self._settle(h, why)
+            paused = self.paused is not None and h.over is None
+            if paused and h.refused is None and not self._problems:
+                self._unfinished(h)
+            else:
+                self._settle(h, why)
+
+    def _unfinished(self, h: _HandState) -> None:
+        """Hand ``h``, which the host stopped mid-play to carry the table on later, is left
+        here unfinished: not scored, and not judged. Judging it would blame the host for what
+        is missing (its seeds and its head of the log come only at a hand's end), and a table
+        stopped on purpose, to come back to, is no proof of anything. A host that never comes
+        back escapes only the check of a hand nobody won; a problem this client already saw
+        in the hand is judged as ever (:meth:`give_up` sends that hand to :meth:`_settle`).
+        The record keeps what this client holds, for the history."""
+        h.done = True
+        m = h.message
+        if h.part.settle("the host stopped the table") is not None:
+            h.part.judgement(m.game_id, m.hand_no, h.names)  # builds the proof; not a verdict
+        self.history.append(
+            HandRecord(
+                m.hand_no,
+                _UNFINISHED,
+                None,
+                h.part.proof(),
+                game_id=m.game_id,
+                rules="" if h.setup is None else h.setup.rules.name,
+                seat=h.part.seat,
+                names=h.names,
+                deal=h.part.deal,
+            )
+        )
+        self.note(
+            "warning",
+            f"hand {m.hand_no} is left unfinished: the host stopped the table during it and "
+            "did not carry it on while you waited, so the hand is not scored and cannot be "
+            "checked",
+            m,
+        )
 
     def _chat(self, m: p.Chat) -> list[p.Message]:
         self.note("chat", f"<{m.sender}> {m.text}", m)
@@ -631,6 +678,12 @@ class Session:
         return self._auto_ready()
 
     def _closed(self, m: p.Bye | p.Error) -> list[p.Message]:
+        if isinstance(m, p.Error) and m.code is p.ErrorCode.PAUSED:
+            # Not the table's end: the client waits for the host to carry it on, and comes
+            # back to the seat and the hand with its token (SPEC § Resuming).
+            self.paused = m
+            self.note("paused", m.text, m)
+            return []
         self.closed = True
         self.close_reason = m
         text = m.reason if isinstance(m, p.Bye) else f"{m.code.value}: {m.text}"

@@ -43,7 +43,7 @@ import msgpack
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-PROTOCOL_VERSION = 6
+PROTOCOL_VERSION = 7
 MAX_PAYLOAD = 65536
 DEALER = "@dealer"
 PREFIX = b"lanswitch/v2/"
@@ -1169,6 +1169,7 @@ ERROR_CODES = frozenset(
         "rate_limited",
         "kicked",
         "shutdown",
+        "paused",
         "internal",
     }
 )

@@ -187,7 +187,7 @@ def test_spec_names_the_protocol_version_in_one_place() -> None:
 def test_spec_states_the_limits() -> None:
     assert f"{p.MAX_FRAME}" in SPEC
     assert f"Protocol version: **v{p.PROTOCOL_VERSION}**" in SPEC
-    assert p.PROTOCOL_VERSION == 6
+    assert p.PROTOCOL_VERSION == 7
 
 
 def test_all_is_complete() -> None:
@@ -781,7 +781,7 @@ def test_server_may_refuse_before_hello() -> None:
         # A protocol v1 peer's hello, exactly as v1 sent it.
         {"type": "hello", "version": 1, "name": "Ann", "key": KEY}
         | {"spectate": False, "password": None, "token": None},
-        # A protocol v2 peer's hello (its fields are v6's).
+        # A protocol v2 peer's hello (its fields are v7's).
         {"type": "hello", "version": 2, "name": "Ann", "key": KEY}
         | {"spectate": False, "password": None, "token": None},
         # A protocol v3 peer's hello: its hand's setup note did not bind the seats' names.
@@ -793,8 +793,11 @@ def test_server_may_refuse_before_hello() -> None:
         # A protocol v5 peer's hello: its lobby seat entries had no grace_ms.
         {"type": "hello", "version": 5, "name": "Ann", "key": KEY}
         | {"spectate": False, "password": None, "token": None},
+        # A protocol v6 peer's hello: it knew no `paused`, and would end a paused table.
+        {"type": "hello", "version": 6, "name": "Ann", "key": KEY}
+        | {"spectate": False, "password": None, "token": None},
         # A later version, with fields this one does not know.
-        {"type": "hello", "version": 7, "name": "Ann", "key": KEY, "colour": "blue"},
+        {"type": "hello", "version": 8, "name": "Ann", "key": KEY, "colour": "blue"},
     ],
 )
 def test_version_mismatch_on_hello(hello_v: dict[str, Any]) -> None:

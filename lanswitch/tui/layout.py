@@ -115,7 +115,9 @@ def _header(model: TuiModel, cols: int, title: str, where: str) -> StyledText:
         parts.append((0, [("class:warn", f"{turn} time: {left}s")]))
     lost = model.lost_for()
     if lost is not None:
-        parts.append((0, [("class:bad", f"host lost, reconnecting{model.look.g.more} ({lost} s)")]))
+        paused = model.session.paused is not None
+        what = "host stopped the table, waiting" if paused else "host lost, reconnecting"
+        parts.append((0, [("class:bad", f"{what}{model.look.g.more} ({lost} s)")]))
     sep: StyledText = [("class:title", model.look.g.sep)]
     line = fit_parts(parts, cols, sep)
     return [*line, ("class:title", " " * max(0, cols - width(line)))]

@@ -332,6 +332,10 @@ class TuiModel:
             self._say(news.text, "class:chat")
         elif news.kind == "link":
             self._link(news.text)
+        elif news.kind == "paused":  # the host stopped the table to carry it on: we wait
+            if self.lost_since is None:
+                self.lost_since = self.clock()
+            self._say(f"{news.text}: waiting for it to come back (q leaves)", "class:warn")
         elif news.kind in ("presence", "voids"):
             self._say(news.text, "class:warn")
         elif news.kind == "pin" and isinstance(news.data, bytes):

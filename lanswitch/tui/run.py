@@ -122,10 +122,15 @@ async def run_client(
     finally:
         client.on_news = previous
         ticker.cancel()
-        if not net.done() and model.quit and stop_instead is not None:
-            await stop_instead()  # the host's goodbye to everyone ends our connection too
+        if not net.done() and model.quit and stop_instead is not None and await stop_instead():
+            # The table is stopped, to carry on: our own seat is paused like everyone's (its
+            # hand recorded unfinished, no goodbye said). Its ``paused`` is on the way to us.
+            for _ in range(100):  # bounded: 2 s
+                if net.done() or session.paused is not None:
+                    break
+                await asyncio.sleep(0.02)
         if not net.done():
-            if not session.closed:
+            if not session.closed and session.paused is None:
                 await _pay_seed(session, net)
                 for message in session.begin_leaving():  # a blind hand's seeds, then a wait
                     client.send(message)
@@ -174,6 +179,11 @@ def farewell(model: TuiModel, table: str) -> tuple[int, str]:
         return 0, f"the host ended the match: {reason.reason}"
     if isinstance(reason, p.Error):
         return 1, f"lanswitch: the host closed the connection: {reason.code.value}: {reason.text}"
+    if model.session.paused is not None:  # left while waiting for a stopped table
+        return 0, (
+            f'left the table "{table}", which its host stopped: lanswitch join takes the seat '
+            "again once the host carries it on"
+        )
     return 0, f'left the table "{table}"'
 
 
