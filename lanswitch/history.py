@@ -109,7 +109,7 @@ _MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
             ending TEXT NOT NULL,        -- how the hand ended (the host's reason: out, void, …)
             placings TEXT NOT NULL,      -- JSON: the players' names, first place first
             place INTEGER,               -- this client's place (1-based); NULL: none
-            status TEXT NOT NULL,        -- fair, unfair, void, watched
+            status TEXT NOT NULL,        -- fair, unconfirmed, unfair, void, watched, unfinished
             verdict TEXT NOT NULL,       -- the verifier's line (Verdict.text()); '' if watched
             why TEXT NOT NULL,           -- the verdict's reason ('' if fair)
             culprits TEXT NOT NULL,      -- JSON: who is to blame
@@ -235,6 +235,7 @@ def row_of(
     if not void and record.seat is not None and record.seat in over.placings:
         place = over.placings.index(record.seat) + 1
     j, proof = record.judgement, record.proof
+    unfinished = over.reason == "unfinished" and record.seat is not None
     return HandRow(
         at=at,
         table=table,
@@ -248,8 +249,9 @@ def row_of(
         ending=over.reason,
         placings=placings,
         place=place,
-        # A hand watched has no judgement: kept as watched (see the module docstring).
-        status="watched" if j is None else j.status,
+        # A hand watched has no judgement: kept as watched (see the module docstring); nor
+        # has a hand its host stopped mid-play that this client stopped waiting for.
+        status=j.status if j is not None else "unfinished" if unfinished else "watched",
         verdict="" if j is None else j.text(),
         # As for any hand: the fair deal's ids (seat2, @dealer), as the verifier names them.
         why="" if j is None else j.reason,
@@ -265,6 +267,8 @@ def row_of(
 def result_text(row: HandRow) -> str:
     """The result in a few words: "you won", "Alice won, you 3rd", "Alice won", "void".
     Names are escaped for printing (:func:`lanswitch.textsafe.escape`)."""
+    if row.status == "unfinished":
+        return "unfinished: no result"
     if row.ending == "void" or not row.placings:
         return "void: no result"
     if row.place == 1:
@@ -281,6 +285,8 @@ def verdict_text(row: HandRow) -> str:
         return f"{deal.tagged('fair')}, every card legal"
     if row.status == "watched":
         return f"{deal.tagged('watched')}: no transcript of yours to check"
+    if row.status == "unfinished":
+        return "not checked: the host stopped the table during the hand and never carried it on"
     # The row keeps the fair deal's ids (as the verifier names them); a person reads "the
     # host" for @dealer and "seat N" (counted from 1) for seatN-1, never the ids themselves.
     who = ", ".join(escape(_people(c)) for c in row.culprits) or "nobody"

@@ -24,6 +24,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from lanswitch.client import Client, JoinError, Target
 from lanswitch.fairdeal.primitives import DEALER
+from lanswitch.history import History, HistoryWriter, result_text, verdict_text
 from lanswitch.host import Host
 from lanswitch.server import Server
 from lanswitch.session import HandRecord, Session
@@ -125,6 +126,16 @@ def test_a_hand_its_host_stopped_is_left_unfinished_not_unfair(
         said = [n.text for n in session.news if n.kind == "warning"]
         assert any("is left unfinished: the host stopped the table" in t for t in said), said
         assert not any(n.kind == "verdict" for n in session.news), name
+        # The history keeps it so, through sqlite: not "watched", not judged.
+        writer = HistoryWriter(tmp_path / name)
+        failed = writer.record(record, name=name, table="Paused", host="127.0.0.1", client="")
+        assert failed is None, failed
+        writer.close()
+        with History.in_dir(tmp_path / name) as kept:
+            (row,) = kept.rows()
+        assert row.status == "unfinished", row.status
+        assert result_text(row) == "unfinished: no result"
+        assert verdict_text(row).startswith("not checked: the host stopped the table"), row
         paused = [n.text for n in session.news if n.kind == "paused"]
         assert paused, name
         assert paused[0].startswith(STOPPED), paused
