@@ -82,7 +82,11 @@ class HeuristicBot:
     def choose(self, view: View, rng: Rng) -> int:
         move = self._move(view)
         call = self._call_before(move, view)
-        return move if call is None else call
+        move = move if call is None else call
+        # The view's legal moves are the host's word: a host that leaves some off (a cheat
+        # hiding a card) can leave a list the engine never makes — only a call, say — and a
+        # move from outside it is refused, and the seat would wait for ever. Play one offered.
+        return move if move in view.legal or not view.legal else view.legal[0]
 
     def _call_before(self, move: int, view: View) -> int | None:
         """The call to make before ``move``, or None.
