@@ -500,8 +500,16 @@ class Client:
                     await asyncio.sleep(BACKOFF[min(tries, len(BACKOFF)) - 1])
                     continue
             tries, refused_since = 0, None
+            paused = self.session.paused is not None
             welcomed = await self._converse(reader, writer)
             s = self.session
+            if paused and not welcomed and not s.closed and s.paused is not None:
+                # A paused table's host is down: nothing answers. One that answers but does
+                # not take us back is serving without us — not paused for us, whatever it said
+                # (a host that "paused" one player to play its seat without it): from here
+                # on it is a lost link, whose hand is judged when we give up.
+                s.paused = None
+                s.news.append(News("link", "lost"))
             if s.closed:
                 reason = s.close_reason
                 if (

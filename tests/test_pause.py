@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from lanswitch import protocol as p
 from lanswitch.client import Client, JoinError, Target
 from lanswitch.fairdeal.primitives import DEALER
 from lanswitch.history import History, HistoryWriter, result_text, verdict_text
@@ -43,7 +44,9 @@ def _bot(session: Session) -> int:
     return view.legal[0]
 
 
-def stop_mid_hand(host: Host, tmp: Path, *, leave: str) -> dict[str, Session]:
+def stop_mid_hand(
+    host: Host, tmp: Path, *, leave: str, pause_bob_only: bool = False
+) -> dict[str, Session]:
     """Seat ann and bob at ``host``'s table over TLS, stop the table (``Server.stop``) once
     the hand is under way, and let each give up waiting its own way: ann's patience runs out
     (1.5 s), bob leaves (his client task is cancelled, as the terminal client's is on ``q``).
@@ -77,6 +80,20 @@ def stop_mid_hand(host: Host, tmp: Path, *, leave: str) -> dict[str, Session]:
                 await asyncio.sleep(0.05)
             else:
                 raise AssertionError("no hand got under way")
+            if pause_bob_only:
+                assert isinstance(host, ShunningHost)
+                await host.pause_one(server, clients["bob"].session)
+                for _ in range(400):  # bob told; the others play his seat out (up to 20 s)
+                    if host.match.results:
+                        break
+                    await asyncio.sleep(0.05)
+                assert host.match.results, "the hand did not end without bob"
+                # bob tries again and again, turned away each time, until his client gives up
+                # (reconnect_for, 5 s: a lost link's patience, not a pause's).
+                (gone,) = await asyncio.gather(tasks["bob"], return_exceptions=True)
+                assert isinstance(gone, JoinError), gone
+                await asyncio.wait_for(tasks["ann"], 30.0)  # ann's match is over
+                return
             await server.stop(f"{STOPPED} (the host runs lanswitch host --resume)")
             for _ in range(200):  # both told (up to 10 s)
                 if all(c.session.paused is not None for c in clients.values()):
@@ -102,6 +119,29 @@ def stop_mid_hand(host: Host, tmp: Path, *, leave: str) -> dict[str, Session]:
 
     asyncio.run(bounded())
     return {n: c.session for n, c in clients.items()}
+
+
+class ShunningHost(Host):
+    """A modified host: it tells bob alone that the table is paused, plays on — his seat by
+    its stand-in — and turns his reconnections away before any welcome, hoping his record of
+    the hand says "unfinished, nobody blamed" rather than judging a hand played without him."""
+
+    shunned: bytes = b""
+
+    async def pause_one(self, server: Server, bob: Session) -> None:
+        self.shunned = bob.public_key
+        seat = bob.seat
+        assert seat is not None
+        cid = self.cid_of_seat(seat)
+        assert cid is not None
+        self._close(cid, p.Error(code=p.ErrorCode.PAUSED, text=f"{STOPPED} (it is not)"))
+        server.poke()
+
+    def receive(self, cid: int, message: p.Message, now: float) -> None:
+        if isinstance(message, p.Hello) and message.key == self.shunned:
+            self._close(cid, None)  # not taken back: no welcome, no word
+            return
+        super().receive(cid, message, now)
 
 
 def _last(session: Session) -> HandRecord:
@@ -155,3 +195,26 @@ def test_a_pause_does_not_launder_a_cheat(tmp_path: Path) -> None:
     said = [n.text for n in sessions["ann"].news if n.kind == "warning"]
     assert any("your screen is not your hand" in t for t in said), said
     assert _last(sessions["bob"]).judgement is None  # bob saw nothing wrong: unfinished
+
+
+@pytest.mark.parametrize("blind", [False, True], ids=["commit-reveal", "dealer-blind"])
+def test_a_pause_told_to_one_player_while_the_table_plays_on_is_not_a_pause(
+    tmp_path: Path, blind: bool
+) -> None:
+    """A host that says "paused" to bob alone and plays his seat out without him: bob's client
+    tries to come back, the host answers and turns it away — a host that answers is serving,
+    not paused — so when bob gives up, his hand is judged as a lost link's (unfair, the host
+    to blame: it never sent him the hand's end), not left unfinished with nobody blamed."""
+    host = ShunningHost(
+        config(seats=2, bots=0, blind=blind), entropy=os.urandom, now=time.monotonic()
+    )
+    sessions = stop_mid_hand(host, tmp_path, leave="", pause_bob_only=True)
+    bob = sessions["bob"]
+    record = _last(bob)
+    j = record.judgement
+    assert j is not None, (record.over, [n.text for n in bob.news][-6:])
+    # The hand's end never came to him: commit-reveal, unfair (no head of the log from the
+    # host); dealer-blind, void on the host (it withheld the seeds), as for any lost link.
+    assert j.status == ("void" if blind else "unfair"), j.headline
+    assert j.culprits == (DEALER,), j.culprits
+    assert bob.paused is None  # the pause was void once the host answered
