@@ -751,6 +751,11 @@ def _stored_transcript(hand: int, data: Path) -> tuple[str, bytes | str]:
         return name, row.transcript
     if row.seat is None:
         return name, "you watched this hand: there is no transcript of yours to check"
+    if row.status == "unfinished":
+        return name, (
+            "the host stopped the table during this hand and never carried it on: it was not "
+            "finished, so there is nothing to check"
+        )
     # Played, but no file of its deal was kept: not "you watched this hand" (issue 26).
     return name, (
         f"you played this hand (seat {row.seat + 1}), but the history kept no file of its "

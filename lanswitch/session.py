@@ -632,17 +632,16 @@ class Session:
         stopped on purpose, to come back to, is no proof of anything. A host that never comes
         back escapes only the check of a hand nobody won; a problem this client already saw
         in the hand is judged as ever (:meth:`give_up` sends that hand to :meth:`_settle`).
-        The record keeps what this client holds, for the history."""
+        The record keeps no file of the deal: ``lanswitch verify`` of a hand stopped short
+        would say what judging it live would."""
         h.done = True
         m = h.message
-        if h.part.settle("the host stopped the table") is not None:
-            h.part.judgement(m.game_id, m.hand_no, h.names)  # builds the proof; not a verdict
         self.history.append(
             HandRecord(
                 m.hand_no,
                 _UNFINISHED,
                 None,
-                h.part.proof(),
+                None,  # no file: checked offline, a hand stopped short reads as the host's fault
                 game_id=m.game_id,
                 rules="" if h.setup is None else h.setup.rules.name,
                 seat=h.part.seat,

@@ -23,6 +23,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from lanswitch import protocol as p
+from lanswitch.cli import main
 from lanswitch.client import Client, JoinError, Target
 from lanswitch.fairdeal.primitives import DEALER
 from lanswitch.history import History, HistoryWriter, result_text, verdict_text
@@ -152,7 +153,7 @@ def _last(session: Session) -> HandRecord:
 @pytest.mark.parametrize("blind", [False, True], ids=["commit-reveal", "dealer-blind"])
 @pytest.mark.parametrize("leave", ["patience", "both"])
 def test_a_hand_its_host_stopped_is_left_unfinished_not_unfair(
-    tmp_path: Path, blind: bool, leave: str
+    tmp_path: Path, blind: bool, leave: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     sessions = stop_mid_hand(
         Host(config(blind=blind, seats=2, bots=0), entropy=os.urandom, now=time.monotonic()),
@@ -176,6 +177,10 @@ def test_a_hand_its_host_stopped_is_left_unfinished_not_unfair(
         assert row.status == "unfinished", row.status
         assert result_text(row) == "unfinished: no result"
         assert verdict_text(row).startswith("not checked: the host stopped the table"), row
+        assert row.transcript is None  # verify would read a hand stopped short as unfair
+        assert main(["--data-dir", str(tmp_path / name), "verify", "--hand", str(row.id)]) == 2
+        _out, err = capsys.readouterr()
+        assert "stopped the table during this hand and never carried it on" in err, err
         paused = [n.text for n in session.news if n.kind == "paused"]
         assert paused, name
         assert paused[0].startswith(STOPPED), paused
