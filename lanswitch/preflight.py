@@ -6,7 +6,8 @@ it reads the terminal and the data dir).
   line instead of failing deep inside prompt_toolkit with a traceback.
 - :func:`offer_resume`: a table the last host left unfinished (a crash, a host stopped
   mid-match) is said before a new one opens, with how to carry it on — ``play`` asks, at its
-  terminal — and a journal too damaged to resume is said to be damaged, not passed over.
+  terminal — and a journal too damaged to resume is said to be damaged, not passed over (and,
+  before ``play``'s screen covers it, waits to be read).
 """
 
 from __future__ import annotations
@@ -40,32 +41,57 @@ def no_terminal(command: str, stdin: TextIO | None = None) -> str | None:
 def offer_resume(command: str, data: Path, err: TextIO, stdin: TextIO | None = None) -> bool:
     """Say what the journals in ``data`` hold before ``command`` (``play``, ``host``) opens a
     new table; whether the person chose to carry the interrupted table on instead (``play`` at
-    a terminal asks; ``host`` only says). Declined if they stopped at the question."""
+    a terminal asks; ``host`` only says). Declined if they stopped at the question.
+
+    ``play``'s lobby takes the whole window the moment it opens, so what is said here must be
+    read first: at a terminal, ``play`` waits under a damaged journal's note for Enter (when
+    there is no question to wait at anyway). Stopping there, or at "Carry it on now?"
+    (Ctrl-C, Ctrl-D), ends with a line saying what is kept: nothing is ever deleted here."""
     from .hosting import interrupted
 
     stdin = stdin if stdin is not None else sys.stdin
     found, damaged = interrupted(data)
     for note in damaged:
         err.write(f"lanswitch: {note}\n")
+    asks = command == "play" and stdin.isatty()
     if found is None:
+        go_on = "Press Enter to start a new table (Ctrl-C stops here) "
+        if damaged and asks and _answer(err, stdin, go_on) is None:
+            err.write("stopped: no table was started; the damaged journal is left as it is\n")
+            err.flush()
+            raise Declined
         return False
     err.write(
         f"lanswitch: the table {found} was interrupted before its match ended; lanswitch "
         f"{command} --resume carries it on\n"
     )
-    if command != "play" or not stdin.isatty():
+    if not asks:
         err.flush()
         return False
-    err.write("Carry it on now? [Y/n] ")
-    err.flush()
-    try:
-        answer = stdin.readline()
-    except KeyboardInterrupt:
-        answer = ""
-    if not answer:  # Ctrl-C or Ctrl-D
-        err.write("\n")
+    answer = _answer(err, stdin, "Carry it on now? [Y/n] ")
+    if answer is None:
+        err.write(
+            f"stopped: nothing was lost — the table {found} is kept as it was; "
+            f"lanswitch {command} --resume carries it on later\n"
+        )
+        err.flush()
         raise Declined
     if answer.strip().lower() in ("y", "yes", ""):
         return True
     err.write("starting a new table; the interrupted one stays for --resume\n")
     return False
+
+
+def _answer(err: TextIO, stdin: TextIO, question: str) -> str | None:
+    """The line typed after ``question``; None if the person stopped there (Ctrl-C: the
+    interrupt; Ctrl-D: the end of input), after ending the question's line."""
+    err.write(question)
+    err.flush()
+    try:
+        answer = stdin.readline()
+    except KeyboardInterrupt:
+        answer = ""
+    if not answer:
+        err.write("\n")
+        return None
+    return answer
