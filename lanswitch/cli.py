@@ -389,8 +389,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser(
         "paths",
         help="show where lanswitch keeps its files",
-        description="Show where lanswitch keeps its files: the data dir (--data-dir DIR, else "
-        "$LANSWITCH_DATA_DIR, else the platform's user data directory) and the history in it.",
+        description="Show every place lanswitch writes, with what each holds: the data dir "
+        "(--data-dir DIR, else $LANSWITCH_DATA_DIR, else the platform's user data directory) "
+        "and in it the history, the journals of tables you host (tables/), your tables' "
+        "certificate and key, and the pins of the tables you joined.",
     )
     for command in sub.choices.values():
         # Each command's own usage for what is wrong after it (``main``): argparse hands an
@@ -1297,8 +1299,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 err.write(f"lanswitch: {e}\n")
                 return 1
         if args.command == "paths":
-            data = data_dir(args.data_dir)
-            out.write(f"data dir: {data}\nhistory:  {data / 'history.sqlite'}\n")
+            from .datadir import paths_text
+
+            out.write(paths_text(data_dir(args.data_dir)))
             return 0
         parser.print_help(out)
         return 0
