@@ -1,9 +1,9 @@
 """What the command line checks and says before a table opens or a screen starts (a shell:
 it reads the terminal and the data dir).
 
-- :func:`no_terminal`: ``play`` and the interactive ``join`` draw a screen and read keys;
-  without a terminal on their input (``</dev/null``, a pipe, a service) they say so in one
-  line instead of failing deep inside prompt_toolkit with a traceback.
+- :func:`no_terminal`: ``play``, the interactive ``join`` and ``replay`` draw a screen and
+  read keys; without a terminal on their input (``</dev/null``, a pipe, a service) they say
+  so in one line instead of failing deep inside prompt_toolkit with a traceback.
 - :func:`offer_resume`: a table the last host left unfinished (a crash, a host stopped
   mid-match) is said before a new one opens, with how to carry it on — ``play`` asks, at its
   terminal — and a journal too damaged to resume is said to be damaged, not passed over (and,
@@ -31,6 +31,11 @@ def no_terminal(command: str, stdin: TextIO | None = None) -> str | None:
         return (
             "lanswitch play needs a terminal to play in, and its input is not one: run it in "
             "a terminal; to host a table without one, use lanswitch host"
+        )
+    if command == "replay":
+        return (
+            "lanswitch replay needs a terminal to step through the hand in, and its input is "
+            "not one: run it in a terminal; lanswitch verify FILE checks the file without one"
         )
     return (
         "lanswitch join needs a terminal to play in, and its input is not one: run it in a "
