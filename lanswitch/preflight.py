@@ -12,7 +12,10 @@ it reads the terminal and the data dir).
 
 from __future__ import annotations
 
+import functools
+import shutil
 import sys
+import textwrap
 from pathlib import Path
 from typing import TextIO
 
@@ -56,28 +59,29 @@ def offer_resume(command: str, data: Path, err: TextIO, stdin: TextIO | None = N
 
     stdin = stdin if stdin is not None else sys.stdin
     found, damaged = interrupted(data)
-    for note in damaged:
-        err.write(f"lanswitch: {note}\n")
     asks = command == "play" and stdin.isatty()
+    say = functools.partial(_say, err, _width() if asks else 0)
+    for note in damaged:
+        say(f"lanswitch: {note}")
     if found is None:
         go_on = "Press Enter to start a new table (Ctrl-C stops here) "
         if damaged and asks and _answer(err, stdin, go_on) is None:
-            err.write("stopped: no table was started; the damaged journal is left as it is\n")
+            say("stopped: no table was started; the damaged journal is left as it is")
             err.flush()
             raise Declined
         return False
-    err.write(
+    say(
         f"lanswitch: the table {found} was interrupted before its match ended; lanswitch "
-        f"{command} --resume carries it on\n"
+        f"{command} --resume carries it on"
     )
     if not asks:
         err.flush()
         return False
     answer = _answer(err, stdin, "Carry it on now? [Y/n] ")
     if answer is None:
-        err.write(
+        say(
             f"stopped: nothing was lost — the table {found} is kept as it was; "
-            f"lanswitch {command} --resume carries it on later\n"
+            f"lanswitch {command} --resume carries it on later"
         )
         err.flush()
         raise Declined
@@ -85,6 +89,19 @@ def offer_resume(command: str, data: Path, err: TextIO, stdin: TextIO | None = N
         return True
     err.write("starting a new table; the interrupted one stays for --resume\n")
     return False
+
+
+def _width() -> int:
+    """The terminal's width, less one (a line that fills it makes some terminals wrap)."""
+    return max(20, shutil.get_terminal_size((80, 24)).columns - 1)
+
+
+def _say(err: TextIO, width: int, text: str) -> None:
+    """``text`` as a line of ``err``; at a terminal (``width``), broken at spaces to fit it,
+    where the terminal would have cut words (a path longer than the line stays whole)."""
+    if width:
+        text = "\n".join(textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False))
+    err.write(text + "\n")
 
 
 def _answer(err: TextIO, stdin: TextIO, question: str) -> str | None:

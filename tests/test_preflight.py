@@ -105,6 +105,10 @@ def test_ctrl_c_at_carry_it_on_says_nothing_was_lost_and_keeps_the_journal(
         tmux.wait_for("Carry it on now?", 15)
         tmux.keys("C-c")
         screen = tmux.wait_for("EXITED", 15)
+        # Each sentence broken at spaces to the window, none cut mid-word by the terminal:
+        # the screen is the same with the terminal's own wrapping undone (``-J``).
+        unwrapped = tmux.run("capture-pane", "-p", "-J", "-t", "main")
+        assert unwrapped.splitlines() == screen.splitlines(), screen
         assert "EXITED 0" in screen, screen
         assert _says(screen, "nothing was lost"), screen
         assert _says(screen, "lanswitch play --resume carries it on later"), screen
