@@ -331,6 +331,22 @@ def test_a_dealer_blind_file_that_cannot_be_read_is_refused_in_one_sentence(
     assert "Traceback" not in err
 
 
+def test_a_dealer_blind_file_of_no_seat_is_refused_saying_why(
+    blind_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    obj = json.loads(blind_files["ann"].read_text())
+    obj["id"] = "@dealer"  # as the host's own record would be: its bots' seats, no seat of its own
+    hosts = tmp_path / "host.json"
+    hosts.write_text(json.dumps(obj))
+    assert main(["replay", str(hosts)]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"lanswitch: {hosts}: this dealer-blind hand's file cannot be replayed: the file is the "
+        "host's, whose bots' cards were its own: there is no seat to replay it from "
+        f"(lanswitch verify {hosts} says what its check finds)\n"
+    )
+
+
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 @pytest.mark.parametrize(("cols", "rows"), [(80, 24), (60, 15)])
 def test_replay_a_dealer_blind_file_in_a_real_terminal(

@@ -42,7 +42,7 @@ from . import blind
 from .blindfile import BlindFileError, judge
 from .blindhand import Follower, Share, blind_setup
 from .judgement import Judgement
-from .primitives import FairnessError
+from .primitives import DEALER, FairnessError
 from .replay import _Unfair, _Verifier, verify
 from .transcript import Transcript, load_json
 
@@ -128,7 +128,12 @@ def blind_walk(text: str | bytes) -> Walk:
     try:
         hs = _setup(data["setup"])
         if pid not in hs.seats:
-            raise BlindFileError(f"the file is {pid}'s, who held no seat at this hand")
+            raise BlindFileError(
+                "the file is the host's, whose bots' cards were its own: there is no seat to "
+                "replay it from"
+                if pid == DEALER
+                else "the file is of someone who held no seat at this hand"
+            )
         seat = hs.seats.index(pid)
         f = Follower(blind_setup(hs))
         own_seeds = {int(k): _hex(v, "a seed") for k, v in data["seeds"].get(pid, {}).items()}
