@@ -247,3 +247,15 @@ def test_stats_of_a_games_night_read_whole_in_a_terminal(games_night: Path, cols
     assert months["2026-11"] == ["3", "0", "0", "0%"], screen
     assert months["2026-12"] == ["5", "1", "2", "50%"], screen
     assert "the rate counts hands with a result" in text, screen
+
+
+def test_stats_json_of_a_games_night_counts_void_and_blind_hands(
+    games_night: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "--data-dir", str(games_night), "stats", "--json")
+    assert code == 0
+    got = json.loads(out)
+    assert (got["played"], got["watched"], got["void"], got["dealer_blind"]) == (8, 3, 1, 2)
+    assert got["rules"]["switch"] == {"hands": 5, "won": 1, "win_rate": 0.2, "void": 1}
+    assert got["rules"]["two-four-jack"] == {"hands": 2, "won": 1, "win_rate": 0.5, "void": 0}
+    assert got["periods"]["2026-12"]["void"] == 1
