@@ -40,12 +40,14 @@ __all__ = ["Stats", "Tally", "cmd_stats", "format_stats", "gather"]
 class Tally:
     """Hands scored and hands you won among them (``theirs``: hands the other player won,
     for a row against a player; ``void``: hands played that ended void, for a row of rules
-    or of a period — played, but in no rate)."""
+    or of a period — played, but in no rate; ``unfinished``: likewise, hands whose host stopped
+    the table during them and never carried it on)."""
 
     hands: int = 0
     won: int = 0
     theirs: int = 0
     void: int = 0
+    unfinished: int = 0
 
     def rate(self) -> float | None:
         return self.won / self.hands if self.hands else None
@@ -56,6 +58,7 @@ class Tally:
             out["they_won"] = self.theirs
         if void:
             out["void"] = self.void
+            out["unfinished"] = self.unfinished
         return out
 
 
@@ -67,6 +70,7 @@ class Stats:
     played: int = 0
     watched: int = 0
     void: int = 0  # hands played that ended void (no result)
+    unfinished: int = 0  # hands played that the host stopped and never finished (no result)
     blind: int = 0  # hands played that were dealt dealer-blind
     matches: int = 0  # game ids of the hands played
     first: str = ""  # when the first and the last hand were kept (ISO, UTC)
@@ -83,6 +87,7 @@ class Stats:
             "played": self.played,
             "watched": self.watched,
             "void": self.void,
+            "unfinished": self.unfinished,
             "dealer_blind": self.blind,
             "matches": self.matches,
             "first": self.first or None,
@@ -127,6 +132,11 @@ def gather(rows: Sequence[HandRow], *, by: str = "month", zone: tzinfo | None = 
             st.rules.setdefault(r.rules, Tally()),
             st.periods.setdefault(_period(r.at, by, zone), Tally()),
         )
+        if r.status == "unfinished":  # the host stopped the table mid-hand: not played out
+            st.unfinished += 1
+            for tally in groups:
+                tally.unfinished += 1
+            continue
         if r.ending == "void" or not r.placings:
             st.void += 1
             for tally in groups:  # played under these rules, then: said, in no rate
@@ -192,17 +202,25 @@ def format_stats(st: Stats, *, zone: tzinfo | None = None, width: int = 80) -> s
     if st.blind:
         first += f" ({'all' if st.blind == st.played else st.blind} of them dealt dealer-blind)"
     prose = [first + "."]
-    void = f"{st.void} {'was' if st.void == 1 else 'were'}"
+    none: list[str] = []  # the hands played that have no result, and why
+    for n, word in ((st.void, "void"), (st.unfinished, "unfinished")):
+        if n:
+            verb = "" if none else ("was " if n == 1 else "were ")
+            none.append(f"{n} {verb}{word}")
     if st.you.hands:
         had = "hand that had" if st.you.hands == 1 else "hands that had"
         prose.append(
             f"You won {st.you.won} of the {st.you.hands} {had} a result ({_pct(st.you)})"
-            + (f"; {void} void (no result)." if st.void else ".")
+            + (f"; {', '.join(none)} (no result)." if none else ".")
         )
     else:
         prose.append(
             "No hand of yours has a result yet"
-            + (f" ({void} void: no result)." if st.void else ".")
+            + (f" ({', '.join(none)}: no result)." if none else ".")
+        )
+    if st.unfinished:
+        prose.append(
+            "(Unfinished: the host stopped the table during the hand and never carried it on.)"
         )
     if st.watched:
         prose.append(f"You also watched {_plural(st.watched, 'hand')}.")
@@ -219,6 +237,9 @@ def format_stats(st: Stats, *, zone: tzinfo | None = None, width: int = 80) -> s
                 for n, t in st.players.items()
             ],
         )
+    # Hands played with no result, in columns of their own (shown when there are any), so that
+    # each table's hands add up to the hands played.
+    extra = [(name, n) for name, n in (("void", st.void), ("unfinished", st.unfinished)) if n]
     for title, head, tallies in (
         ("Per set of rules:", "rules", st.rules),
         (f"Per {st.by}:", st.by, st.periods),
@@ -226,21 +247,22 @@ def format_stats(st: Stats, *, zone: tzinfo | None = None, width: int = 80) -> s
         if not tallies:
             continue
         lines += ["", title]
-        if st.void:
-            lines += _table(
-                (head, "hands", "void", "won", "rate"),
-                [
-                    (escape(n[:24]), str(t.hands + t.void), str(t.void), str(t.won), _pct(t))
-                    for n, t in tallies.items()
-                ],
+        rows = []
+        for key, t in tallies.items():
+            counts = {"void": t.void, "unfinished": t.unfinished}
+            played = t.hands + t.void + t.unfinished
+            rows.append(
+                (
+                    escape(key[:24]),
+                    str(played),
+                    *(str(counts[name]) for name, _ in extra),
+                    str(t.won),
+                    _pct(t),
+                )
             )
-        else:
-            lines += _table(
-                (head, "hands", "won", "rate"),
-                [(escape(n[:24]), str(t.hands), str(t.won), _pct(t)) for n, t in tallies.items()],
-            )
-    if st.void:
-        lines += ["", *_wrap("(the rate counts hands with a result: a void hand has none)", width)]
+        lines += _table((head, "hands", *(name for name, _ in extra), "won", "rate"), rows)
+    if extra:
+        lines += ["", "(the rate counts only the hands with a result)"]
     return "\n".join(lines) + "\n"
 
 

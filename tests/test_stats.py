@@ -246,7 +246,7 @@ def test_stats_of_a_games_night_read_whole_in_a_terminal(games_night: Path, cols
     months = _rows(lines, "Per month:")
     assert months["2026-11"] == ["3", "0", "0", "0%"], screen
     assert months["2026-12"] == ["5", "1", "2", "50%"], screen
-    assert "the rate counts hands with a result" in text, screen
+    assert "(the rate counts only the hands with a result)" in text, screen
 
 
 def test_stats_json_of_a_games_night_counts_void_and_blind_hands(
@@ -256,6 +256,52 @@ def test_stats_json_of_a_games_night_counts_void_and_blind_hands(
     assert code == 0
     got = json.loads(out)
     assert (got["played"], got["watched"], got["void"], got["dealer_blind"]) == (8, 3, 1, 2)
-    assert got["rules"]["switch"] == {"hands": 5, "won": 1, "win_rate": 0.2, "void": 1}
-    assert got["rules"]["two-four-jack"] == {"hands": 2, "won": 1, "win_rate": 0.5, "void": 0}
+    switch = {"hands": 5, "won": 1, "win_rate": 0.2, "void": 1, "unfinished": 0}
+    assert got["rules"]["switch"] == switch
+    assert got["rules"]["two-four-jack"] == {
+        "hands": 2,
+        "won": 1,
+        "win_rate": 0.5,
+        "void": 0,
+        "unfinished": 0,
+    }
     assert got["periods"]["2026-12"]["void"] == 1
+
+
+def test_a_hand_its_host_stopped_is_counted_unfinished_not_void(games_night: Path) -> None:
+    """A hand left when its host stopped the table mid-hand and never carried it on is kept
+    as ``unfinished`` (no result, not checked): played, in no rate, and not called void."""
+    from dataclasses import replace
+
+    from lanswitch.history import History
+    from lanswitch.stats import format_stats, gather
+
+    with History(history_path(games_night)) as h:
+        rows = h.rows()
+    kitchen = next(r for r in rows if r.table == "Kitchen" and r.seat is not None)
+    stopped = replace(
+        kitchen,
+        id=0,
+        hand_no=4,
+        ending="unfinished",
+        placings=(),
+        place=None,
+        status="unfinished",
+        verdict="",
+        why="",
+        culprits=(),
+    )
+    st = gather([*rows, stopped])
+    assert (st.played, st.void, st.unfinished) == (9, 1, 1)
+    lines = format_stats(st, width=80).splitlines()
+    text = " ".join(" ".join(lines).split())
+    won = "You won 2 of the 7 hands that had a result (29%); 1 was void, 1 unfinished (no result)."
+    assert won in text, lines
+    stopped_said = (
+        "(Unfinished: the host stopped the table during the hand and never carried it on.)"
+    )
+    assert stopped_said in text, lines
+    start = lines.index("Per set of rules:")
+    assert lines[start + 1].split() == ["rules", "hands", "void", "unfinished", "won", "rate"]
+    assert lines[start + 2].split() == ["switch", "7", "1", "1", "1", "20%"]
+    assert lines[-1] == "(the rate counts only the hands with a result)"
