@@ -209,13 +209,16 @@ def build_parser() -> argparse.ArgumentParser:
     rp = sub.add_parser(  # issue 26: a saved hand step by step (lanswitch/tui/replay.py)
         "replay",
         help="step through a saved hand in the terminal, as you saw it",
-        description="Show a hand from your transcript (the file lanswitch verify reads, or the "
-        "one the history keeps: --hand ID) on the table screen, one deal or move at a time: "
-        "right, Enter or Space steps on, left steps back, Home and End go to the first and the "
-        "last, q leaves. You see what you saw at the table: your hand, the cards laid, how "
-        "many each player holds; the last step shows the verdict of the file's check.",
+        description="Show a hand from your transcript or dealer-blind hand's file (the file "
+        "lanswitch verify reads, or the one the history keeps: --hand ID) on the table screen, "
+        "one deal or move at a time: right, Enter or Space steps on, left steps back, Home and "
+        "End go to the first and the last, q leaves. You see what you saw at the table: your "
+        "hand, the cards laid, how many each player holds; the last step shows the verdict of "
+        "the file's check.",
     )
-    rp.add_argument("file", nargs="?", metavar="FILE", help="a hand's transcript (.json)")
+    rp.add_argument(
+        "file", nargs="?", metavar="FILE", help="a hand's transcript or dealer-blind file (.json)"
+    )
     rp.add_argument("--hand", type=_hand_id, metavar="ID", help="the hand the history keeps as ID")
     rp.add_argument("--ascii", action="store_true", help="letters for suits, no symbols")
     rp.add_argument("--four-colour", action="store_true", help="a colour per suit")
@@ -389,8 +392,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser(
         "paths",
         help="show where lanswitch keeps its files",
-        description="Show where lanswitch keeps its files: the data dir (--data-dir DIR, else "
-        "$LANSWITCH_DATA_DIR, else the platform's user data directory) and the history in it.",
+        description="Show every place lanswitch writes, with what each holds: the data dir "
+        "(--data-dir DIR, else $LANSWITCH_DATA_DIR, else the platform's user data directory) "
+        "and in it the history, the journals of tables you host (tables/), your tables' "
+        "certificate and key, and the pins of the tables you joined.",
     )
     for command in sub.choices.values():
         # Each command's own usage for what is wrong after it (``main``): argparse hands an
@@ -1302,8 +1307,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 err.write(f"lanswitch: {e}\n")
                 return 1
         if args.command == "paths":
-            data = data_dir(args.data_dir)
-            out.write(f"data dir: {data}\nhistory:  {data / 'history.sqlite'}\n")
+            from .datadir import paths_text
+
+            out.write(paths_text(data_dir(args.data_dir)))
             return 0
         parser.print_help(out)
         return 0

@@ -24,9 +24,11 @@ from pathlib import Path
 __all__ = [
     "DIR_MODE",
     "FILE_MODE",
+    "PLACES",
     "SECRET_FILES",
     "create_private",
     "make_private",
+    "paths_text",
     "private_dir",
     "tighten",
     "tighten_sqlite",
@@ -39,6 +41,56 @@ SECRET_FILES = ("history.sqlite", "host-key.pem", "pins.json")
 """The data dir's files that hold cards or keys (each with its sqlite ``-wal``/``-shm``/
 ``-journal`` companions where it has them); every ``tables/*.sqlite*`` journal as well."""
 _COMPANIONS = ("", "-wal", "-shm", "-journal")
+
+PLACES: tuple[tuple[str, str, str], ...] = (
+    (
+        "history",
+        "history.sqlite",
+        "the hands you played: your cards, every move, each hand's verdict and the file "
+        "that proves it (lanswitch history, stats, verify --hand, replay --hand)",
+    ),
+    (
+        "tables",
+        "tables/",
+        "the journals of tables you host, one a table, kept until its match ends: a table "
+        "that crashed or was stopped is carried on from its journal (lanswitch play --resume "
+        "or host --resume); each holds the table's signing key and seeds",
+    ),
+    (
+        "host id",
+        "host-cert.pem",
+        "your tables' certificate: its fingerprint words are what friends check",
+    ),
+    ("host key", "host-key.pem", "its private key (never shown to anyone)"),
+    (
+        "pins",
+        "pins.json",
+        "the fingerprints of the tables you joined, checked each time you join again",
+    ),
+)
+"""Every place in the data dir lanswitch writes (``lanswitch paths``): a label, the name in
+the data dir, what it holds. Anything else lanswitch writes goes only where the command line
+says (``history --save FILE``, ``simulate --transcripts DIR``, ``join --transcripts DIR``)."""
+
+
+def paths_text(data: Path, width: int = 80) -> str:
+    """``lanswitch paths``: the data dir, then each of :data:`PLACES` — its path, and under it
+    what it holds (wrapped to ``width``), "(not made yet)" where there is nothing yet."""
+    import textwrap
+
+    lines = [f"data dir: {data}", "  (--data-dir DIR or $LANSWITCH_DATA_DIR puts it elsewhere)"]
+    for label, name, holds in PLACES:
+        path = data / name.rstrip("/")
+        shown = f"{path}/" if name.endswith("/") else str(path)
+        made = "" if path.exists() else "  (not made yet)"
+        lines.append(f"{label + ':':<9} {shown}{made}")
+        lines += textwrap.wrap(holds, width, initial_indent=" " * 10, subsequent_indent=" " * 10)
+    lines += textwrap.wrap(
+        "Anywhere else, lanswitch writes only where you tell it to: lanswitch history ID "
+        "--save FILE, simulate --transcripts DIR, join --transcripts DIR.",
+        width,
+    )
+    return "\n".join(lines) + "\n"
 
 
 def tighten(path: Path, mode: int) -> None:

@@ -22,12 +22,14 @@ Pure over the rows: :func:`gather` takes them and a time zone; the command reads
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any, TextIO
 
+from .fairdeal.judgement import DEALER_BLIND
 from .history import HandRow, History, HistoryError, history_path
 from .textsafe import escape
 
@@ -37,19 +39,26 @@ __all__ = ["Stats", "Tally", "cmd_stats", "format_stats", "gather"]
 @dataclass(slots=True)
 class Tally:
     """Hands scored and hands you won among them (``theirs``: hands the other player won,
-    for a row against a player)."""
+    for a row against a player; ``void``: hands played that ended void, for a row of rules
+    or of a period — played, but in no rate; ``unfinished``: likewise, hands whose host stopped
+    the table during them and never carried it on)."""
 
     hands: int = 0
     won: int = 0
     theirs: int = 0
+    void: int = 0
+    unfinished: int = 0
 
     def rate(self) -> float | None:
         return self.won / self.hands if self.hands else None
 
-    def as_json(self, *, against: bool = False) -> dict[str, Any]:
+    def as_json(self, *, against: bool = False, void: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {"hands": self.hands, "won": self.won, "win_rate": self.rate()}
         if against:
             out["they_won"] = self.theirs
+        if void:
+            out["void"] = self.void
+            out["unfinished"] = self.unfinished
         return out
 
 
@@ -61,6 +70,8 @@ class Stats:
     played: int = 0
     watched: int = 0
     void: int = 0  # hands played that ended void (no result)
+    unfinished: int = 0  # hands played that the host stopped and never finished (no result)
+    blind: int = 0  # hands played that were dealt dealer-blind
     matches: int = 0  # game ids of the hands played
     first: str = ""  # when the first and the last hand were kept (ISO, UTC)
     last: str = ""
@@ -76,14 +87,16 @@ class Stats:
             "played": self.played,
             "watched": self.watched,
             "void": self.void,
+            "unfinished": self.unfinished,
+            "dealer_blind": self.blind,
             "matches": self.matches,
             "first": self.first or None,
             "last": self.last or None,
             "you": self.you.as_json(),
             "players": {n: t.as_json(against=True) for n, t in self.players.items()},
-            "rules": {n: t.as_json() for n, t in self.rules.items()},
+            "rules": {n: t.as_json(void=True) for n, t in self.rules.items()},
             "by": self.by,
-            "periods": {n: t.as_json() for n, t in self.periods.items()},
+            "periods": {n: t.as_json(void=True) for n, t in self.periods.items()},
         }
 
 
@@ -113,16 +126,24 @@ def gather(rows: Sequence[HandRow], *, by: str = "month", zone: tzinfo | None = 
             st.watched += 1
             continue
         st.played += 1
+        st.blind += r.deal == DEALER_BLIND.name
         games.add(r.game_id)
-        if r.ending == "void" or not r.placings:
-            st.void += 1
-            continue
-        won = r.place == 1
-        for tally in (
-            st.you,
+        groups = (
             st.rules.setdefault(r.rules, Tally()),
             st.periods.setdefault(_period(r.at, by, zone), Tally()),
-        ):
+        )
+        if r.status == "unfinished":  # the host stopped the table mid-hand: not played out
+            st.unfinished += 1
+            for tally in groups:
+                tally.unfinished += 1
+            continue
+        if r.ending == "void" or not r.placings:
+            st.void += 1
+            for tally in groups:  # played under these rules, then: said, in no rate
+                tally.void += 1
+            continue
+        won = r.place == 1
+        for tally in (st.you, *groups):
             tally.hands += 1
             tally.won += won
         mine = r.seat is not None and r.place is not None
@@ -165,29 +186,50 @@ def _day(at: str, zone: tzinfo | None) -> str:
         return at[:10]
 
 
-def format_stats(st: Stats, *, zone: tzinfo | None = None) -> str:
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else ('es' if word.endswith('ch') else 's')}"
+
+
+def format_stats(st: Stats, *, zone: tzinfo | None = None, width: int = 80) -> str:
     """The stats as ``lanswitch stats`` prints them (names escaped: they came over the
-    network)."""
-    hands = f"{st.played} hand{'s' if st.played != 1 else ''}"
-    matches = f"{st.matches} match{'es' if st.matches != 1 else ''}"
+    network), each sentence wrapped to ``width`` columns (the terminal's) at a space.
+
+    Every hand played is in the tables of rules and of periods — a void one in their
+    ``void`` column, beside the hands with a result the win rate counts — so each table adds
+    up to the hands the first line says; hands only watched are said apart, in no figure."""
     span = f"{_day(st.first, zone)} to {_day(st.last, zone)}"
-    lines = [f"You played {hands} in {matches}, {span}."]
-    extra = []
-    if st.watched:
-        extra.append(f"{st.watched} watched")
-    if st.void:
-        extra.append(f"{st.void} void (no result)")
+    first = f"You played {_plural(st.played, 'hand')} in {_plural(st.matches, 'match')}, {span}"
+    if st.blind:
+        first += f" ({'all' if st.blind == st.played else st.blind} of them dealt dealer-blind)"
+    prose = [first + "."]
+    none: list[str] = []  # the hands played that have no result, and why
+    for n, word in ((st.void, "void"), (st.unfinished, "unfinished")):
+        if n:
+            verb = "" if none else ("was " if n == 1 else "were ")
+            none.append(f"{n} {verb}{word}")
     if st.you.hands:
-        lines.append(
-            f"You won {st.you.won} of {st.you.hands} hands with a result ({_pct(st.you)})"
-            + (f"; {', '.join(extra)}." if extra else ".")
+        had = "hand that had" if st.you.hands == 1 else "hands that had"
+        prose.append(
+            f"You won {st.you.won} of the {st.you.hands} {had} a result ({_pct(st.you)})"
+            + (f"; {', '.join(none)} (no result)." if none else ".")
         )
     else:
-        lines.append(
-            "No hand of yours has a result yet" + (f" ({', '.join(extra)})." if extra else ".")
+        prose.append(
+            "No hand of yours has a result yet"
+            + (f" ({', '.join(none)}: no result)." if none else ".")
         )
+    if st.unfinished:
+        prose.append(
+            "(Unfinished: the host stopped the table during the hand and never carried it on.)"
+        )
+    if st.watched:
+        prose.append(f"You also watched {_plural(st.watched, 'hand')}.")
+    lines = [line for sentence in prose for line in _wrap(sentence, width)]
     if st.players:
-        lines += ["", "Against each player (hands together, who won them):"]
+        lines += [
+            "",
+            *_wrap("Against each player (hands with a result together, who won them):", width),
+        ]
         lines += _table(
             ("player", "hands", "you won", "they won"),
             [
@@ -195,19 +237,41 @@ def format_stats(st: Stats, *, zone: tzinfo | None = None) -> str:
                 for n, t in st.players.items()
             ],
         )
-    if st.rules:
-        lines += ["", "Per set of rules:"]
-        lines += _table(
-            ("rules", "hands", "won", "rate"),
-            [(escape(n[:24]), str(t.hands), str(t.won), _pct(t)) for n, t in st.rules.items()],
-        )
-    if st.periods:
-        lines += ["", f"Per {st.by}:"]
-        lines += _table(
-            (st.by, "hands", "won", "rate"),
-            [(n, str(t.hands), str(t.won), _pct(t)) for n, t in st.periods.items()],
-        )
+    # Hands played with no result, in columns of their own (shown when there are any), so that
+    # each table's hands add up to the hands played.
+    extra = [(name, n) for name, n in (("void", st.void), ("unfinished", st.unfinished)) if n]
+    for title, head, tallies in (
+        ("Per set of rules:", "rules", st.rules),
+        (f"Per {st.by}:", st.by, st.periods),
+    ):
+        if not tallies:
+            continue
+        lines += ["", title]
+        rows = []
+        for key, t in tallies.items():
+            counts = {"void": t.void, "unfinished": t.unfinished}
+            played = t.hands + t.void + t.unfinished
+            rows.append(
+                (
+                    escape(key[:24]),
+                    str(played),
+                    *(str(counts[name]) for name, _ in extra),
+                    str(t.won),
+                    _pct(t),
+                )
+            )
+        lines += _table((head, "hands", *(name for name, _ in extra), "won", "rate"), rows)
+    if extra:
+        lines += ["", "(the rate counts only the hands with a result)"]
     return "\n".join(lines) + "\n"
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of fewer than ``width`` columns (a full line would make some
+    terminals wrap again), broken at spaces."""
+    import textwrap
+
+    return textwrap.wrap(text, max(20, width - 1), break_on_hyphens=False) if text else []
 
 
 def cmd_stats(data: Path, out: TextIO, err: TextIO, *, as_json: bool, by: str) -> int:
@@ -237,5 +301,5 @@ def cmd_stats(data: Path, out: TextIO, err: TextIO, *, as_json: bool, by: str) -
             f"You only watched: {st.watched} hand{'s' if st.watched != 1 else ''}, none played.\n"
         )
         return 0
-    out.write(format_stats(st))
+    out.write(format_stats(st, width=min(100, shutil.get_terminal_size((80, 24)).columns)))
     return 0

@@ -202,6 +202,37 @@ def test_paths_shows_the_data_dir(capsys: pytest.CaptureFixture[str], tmp_path: 
     assert str(tmp_path) in out
 
 
+def test_paths_lists_every_place_lanswitch_writes_with_what_it_holds(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``paths`` named the data dir and the history only; the journals of interrupted tables
+    (``tables/``), the host's identity and the pins went unsaid. Each is made here by the code
+    that makes it in play, and everything then in the data dir must be listed, with a word on
+    what it holds."""
+    from lanswitch.history import History
+    from lanswitch.tls import PinStore, load_or_create_identity, table_pin_key
+    from tests.test_crash import _left_unfinished
+
+    History.in_dir(tmp_path).close()
+    identity = load_or_create_identity(tmp_path)
+    PinStore.in_dir(tmp_path).check(table_pin_key("Kitchen"), identity.fingerprint)
+    _left_unfinished(tmp_path, "Kitchen")
+    code, out, _ = run(capsys, "--data-dir", str(tmp_path), "paths")
+    assert code == 0
+    made = {p.name.split(".sqlite")[0] for p in tmp_path.iterdir()}  # (sqlite's -wal, -shm)
+    assert made >= {"history", "tables", "host-cert.pem", "host-key.pem", "pins.json"}, made
+    for name in made:
+        assert str(tmp_path / name) in out, (name, out)
+    said = " ".join(out.split())
+    assert "journals of tables you host" in said, out
+    assert "lanswitch play --resume" in said, out
+    assert "the hands you played" in said, out
+    assert "fingerprints of the tables you joined" in said, out
+    assert "--save FILE" in said, out
+    assert "--transcripts DIR" in said, out
+    assert max(map(len, out.replace(str(tmp_path), "DATA").splitlines())) <= 80, out
+
+
 def test_python_dash_m_runs_the_same_cli() -> None:
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
     proc = subprocess.run(

@@ -4,6 +4,9 @@ sessions (tests/tablenet.py), kept by the client's own writer, counted by the co
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +16,7 @@ from lanswitch.host import HostConfig
 from lanswitch.rules import PRESETS
 from lanswitch.session import HandRecord
 from tests.tablenet import Link, TableNet
+from tests.terminal import Tmux
 from tests.test_history import run
 
 
@@ -70,7 +74,7 @@ def test_stats_counts_hands_matches_wins_per_player_per_rules_and_per_month(
     lines = out.splitlines()
     assert lines[0] == "You played 5 hands in 2 matches, 2026-11-20 to 2026-12-03.", out
     pct = round(100 * len(won) / len(scored))
-    assert lines[1].startswith(f"You won {len(won)} of {len(scored)} hands with a result ({pct}%)")
+    assert lines[1] == f"You won {len(won)} of the {len(scored)} hands that had a result ({pct}%)."
 
     def section(title: str) -> dict[str, list[str]]:
         start = lines.index(title) + 2  # the title, the columns' head
@@ -82,7 +86,7 @@ def test_stats_counts_hands_matches_wins_per_player_per_rules_and_per_month(
             rows[" ".join(name)] = [a, b, c]
         return rows
 
-    players = section("Against each player (hands together, who won them):")
+    players = section("Against each player (hands with a result together, who won them):")
     assert set(players) == {"bob", "bot 1"}
     for other in ("bob", "bot 1"):
         together = [r for r in scored if other in r.names]
@@ -158,3 +162,146 @@ def test_a_history_that_is_not_a_database_is_a_clear_error(
     assert err.startswith("lanswitch: error: ")
     assert "Traceback" not in err
     assert str(history_path(data)) in err
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 26's newcomer pass: stats read on a history of several presets, with a dealer-blind
+# match, a void hand and hands only watched, in a terminal at 80 and at 60 columns.
+
+
+@pytest.fixture(scope="module")
+def games_night(
+    tmp_path_factory: pytest.TempPathFactory,
+    evening: tuple[tuple[Link, Link, Link], tuple[Link, Link, Link]],
+) -> Path:
+    """ann's history: Kitchen (switch, 3 hands; eve's watching kept too), Attic
+    (two-four-jack, 2), Blind den (switch dealt dealer-blind, 2) and T (switch: bob never
+    commits, so the hand is void)."""
+    from lanswitch import protocol as p
+    from tests.test_history import a_blind_match
+
+    kitchen, attic = evening
+    blind = a_blind_match(2, seed=7)
+    net = TableNet(
+        HostConfig(name="T", seats=3, bots=0, bot_delay=0.0, hands=2, round_timeout=5.0), seed=2
+    )
+    a, c = net.join("ann"), net.join("cy")
+    b = net.join("bob", auto_ready=False)
+    b.withhold = (p.Commit,)
+    net.send(b, p.Ready(ready=True))
+    net.run(lambda: bool(a.session.history) and bool(c.session.history))
+    assert [r.over.reason for r in a.session.history] == ["void"]
+    data = tmp_path_factory.mktemp("night") / "data"
+    nov = ["2026-11-20T20:00:00+00:00", "2026-11-20T20:10:00+00:00", "2026-11-20T20:20:00+00:00"]
+    keep(data, kitchen[0], nov)
+    keep(data, kitchen[2], nov)  # this computer's spectator, eve
+    keep(data, attic[0], ["2026-12-03T19:00:00+00:00", "2026-12-03T19:15:00+00:00"])
+    keep(data, blind[0], ["2026-12-03T20:00:00+00:00", "2026-12-03T20:15:00+00:00"])
+    keep(data, a, ["2026-12-03T21:00:00+00:00"])
+    return data
+
+
+def _rows(lines: list[str], title: str) -> dict[str, list[str]]:
+    """A table of the output: its first column → the figures, by the head's names."""
+    start = lines.index(title)
+    head = lines[start + 1].split()
+    rows: dict[str, list[str]] = {"": head[1:]}
+    for line in lines[start + 2 :]:
+        if not line.strip():
+            break
+        cells = line.split()
+        figures = cells[-(len(head) - 1) :]
+        rows[" ".join(cells[: -(len(head) - 1)])] = figures
+    return rows
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.parametrize("cols", [80, 60])
+def test_stats_of_a_games_night_read_whole_in_a_terminal(games_night: Path, cols: int) -> None:
+    """The newcomer's reading: the void hand vanished from every table (the rules' and the
+    months' hands added up to 7 of the 8 played), the dealer-blind hands went unsaid, "3
+    watched" sat in the sentence about your wins as if among them, and at 60 columns the
+    terminal cut that sentence mid-word."""
+    env = {**os.environ, "LANSWITCH_DATA_DIR": str(games_night), "TERM": "xterm-256color"}
+    tmux = Tmux(f"{sys.executable} -m lanswitch stats; echo EXITED $?; sleep 30", env, (cols, 40))
+    try:
+        screen = tmux.wait_for("EXITED", 20)
+        # The screen's lines with the terminal's own wrapping undone (``-J``): the same lines,
+        # if stats wrapped its sentences to the window itself (at a space, never mid-word).
+        unwrapped = tmux.run("capture-pane", "-p", "-J", "-t", "main")
+    finally:
+        tmux.kill()
+    assert "EXITED 0" in screen, screen
+    lines = [line.rstrip() for line in screen.splitlines()]
+    assert [line.rstrip() for line in unwrapped.splitlines()] == lines, screen
+    text = " ".join(" ".join(lines).split())
+    assert "You played 8 hands in 4 matches, 2026-11-20 to 2026-12-03" in text, screen
+    assert "2 of them dealt dealer-blind" in text, screen
+    assert "You won 2 of the 7 hands that had a result (29%); 1 was void (no result)." in text
+    assert "You also watched 3 hands." in text, screen
+    rules = _rows(lines, "Per set of rules:")
+    assert rules[""] == ["hands", "void", "won", "rate"], screen
+    assert rules["switch"] == ["6", "1", "1", "20%"], screen  # Kitchen, Blind den, T
+    assert rules["two-four-jack"] == ["2", "0", "1", "50%"], screen
+    months = _rows(lines, "Per month:")
+    assert months["2026-11"] == ["3", "0", "0", "0%"], screen
+    assert months["2026-12"] == ["5", "1", "2", "50%"], screen
+    assert "(the rate counts only the hands with a result)" in text, screen
+
+
+def test_stats_json_of_a_games_night_counts_void_and_blind_hands(
+    games_night: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "--data-dir", str(games_night), "stats", "--json")
+    assert code == 0
+    got = json.loads(out)
+    assert (got["played"], got["watched"], got["void"], got["dealer_blind"]) == (8, 3, 1, 2)
+    switch = {"hands": 5, "won": 1, "win_rate": 0.2, "void": 1, "unfinished": 0}
+    assert got["rules"]["switch"] == switch
+    assert got["rules"]["two-four-jack"] == {
+        "hands": 2,
+        "won": 1,
+        "win_rate": 0.5,
+        "void": 0,
+        "unfinished": 0,
+    }
+    assert got["periods"]["2026-12"]["void"] == 1
+
+
+def test_a_hand_its_host_stopped_is_counted_unfinished_not_void(games_night: Path) -> None:
+    """A hand left when its host stopped the table mid-hand and never carried it on is kept
+    as ``unfinished`` (no result, not checked): played, in no rate, and not called void."""
+    from dataclasses import replace
+
+    from lanswitch.history import History
+    from lanswitch.stats import format_stats, gather
+
+    with History(history_path(games_night)) as h:
+        rows = h.rows()
+    kitchen = next(r for r in rows if r.table == "Kitchen" and r.seat is not None)
+    stopped = replace(
+        kitchen,
+        id=0,
+        hand_no=4,
+        ending="unfinished",
+        placings=(),
+        place=None,
+        status="unfinished",
+        verdict="",
+        why="",
+        culprits=(),
+    )
+    st = gather([*rows, stopped])
+    assert (st.played, st.void, st.unfinished) == (9, 1, 1)
+    lines = format_stats(st, width=80).splitlines()
+    text = " ".join(" ".join(lines).split())
+    won = "You won 2 of the 7 hands that had a result (29%); 1 was void, 1 unfinished (no result)."
+    assert won in text, lines
+    stopped_said = (
+        "(Unfinished: the host stopped the table during the hand and never carried it on.)"
+    )
+    assert stopped_said in text, lines
+    start = lines.index("Per set of rules:")
+    assert lines[start + 1].split() == ["rules", "hands", "void", "unfinished", "won", "rate"]
+    assert lines[start + 2].split() == ["switch", "7", "1", "1", "1", "20%"]
+    assert lines[-1] == "(the rate counts only the hands with a result)"

@@ -1,13 +1,14 @@
 """``lanswitch replay FILE``: a saved hand, step by step, on the table screen.
 
-The hand comes from a commit-reveal transcript (the file ``lanswitch verify`` reads, or the
-one the history keeps: ``--hand ID``), walked by the verifier itself
-(:func:`lanswitch.fairdeal.steps.walk`): each step is a deal or a move, with the view of the
-file's owner after it — its own hand, the cards laid, how many each holds, never another
-player's cards (the owner was not shown them at the table) — and the step told in the words of
-the table's log (:mod:`lanswitch.narrate`). → (or Enter, Space) goes a step on, ← a step back,
-Home and End to the first and the last, q leaves. The last step shows the verdict of the
-file's check; a file that fails it stops where it failed.
+The hand comes from a commit-reveal transcript or a dealer-blind hand's file (the file
+``lanswitch verify`` reads, or the one the history keeps: ``--hand ID``), walked by the
+checker itself (``fairdeal.steps.walk``, ``blind_walk``: its first step says what a blind
+file shows): each step is a deal or a move, with the view of the file's owner after it —
+its own hand, the cards laid, how many each holds, never another player's cards (the owner
+was not shown them at the table) — and the step told in the words of the table's log
+(:mod:`lanswitch.narrate`). → (or Enter, Space) goes a step on, ← a step back, Home and End
+to the first and the last, q leaves. The last step shows the verdict of the file's check; a
+file that fails it stops where it failed.
 
 The screen is drawn from the table's own pieces (:func:`.layout.table_line`,
 :func:`.layout.seat_grid`, :func:`.render.seat_cells`, the cards of :mod:`.render`), fitted to
@@ -132,6 +133,8 @@ def compose_replay(model: ReplayModel, cols: int, rows: int) -> list[StyledText]
     if not v.hand:
         hand.append(("class:dim", "(no cards)"))
     bottom += wrap(hand, cols, indent=8)
+    if w.note and model.at == 0:
+        bottom += wrap([("class:dim", f"  {w.note}")], cols, indent=2)[:3]
     if model.at == model.last:
         verdict = w.verdict
         style = "class:good" if verdict.status == "fair" else "class:bad"
@@ -220,16 +223,29 @@ def cmd_replay(
         err.write(f"lanswitch: {name}: {data}\n")
         return 2
     if blind:
-        err.write(
-            f"lanswitch: {name}: a dealer-blind hand's file; replay reads commit-reveal "
-            "transcripts for now (lanswitch verify checks this file)\n"
-        )
-        return 2
-    try:
-        transcript = Transcript.from_json(data)
-    except TranscriptError as e:
-        err.write(f"lanswitch: {name}: {e}\n")
+        from ..fairdeal.blindfile import BlindFileError
+        from ..fairdeal.steps import blind_walk
+
+        try:
+            walked = blind_walk(data)
+        except BlindFileError as e:
+            err.write(
+                f"lanswitch: {name}: this dealer-blind hand's file cannot be replayed: {e} "
+                f"(lanswitch verify {name} says what its check finds)\n"
+            )
+            return 2
+    else:
+        try:
+            walked = walk(Transcript.from_json(data))
+        except TranscriptError as e:
+            err.write(f"lanswitch: {name}: {e}\n")
+            return 2
+    from ..preflight import no_terminal
+
+    said = no_terminal("replay")  # (after the file: what is wrong with it is said first)
+    if said is not None:
+        err.write(f"lanswitch: error: {said}\n")
         return 2
     look = Look(ascii=ascii, four_colour=four, colour=colour_wanted())
-    run_replay(ReplayModel(walk(transcript), name, look))
+    run_replay(ReplayModel(walked, name, look))
     return 0
