@@ -141,7 +141,7 @@ def out_of_match(
     lobby: p.LobbyState,
     target: int,
     names: Sequence[str],
-    seen: Sequence[tuple[int, p.HandOver]],
+    seen: Sequence[tuple[int, p.HandOver, Sequence[int]]],
 ) -> MatchSeats:
     """Who the match puts out of hand ``m``, the lobby's totals against the hands this client
     saw scored, in one pass over the seats (one report per seat).
@@ -151,19 +151,23 @@ def out_of_match(
     host's word (protocol v6 ``scores``; ``lobby.hands`` scored so far). A host could make one
     up to keep a person out of the hands, lower one to keep its own bot or a friend in, or put
     a person out at a target of its own. Where this client has the end of every hand of the
-    match before ``m`` (``seen``: each hand's number and ``hand_over``; a void scores nothing)
-    it adds the scores up itself, and then:
+    match before ``m`` (``seen``: each hand's number, its ``hand_over`` and the scores this
+    client's own check of the hand gives, if it has them; a void scores nothing) it adds the
+    scores up itself, and then:
 
     - a seat dealt out whose own total is under the target — but the host's word puts out — is
       a person dealt out with no reason;
     - a seat dealt in whose own total has reached the target (or the lobby's has: the host
       says two things at once) plays a match it is out of;
-    - a lobby total that is not the sum of the hands misleads the scoreboard.
+    - a lobby total that is not the sum of the hands misleads the scoreboard;
+    - a hand whose ``hand_over`` gives a seat other points than the hand as this client's check
+      replayed it was scored with made-up points (the sums are the replay's; said at the
+      hand after it, as the totals it misleads say it at every hand).
 
     A hand this client missed (it was away, or joined late) or saw no end of leaves the totals
     the host's word: a seat dealt out by them is then unconfirmed, not disputed — a client
-    that cannot know accuses nobody. (The scores of each ``hand_over`` are the host's word
-    too; a hand this client watched it could not check.)"""
+    that cannot know accuses nobody. (A hand this client watched, or whose check found no
+    result of its own, counts by its ``hand_over``: the host's word.)"""
     n = len(m.seats)
     # The lobby's totals, if they are those of the hands before ``m`` (a client that resumes
     # between hands may hold a lobby that already counts ``m``).
@@ -172,8 +176,8 @@ def out_of_match(
     claimed = {i for i, total in enumerate(lobby.scores[:n]) if total >= target and i in m.out}
     # A hand whose end this client never had (settled "unfinished", or no scores) is missed.
     scored = {
-        hand: over
-        for hand, over in seen
+        hand: (over, checked)
+        for hand, over, checked in seen
         if hand < m.hand_no and (over.reason == "void" or over.scores)
     }
     missed = [k for k in range(1, m.hand_no) if k not in scored]
@@ -187,12 +191,19 @@ def out_of_match(
         )
         return MatchSeats(frozenset(claimed), (), unconfirmed)
     mine = [0] * n
-    for over in scored.values():
+    found: list[str] = []
+    for hand, (over, checked) in sorted(scored.items()):
         if over.reason == "void":
             continue
-        for i, points in enumerate(over.scores[:n]):
+        for i, points in enumerate(checked[:n] if checked else over.scores[:n]):
             mine[i] += points
-    found: list[str] = []
+            told = over.scores[i] if i < len(over.scores) else 0
+            if checked and told != points and hand == m.hand_no - 1:  # said once
+                who = _who(names, i)
+                found.append(
+                    f"the host scored hand {hand} giving {who} {told} points; the hand as "
+                    f"played gives {who} {points}"
+                )
     accounted: set[int] = set()
     for i in range(n):
         who = _who(names, i)

@@ -535,7 +535,11 @@ class Session:
             return set(), []
         if not rules.scoring.target:
             return set(), []
-        seen = [(r.hand_no, r.over) for r in self.history if r.game_id == m.game_id]
+        seen = [
+            (r.hand_no, r.over, () if r.judgement is None else r.judgement.scores)
+            for r in self.history
+            if r.game_id == m.game_id
+        ]
         found = out_of_match(m, lobby, rules.scoring.target, names, seen)
         for text in found.unconfirmed:
             self.note("warning", text, m)

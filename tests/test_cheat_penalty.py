@@ -280,3 +280,51 @@ def test_a_client_that_missed_a_hand_says_it_cannot_confirm_and_blames_nobody(
     bob = [w for w in warnings(out, "bob") if "hand 2 without bob" in w]
     assert len(bob) == 1, bob
     assert "the hands played give bob" in bob[0], bob
+
+
+class ForgedEnd(InventsATotal):
+    """(d) The lie of (a), told consistently: the end of hand 1 (``hand_over``) gives bob the
+    301 points the lobby then shows, so the totals add up to the hands' ends."""
+
+    def send(self, cid: int, message: p.Message) -> None:
+        super().send(cid, self._forged(message))
+
+    def broadcast(self, message: p.Message) -> None:  # (a dealer-blind hand's end)
+        super().broadcast(self._forged(message))
+
+    def _forged(self, message: p.Message) -> p.Message:
+        if not isinstance(message, p.HandOver) or self.match.hand_no != 1:
+            return message
+        scores = list(message.scores)
+        scores[self.seat_named("bob")] = 301
+        return dataclasses.replace(message, scores=tuple(scores))
+
+
+@DEALS
+def test_an_end_of_hand_with_made_up_points_is_the_hosts_dispute(
+    tmp_path: Path, blind: bool
+) -> None:
+    """(d) The host's end of hand 1 gives bob 301 points, the lobby adds them up, and hand 2
+    is dealt without him. Each client adds up the scores its own check of hand 1 replayed, not
+    the end's: it says the host scored hand 1 with made-up points and dealt bob out under the
+    target. (Before: the totals were the ends' figures — FAIR everywhere, bob out.)"""
+    out = play(ForgedEnd, tmp_path, blind=blind, target=301, hands=2)
+    assert isinstance(out.host, ForgedEnd)
+    bob = out.host.seat_named("bob")
+    for name in ("ann", "bob"):
+        first = record_of(out, name, 1)
+        assert first.over.scores[bob] == 301  # what the host told
+        given = first.judgement.scores[bob]  # what the hand as played gave
+        assert given < 301
+        said = [w for w in warnings(out, name) if "the fair deal" in w]
+        assert said == [
+            "the fair deal: the host scored hand 1 giving bob 301 points; the hand as played "
+            f"gives bob {given}",
+            "the fair deal: the host deals hand 2 without bob, out of the match by its word "
+            f"(301 points); the hands played give bob {given}, under the 301 that puts a "
+            "player out",
+        ], said
+    j = record_of(out, "ann", 2).judgement
+    assert (j.status, j.culprits, j.proven) == ("unfair", (DEALER,), False), j.text()
+    assert "the host scored hand 1 giving bob 301 points" in j.text()
+    assert out.cli_statuses("ann")[1] == "unfair", out.alone["ann"]

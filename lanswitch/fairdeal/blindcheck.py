@@ -124,6 +124,7 @@ def judgement(
         game_id=game_id,
         hand_no=hand_no,
         names=tuple(names),
+        scores=() if outcome.result is None else tuple(outcome.result.scores),
         extra={
             "dealer_blind": True,
             "fault": None if outcome.fault is None else outcome.fault.name.lower(),
@@ -202,6 +203,7 @@ def own_verdict(
             BlindFault.NOT_THE_TABLE,
             "on your own record: " + "; ".join(disputes),
             proven=False,
+            result=found.result,  # the hand was played: its scores stand
         )
     if found.status != "void":
         return found
