@@ -189,7 +189,14 @@ def out_of_match(
             "this cannot be confirmed"
             for i in sorted(claimed)
         )
-        return MatchSeats(frozenset(claimed), (), unconfirmed)
+        # Its own word against itself needs no hands: a seat its scoreboard puts out, dealt in.
+        both = tuple(
+            f"the host deals hand {m.hand_no} with {_who(names, i)}, who is out of the match "
+            f"by its word ({total} points): {target} puts a player out"
+            for i, total in enumerate(shown or ())
+            if total >= target and i not in m.out
+        )
+        return MatchSeats(frozenset(claimed), both, unconfirmed)
     mine = [0] * n
     found: list[str] = []
     for hand, (over, checked) in sorted(scored.items()):
@@ -209,11 +216,22 @@ def out_of_match(
         who = _who(names, i)
         says = None if shown is None else shown[i]  # the lobby's total, if of these hands
         wrong = says is not None and says != mine[i]
+        seat = lobby.seats[i] if i < len(lobby.seats) else None
+        person = seat is not None and bool(seat.name) and not seat.bot
         if i in m.out and i in claimed and mine[i] < target:
             found.append(
                 f"the host deals hand {m.hand_no} without {who}, out of the match by its "
                 f"word ({lobby.scores[i]} points); the hands played give {who} {mine[i]}, "
                 f"under the {target} that puts a player out"
+            )
+        elif i in m.out and person and mine[i] < target:
+            # A person at the table is dealt in, away or not (a stand-in plays for the
+            # away): only the match puts one out — so the lobby's "away" does not excuse it.
+            table = f" (the table shows {says})" if wrong else ""
+            found.append(
+                f"the host deals hand {m.hand_no} without {who}, who sits at the table and "
+                f"is not out of the match: the hands played give {who} {mine[i]} "
+                f"points{table}, under the {target} that puts a player out"
             )
         elif i not in m.out and (mine[i] >= target or (says is not None and says >= target)):
             table = f" (the table shows {says})" if wrong else ""
@@ -226,7 +244,7 @@ def out_of_match(
             found.append(
                 f"the table shows {who} with {says} points; the hands played give {who} {mine[i]}"
             )
-        if i in m.out and (i in claimed or mine[i] >= target):
+        if i in m.out and (i in claimed or person or mine[i] >= target):
             accounted.add(i)  # rightly out of the match, or reported above
     return MatchSeats(frozenset(accounted), tuple(found))
 

@@ -25,6 +25,7 @@ import pytest
 from lanswitch import protocol as p
 from lanswitch.fairdeal import DEALER
 from lanswitch.game import Game, Match
+from lanswitch.handcheck import MatchSeats, lobby_problems, out_of_match
 from lanswitch.host import Host
 from lanswitch.rules import PRESETS, RuleSet
 from tests.cheats import Outcome, Person, make_host, play_over_tls
@@ -134,6 +135,21 @@ class OwnTarget(CheatingHost):
             redecide(match)
 
 
+class AwayOut(OwnTarget):
+    """(c) as :class:`OwnTarget`, and from then on the lobby shows the person it put out as
+    away (they are connected): a person away is dealt in — a stand-in plays for them —, but
+    the lobby's word "away" excused a person dealt out."""
+
+    def _lobby(self) -> p.LobbyState:
+        lobby = super()._lobby()
+        victim = getattr(self, "victim", None)
+        if victim is None:
+            return lobby
+        seats = list(lobby.seats)
+        seats[victim] = dataclasses.replace(seats[victim], connected=False)
+        return dataclasses.replace(lobby, seats=tuple(seats))
+
+
 def play(
     host_cls: type[Host], tmp: Path, *, blind: bool, target: int, hands: int, **kw: Any
 ) -> Outcome:
@@ -240,20 +256,29 @@ def test_a_player_kept_in_past_the_target_is_the_hosts_dispute(
     check_disputed(out, 2, says, who=("ann", "bob"))
 
 
+@pytest.mark.parametrize("away", [False, True], ids=["seated", "shown-away"])
 @DEALS
 def test_a_person_put_out_at_the_hosts_own_target_is_its_dispute(
-    tmp_path: Path, blind: bool
+    tmp_path: Path, blind: bool, away: bool
 ) -> None:
     """(c) The lobby's totals are right, but after hand 1 the host puts out the first person
     hand 1 gave any points, as if the target were that low (the rules say 301). The lobby
     shows them under the target and seated: everyone says the host dealt them out, and the
-    record of hand 2 is UNFAIR. (Before: so in a commit-reveal hand; a dealer-blind record
-    said FAIR, its warning kept nowhere.)"""
-    out = play(OwnTarget, tmp_path, blind=blind, target=301, hands=2)
+    record of hand 2 is UNFAIR. (Before: so in a commit-reveal hand, without the figures; a
+    dealer-blind record said FAIR, its warning kept nowhere.) ``away``: the lobby also shows
+    the victim away; before, that was told as another thing — a seat dealt with no key, "it
+    can play bob's turns as its own" — though the host played no turn of theirs."""
+    out = play(AwayOut if away else OwnTarget, tmp_path, blind=blind, target=301, hands=2)
     host = out.host
     assert isinstance(host, OwnTarget)
     name = host.table.seats[host.victim].name
-    says = f"the host deals hand 2 without {name}, who sits at the table"
+    (first,) = [r for r in out.sessions["ann"].history if r.hand_no == 1]
+    given = first.over.scores[host.victim]
+    says = (
+        f"the host deals hand 2 without {name}, who sits at the table and is not out of the "
+        f"match: the hands played give {name} {given} points, under the 301 that puts a "
+        "player out"
+    )
     check_disputed(out, 2, says, who=("ann", "bob"))
     assert record_of(out, name, 2).judgement is None
 
@@ -328,3 +353,87 @@ def test_an_end_of_hand_with_made_up_points_is_the_hosts_dispute(
     assert (j.status, j.culprits, j.proven) == ("unfair", (DEALER,), False), j.text()
     assert "the host scored hand 1 giving bob 301 points" in j.text()
     assert out.cli_statuses("ann")[1] == "unfair", out.alone["ann"]
+
+
+# -- the check itself, on messages (pure) ----------------------------------------------------
+
+KEYS = {f"seat{i}": bytes([i + 1]) * 32 for i in range(3)}
+
+
+def _hand(hand_no: int, out: tuple[int, ...] = ()) -> p.Hand:
+    seats = tuple(f"seat{i}" for i in range(3))
+    keys = {pid: k for pid, k in KEYS.items() if int(pid[-1]) not in out}
+    return p.Hand(
+        game_id=bytes(16), hand_no=hand_no, seats=seats, dealer=0, out=out, rules="x",
+        keys=keys, names=("ann", "bob", "cat"),
+    )  # fmt: skip
+
+
+def _lobby(hands: int, scores: tuple[int, ...]) -> p.LobbyState:
+    seats = tuple(
+        p.LobbySeat(name=n, id=f"seat{i}", connected=True, key=KEYS[f"seat{i}"])
+        for i, n in enumerate(("ann", "bob", "cat"))
+    )
+    return p.LobbyState(
+        table="T", rules="black5", host=None, seats=seats, hands=hands, scores=scores
+    )
+
+
+def _over(*scores: int) -> p.HandOver:
+    return p.HandOver(
+        reason="finished", placings=(0, 1, 2), scores=scores, hand_points=scores,
+        head=(0, bytes(32), b""),
+    )  # fmt: skip
+
+
+NAMES = ("ann", "bob", "cat")
+
+
+def test_one_made_up_total_is_one_line_not_two() -> None:
+    """Review finding: out_of_match and lobby_problems each checked the lobby's totals, and a
+    made-up total for bob was told twice — "out of the match by its word" and "who sits at the
+    table". One pass, one line; lobby_problems leaves the seat to it."""
+    m = _hand(2, out=(1,))
+    lobby = _lobby(1, (0, 301, 40))
+    found = out_of_match(m, lobby, 301, NAMES, [(1, _over(0, 12, 40), (0, 12, 40))])
+    assert found.problems == (
+        "the host deals hand 2 without bob, out of the match by its word (301 points); the "
+        "hands played give bob 12, under the 301 that puts a player out",
+    )
+    assert lobby_problems(m, lobby, NAMES, None, found.out) == []
+
+
+def test_a_lobby_that_already_counts_the_hand_dealt_is_not_compared() -> None:
+    """A client that resumes between hands may hold a lobby that already counts the hand it is
+    brought (``hands`` says so): cat crossed the target in hand 3 and was rightly dealt in it.
+    Nothing is said — comparing that lobby would accuse an honest host."""
+    m = _hand(3)
+    lobby = _lobby(3, (0, 20, 310))
+    seen = [(1, _over(0, 10, 100), (0, 10, 100)), (2, _over(0, 5, 150), (0, 5, 150))]
+    found = out_of_match(m, lobby, 301, NAMES, seen)
+    assert found == MatchSeats()
+
+
+def test_missed_hands_leave_the_hosts_word_but_not_its_contradictions() -> None:
+    """Hand 1's end never came (a record settled "unfinished") and hand 2 was void: the
+    client cannot add up — bob dealt out by the scoreboard's word is unconfirmed, nobody
+    blamed —, but cat dealt in while that same scoreboard puts her out is the host saying two
+    things at once."""
+    unfinished = p.HandOver(
+        reason="unfinished", placings=(), scores=(), hand_points=(), head=(0, bytes(32), b"")
+    )
+    void = p.HandOver(
+        reason="void", placings=(), scores=(), hand_points=(), head=(0, bytes(32), b"")
+    )
+    m = _hand(3, out=(1,))
+    lobby = _lobby(2, (0, 301, 302))
+    found = out_of_match(m, lobby, 301, NAMES, [(1, unfinished, ()), (2, void, ())])
+    assert found.out == {1}
+    assert found.unconfirmed == (
+        "hand 3 is dealt without bob, out of the match by the host's word (301 points): you "
+        "missed hand 1 of the match, so this cannot be confirmed",
+    )
+    assert found.problems == (
+        "the host deals hand 3 with cat, who is out of the match by its word (302 points): 301 "
+        "puts a player out",
+    )
