@@ -242,7 +242,8 @@ def out_of_match(
             )
         elif wrong:
             found.append(
-                f"the table shows {who} with {says} points; the hands played give {who} {mine[i]}"
+                f"the table shows {who} with {says} points as hand {m.hand_no} begins; the "
+                f"hands played give {who} {mine[i]}"
             )
         if i in m.out and (i in claimed or person or mine[i] >= target):
             accounted.add(i)  # rightly out of the match, or reported above

@@ -355,6 +355,32 @@ def test_an_end_of_hand_with_made_up_points_is_the_hosts_dispute(
     assert out.cli_statuses("ann")[1] == "unfair", out.alone["ann"]
 
 
+class PadsTheScoreboard(CheatingHost):
+    """(d) Deals honestly, but after hand 1 its scoreboard gives its bot 50 points more than
+    the hand did (still under the target): the standings every screen shows are the host's."""
+
+    def cheat(self, match: Match, game: Game) -> None:
+        if game.hand_no == 1:
+            match.totals[self.bot_seat()] += 50
+
+
+@DEALS
+def test_a_scoreboard_total_that_is_not_the_hands_is_the_hosts_dispute(
+    tmp_path: Path, blind: bool
+) -> None:
+    """(d) Nobody is dealt in or out wrongly; the lobby's total for the bot is 50 more than
+    hand 1 gave it. Every client says so, once, at hand 2. (Before: nothing was said.)"""
+    out = play(PadsTheScoreboard, tmp_path, blind=blind, target=301, hands=2)
+    assert isinstance(out.host, PadsTheScoreboard)
+    bot = out.host.bot_seat()
+    given = record_of(out, "ann", 1).over.scores[bot]  # (the host scored hand 1 honestly)
+    says = (
+        f"the table shows bot 1 with {given + 50} points as hand 2 begins; the hands played give "
+        f"bot 1 {given}"
+    )
+    check_disputed(out, 2, says, who=("ann", "bob"))
+
+
 # -- the check itself, on messages (pure) ----------------------------------------------------
 
 KEYS = {f"seat{i}": bytes([i + 1]) * 32 for i in range(3)}
