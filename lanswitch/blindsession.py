@@ -110,6 +110,7 @@ class BlindPart:
         self.outcome: BlindOutcome | None = None
         self.file = ""
         self.problems: list[str] = []
+        self.disputes: list[str] = []  # where the hand is not the table its lobby showed
         self.complaint: list[Complaint] = []  # the keys of a card of its that did not open
         self.sent: list[p.Message] = []  # everything it sent in this hand, to send again
         self.answers = True
@@ -141,7 +142,7 @@ class BlindPart:
         pass  # the host's refusals of blind messages change nothing this client holds
 
     def dispute_setup(self, text: str) -> None:
-        pass  # its record is the hand's public one: the warning is all it keeps
+        self.disputes.append(text)  # its own record: the verdict and its file keep it
 
     def begin_leaving(self) -> list[p.Message]:
         """Its seeds first: the shell then waits while :meth:`busy`, answering what the hand
@@ -473,6 +474,7 @@ class BlindPart:
                 dict(m.claims),
                 abort=None if a is None else (a.culprit, a.fault, a.detail),
                 disputed=self.disputed,
+                disputes=self.disputes,
             )
         except (UsageError, ValueError) as e:  # a record it cannot write out: say so
             self.problems.append(f"the hand's file could not be written: {e}")
@@ -487,6 +489,7 @@ class BlindPart:
             disputed=self.disputed,
             live=None if self.cheat is None else caught(self.cheat),
             abort=None if a is None else (a.culprit, a.fault, a.detail),
+            disputes=self.disputes,
         )
 
 

@@ -11,11 +11,13 @@ contradicts it is a host saying two things at once. Pure functions of the two me
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 
 from . import protocol as p
 from .fairdeal.blind import point_problem
 
 __all__ = [
+    "MatchSeats",
     "dealt_alone",
     "key_problem",
     "lobby_problems",
@@ -118,43 +120,145 @@ def lobby_problems(
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class MatchSeats:
+    """What this client makes of who hand ``m`` deals, under penalty scoring
+    (:func:`out_of_match`).
+
+    ``out``: the seats whose being dealt out this check accounts for — rightly out of the
+    match, or already reported here — so :func:`lobby_problems` says nothing more of them.
+    ``problems``: where the host's word cannot be right (each a dispute, one line per seat).
+    ``unconfirmed``: where this client missed a hand of the match and so cannot tell whether a
+    seat the host deals out is out of the match — said, and blamed on nobody."""
+
+    out: frozenset[int] = frozenset()
+    problems: tuple[str, ...] = ()
+    unconfirmed: tuple[str, ...] = ()
+
+
 def out_of_match(
     m: p.Hand,
     lobby: p.LobbyState,
     target: int,
     names: Sequence[str],
-    seen: Sequence[tuple[int, Sequence[int]]],
-) -> tuple[set[int], list[str]]:
-    """The seats of hand ``m`` the match has put out, and where the host's word for that
-    cannot be right.
+    seen: Sequence[tuple[int, p.HandOver, Sequence[int]]],
+) -> MatchSeats:
+    """Who the match puts out of hand ``m``, the lobby's totals against the hands this client
+    saw scored, in one pass over the seats (one report per seat).
 
     Under penalty scoring (``target`` > 0) a player whose match total reaches the target is
-    out: the host deals every later hand without them. The totals are the lobby's (the host's
-    word, protocol v6 ``scores``). A host could make one up to keep a person out of the
-    hands, so where this client has the scores of every hand of the match before ``m``
-    (``seen``: hand number and each seat's score, for each scored hand it was at; a void
-    scores nothing) it adds them up itself: a seat the host calls out whose own total is
-    under the target is a person dealt out with no reason — a problem, and not out."""
-    claimed = {i for i, total in enumerate(lobby.scores) if total >= target and i in m.out}
-    if not claimed:
-        return set(), []
-    hands = {hand for hand, _ in seen}
-    if not all(n in hands for n in range(1, m.hand_no)):
-        return claimed, []  # joined late: the lobby is all this client has
-    mine = [0] * len(lobby.scores)
-    for _, scores in seen:
-        for i, points in enumerate(scores[: len(mine)]):
+    out: the host deals every later hand without them. The totals the lobby shows are the
+    host's word (protocol v6 ``scores``; ``lobby.hands`` scored so far). A host could make one
+    up to keep a person out of the hands, lower one to keep its own bot or a friend in, or put
+    a person out at a target of its own. Where this client has the end of every hand of the
+    match before ``m`` (``seen``: each hand's number, its ``hand_over`` and the scores this
+    client's own check of the hand gives, if it has them; a void scores nothing) it adds the
+    scores up itself, and then:
+
+    - a seat dealt out whose own total is under the target — but the host's word puts out — is
+      a person dealt out with no reason;
+    - a seat dealt in whose own total has reached the target (or the lobby's has: the host
+      says two things at once) plays a match it is out of;
+    - a lobby total that is not the sum of the hands misleads the scoreboard;
+    - a hand whose ``hand_over`` gives a seat other points than the hand as this client's check
+      replayed it was scored with made-up points (the sums are the replay's; said at the
+      hand after it, as the totals it misleads say it at every hand).
+
+    A hand this client missed (it was away, or joined late) or saw no end of leaves the totals
+    the host's word: a seat dealt out by them is then unconfirmed, not disputed — a client
+    that cannot know accuses nobody. (A hand this client watched, or whose check found no
+    result of its own, counts by its ``hand_over``: the host's word.)"""
+    n = len(m.seats)
+    # The lobby's totals, if they are those of the hands before ``m`` (a client that resumes
+    # between hands may hold a lobby that already counts ``m``).
+    before = lobby.hands == m.hand_no - 1 and len(lobby.scores) >= n
+    shown = list(lobby.scores[:n]) if before else None
+    claimed = {i for i, total in enumerate(lobby.scores[:n]) if total >= target and i in m.out}
+    # A hand whose end this client never had (settled "unfinished", or no scores) is missed.
+    scored = {
+        hand: (over, checked)
+        for hand, over, checked in seen
+        if hand < m.hand_no and (over.reason == "void" or over.scores)
+    }
+    missed = [k for k in range(1, m.hand_no) if k not in scored]
+    if missed:
+        said = _hands(missed)
+        unconfirmed = tuple(
+            f"hand {m.hand_no} is dealt without {_who(names, i)}, out of the match by the "
+            f"host's word ({lobby.scores[i]} points): you missed {said} of the match, so "
+            "this cannot be confirmed"
+            for i in sorted(claimed)
+        )
+        # Its own word against itself needs no hands: a seat its scoreboard puts out, dealt in.
+        both = tuple(
+            f"the host deals hand {m.hand_no} with {_who(names, i)}, who is out of the match "
+            f"by its word ({total} points): {target} puts a player out"
+            for i, total in enumerate(shown or ())
+            if total >= target and i not in m.out
+        )
+        return MatchSeats(frozenset(claimed), both, unconfirmed)
+    mine = [0] * n
+    found: list[str] = []
+    for hand, (over, checked) in sorted(scored.items()):
+        if over.reason == "void":
+            continue
+        for i, points in enumerate(checked[:n] if checked else over.scores[:n]):
             mine[i] += points
-    found = []
-    for i in sorted(claimed):
-        if mine[i] < target:
-            who = names[i] if i < len(names) and names[i] else f"seat {i + 1}"
+            told = over.scores[i] if i < len(over.scores) else 0
+            if checked and told != points and hand == m.hand_no - 1:  # said once
+                who = _who(names, i)
+                found.append(
+                    f"the host scored hand {hand} giving {who} {told} points; the hand as "
+                    f"played gives {who} {points}"
+                )
+    accounted: set[int] = set()
+    for i in range(n):
+        who = _who(names, i)
+        says = None if shown is None else shown[i]  # the lobby's total, if of these hands
+        wrong = says is not None and says != mine[i]
+        seat = lobby.seats[i] if i < len(lobby.seats) else None
+        person = seat is not None and bool(seat.name) and not seat.bot
+        if i in m.out and i in claimed and mine[i] < target:
             found.append(
                 f"the host deals hand {m.hand_no} without {who}, out of the match by its "
                 f"word ({lobby.scores[i]} points); the hands played give {who} {mine[i]}, "
                 f"under the {target} that puts a player out"
             )
-    return {i for i in claimed if mine[i] >= target}, found
+        elif i in m.out and person and mine[i] < target:
+            # A person at the table is dealt in, away or not (a stand-in plays for the
+            # away): only the match puts one out — so the lobby's "away" does not excuse it.
+            table = f" (the table shows {says})" if wrong else ""
+            found.append(
+                f"the host deals hand {m.hand_no} without {who}, who sits at the table and "
+                f"is not out of the match: the hands played give {who} {mine[i]} "
+                f"points{table}, under the {target} that puts a player out"
+            )
+        elif i not in m.out and (mine[i] >= target or (says is not None and says >= target)):
+            table = f" (the table shows {says})" if wrong else ""
+            found.append(
+                f"the host deals hand {m.hand_no} with {who}, who is out of the match: the "
+                f"hands played give {who} {mine[i]} points{table}, and {target} puts a "
+                "player out"
+            )
+        elif wrong:
+            found.append(
+                f"the table shows {who} with {says} points as hand {m.hand_no} begins; the "
+                f"hands played give {who} {mine[i]}"
+            )
+        if i in m.out and (i in claimed or person or mine[i] >= target):
+            accounted.add(i)  # rightly out of the match, or reported above
+    return MatchSeats(frozenset(accounted), tuple(found))
+
+
+def _who(names: Sequence[str], i: int) -> str:
+    return names[i] if i < len(names) and names[i] else f"seat {i + 1}"
+
+
+def _hands(numbers: Sequence[int]) -> str:
+    """``hand 2``, ``hands 2 and 3``, ``hands 2, 3 and 5``."""
+    if len(numbers) == 1:
+        return f"hand {numbers[0]}"
+    return "hands " + ", ".join(map(str, numbers[:-1])) + f" and {numbers[-1]}"
 
 
 def _seconds(ms: int) -> str:

@@ -536,18 +536,22 @@ class Session:
 
     def _out_of_match(self, m: p.Hand, names: Sequence[str]) -> tuple[set[int], list[str]]:
         """The seats the match has put out of hand ``m`` (penalty scoring), by the lobby's
-        totals checked against the hands of the match this client has the scores of."""
+        totals checked against the hands of the match this client has the ends of; what it
+        cannot confirm (a hand missed) is said, blaming nobody (``handcheck.out_of_match``)."""
         rules, lobby = self.rules, self.lobby
         if rules is None or lobby is None or rules.scoring.mode != "penalty":
             return set(), []
         if not rules.scoring.target:
             return set(), []
         seen = [
-            (r.hand_no, r.over.scores if r.over.reason != "void" else ())
+            (r.hand_no, r.over, () if r.judgement is None else r.judgement.scores)
             for r in self.history
-            if r.game_id == m.game_id and r.hand_no < m.hand_no
+            if r.game_id == m.game_id
         ]
-        return out_of_match(m, lobby, rules.scoring.target, names, seen)
+        found = out_of_match(m, lobby, rules.scoring.target, names, seen)
+        for text in found.unconfirmed:
+            self.note("warning", text, m)
+        return set(found.out), list(found.problems)
 
     def _settle(self, h: _HandState, why: str) -> None:
         """Give hand ``h`` its record now, with what this client holds: the host went on (a

@@ -124,6 +124,7 @@ def judgement(
         game_id=game_id,
         hand_no=hand_no,
         names=tuple(names),
+        scores=() if outcome.result is None else tuple(outcome.result.scores),
         extra={
             "dealer_blind": True,
             "fault": None if outcome.fault is None else outcome.fault.name.lower(),
@@ -182,6 +183,7 @@ def own_verdict(
     disputed: bool = False,
     live: BlindOutcome | None = None,
     abort: tuple[str, str, str] | None = None,
+    disputes: Sequence[str] = (),
 ) -> BlindOutcome:
     """What participant ``pid``'s own record makes of the check's finding ``found`` — written
     once, for its client live (``BlindPart``) and for ``verify`` of its file (``blindfile``),
@@ -190,7 +192,19 @@ def own_verdict(
     sent every pass and key the hand asked of it, over one link) — unless the seeds prove a
     fault of its own, unfair, the host to blame, on its own record; what it caught ``live``
     (the step that broke the deal as it came); the host's ``abort`` (culprit, fault, detail)
-    when the check names nobody — void, on the host's word."""
+    when the check names nobody — void, on the host's word. ``disputes``: where the hand, as
+    the host dealt it, was not the table its client's lobby showed (``handcheck``) — a fair
+    deal of such a hand is unfair on its own record, the host to blame on its word, as a
+    commit-reveal seat's dispute at the setup note makes its transcript's."""
+    if found.status == "fair" and disputes:
+        return BlindOutcome(
+            "unfair",
+            DEALER,
+            BlindFault.NOT_THE_TABLE,
+            "on your own record: " + "; ".join(disputes),
+            proven=False,
+            result=found.result,  # the hand was played: its scores stand
+        )
     if found.status != "void":
         return found
     if disputed and found.culprit != pid and not found.proven:

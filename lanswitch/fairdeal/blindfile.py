@@ -66,13 +66,15 @@ def dump(
     *,
     abort: tuple[str, str, str] | None = None,
     disputed: bool = False,
+    disputes: Sequence[str] = (),
 ) -> str:
     """The JSON text of a blind hand as participant ``pid`` holds it (module docstring);
     ``complaints``: the keys other drawers showed of cards that did not open for them;
     ``claims``: the signed claims participants stopped the hand with, as relayed; ``abort``:
     the host's ``blind_abort`` (culprit, fault, detail), its word; ``disputed``: ``pid``'s own
     record that its client had sent every pass and key the hand asked of it when the host
-    blamed it (``blindcheck.own_verdict``)."""
+    blamed it (``blindcheck.own_verdict``); ``disputes``: where its client found the hand not
+    the table its lobby showed (kept only when there are any: older files stay as they were)."""
     setup = follower.setup
     hs = setup.hand
     if hs is None:
@@ -123,6 +125,8 @@ def dump(
         "abort": None if abort is None else list(abort),
         "disputed": disputed,
     }
+    if disputes:
+        data["disputes"] = list(disputes)
     return json.dumps(data, indent=1) + "\n"
 
 
@@ -460,5 +464,10 @@ def _check(data: dict[str, Any]) -> tuple[HandSetup, bool, BlindOutcome]:
     abort = None if said is None else (str(said[0]), str(said[1]), str(said[2]))
     live = None if stopped is None else caught(stopped, own_proof=False)
     disputed = data.get("disputed", False) is True
+    disputes = [str(x) for x in data.get("disputes", [])]
     pid = str(data["id"])
-    return hs, dealt, own_verdict(found, pid=pid, disputed=disputed, live=live, abort=abort)
+    return (
+        hs,
+        dealt,
+        own_verdict(found, pid=pid, disputed=disputed, live=live, abort=abort, disputes=disputes),
+    )

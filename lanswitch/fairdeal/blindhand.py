@@ -85,6 +85,10 @@ class BlindFault(enum.Enum):
     after the hand, with every seed, does not bear out: the stop is the claimant's, proven by
     its own signature (issue 25: a claim needs proof, or it costs the claimant)."""
     FALSE_CLAIM = "said you withheld your part of the deal, but your client had sent it"
+    NOT_THE_TABLE = "dealt a hand that is not the table it showed"
+    """Only a participant's own record can say so: the ``hand`` message disagreed with the
+    lobby its client held (``handcheck``: keys, names, timer, who the match puts out) — the
+    host said two things at once, and the hand's public file cannot show it."""
     """Only a participant's own record can say so (a client's verdict, never the host's):
     the host stopped the hand blaming this participant for a step its client had sent."""
 

@@ -127,6 +127,10 @@ class Judgement:
     hand_no: int = 0
     names: tuple[str, ...] = ()
     """The seats' names (index: seat number), for the ids in ``reason`` and ``culprits``."""
+    scores: tuple[int, ...] = ()
+    """Each seat's points in the hand (index: seat number) as this check's own replay gives
+    them, never the host's ``hand_over``; empty where it has none (a void, a hand cut short):
+    a match's totals are then the host's word for that hand (``handcheck.out_of_match``)."""
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     """The deal's own fields for ``verify --json`` (what it found, in its terms)."""
     found: object = field(default=None, compare=False, repr=False)

@@ -772,6 +772,7 @@ def verify(t: Transcript) -> Verdict:
     ``protocol/SPEC.md``, "Verification"). Raises TranscriptError only if the transcript
     contradicts itself (never for one read by :meth:`Transcript.from_json`)."""
     v = _Verifier(t)
+    game = None
     try:
         game = v.run()
         away, short = v.confirmations()
@@ -779,8 +780,16 @@ def verify(t: Transcript) -> Verdict:
             d = t.disputes[0]
             raise _Unfair("dispute", f"at log event {d.event}: {d.text}", proven=False)
     except _Unfair as u:
+        # A hand played to its end and disputed still has the replay's scores.
+        scores = () if game is None or game.result is None else tuple(game.result.scores)
         return verdict_of(
-            t, "unfair", u.reason, culprits=u.culprits, check=u.check, proven=u.proven
+            t,
+            "unfair",
+            u.reason,
+            culprits=u.culprits,
+            check=u.check,
+            proven=u.proven,
+            scores=scores,
         )
     kw: dict[str, Any] = {
         "rounds": v.dealt,
@@ -808,4 +817,5 @@ def verify(t: Transcript) -> Verdict:
     winner = t.name(placings[0])
     outcome = f"{winner} won ({game.result.reason})"
     status: Status = "unconfirmed" if short else "fair"
-    return verdict_of(t, status, "", outcome=outcome, placings=placings, **kw)
+    scores = tuple(game.result.scores)
+    return verdict_of(t, status, "", outcome=outcome, placings=placings, scores=scores, **kw)

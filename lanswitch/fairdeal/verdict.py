@@ -103,6 +103,9 @@ class Verdict:
     placings: tuple[str, ...] = ()
     """The seats' ids, first place first, as the replay of the signed log gives them (never a
     file's word); empty for a hand without a result."""
+    scores: tuple[int, ...] = ()
+    """Each seat's points in the hand (index: seat), as the replay gives them — also of a hand
+    played to its end and disputed; empty for a hand without a result."""
 
     @property
     def fair(self) -> bool:
@@ -156,6 +159,7 @@ class Verdict:
             game_id=self.game_id,
             hand_no=self.hand_no,
             names=seat_names(self.names, self.players),
+            scores=self.scores,
             extra=self.as_json(),
             found=self,
         )
