@@ -8,6 +8,7 @@ Everything listens on 127.0.0.1 and every wait is bounded."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import re
@@ -533,6 +534,7 @@ def test_a_host_interrupted_mid_match_stops_keeps_its_journal_and_resumes(tmp_pa
         [
             *(sys.executable, "-m", "lanswitch", "--data-dir", str(data), "host"),
             *("--interface", LOOPBACK, "--seats", "2", "--bots", "1", "--hands", "1"),
+            *("--bot-delay", "0.05"),  # the hand is played to its end after the resume
         ],
         stdout=out_path.open("w"),
         stderr=subprocess.PIPE,
@@ -576,22 +578,27 @@ def test_a_host_interrupted_mid_match_stops_keeps_its_journal_and_resumes(tmp_pa
         assert waiting in (tmp_path / "bob.out").read_text(), (tmp_path / "bob.err").read_text()
         time.sleep(3.0)  # longer than a lost link's first tries: the friend keeps waiting
         assert friend.poll() is None, (tmp_path / "bob.err").read_text()
+        resumed_out = tmp_path / "resumed.out"
         resumed = subprocess.Popen(
             [
                 *(sys.executable, "-m", "lanswitch", "--data-dir", str(data), "host"),
                 *("--resume", "--interface", LOOPBACK),
             ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stdout=resumed_out.open("w"),  # a file: a pipe nobody reads could fill and stall it
+            stderr=subprocess.STDOUT,
             text=True,
         )
-        assert friend.wait(90) == 0, (tmp_path / "bob.err").read_text()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            friend.wait(120)
         told = (tmp_path / "bob.out").read_text()
+        assert friend.returncode == 0, "\n".join(
+            [told, (tmp_path / "bob.err").read_text(), resumed_out.read_text()]
+        )
         assert "reconnected" in told, told
         assert re.search(r"hand 1 verified fair", told), told
         assert "UNFAIR" not in told + (tmp_path / "bob.err").read_text()
-        out, _err = resumed.communicate(timeout=30)  # the match is over: the table ends
-        assert "resumed from its journal" in out, out
+        resumed.wait(30)  # the match is over: the table ends
+        assert "resumed from its journal" in resumed_out.read_text(), resumed_out.read_text()
     finally:
         for proc in (host, resumed):
             if proc is not None and proc.poll() is None:
