@@ -589,28 +589,28 @@ def _closed(model: TuiModel, cols: int, room: int) -> list[StyledText]:
 
 
 def help_lines(model: TuiModel) -> list[StyledText]:
-    """Every key, what it does, and how to read the screen."""
-    from .keys import KEYS
+    """The keys that act on this screen (:func:`.keys.help_keys`, the test the key bindings
+    use too), the table's power cards, and how to read the screen."""
+    from .keys import help_keys
     from .powers import power_lines
 
     g = model.look.g
-    seen: list[str] = []
-    for key in KEYS:
-        hint = key.hint.format(arrows=g.arrows)
-        if hint and hint not in seen and key.applies(model):
-            seen.append(hint)
-    lines: list[StyledText] = [[("", f"  {hint}")] for hint in seen]
+    lines: list[StyledText] = [[("", f"  {hint}")] for hint in help_keys(model)]
     lines += power_lines(model)  # the table's power cards, in a player's words
-    notes = (
-        f"{g.updown} scroll this, Esc closes it.",
+    notes: tuple[str, ...] = (f"{g.updown} scroll this, Esc closes it.",)
+    if model.screen == "table" and not model.watching:  # how to lay, where one lays cards
+        notes += (
+            "",
+            "Cards you may lay are bright; the cursor is reversed. The line under the prompt "
+            "says why the card under the cursor cannot be laid.",
+            "Space marks cards to lay one after another in this turn (the number in brackets "
+            "before a marked card shows the order: (1) is laid first) and Enter lays them (a "
+            "card that names a suit asks for it, then the rest follow); a card that could not "
+            "be laid after the ones marked before it is not marked, and the line under the "
+            "prompt says why.",
+        )
+    notes += (
         "",
-        "Cards you may lay are bright; the cursor is reversed. The line under the prompt says "
-        "why the card under the cursor cannot be laid.",
-        "Space marks cards to lay one after another in this turn (the number in brackets "
-        "before a marked card shows the order: (1) is laid first) and Enter lays them (a "
-        "card that names a suit asks for it, then the rest follow); a card that could not be "
-        "laid after the ones marked before it is not marked, and the line under the prompt "
-        "says why.",
         "The log tells every play, draw, pick-up and pass, who comes and goes, and the "
         "verdict of each hand's check of the deal.",
     )
