@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import io
 import os
 import re
@@ -191,7 +192,8 @@ def test_a_whole_hand_played_by_keys(identity: Identity) -> None:
 
 def tui_at(net: TableNet, name: str = "ann", **kw: Any) -> tuple[TuiModel, TuiApp]:
     spectate = bool(kw.pop("spectate", False))
-    link = net.join(name, auto_ready=False, bot=None, spectate=spectate)
+    password = kw.pop("password", None)
+    link = net.join(name, auto_ready=False, bot=None, spectate=spectate, password=password)
     model = TuiModel(link.session, send=lambda m: net.send(link, m), **kw)
     app = TuiApp(model)
     app.refresh()
@@ -1825,3 +1827,21 @@ def test_s_again_gives_an_away_players_seat_up_now() -> None:
     assert "bob gave up the seat" in " ".join(net.host.log_since(0)[0])
     with pytest.raises(Refused):
         net.host.give_up(1)  # in play
+
+
+def test_the_hosts_lobby_says_how_friends_join_and_that_a_password_is_asked() -> None:
+    """Issue 26: "Friends join with: lanswitch join" said nothing of how to reach the table
+    from there, nor that a table with a password asks friends for it."""
+    for password in (None, "sesame"):
+        config = HostConfig(name="ann's table", seats=3, bots=2, hands=None, password=password)
+        net = TableNet(config, seed=3)
+        powers = host_powers(net.host, functools.partial(net.tick, net.now))
+        model, _ = tui_at(net, powers=powers, password=password)
+        for cols, rows in ((80, 24), (60, 15)):
+            said = " ".join(
+                line.strip() for line in screen_text(model, cols, rows, where="10.0.0.5:4000")
+            )
+            assert "lanswitch join, then pick ann's table from the list" in said, said
+            assert """lanswitch join "ann's table\"""" in said, said
+            assert "lanswitch join 10.0.0.5:4000" in said, said
+            assert ("It asks them for the table's password." in said) == bool(password), said

@@ -13,6 +13,7 @@ Pure over the model: ``tests/test_tui.py`` checks every screen at several sizes 
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 
 from .. import protocol as p
@@ -531,12 +532,28 @@ def _lobby_notes(model: TuiModel, cols: int) -> list[StyledText]:
 
 
 def _join_lines(model: TuiModel, cols: int, where: str) -> list[StyledText]:
-    """How friends join (the host's screen)."""
+    """How friends join (the host's screen): ``lanswitch join`` lists the tables on the
+    network to pick from; the table's name or its address go straight to it; at a table with a
+    password, join asks for it."""
     lobby = model.session.lobby
     if model.powers is None or not where or lobby is None:
         return []
-    text = f'  Friends join with: lanswitch join "{lobby.table}" (or: lanswitch join {where})'
+    name = _shell_word(lobby.table)
+    text = (
+        f"  Friends join with: lanswitch join, then pick {lobby.table} from the list "
+        f"(or: lanswitch join {name}, or: lanswitch join {where})."
+    )
+    if model.powers.locked():
+        text += " It asks them for the table's password."
     return wrap([("class:dim", text)], cols, indent=4)
+
+
+def _shell_word(text: str) -> str:
+    """``text`` as one word for a shell: in double quotes (``"ann's table"``, as a person
+    types it) unless it holds a character a shell reads inside them, else quoted by shlex."""
+    if text and not any(c in text for c in '"$`\\!'):
+        return f'"{text}"'
+    return shlex.quote(text)
 
 
 def _fingerprint_lines(model: TuiModel, cols: int) -> list[StyledText]:

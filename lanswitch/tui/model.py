@@ -56,6 +56,8 @@ class HostPowers:
         default=lambda: "this table cannot switch how it deals"
     )
     """Deal the next hands dealer-blind, or by commit-reveal again (what it says, or why not)."""
+    locked: Callable[[], bool] = field(default=lambda: False)
+    """The table has a password (the lobby's message does not say; the host knows)."""
 
 
 @dataclass(slots=True)
