@@ -1845,3 +1845,46 @@ def test_the_hosts_lobby_says_how_friends_join_and_that_a_password_is_asked() ->
             assert """lanswitch join "ann's table\"""" in said, said
             assert "lanswitch join 10.0.0.5:4000" in said, said
             assert ("It asks them for the table's password." in said) == bool(password), said
+
+
+def test_a_lost_link_is_said_one_way_its_return_once_and_to_bob_himself_as_you() -> None:
+    """Issue 26: when bob lost the link mid-hand one line said "the host plays the seat from
+    now on" and another "until bob is back"; on his return the screens said "bob is back"
+    and "bob is back and plays again"; bob's own screen told him "bob lost the link, says
+    the host". Now a lost link is a stand-in until he is back, everywhere; his return is one
+    line; his own screen speaks to him."""
+    config = HostConfig(
+        name="T", seats=3, bots=1, bot_delay=0.0, hands=None, away_grace=2.0, seat_limit=60.0
+    )
+    net = TableNet(config, seed=4)
+    a, b = net.join("ann"), net.join("bob")
+    ann = TuiModel(a.session, send=lambda m: net.send(a, m), clock=lambda: net.now)
+    bobs = TuiModel(b.session, send=lambda m: None, clock=lambda: net.now)
+    net.run(lambda: b.session.seq > 10)
+    ann.update()
+    net.drop(b)
+    ann.update()  # the lobby: bob is away, a stand-in in 2 s
+    net.tick(net.now + 3.0)  # past the grace: the log says the host plays his seat
+    net.run(lambda: any(n.kind == "presence" for n in a.session.news), steps=2000)
+
+    def presence(lines: list[str]) -> list[str]:
+        return [x for x in lines if re.match(r"bob (is away|is back|lost|left)", x)]
+
+    away = presence(log_text(ann))
+    assert away[-2:] == [
+        "bob is away",
+        "bob lost the link, says the host: the host plays the seat until bob is back",
+    ], away
+    under = " ".join(screen_text(ann, 80, 24))
+    assert "bob is away: the host plays the seat until bob is back" in under, under
+    assert "from now on" not in under
+    start = len(ann.log)
+    b = net.resume(b)
+    net.run(lambda: sum(n.kind == "presence" for n in a.session.news) >= 2, steps=2000)
+    back = presence(log_text(ann)[start:])
+    assert len(back) == 1, back
+    assert back[0].startswith("bob is back"), back
+    own = [x for x in log_text(bobs) if "lost the link" in x or "back" in x]
+    assert "you lost the link: the host plays your seat until you are back" in own, own
+    assert "you are back and play your seat again" in own, own
+    assert not any("bob" in x or "says the host" in x for x in own), own

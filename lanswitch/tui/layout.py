@@ -268,6 +268,8 @@ def _away_lines(model: TuiModel) -> list[str]:
             lines.append(f"{name} is away: a stand-in plays in {left} s unless {name} is back")
         else:
             lines.append(f"{name} is away: the host plays the seat until {name} is back")
+    for name in model.left_hand():  # a goodbye: the seat is the host's to the hand's end
+        lines.append(f"{name} left: the host plays the seat for the rest of the hand")
     return lines
 
 
