@@ -1888,3 +1888,31 @@ def test_a_lost_link_is_said_one_way_its_return_once_and_to_bob_himself_as_you()
     assert "you lost the link: the host plays your seat until you are back" in own, own
     assert "you are back and play your seat again" in own, own
     assert not any("bob" in x or "says the host" in x for x in own), own
+
+
+def test_the_last_card_call_is_offered_only_where_it_is_for_the_last_cards() -> None:
+    """Issue 26: "l calls last card" was offered holding 5 or 6 cards. Black Jack's call is
+    checked on going out, so the engine lets it be declared at the start of any turn; it is
+    offered only where the cards held could all go down in one turn (the last card, or a run),
+    in the prompt and in the key bar alike."""
+    rules = sized(PRESETS["blackjack"], 6)
+    game = stacked(rules, 3, ["5H 9C 3C KD 6S 8D", "2S JD 4D 6D QS 4C", "4S 10D 3S 7S QD 5C"], "9H")
+    assert CALL_LAST in game.legal_moves()  # the engine's knock: legal at six cards
+    assert "last card" not in said(game, 0)
+    run = stacked(rules, 3, ["5H 6H 7H 8H 9H 10H", "2S JD 4D 6D QS 4C", "4S 10D 3S 7S QD 5C"], "4H")
+    assert CALL_LAST in run.legal_moves()
+    assert "l calls last card" in said(run, 0)  # six hearts in a run: out next turn
+    switch = stacked(sized(PRESETS["switch"], 2), 3, ["5H 9C", "2S JD", "4S 10D"], "9H")
+    assert "l calls last card" in said(switch, 0)  # from two cards down, where it is checked
+
+    net = TableNet(HostConfig(name="T", rules=PRESETS["blackjack"], seats=2, bots=1), seed=3)
+    model, _ = tui_at(net)
+    model.toggle_ready()
+    to_my_turn(net, model)
+    assert len(model.hand()) >= 5
+    assert CALL_LAST in model.legal()
+    lines = screen_text(model, 80, 24)
+    assert "l last card" not in lines[-1], lines[-1]
+    assert not any("calls last card" in line for line in lines), lines
+    model.open("help")
+    assert "l last card" in " ".join(screen_text(model, 80, 24))  # l still acts: the help says

@@ -20,8 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..game import CALL_LAST, CALL_TWO, DRAW, PASS
+from ..game import CALL_TWO, DRAW, PASS
 from .model import TuiModel
+from .prompts import last_call_offered
 
 __all__ = ["KEYS", "Key", "acts", "help_keys", "hints"]
 
@@ -61,6 +62,12 @@ def _playing(model: TuiModel) -> bool:
 
 def _legal(move: int) -> Callable[[TuiModel], bool]:
     return lambda model: move in model.legal()
+
+
+def _last_call(model: TuiModel) -> bool:
+    # Offered where the prompt offers it (prompts.last_call_offered), not whenever legal.
+    spot = model.spot()
+    return spot is not None and spot.mine and last_call_offered(spot)
 
 
 def _my_turn(model: TuiModel) -> bool:
@@ -147,7 +154,7 @@ KEYS: tuple[Key, ...] = (
         "l last card",
         _TABLE,
         TuiModel.call_last,
-        _legal(CALL_LAST),
+        _last_call,
         rank=1,
         applies=_calls("last_card"),
     ),
