@@ -854,7 +854,7 @@ def test_a_friend_whose_link_drops_is_away_on_the_hosts_screen_at_once_with_a_co
         assert log.index("bob is away") < found.start(), screen
         assert "says the host" not in screen, screen  # the host's own screen: its own word
         assert "a stand-in plays in" not in screen, screen
-        assert "until bob is back" not in screen, screen
+        assert "bob is away: the host plays" not in screen, screen  # the line under the hand
     finally:
         for t in (bob, ann):
             if t is not None:
