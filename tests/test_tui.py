@@ -1916,3 +1916,30 @@ def test_the_last_card_call_is_offered_only_where_it_is_for_the_last_cards() -> 
     assert not any("calls last card" in line for line in lines), lines
     model.open("help")
     assert "l last card" in " ".join(screen_text(model, 80, 24))  # l still acts: the help says
+
+
+def test_a_five_second_turn_timer_starts_at_5s_and_counts_from_the_views_arrival() -> None:
+    """Issue 26: with --turn-timer 5 the screen showed "your time: 1s" as a turn began. The
+    seconds were rounded down (a 5 s turn began at 4s and showed 0s for its last second), and
+    a view's time counted from the model's last update, not from when the view was first
+    seen: a redraw before the update counted the new turn's 5 s from the turn before, and a
+    key pressed later started the count again. The clock is the test's."""
+    config = HostConfig(name="T", seats=3, bots=2, bot_delay=1.0, turn_timer=5.0, hands=None)
+    net = TableNet(config, seed=4)
+    link = net.join("ann", auto_ready=False, bot=None)
+    later = [0.0]  # seconds the screen's clock runs ahead of the host's (a person waiting)
+    model = TuiModel(
+        link.session, send=lambda m: net.send(link, m), clock=lambda: net.now + later[0]
+    )
+    model.update()
+    model.toggle_ready()
+    net.run(lambda: link.session.my_turn(), steps=20_000)  # the bots' turns, no update
+    header = screen_text(model, 80, 24)[0]  # a redraw sees the turn first
+    assert "your time: 5s" in header, header
+    later[0] = 3.2
+    model.update()  # a key pressed 3.2 s into the turn: the count goes on, not again
+    assert "your time: 2s" in screen_text(model, 80, 24)[0]
+    later[0] = 4.5
+    assert "your time: 1s" in screen_text(model, 60, 15)[0]  # its last second says 1s
+    later[0] = 5.0
+    assert "your time: 0s" in screen_text(model, 80, 24)[0]  # only once the time is up

@@ -233,11 +233,27 @@ class TuiModel:
         return why_not(hand[self.cursor], spot)
 
     def seconds_left(self) -> int | None:
-        """The turn timer's seconds left now (None: no timer running)."""
+        """The turn timer's seconds left now (None: no timer running), rounded up as the away
+        countdown is: a 5 s turn shows 5 as it starts and 1 in its last second, 0 only once
+        the host's time is up (rounded down it began at 4 and showed 0 for a whole second).
+
+        The view's ``timer_ms`` counts from the moment this model first sees that view —
+        whether an :meth:`update` or a redraw comes first (:meth:`_timer_origin`)."""
         ms = self.session.timer_ms
         if not ms:
             return None
-        return max(0, int(ms / 1000 - (self.clock() - self.timer_since)))
+        self._timer_origin()
+        return max(0, math.ceil(ms / 1000 - (self.clock() - self.timer_since)))
+
+    def _timer_origin(self) -> None:
+        """Start the count of a view's ``timer_ms`` when the view is first seen. Set in
+        :meth:`update` alone, a redraw between a view's arrival and the next update (the
+        screen redraws twice a second while a timer runs) counted the new view's time from
+        the update before — the previous turn's — and showed a turn just begun as nearly
+        over; and a key pressed later restarted the count from the key."""
+        s = self.session
+        if (s.seq, s.timer_ms) != self._timer_seen:
+            self._timer_seen, self.timer_since = (s.seq, s.timer_ms), self.clock()
 
     def away(self) -> list[tuple[str, int | None]]:
         """The players away mid-hand, by the latest lobby: each name with the seconds left
@@ -276,8 +292,7 @@ class TuiModel:
     def update(self) -> None:
         """Take the session's news into the log; keep the cursor in range; lay queued cards."""
         s = self.session
-        if (s.seq, s.timer_ms) != self._timer_seen:
-            self._timer_seen, self.timer_since = (s.seq, s.timer_ms), self.clock()
+        self._timer_origin()
         for news in s.news[self._news_seen :]:
             self._take(news)
         self._news_seen = len(s.news)
