@@ -439,7 +439,7 @@ def _lobby(model: TuiModel, cols: int, room: int, where: str) -> list[StyledText
     seats = _seat_rows(model, cols)
     notes = _lobby_notes(model, cols)
     words = _fingerprint_lines(model, cols)
-    join = _join_lines(model, cols, where)
+    join = _join_lines(model, cols, where, room)
     # The description gives way before the seats and the notes do (cut, it ends after a
     # whole word with an ellipsis).
     fixed = 1 + 1 + len(seats) + 1 + len(notes) + len(words) + len(join)
@@ -447,7 +447,7 @@ def _lobby(model: TuiModel, cols: int, room: int, where: str) -> list[StyledText
     top += [[], *seats, [], *notes]
     if len(top) + len(words) <= room:  # the fingerprint's words whole, or not at all
         top += words
-    top += join
+    top += _join_lines(model, cols, where, room - len(top))  # whole, in a form that fits
     return _squeeze(top, [[]], [], model, cols, room)
 
 
@@ -533,21 +533,30 @@ def _lobby_notes(model: TuiModel, cols: int) -> list[StyledText]:
     return out
 
 
-def _join_lines(model: TuiModel, cols: int, where: str) -> list[StyledText]:
-    """How friends join (the host's screen): ``lanswitch join`` lists the tables on the
-    network to pick from; the table's name or its address go straight to it; at a table with a
-    password, join asks for it."""
+def _join_lines(model: TuiModel, cols: int, where: str, room: int) -> list[StyledText]:
+    """How friends join (the host's screen), in the longest form that fits ``room`` lines:
+    ``lanswitch join`` lists the tables on the network to pick from; the table's name or its
+    address go straight to it; at a table with a password, join asks for it — said in every
+    form, for a friend who is not told is refused (at 60x15 the long form lost its last line,
+    the password's)."""
     lobby = model.session.lobby
     if model.powers is None or not where or lobby is None:
         return []
     name = _shell_word(lobby.table)
-    text = (
+    asked = " It asks them for the table's password." if model.powers.locked() else ""
+    forms = (
         f"  Friends join with: lanswitch join, then pick {lobby.table} from the list "
-        f"(or: lanswitch join {name}, or: lanswitch join {where})."
+        f"(or: lanswitch join {name}, or: lanswitch join {where}).{asked}",
+        f"  Friends join with: lanswitch join, then pick {lobby.table} (or: lanswitch join "
+        f"{where}).{asked}",
+        f"  Friends join with: lanswitch join, then pick {lobby.table}.{asked}",
     )
-    if model.powers.locked():
-        text += " It asks them for the table's password."
-    return wrap([("class:dim", text)], cols, indent=4)
+    lines: list[StyledText] = []
+    for text in forms:
+        lines = wrap([("class:dim", text)], cols, indent=4)
+        if len(lines) <= room:
+            return lines
+    return []  # no room for the shortest: the seats and notes come first
 
 
 def _shell_word(text: str) -> str:

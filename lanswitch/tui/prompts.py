@@ -169,14 +169,15 @@ def last_call_offered(spot: Spot) -> bool:
     rules = spot.rules
     if rules is None or rules.calls.timing != "on_finish" or len(v.hand) <= 1:
         return True
-    return _one_turn(tuple(v.hand), tables_for(rules))
+    return _one_turn(tuple(v.hand), tables_for(rules), rules.play.wild_continues)
 
 
-def _one_turn(hand: tuple[int, ...], t: Tables) -> bool:
+def _one_turn(hand: tuple[int, ...], t: Tables, wild_continues: bool) -> bool:
     """Some order of ``hand`` lays every card in one turn by the rules' follow-ons (the
     engine's tables): each card may follow the one before by ``play.follow``, by its row
-    laid together, after a card whose row lets its suit follow (7) or names the suit to go on
-    in (an Ace), or is wild. A depth-first search over (cards laid, last card), memoised."""
+    laid together, after a card whose row lets its suit follow (7) or names the suit to go
+    on in (an Ace), or is wild where ``play.wild_continues`` lets a wild card follow. A
+    depth-first search over (cards laid, last card), memoised."""
     n = len(hand)
     if n > ONE_TURN_MAX:
         return False
@@ -185,7 +186,7 @@ def _one_turn(hand: tuple[int, ...], t: Tables) -> bool:
 
     def follows(a: int, b: int) -> bool:
         if b >= JOKER_BASE or (t.wild_mask >> b) & 1:
-            return True
+            return wild_continues  # a wild card goes on within a turn only where it says so
         if a >= JOKER_BASE:
             return False
         if (t.follow_mask[a] | t.together_of[a]) >> b & 1:
