@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 
 from .. import protocol as p
 from ..cards import JOKER_BASE, MAX_CARD
-from ..fairdeal.log import LEFT, Away, Back
 from ..game import CALL_LAST, CALL_TWO, DRAW, MIMIC_BASE, PASS, SUIT_BASE, Phase
 from ..narrate import Line, Story, describe, merge
 from ..session import HandRecord, News, Session, named
 from ..textsafe import escape
 from .faces import Faces
+from .presence import Presence
 from .prompts import Spot, cannot_mark, tables_for, why_not
 from .render import Look, StyledText, card_text, line_text, move_text, plain_text
 
@@ -118,10 +118,7 @@ class TuiModel:
         self._turn_seq = -1
         self._timer_seen: tuple[int, int] = (-1, 0)  # (seq, timer_ms) of the view last read
         self.timer_since = 0.0  # when that view's timer_ms was read (the clock)
-        self._seats: tuple[p.LobbySeat, ...] | None = None  # the lobby last seen
-        self.lobby_since = 0.0  # when it came (the clock): its seats' grace_ms count from then
-        self._stood_in: dict[int, int] = {}  # seats the hand's log says the host plays: how
-        self._return_said: set[int] = set()  # seats whose return one line has told (see _back)
+        self.presence = Presence()  # who comes and goes (tui/presence.py)
         self.drawing = 0  # draws left to make of a d that draws until a card can be laid
         self._faces = Faces()  # lines of ours waiting for the faces of hidden draws
         self._draw_held = 0  # the cards held when the last of them was sent
@@ -257,29 +254,18 @@ class TuiModel:
 
     def away(self) -> list[tuple[str, int | None]]:
         """The players away mid-hand, by the latest lobby: each name with the seconds left
-        before the host stands in for it (the host's deadline, counted on our clock from the
-        lobby's arrival), None once its grace is over."""
+        before the host stands in for it, None once its grace is over (:mod:`.presence`)."""
         lobby = self.session.lobby
         if lobby is None or not lobby.playing or self.session.view is None:
             return []
-        out: list[tuple[str, int | None]] = []
-        for i, st in enumerate(lobby.seats):
-            if st.name and not st.bot and not st.connected and self._stood_in.get(i) != LEFT:
-                left = st.grace_ms / 1000 - (self.clock() - self.lobby_since)
-                out.append((st.name, math.ceil(left) if left > 0 else None))
-        return out
+        return self.presence.away(lobby, self.clock())
 
     def left_hand(self) -> list[str]:
         """The players who said goodbye mid-hand: the host plays their seats for the rest of
         it (a goodbye gives the seat up; a lost link, in :meth:`away`, only until return)."""
-        names = self.hand_names()
         if self.session.view is None:
             return []
-        return [
-            names[i]
-            for i, how in sorted(self._stood_in.items())
-            if how == LEFT and i < len(names) and names[i]
-        ]
+        return self.presence.left_hand(self.hand_names())
 
     def lost_for(self) -> int | None:
         """Seconds since the link to the host went down (None: it is up)."""
@@ -343,19 +329,13 @@ class TuiModel:
             self.drawn = self._last_face = -1
             self.laid = []
             self._faces.clear()
-            self._stood_in.clear()
-            self._return_said.clear()
+            self.presence.new_hand()
         elif news.kind == "events" and isinstance(news.data, tuple):
             self._events(news.data)
         elif news.kind == "lobby" and isinstance(news.data, p.LobbyState):
-            seats, self._seats = self._seats, news.data.seats
-            self.lobby_since = self.clock()
-            if seats is not None:
-                for seat, line in _comings_and_goings(
-                    seats, news.data.seats, self.session.public_key
-                ):
-                    if not line.endswith(" is back") or self._back(seat, lobby=True):
-                        self._say(line, "class:dim")
+            me = self.session.public_key
+            for line in self.presence.lobby(news.data, self.clock(), me):
+                self._say(line, "class:dim")
         elif news.kind == "opened" and isinstance(news.data, tuple):
             self._opened(news.data)
         elif news.kind == "verdict" and isinstance(news.data, HandRecord):
@@ -370,13 +350,8 @@ class TuiModel:
         elif news.kind == "link":
             self._link(news.text)
         elif news.kind == "presence":
-            ev = news.data
-            if isinstance(ev, Away):
-                self._stood_in[ev.seat] = ev.how
-                self._return_said.discard(ev.seat)
-            elif isinstance(ev, Back) and not self._back(ev.seat, lobby=False):
-                return
-            self._say(news.text, "class:warn")
+            if self.presence.logged(news.data, self.session.seat):  # a return: said once
+                self._say(news.text, "class:warn")
         elif news.kind == "voids":
             self._say(news.text, "class:warn")
         elif news.kind == "pin" and isinstance(news.data, bytes):
@@ -419,26 +394,6 @@ class TuiModel:
             self._narrate(line)
         if hidden:
             self._faces.wait(self.log, hidden)
-
-    def _back(self, seat: int, *, lobby: bool) -> bool:
-        """Whether to say that the player of ``seat`` is back. Two messages tell it — the
-        lobby's seat connected again ("bob is back"), and, where the log had the host play
-        the seat, the log's return ("bob is back and plays again") — in either order: the
-        first is said, the second not."""
-        if not lobby:
-            self._stood_in.pop(seat, None)
-        if seat in self._return_said:
-            self._return_said.discard(seat)
-            return False
-        if lobby:
-            if seat in self._stood_in:  # the log's return is still to come
-                self._return_said.add(seat)
-        else:
-            seats = self._seats
-            waiting = seats is not None and seat < len(seats) and not seats[seat].connected
-            if waiting and seat != self.session.seat:  # the lobby's line is still to come
-                self._return_said.add(seat)
-        return True
 
     def _opened(self, cards: Sequence[int]) -> None:
         """Cards of ours now readable (dealer-blind): the lines that drew them show them."""
@@ -680,30 +635,6 @@ class TuiModel:
 DRAW_ON_BOUND = 108
 """At most this many draws of one d (a deck and a half): the stock is refilled from the pile,
 and a hand that cannot lay might otherwise draw on while the pile lasts."""
-
-
-def _comings_and_goings(
-    before: Sequence[p.LobbySeat], after: Sequence[p.LobbySeat], me: bytes
-) -> list[tuple[int, str]]:
-    """What the other players did between two lobby states, a line each: took a seat (a bot's,
-    a person's first), went away (their connection dropped), came back, left. Bots coming and
-    going are the host's business, and shown in the seat list."""
-    lines: list[tuple[int, str]] = []
-    for i, (old, new) in enumerate(zip(before, after, strict=False)):
-        if new.key == me and new.key:
-            continue
-        was = bool(old.name) and not old.bot
-        now = bool(new.name) and not new.bot
-        if was and (not now or old.key != new.key):
-            lines.append((i, f"{old.name} left"))
-        if now and (not was or old.key != new.key):
-            took = f"{old.name}'s seat (seat {i + 1})" if old.bot else f"seat {i + 1}"
-            lines.append((i, f"{new.name} takes {took}"))
-        elif now and old.connected and not new.connected:
-            lines.append((i, f"{new.name} is away"))
-        elif now and not old.connected and new.connected:
-            lines.append((i, f"{new.name} is back"))
-    return lines
 
 
 def preferred_choice(choices: Sequence[int], hand: Sequence[int]) -> int:
