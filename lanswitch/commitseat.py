@@ -294,20 +294,30 @@ class CommitPart:
         return []
 
     def _presence(self, logged: Sequence[LogEvent]) -> None:
-        """Say who the log says went away or came back: the host plays an away player's seat
-        from then on, and every screen should show that it does."""
+        """Say who the log says went away or came back, one way on every screen: a lost link
+        is a stand-in until the player is back; only a goodbye gives the seat up for the rest
+        of the hand. On the host's own screen the host's word is its own (no "says the
+        host"); on the player's own screen the line speaks to it."""
         names = self.side.seat_names()
+        me = None if self.recorder is None else self.recorder.seat
         for ev in logged:
             if not isinstance(ev, Away | Back):
                 continue
             who = names[ev.seat] if ev.seat < len(names) and names[ev.seat] else "a player"
-            if isinstance(ev, Back):
-                self.side.note("presence", f"{who} is back and plays again", ev)
+            if ev.seat == me:
+                text = (
+                    "you are back and play your seat again"
+                    if isinstance(ev, Back)
+                    else "you lost the link: the host plays your seat until you are back"
+                )
+            elif isinstance(ev, Back):
+                text = f"{who} is back and plays again"
+            elif ev.how == LEFT:
+                text = f"{who} left the table: the host plays the seat for the rest of the hand"
             else:
-                # The host's own screen says what its host knows, not "says the host".
-                lost = "lost the link" + ("" if self.side.hosting() else ", says the host")
-                why = "left the table" if ev.how == LEFT else lost
-                self.side.note("presence", f"{who} {why}: the host plays the seat from now on", ev)
+                said = "" if self.side.hosting() else ", says the host"
+                text = f"{who} lost the link{said}: the host plays the seat until {who} is back"
+            self.side.note("presence", text, ev)
 
     def _own_checks(self, rec: SeatRecorder, logged: Sequence[LogEvent], live: bool) -> None:
         """What only this seat can tell about a step: the host made a move for it on a turn

@@ -768,7 +768,7 @@ def test_a_player_whose_program_vanishes_mid_hand_leaves_the_others_a_fair_verdi
     assert f"bob lost the link, says the host, at event {gone.since}" in verdict_line(record)
     assert verdict_of(record).as_json()["away"][0]["how"] == "lost"
     said = [n.text for n in a.session.news if n.kind == "presence"]  # live, not only after
-    assert said == ["bob lost the link, says the host: the host plays the seat from now on"]
+    assert said == ["bob lost the link, says the host: the host plays the seat until bob is back"]
 
 
 def test_a_verdict_on_screen_names_the_players_not_the_fair_deals_ids() -> None:

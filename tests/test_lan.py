@@ -854,7 +854,15 @@ def test_a_friend_whose_link_drops_is_away_on_the_hosts_screen_at_once_with_a_co
         assert log.index("bob is away") < found.start(), screen
         assert "says the host" not in screen, screen  # the host's own screen: its own word
         assert "a stand-in plays in" not in screen, screen
-        assert "until bob is back" not in screen, screen
+        assert "bob is away: the host plays" not in screen, screen  # the line under the hand
+        assert "bob is back and plays again" not in log, screen  # his return: one line
+        # bob's own screen speaks to him of his seat, not of "bob ..., says the host".
+        assert bob is not None
+        mine = bob.wait_for("you are back and play your seat again", 10)
+        assert "you lost the link: the host plays your seat until you are back" in mine, mine
+        assert "you are back and play your seat again" in mine, mine
+        assert "bob lost the link" not in mine, mine
+        assert "says the host" not in mine, mine
     finally:
         for t in (bob, ann):
             if t is not None:

@@ -486,3 +486,59 @@ def test_a_password_table_shows_a_lock_and_asks_for_its_password_in_the_browser_
         for t in (joiner, browser, host):
             if t is not None:
                 t.kill()
+
+
+def _help_page(tmux: Tmux) -> str:
+    """The help's key lines, as read in the terminal (? opens it, Esc closes it)."""
+    tmux.keys("?")
+    screen = tmux.wait_for(" Keys", 5)
+    tmux.keys("Escape")
+    body = screen.split(" Keys", 1)[1].split("\n", 1)[1]
+    return body.split("\n\n", 1)[0]  # up to the first blank line: the keys
+
+
+@pytest.mark.parametrize(("cols", "rows"), [(80, 24), (60, 15)])
+def test_a_newcomers_black_jack_table_with_a_password_and_a_5_s_timer(
+    tmp_path: Path, cols: int, rows: int
+) -> None:
+    """Issue 26, as a person meets it in a terminal: the host's lobby says how friends join
+    and that they are asked for the password; ? in the lobby lists no keys of a hand, and in
+    a hand no keys of the lobby; the first turn of a 5 s timer shows 5s; holding 5 or more
+    unrelated cards the bar and prompt do not offer the last-card call."""
+    env = {**os.environ, "LANSWITCH_DATA_DIR": str(tmp_path), "TERM": "xterm-256color"}
+    log = tmp_path / "play.err"
+    command = (
+        f"{sys.executable} -m lanswitch play --interface 127.0.0.1 --name ann --bots 3 "
+        f"--rules blackjack --password sesame --turn-timer 5 2>{log}; echo EXITED $?; sleep 30"
+    )
+    tmux = Tmux(command, env, size=(cols, rows))
+    try:
+        lobby = tmux.wait_for("Press r", 10)
+        assert "Press r" in lobby, lobby + log.read_text()
+        said = " ".join(lobby.split())
+        assert "lanswitch join, then pick ann's table" in said, lobby  # (the list: room allowing)
+        assert "It asks them for the table's password." in said, lobby
+        keys = _help_page(tmux)
+        assert "r ready" in keys, keys
+        for hand_key in ("Enter lay", "d draw", "p pass", "l last card", "Space mark", "move"):
+            assert hand_key not in keys, keys
+        tmux.keys("s")
+        for _ in range(200):  # the first turn of ours, read as it comes (the timer runs)
+            screen = tmux.screen()
+            if "your time" in screen:
+                break
+            time.sleep(0.05)
+        top = screen.splitlines()[0]
+        assert "your time: 5s" in top, top  # a 5 s turn starts at 5s (it started at 4s)
+        lines = screen.splitlines()
+        at = next(i for i, line in enumerate(lines) if line.startswith("  hand:"))
+        assert len(lines[at].split()) - 1 >= 5, lines[at]
+        assert "l last card" not in footer(screen), screen
+        # The prompt under the hand (the log above may say that a bot calls).
+        assert "calls last card" not in lines[at + 1], screen
+        keys = _help_page(tmux)
+        assert "Enter lay" in keys, keys
+        for lobby_key in ("r ready", "s start", "b/x", "g rules"):
+            assert lobby_key not in keys, keys
+    finally:
+        tmux.kill()

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import io
 import os
+import random
 import re
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -191,7 +193,8 @@ def test_a_whole_hand_played_by_keys(identity: Identity) -> None:
 
 def tui_at(net: TableNet, name: str = "ann", **kw: Any) -> tuple[TuiModel, TuiApp]:
     spectate = bool(kw.pop("spectate", False))
-    link = net.join(name, auto_ready=False, bot=None, spectate=spectate)
+    password = kw.pop("password", None)
+    link = net.join(name, auto_ready=False, bot=None, spectate=spectate, password=password)
     model = TuiModel(link.session, send=lambda m: net.send(link, m), **kw)
     app = TuiApp(model)
     app.refresh()
@@ -1825,3 +1828,123 @@ def test_s_again_gives_an_away_players_seat_up_now() -> None:
     assert "bob gave up the seat" in " ".join(net.host.log_since(0)[0])
     with pytest.raises(Refused):
         net.host.give_up(1)  # in play
+
+
+def test_the_hosts_lobby_says_how_friends_join_and_that_a_password_is_asked() -> None:
+    """Issue 26: "Friends join with: lanswitch join" said nothing of how to reach the table
+    from there, nor that a table with a password asks friends for it."""
+    for password in (None, "sesame"):
+        config = HostConfig(name="ann's table", seats=4, bots=3, hands=None, password=password)
+        net = TableNet(config, seed=3)
+        powers = host_powers(net.host, functools.partial(net.tick, net.now))
+        model, _ = tui_at(net, powers=powers, password=password)
+        # As the client pins it; these words take two lines at 60 columns.
+        model.fingerprint = random.Random(177).randbytes(32)
+        for cols, rows in ((80, 24), (60, 15)):
+            said = " ".join(
+                line.strip() for line in screen_text(model, cols, rows, where="10.0.0.5:4000")
+            )
+            assert "lanswitch join, then pick ann's table" in said, said
+            if cols >= 80:  # the long form where it has room: the list, the name, the address
+                assert "then pick ann's table from the list" in said, said
+                assert """lanswitch join "ann's table\"""" in said, said
+                assert "lanswitch join 10.0.0.5:4000" in said, said
+            assert ("It asks them for the table's password." in said) == bool(password), said
+
+
+def test_a_lost_link_is_said_one_way_its_return_once_and_to_bob_himself_as_you() -> None:
+    """Issue 26: when bob lost the link mid-hand one line said "the host plays the seat from
+    now on" and another "until bob is back"; on his return the screens said "bob is back"
+    and "bob is back and plays again"; bob's own screen told him "bob lost the link, says
+    the host". Now a lost link is a stand-in until he is back, everywhere; his return is one
+    line; his own screen speaks to him."""
+    config = HostConfig(
+        name="T", seats=3, bots=1, bot_delay=0.0, hands=None, away_grace=2.0, seat_limit=60.0
+    )
+    net = TableNet(config, seed=4)
+    a, b = net.join("ann"), net.join("bob")
+    ann = TuiModel(a.session, send=lambda m: net.send(a, m), clock=lambda: net.now)
+    bobs = TuiModel(b.session, send=lambda m: None, clock=lambda: net.now)
+    net.run(lambda: b.session.seq > 10)
+    ann.update()
+    net.drop(b)
+    ann.update()  # the lobby: bob is away, a stand-in in 2 s
+    net.tick(net.now + 3.0)  # past the grace: the log says the host plays his seat
+    net.run(lambda: any(n.kind == "presence" for n in a.session.news), steps=2000)
+
+    def presence(lines: list[str]) -> list[str]:
+        return [x for x in lines if re.match(r"bob (is away|is back|lost|left)", x)]
+
+    away = presence(log_text(ann))
+    assert away[-2:] == [
+        "bob is away",
+        "bob lost the link, says the host: the host plays the seat until bob is back",
+    ], away
+    under = " ".join(screen_text(ann, 80, 24))
+    assert "bob is away: the host plays the seat until bob is back" in under, under
+    assert "from now on" not in under
+    start = len(ann.log)
+    b = net.resume(b)
+    net.run(lambda: sum(n.kind == "presence" for n in a.session.news) >= 2, steps=2000)
+    back = presence(log_text(ann)[start:])
+    assert len(back) == 1, back
+    assert back[0].startswith("bob is back"), back
+    own = [x for x in log_text(bobs) if "lost the link" in x or "back" in x]
+    assert "you lost the link: the host plays your seat until you are back" in own, own
+    assert "you are back and play your seat again" in own, own
+    assert not any("bob" in x or "says the host" in x for x in own), own
+
+
+def test_the_last_card_call_is_offered_only_where_it_is_for_the_last_cards() -> None:
+    """Issue 26: "l calls last card" was offered holding 5 or 6 cards. Black Jack's call is
+    checked on going out, so the engine lets it be declared at the start of any turn; it is
+    offered only where the cards held could all go down in one turn (the last card, or a run),
+    in the prompt and in the key bar alike."""
+    rules = sized(PRESETS["blackjack"], 6)
+    game = stacked(rules, 3, ["5H 9C 3C KD 6S 8D", "2S JD 4D 6D QS 4C", "4S 10D 3S 7S QD 5C"], "9H")
+    assert CALL_LAST in game.legal_moves()  # the engine's knock: legal at six cards
+    assert "last card" not in said(game, 0)
+    run = stacked(rules, 3, ["5H 6H 7H 8H 9H 10H", "2S JD 4D 6D QS 4C", "4S 10D 3S 7S QD 5C"], "4H")
+    assert CALL_LAST in run.legal_moves()
+    assert "l calls last card" in said(run, 0)  # six hearts in a run: out next turn
+    switch = stacked(sized(PRESETS["switch"], 2), 3, ["5H 9C", "2S JD", "4S 10D"], "9H")
+    assert "l calls last card" in said(switch, 0)  # from two cards down, where it is checked
+
+    net = TableNet(HostConfig(name="T", rules=PRESETS["blackjack"], seats=2, bots=1), seed=3)
+    model, _ = tui_at(net)
+    model.toggle_ready()
+    to_my_turn(net, model)
+    assert len(model.hand()) >= 5
+    assert CALL_LAST in model.legal()
+    lines = screen_text(model, 80, 24)
+    assert "l last card" not in lines[-1], lines[-1]
+    assert not any("calls last card" in line for line in lines), lines
+    model.open("help")
+    assert "l last card" in " ".join(screen_text(model, 80, 24))  # l still acts: the help says
+
+
+def test_a_five_second_turn_timer_starts_at_5s_and_counts_from_the_views_arrival() -> None:
+    """Issue 26: with --turn-timer 5 the screen showed "your time: 1s" as a turn began. The
+    seconds were rounded down (a 5 s turn began at 4s and showed 0s for its last second), and
+    a view's time counted from the model's last update, not from when the view was first
+    seen: a redraw before the update counted the new turn's 5 s from the turn before, and a
+    key pressed later started the count again. The clock is the test's."""
+    config = HostConfig(name="T", seats=3, bots=2, bot_delay=1.0, turn_timer=5.0, hands=None)
+    net = TableNet(config, seed=4)
+    link = net.join("ann", auto_ready=False, bot=None)
+    later = [0.0]  # seconds the screen's clock runs ahead of the host's (a person waiting)
+    model = TuiModel(
+        link.session, send=lambda m: net.send(link, m), clock=lambda: net.now + later[0]
+    )
+    model.update()
+    model.toggle_ready()
+    net.run(lambda: link.session.my_turn(), steps=20_000)  # the bots' turns, no update
+    header = screen_text(model, 80, 24)[0]  # a redraw sees the turn first
+    assert "your time: 5s" in header, header
+    later[0] = 3.2
+    model.update()  # a key pressed 3.2 s into the turn: the count goes on, not again
+    assert "your time: 2s" in screen_text(model, 80, 24)[0]
+    later[0] = 4.5
+    assert "your time: 1s" in screen_text(model, 60, 15)[0]  # its last second says 1s
+    later[0] = 5.0
+    assert "your time: 0s" in screen_text(model, 80, 24)[0]  # only once the time is up

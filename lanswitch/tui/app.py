@@ -27,7 +27,7 @@ from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
 from prompt_toolkit.layout.controls import BufferControl, UIContent, UIControl
 from prompt_toolkit.styles import Style
 
-from .keys import KEYS
+from .keys import KEYS, Key, acts
 from .layout import PAGES, compose
 from .model import TuiModel
 
@@ -154,10 +154,9 @@ class TuiApp:
         plain = Condition(lambda: model.overlay is None)
         paging = Condition(lambda: model.overlay in PAGES)
         for key in KEYS:
-            screens = key.screens
-
-            def active(screens: frozenset[str] = screens) -> bool:
-                return model.overlay is None and model.screen in screens
+            # A key is bound where it acts (keys.acts), the test the help lists keys by.
+            def active(key: Key = key) -> bool:
+                return model.overlay is None and acts(key, model)
 
             def handler(
                 event: KeyPressEvent, action: Callable[[TuiModel], None] = key.action

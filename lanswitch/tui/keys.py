@@ -6,8 +6,13 @@ when the hint is worth showing (``when``: ``d draw`` only while a draw is legal,
 only while the call is open). When the bar is too narrow for every hint, those of the highest
 ``rank`` go first; ``? help`` is rank 0 and always stays (it then says how many gave way:
 ``? help (+3)``), and so does ``q leave`` but at the table, where moving along the hand
-comes first. ``? help`` lists only the keys that apply to this person at this table
-(``applies``).
+comes first.
+
+``? help`` lists exactly the keys that act on the screen it is opened on, for this person at
+this table (:func:`acts`: the key's ``screens`` hold the screen, and it ``applies``), and
+the key bindings (``app.py``) take a key only where :func:`acts` says it does: a key listed
+acts, and a key that acts is listed. A key without a hint of its own (``→``, ``x``) is
+named by its partner's (``←/→ move``, ``b/x bot +/-``) and acts where its partner does.
 """
 
 from __future__ import annotations
@@ -15,10 +20,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..game import CALL_LAST, CALL_TWO, DRAW, PASS
+from ..game import CALL_TWO, DRAW, PASS
 from .model import TuiModel
+from .prompts import last_call_offered
 
-__all__ = ["KEYS", "Key", "hints"]
+__all__ = ["KEYS", "Key", "acts", "help_keys", "hints"]
 
 
 def _always(model: TuiModel) -> bool:
@@ -39,9 +45,10 @@ class Key:
     shown: bool = True
     label: Callable[[TuiModel], str] | None = None  # the hint, where it depends on the moment
     applies: Callable[[TuiModel], bool] = _always
-    """Whether the key does anything for this person at this table at all (``? help`` lists
-    only those): a spectator lays no cards, and a table without the peanuckle call has no
-    ``n``. ``when`` is narrower: whether its hint is worth showing now."""
+    """Whether the key does anything for this person at this table at all, on the screens it
+    is bound on (``? help`` lists only those, and only those are bound): a spectator lays no
+    cards, and a table without the peanuckle call has no ``n``. ``when`` is narrower: whether
+    its hint is worth showing now."""
 
 
 _TABLE = frozenset({"table"})
@@ -55,6 +62,12 @@ def _playing(model: TuiModel) -> bool:
 
 def _legal(move: int) -> Callable[[TuiModel], bool]:
     return lambda model: move in model.legal()
+
+
+def _last_call(model: TuiModel) -> bool:
+    # Offered where the prompt offers it (prompts.last_call_offered), not whenever legal.
+    spot = model.spot()
+    return spot is not None and spot.mine and last_call_offered(spot)
 
 
 def _my_turn(model: TuiModel) -> bool:
@@ -112,7 +125,7 @@ def _enter_hint(model: TuiModel) -> bool:
 
 KEYS: tuple[Key, ...] = (
     Key(("left",), "{arrows} move", _TABLE, TuiModel.left, _playing, rank=2, applies=_playing),
-    Key(("right",), "", _TABLE, TuiModel.right, shown=False),
+    Key(("right",), "", _TABLE, TuiModel.right, shown=False, applies=_playing),
     Key(
         ("enter",),
         "Enter lay",
@@ -141,7 +154,7 @@ KEYS: tuple[Key, ...] = (
         "l last card",
         _TABLE,
         TuiModel.call_last,
-        _legal(CALL_LAST),
+        _last_call,
         rank=1,
         applies=_calls("last_card"),
     ),
@@ -167,7 +180,15 @@ KEYS: tuple[Key, ...] = (
         label=lambda m: "b/x bots",  # the bar's; the help's says what b and x do
         applies=_host,
     ),
-    Key(("x",), "", _LOBBY, lambda m: m.host_power("remove_bot"), _host, shown=False),
+    Key(
+        ("x",),
+        "",
+        _LOBBY,
+        lambda m: m.host_power("remove_bot"),
+        _host,
+        shown=False,
+        applies=_host,
+    ),
     Key(
         ("g",),
         "g rules",
@@ -201,12 +222,29 @@ KEYS: tuple[Key, ...] = (
 )
 
 
+def acts(key: Key, model: TuiModel) -> bool:
+    """Whether ``key`` does something on the model's screen, for this person at this table:
+    the one test behind both the key bindings and the help."""
+    return model.screen in key.screens and key.applies(model)
+
+
+def help_keys(model: TuiModel) -> list[str]:
+    """The help's key lines for the model's screen: the hint of every key that acts there,
+    once each, in table order (a hint-less partner key goes under its partner's line)."""
+    out: list[str] = []
+    for key in KEYS:
+        hint = key.hint.format(arrows=model.look.g.arrows)
+        if hint and hint not in out and acts(key, model):
+            out.append(hint)
+    return out
+
+
 def hints(model: TuiModel) -> list[tuple[int, str]]:
     """The hints to show on the model's screen now, in table order, each with its rank."""
     screen = model.screen
     out = []
     for key in KEYS:
-        if key.shown and key.hint and screen in key.screens and key.when(model):
+        if key.shown and key.hint and acts(key, model) and key.when(model):
             hint = key.label(model) if key.label is not None else key.hint
             out.append((key.rank, hint.format(arrows=model.look.g.arrows)))
     if screen == "closed":

@@ -13,6 +13,7 @@ Pure over the model: ``tests/test_tui.py`` checks every screen at several sizes 
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 
 from .. import protocol as p
@@ -269,6 +270,8 @@ def _away_lines(model: TuiModel) -> list[str]:
             lines.append(f"{name} is away: a stand-in plays in {left} s unless {name} is back")
         else:
             lines.append(f"{name} is away: the host plays the seat until {name} is back")
+    for name in model.left_hand():  # a goodbye: the seat is the host's to the hand's end
+        lines.append(f"{name} left: the host plays the seat for the rest of the hand")
     return lines
 
 
@@ -438,7 +441,7 @@ def _lobby(model: TuiModel, cols: int, room: int, where: str) -> list[StyledText
     seats = _seat_rows(model, cols)
     notes = _lobby_notes(model, cols)
     words = _fingerprint_lines(model, cols)
-    join = _join_lines(model, cols, where)
+    join = _join_lines(model, cols, where, room)
     # The description gives way before the seats and the notes do (cut, it ends after a
     # whole word with an ellipsis).
     fixed = 1 + 1 + len(seats) + 1 + len(notes) + len(words) + len(join)
@@ -446,7 +449,7 @@ def _lobby(model: TuiModel, cols: int, room: int, where: str) -> list[StyledText
     top += [[], *seats, [], *notes]
     if len(top) + len(words) <= room:  # the fingerprint's words whole, or not at all
         top += words
-    top += join
+    top += _join_lines(model, cols, where, room - len(top))  # whole, in a form that fits
     return _squeeze(top, [[]], [], model, cols, room)
 
 
@@ -532,13 +535,38 @@ def _lobby_notes(model: TuiModel, cols: int) -> list[StyledText]:
     return out
 
 
-def _join_lines(model: TuiModel, cols: int, where: str) -> list[StyledText]:
-    """How friends join (the host's screen)."""
+def _join_lines(model: TuiModel, cols: int, where: str, room: int) -> list[StyledText]:
+    """How friends join (the host's screen), in the longest form that fits ``room`` lines:
+    ``lanswitch join`` lists the tables on the network to pick from; the table's name or its
+    address go straight to it; at a table with a password, join asks for it — said in every
+    form, for a friend who is not told is refused (at 60x15 the long form lost its last line,
+    the password's)."""
     lobby = model.session.lobby
     if model.powers is None or not where or lobby is None:
         return []
-    text = f'  Friends join with: lanswitch join "{lobby.table}" (or: lanswitch join {where})'
-    return wrap([("class:dim", text)], cols, indent=4)
+    name = _shell_word(lobby.table)
+    asked = " It asks them for the table's password." if model.powers.locked() else ""
+    forms = (
+        f"  Friends join with: lanswitch join, then pick {lobby.table} from the list "
+        f"(or: lanswitch join {name}, or: lanswitch join {where}).{asked}",
+        f"  Friends join with: lanswitch join, then pick {lobby.table} (or: lanswitch join "
+        f"{where}).{asked}",
+        f"  Friends join with: lanswitch join, then pick {lobby.table}.{asked}",
+    )
+    lines: list[StyledText] = []
+    for text in forms:
+        lines = wrap([("class:dim", text)], cols, indent=4)
+        if len(lines) <= room:
+            return lines
+    return []  # no room for the shortest: the seats and notes come first
+
+
+def _shell_word(text: str) -> str:
+    """``text`` as one word for a shell: in double quotes (``"ann's table"``, as a person
+    types it) unless it holds a character a shell reads inside them, else quoted by shlex."""
+    if text and not any(c in text for c in '"$`\\!'):
+        return f'"{text}"'
+    return shlex.quote(text)
 
 
 def _fingerprint_lines(model: TuiModel, cols: int) -> list[StyledText]:
@@ -591,28 +619,28 @@ def _closed(model: TuiModel, cols: int, room: int) -> list[StyledText]:
 
 
 def help_lines(model: TuiModel) -> list[StyledText]:
-    """Every key, what it does, and how to read the screen."""
-    from .keys import KEYS
+    """The keys that act on this screen (:func:`.keys.help_keys`, the test the key bindings
+    use too), the table's power cards, and how to read the screen."""
+    from .keys import help_keys
     from .powers import power_lines
 
     g = model.look.g
-    seen: list[str] = []
-    for key in KEYS:
-        hint = key.hint.format(arrows=g.arrows)
-        if hint and hint not in seen and key.applies(model):
-            seen.append(hint)
-    lines: list[StyledText] = [[("", f"  {hint}")] for hint in seen]
+    lines: list[StyledText] = [[("", f"  {hint}")] for hint in help_keys(model)]
     lines += power_lines(model)  # the table's power cards, in a player's words
-    notes = (
-        f"{g.updown} scroll this, Esc closes it.",
+    notes: tuple[str, ...] = (f"{g.updown} scroll this, Esc closes it.",)
+    if model.screen == "table" and not model.watching:  # how to lay, where one lays cards
+        notes += (
+            "",
+            "Cards you may lay are bright; the cursor is reversed. The line under the prompt "
+            "says why the card under the cursor cannot be laid.",
+            "Space marks cards to lay one after another in this turn (the number in brackets "
+            "before a marked card shows the order: (1) is laid first) and Enter lays them (a "
+            "card that names a suit asks for it, then the rest follow); a card that could not "
+            "be laid after the ones marked before it is not marked, and the line under the "
+            "prompt says why.",
+        )
+    notes += (
         "",
-        "Cards you may lay are bright; the cursor is reversed. The line under the prompt says "
-        "why the card under the cursor cannot be laid.",
-        "Space marks cards to lay one after another in this turn (the number in brackets "
-        "before a marked card shows the order: (1) is laid first) and Enter lays them (a "
-        "card that names a suit asks for it, then the rest follow); a card that could not be "
-        "laid after the ones marked before it is not marked, and the line under the prompt "
-        "says why.",
         "The log tells every play, draw, pick-up and pass, who comes and goes, and the "
         "verdict of each hand's check of the deal.",
     )

@@ -25,6 +25,7 @@ from ..narrate import Line, Story, describe, merge
 from ..session import HandRecord, News, Session, named
 from ..textsafe import escape
 from .faces import Faces
+from .presence import Presence
 from .prompts import Spot, cannot_mark, tables_for, why_not
 from .render import Look, StyledText, card_text, line_text, move_text, plain_text
 
@@ -56,6 +57,8 @@ class HostPowers:
         default=lambda: "this table cannot switch how it deals"
     )
     """Deal the next hands dealer-blind, or by commit-reveal again (what it says, or why not)."""
+    locked: Callable[[], bool] = field(default=lambda: False)
+    """The table has a password (the lobby's message does not say; the host knows)."""
 
 
 @dataclass(slots=True)
@@ -115,8 +118,7 @@ class TuiModel:
         self._turn_seq = -1
         self._timer_seen: tuple[int, int] = (-1, 0)  # (seq, timer_ms) of the view last read
         self.timer_since = 0.0  # when that view's timer_ms was read (the clock)
-        self._seats: tuple[p.LobbySeat, ...] | None = None  # the lobby last seen
-        self.lobby_since = 0.0  # when it came (the clock): its seats' grace_ms count from then
+        self.presence = Presence()  # who comes and goes (tui/presence.py)
         self.drawing = 0  # draws left to make of a d that draws until a card can be laid
         self._faces = Faces()  # lines of ours waiting for the faces of hidden draws
         self._draw_held = 0  # the cards held when the last of them was sent
@@ -228,25 +230,42 @@ class TuiModel:
         return why_not(hand[self.cursor], spot)
 
     def seconds_left(self) -> int | None:
-        """The turn timer's seconds left now (None: no timer running)."""
+        """The turn timer's seconds left now (None: no timer running), rounded up as the away
+        countdown is: a 5 s turn shows 5 as it starts and 1 in its last second, 0 only once
+        the host's time is up (rounded down it began at 4 and showed 0 for a whole second).
+
+        The view's ``timer_ms`` counts from the moment this model first sees that view —
+        whether an :meth:`update` or a redraw comes first (:meth:`_timer_origin`)."""
         ms = self.session.timer_ms
         if not ms:
             return None
-        return max(0, int(ms / 1000 - (self.clock() - self.timer_since)))
+        self._timer_origin()
+        return max(0, math.ceil(ms / 1000 - (self.clock() - self.timer_since)))
+
+    def _timer_origin(self) -> None:
+        """Start the count of a view's ``timer_ms`` when the view is first seen. Set in
+        :meth:`update` alone, a redraw between a view's arrival and the next update (the
+        screen redraws twice a second while a timer runs) counted the new view's time from
+        the update before — the previous turn's — and showed a turn just begun as nearly
+        over; and a key pressed later restarted the count from the key."""
+        s = self.session
+        if (s.seq, s.timer_ms) != self._timer_seen:
+            self._timer_seen, self.timer_since = (s.seq, s.timer_ms), self.clock()
 
     def away(self) -> list[tuple[str, int | None]]:
         """The players away mid-hand, by the latest lobby: each name with the seconds left
-        before the host stands in for it (the host's deadline, counted on our clock from the
-        lobby's arrival), None once its grace is over."""
+        before the host stands in for it, None once its grace is over (:mod:`.presence`)."""
         lobby = self.session.lobby
         if lobby is None or not lobby.playing or self.session.view is None:
             return []
-        out: list[tuple[str, int | None]] = []
-        for st in lobby.seats:
-            if st.name and not st.bot and not st.connected:
-                left = st.grace_ms / 1000 - (self.clock() - self.lobby_since)
-                out.append((st.name, math.ceil(left) if left > 0 else None))
-        return out
+        return self.presence.away(lobby, self.clock())
+
+    def left_hand(self) -> list[str]:
+        """The players who said goodbye mid-hand: the host plays their seats for the rest of
+        it (a goodbye gives the seat up; a lost link, in :meth:`away`, only until return)."""
+        if self.session.view is None:
+            return []
+        return self.presence.left_hand(self.hand_names())
 
     def lost_for(self) -> int | None:
         """Seconds since the link to the host went down (None: it is up)."""
@@ -259,8 +278,7 @@ class TuiModel:
     def update(self) -> None:
         """Take the session's news into the log; keep the cursor in range; lay queued cards."""
         s = self.session
-        if (s.seq, s.timer_ms) != self._timer_seen:
-            self._timer_seen, self.timer_since = (s.seq, s.timer_ms), self.clock()
+        self._timer_origin()
         for news in s.news[self._news_seen :]:
             self._take(news)
         self._news_seen = len(s.news)
@@ -311,14 +329,13 @@ class TuiModel:
             self.drawn = self._last_face = -1
             self.laid = []
             self._faces.clear()
+            self.presence.new_hand()
         elif news.kind == "events" and isinstance(news.data, tuple):
             self._events(news.data)
         elif news.kind == "lobby" and isinstance(news.data, p.LobbyState):
-            seats, self._seats = self._seats, news.data.seats
-            self.lobby_since = self.clock()
-            if seats is not None:
-                for line in _comings_and_goings(seats, news.data.seats, self.session.public_key):
-                    self._say(line, "class:dim")
+            me = self.session.public_key
+            for line in self.presence.lobby(news.data, self.clock(), me):
+                self._say(line, "class:dim")
         elif news.kind == "opened" and isinstance(news.data, tuple):
             self._opened(news.data)
         elif news.kind == "verdict" and isinstance(news.data, HandRecord):
@@ -336,7 +353,10 @@ class TuiModel:
             if self.lost_since is None:
                 self.lost_since = self.clock()
             self._say(f"{news.text}: waiting for it to come back (q leaves)", "class:warn")
-        elif news.kind in ("presence", "voids"):
+        elif news.kind == "presence":
+            if self.presence.logged(news.data, self.session.seat):  # a return: said once
+                self._say(news.text, "class:warn")
+        elif news.kind == "voids":
             self._say(news.text, "class:warn")
         elif news.kind == "pin" and isinstance(news.data, bytes):
             self.fingerprint = news.data  # the lobby shows its words whole, at any width
@@ -619,30 +639,6 @@ class TuiModel:
 DRAW_ON_BOUND = 108
 """At most this many draws of one d (a deck and a half): the stock is refilled from the pile,
 and a hand that cannot lay might otherwise draw on while the pile lasts."""
-
-
-def _comings_and_goings(
-    before: Sequence[p.LobbySeat], after: Sequence[p.LobbySeat], me: bytes
-) -> list[str]:
-    """What the other players did between two lobby states, a line each: took a seat (a bot's,
-    a person's first), went away (their connection dropped), came back, left. Bots coming and
-    going are the host's business, and shown in the seat list."""
-    lines = []
-    for i, (old, new) in enumerate(zip(before, after, strict=False)):
-        if new.key == me and new.key:
-            continue
-        was = bool(old.name) and not old.bot
-        now = bool(new.name) and not new.bot
-        if was and (not now or old.key != new.key):
-            lines.append(f"{old.name} left")
-        if now and (not was or old.key != new.key):
-            took = f"{old.name}'s seat (seat {i + 1})" if old.bot else f"seat {i + 1}"
-            lines.append(f"{new.name} takes {took}")
-        elif now and old.connected and not new.connected:
-            lines.append(f"{new.name} is away")
-        elif now and not old.connected and new.connected:
-            lines.append(f"{new.name} is back")
-    return lines
 
 
 def preferred_choice(choices: Sequence[int], hand: Sequence[int]) -> int:

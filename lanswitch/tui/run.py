@@ -313,7 +313,14 @@ def host_powers(host: Host, poke: Callable[[], None]) -> HostPowers:
         return lines
 
     return HostPowers(
-        add_bot, remove_bot, next_rules, start, arrivals, waiting, toggle_blind=toggle_blind
+        add_bot,
+        remove_bot,
+        next_rules,
+        start,
+        arrivals,
+        waiting,
+        toggle_blind=toggle_blind,
+        locked=lambda: bool(host.config.password),
     )
 
 
