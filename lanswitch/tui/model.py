@@ -9,6 +9,10 @@ it directly, without a terminal.
 The log is the one narration of the engine's events (:mod:`lanswitch.narrate`), every
 player's draws, pick-ups and passes included, plus who comes and goes (from the lobby), the
 verdicts, chat, and the link to the host ("lost the host: reconnecting…").
+
+At the ~700-line mark: who comes and goes went to :mod:`.presence`, the faces of blind cards
+to :mod:`.faces`; issue 27 splits the rest by concern (the cursor and marking apart from the
+log).
 """
 
 from __future__ import annotations
