@@ -124,7 +124,9 @@ def _enter_hint(model: TuiModel) -> bool:
 
 
 KEYS: tuple[Key, ...] = (
-    Key(("left",), "{arrows} move", _TABLE, TuiModel.left, _playing, rank=2, applies=_playing),
+    # Rank 1 and first: where the bar is narrow, moving along the hand outlasts d, p and the
+    # calls (the prompt under the hand names the key to draw or pass whenever it must).
+    Key(("left",), "{arrows} move", _TABLE, TuiModel.left, _playing, rank=1, applies=_playing),
     Key(("right",), "", _TABLE, TuiModel.right, shown=False, applies=_playing),
     Key(
         ("enter",),
