@@ -780,6 +780,10 @@ def test_a_fake_answering_for_a_tables_name_is_shown_and_never_joined_silently(l
         fake.stop()
 
 
+ANNS_TURN = re.compile(r"▶ ann\b")
+"""ann's seat marked to act, on the seat line of her screen."""
+
+
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_a_friend_whose_link_drops_is_away_on_the_hosts_screen_at_once_with_a_countdown(
     lan: Lan,
@@ -813,14 +817,16 @@ def test_a_friend_whose_link_drops_is_away_on_the_hosts_screen_at_once_with_a_co
         bob.keys("r")
         # ann's turn: should bob be first, he plays the first card that goes (d draws when
         # none does; Enter also takes a choice the card asks for) until it is ann's turn.
+        # (ann's turn is the seat line's marker: "your turn" is only in some prompts — one
+        # facing a pick-up says "pick up 2 with d…", and the deal decides which comes.)
         for _ in range(40):
-            if "your turn" in ann.wait_for("your turn", 0.5):
+            if ANNS_TURN.search(ann.wait_for("▶ ann", 0.5)):
                 break
             for key in ("d", "Enter", "Right"):
                 bob.keys(key)
                 time.sleep(0.2)
         screen = ann.screen()
-        assert "your turn" in screen, screen
+        assert ANNS_TURN.search(screen), screen
         assert "bob is away" not in screen, screen
         lan.link_down("l1")
         cut = time.monotonic()
