@@ -40,7 +40,9 @@ Two clients at once (two terminals on one laptop) share the file: it is in WAL m
 never wait for a writer), every connection waits up to :data:`BUSY_TIMEOUT` for the write
 lock, and each write is one short ``BEGIN IMMEDIATE`` transaction. A row is unique by (game
 id, hand number, this client's public key), and inserted with ``INSERT OR IGNORE``: a write
-retried after a commit whose answer was lost is not a second row.
+retried after a commit whose answer was lost is not a second row. One row gives way: a hand
+kept *unfinished* (its host stopped the table) is replaced by the same hand finished, once the
+table is carried on (``--resume``) and the hand ends.
 
 The writes run where the client runs them, on its event loop, between two messages: a hand's
 row is one short transaction (a few tens of kilobytes), and the loop waits at most
@@ -427,6 +429,14 @@ class History:
         ids: list[int] = []
         with self._write() as db:
             for r in rows:
+                if r.status != "unfinished":
+                    # A hand left unfinished when its host stopped the table, then carried on
+                    # (--resume) and finished: the finished hand takes its row.
+                    db.execute(
+                        "DELETE FROM hands WHERE game_id = ? AND hand_no = ? AND client = ? "
+                        "AND status = 'unfinished'",
+                        (r.game_id, r.hand_no, r.client),
+                    )
                 cur = db.execute(
                     f"INSERT OR IGNORE INTO hands ({_COLUMNS}) "
                     f"VALUES ({', '.join('?' * _COLUMNS.count(','))}, ?)",

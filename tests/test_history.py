@@ -113,6 +113,32 @@ def test_a_seat_keeps_each_hand_with_its_verdict_and_transcript(
         assert verify(Transcript.from_json(row.transcript)).fair
 
 
+def test_a_hand_kept_unfinished_gives_way_to_the_same_hand_finished(
+    tmp_path: Path, match: tuple[Link, Link, Link]
+) -> None:
+    """The newcomer pass (issue 26): a host stopped the table mid-hand, its player's client
+    kept the hand unfinished; after --resume the hand was finished and checked fair on screen,
+    but the history still said unfinished (INSERT OR IGNORE kept the first row). The finished
+    hand takes the row; an unfinished one never displaces a finished one."""
+    from dataclasses import replace
+
+    from lanswitch.session import _UNFINISHED
+
+    ann = match[0].session
+    done = ann.history[0]
+    stopped = replace(done, over=_UNFINISHED, judgement=None, proof=None)
+    data = tmp_path / "data"
+    writer = HistoryWriter(data)
+    key = ann.public_key.hex()
+    for record in (stopped, done, stopped):  # stopped, resumed and finished, a late repeat
+        assert writer.record(record, name="ann", table="Kitchen", host="h", client=key) is None
+    assert writer.close() is None
+    with History(history_path(data)) as h:
+        (row,) = h.rows()
+    assert row.status == "fair", row.status
+    assert result_text(row) in ("you won", "bob won, you 2nd")
+
+
 def test_verify_of_a_played_hand_without_its_file_does_not_say_it_was_watched(
     tmp_path: Path, match: tuple[Link, Link, Link], capsys: pytest.CaptureFixture[str]
 ) -> None:
