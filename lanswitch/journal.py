@@ -94,9 +94,13 @@ def _slug(text: str) -> str:
 
 def _connect(path: Path) -> sqlite3.Connection:
     con = sqlite3.connect(path, isolation_level=None, timeout=0.0)
-    con.execute("PRAGMA locking_mode=EXCLUSIVE")
-    con.execute("PRAGMA journal_mode=WAL")
-    con.execute("PRAGMA synchronous=NORMAL")
+    try:
+        con.execute("PRAGMA locking_mode=EXCLUSIVE")
+        con.execute("PRAGMA journal_mode=WAL")
+        con.execute("PRAGMA synchronous=NORMAL")
+    except sqlite3.Error:
+        con.close()  # an exclusive lock half-taken on a damaged file would outlive the error
+        raise
     return con
 
 
@@ -151,15 +155,23 @@ class Journal:
             raise JournalError(f"no journal at {path}")
         try:
             con = _connect(path)
+        except sqlite3.Error as e:
+            raise _failed(path, e) from None
+        try:
             version = con.execute("PRAGMA user_version").fetchone()[0]
             if version != FORMAT:
-                con.close()
                 raise JournalError(
                     f"{path} is a journal of format {version}; this lanswitch reads {FORMAT}"
                 )
             con.execute("SELECT count(*) FROM meta").fetchone()
             (size,) = con.execute("SELECT coalesce(sum(length(record)), 0) FROM inputs").fetchone()
-        except sqlite3.Error as e:
+        except (sqlite3.Error, JournalError) as e:
+            # Closed on every failure: the connection's exclusive lock, left open on a damaged
+            # file, made the next look at it in this process read "in use" (the newcomer pass:
+            # --resume said "no unfinished table" beside a damaged journal, plain play nothing).
+            con.close()
+            if isinstance(e, JournalError):
+                raise
             raise _failed(path, e) from None
         return cls(path, con, budget=budget, size=int(size))
 

@@ -468,6 +468,29 @@ def test_a_damaged_journal_is_reported_as_damaged_not_as_nothing(tmp_path: Path)
     assert "a new table can still be started" in err, err
 
 
+def test_a_journal_cut_short_is_reported_as_damaged_every_time_it_is_looked_at(
+    tmp_path: Path,
+) -> None:
+    """The newcomer pass: a real journal truncated (a full disk) was called damaged at the
+    first look only — its failed open left sqlite's exclusive lock held in the process, so the
+    next look read "in use" — and ``--resume`` said "no unfinished table to resume" beside it."""
+    from lanswitch.journal import damaged
+
+    j = Journal.create(tmp_path, "Kitchen")
+    j.set("name", "Kitchen")
+    j.set("started", 1.0)
+    j.write([b"x" * 20_000] * 5)
+    path = j.path
+    j.close()
+    os.truncate(path, 5000)
+    for _ in range(3):  # every look says the same
+        assert unfinished(tmp_path) == []
+        assert [d.path for d in damaged(tmp_path)] == [path]
+    with pytest.raises(ResumeError) as caught:
+        resume_table(tmp_path)
+    assert f"the journal {path} is damaged" in str(caught.value), caught.value
+
+
 def test_a_plain_host_says_there_is_an_interrupted_table_and_how_to_resume_it(
     tmp_path: Path,
 ) -> None:
