@@ -171,7 +171,10 @@ def preferred_order(addresses: Sequence[str], local: Sequence[str] | None = None
     nets = {ipaddress.IPv4Network(f"{a}/24", strict=False) for a in mine}
 
     def rank(addr: str) -> int:
-        ip = ipaddress.IPv4Address(addr)
+        try:
+            ip = ipaddress.IPv4Address(addr)
+        except ValueError:  # a host name (or IPv6) given to join: tried after the rest
+            return 3
         if any(ip in n for n in nets):
             return 0
         return 1 if ip.is_private else 2

@@ -99,6 +99,11 @@ def parse_target(text: str) -> tuple[str, int] | None:
     plain = all(part.isalnum() or "-" in part for part in host.split(".")) and not host.isdigit()
     if not (is_ip or plain):
         return None
+    if not is_ip and all(part.isdigit() for part in host.split(".")):
+        raise ValueError(
+            f"{host} is not an address: an IPv4 address is four numbers from 0 to 255, as the "
+            "host's screen shows it (e.g. 192.168.1.20:4000)"
+        )
     if not 0 < int(port) < 65536:
         raise ValueError(f"{text.strip()}: the port must be 1..65535, not {int(port)}")
     return host, int(port)
