@@ -180,9 +180,12 @@ def farewell(model: TuiModel, table: str) -> tuple[int, str]:
     if isinstance(reason, p.Error):
         return 1, f"lanswitch: the host closed the connection: {reason.code.value}: {reason.text}"
     if model.session.paused is not None:  # left while waiting for a stopped table
+        # (The seat's key and token went with this process: joining again is as someone new,
+        # who waits for a free seat. Keeping them needs the hand's seeds kept too, or the
+        # resumed hand's replayed rounds read as the host changing our commitment.)
         return 0, (
-            f'left the table "{table}", which its host stopped: lanswitch join takes the seat '
-            "again once the host carries it on"
+            f'left the table "{table}", which its host stopped; joining again once it carries '
+            "on, you wait for a free seat (your own is played by the host until it is freed)"
         )
     return 0, f'left the table "{table}"'
 
