@@ -433,6 +433,44 @@ def _highlight(browser: Tmux, name: str) -> None:
     raise AssertionError("the cursor never reached the table: " + browser.screen())
 
 
+def test_a_wrong_password_is_told_on_the_hosts_screen_not_written_over_it(tmp_path: Path) -> None:
+    """The newcomer pass: a friend's wrong password wrote "wrong table password from … its next
+    try waits 1 s" straight to the terminal ``play`` draws on (Python's last-resort handler, on
+    stderr), over the title and the lobby, which stayed garbled until a key was pressed. The
+    warning is now a line of the host's log on its screen; nothing else reaches the terminal."""
+    env = {**os.environ, "LANSWITCH_DATA_DIR": str(tmp_path), "TERM": "xterm-256color"}
+    command = (  # stderr left on the terminal, as a person runs it
+        f"{sys.executable} -m lanswitch play --interface 127.0.0.1 --name ann --bots 1 "
+        "--seats 3 --password s3cret --table Kitchen; sleep 30"
+    )
+    host = Tmux(command, env)
+    try:
+        screen = host.wait_for("Press r", 15)
+        port = re.search(r"127\.0\.0\.1:(\d+)", screen)
+        assert port is not None, screen
+        wrong = subprocess.run(
+            [
+                *(sys.executable, "-m", "lanswitch", "--data-dir", str(tmp_path / "cath")),
+                *("join", f"127.0.0.1:{port.group(1)}", "--spectate", "--headless"),
+                *("--password", "guess", "--name", "cath"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert "the password given is not table" in wrong.stderr, wrong.stderr
+        screen = host.wait_for("wrong table password", 10)
+        lines = screen.splitlines()
+        assert lines[0].startswith("lanswitch"), screen  # the title is whole
+        said = [x for x in lines if "wrong table password from 127.0.0.1" in x]
+        assert len(said) == 1, screen
+        assert said[0].startswith("  "), screen  # a line of the log, not written over the screen
+        assert "Press r" in screen, screen
+    finally:
+        host.kill()
+
+
 def test_a_password_table_shows_a_lock_and_asks_for_its_password_in_the_browser_and_by_name(
     tmp_path: Path,
 ) -> None:

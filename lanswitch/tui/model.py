@@ -309,6 +309,10 @@ class TuiModel:
         if self.drawing and len(self.hand()) > self._draw_held and self._fresh():
             self._draw_on()  # the card drawn last is in the hand: draw on, or stop
 
+    def warn(self, text: str) -> None:
+        """A warning from the shell's own workings (a wrong password tried at our table)."""
+        self._say(text, "class:warn")
+
     def _say(self, text: str, style: str = "", source: Line | None = None) -> None:
         self._add([(style, text)], source)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import logging
 import math
 import os
 import signal
@@ -45,6 +46,7 @@ from ..rules import PRESETS, RuleSet
 from ..session import SEED_WAIT_S, Session
 from ..settings import Join, Play, Screen
 from ..table import Refused
+from ..textsafe import escape
 from ..tls import PinStore, load_or_create_identity
 from .app import TuiApp, colour_wanted
 from .model import HostPowers, TuiModel
@@ -117,9 +119,18 @@ async def run_client(
     ticker = asyncio.create_task(tick())
     if on_start is not None:
         on_start(model, tui)
+    # lanswitch's own warnings (the server's: "wrong table password from …", a connection that
+    # failed) go to the screen's log while it is up: Python's last-resort handler writes them
+    # to stderr, the terminal prompt_toolkit draws on, over the title and the lobby.
+    logger = logging.getLogger("lanswitch")
+    to_screen = _ToScreen(model, tui)
+    logger.addHandler(to_screen)
+    propagated, logger.propagate = logger.propagate, False
     try:
         await tui.app.run_async(handle_sigint=_loop_takes_signals())
     finally:
+        logger.removeHandler(to_screen)
+        logger.propagate = propagated
         client.on_news = previous
         ticker.cancel()
         if not net.done() and model.quit and stop_instead is not None and await stop_instead():
@@ -142,6 +153,22 @@ async def run_client(
         with contextlib.suppress(asyncio.CancelledError, JoinError, OSError):
             await net
     return model
+
+
+class _ToScreen(logging.Handler):
+    """A log record of lanswitch's, WARNING and up, as a line in the terminal client's log
+    (its message only: a traceback has no place on a card table)."""
+
+    def __init__(self, model: TuiModel, tui: TuiApp) -> None:
+        super().__init__(logging.WARNING)
+        self.model, self.tui = model, tui
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.model.warn(escape(record.getMessage()))
+            self.tui.refresh()
+        except Exception:  # a log line must never take the screen down
+            self.handleError(record)
 
 
 async def _pay_seed(session: Session, net: asyncio.Task[None]) -> None:
