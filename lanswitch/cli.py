@@ -353,9 +353,10 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument(
         "--bots",
         type=_count,
-        default=3,
+        default=None,
         metavar="N",
-        help="bots in the other seats (default 3); fewer keep seats free for friends",
+        help="bots in the other seats (default 3, or every other seat of a smaller --seats); "
+        "fewer keep seats free for friends",
     )
     pl.add_argument(
         "--seats",
@@ -1055,6 +1056,8 @@ def _play_settings(args: argparse.Namespace) -> Play:
     """``lanswitch play``'s table (the player takes a seat: at most seats - 1 bots)."""
     _no_timer_when_blind(args)
     bots = args.bots
+    if bots is None:  # not given: 3, or every other seat of a table of fewer (--seats 2: 1)
+        bots = 3 if args.seats is None else min(3, args.seats - 1)
     seats = args.seats if args.seats is not None else max(4, bots + 1)
     if seats > MAX_PLAYERS:
         raise _UsageError(

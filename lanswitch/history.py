@@ -269,7 +269,7 @@ def row_of(
 def result_text(row: HandRow) -> str:
     """The result in a few words: "you won", "Alice won, you 3rd", "Alice won", "void".
     Names are escaped for printing (:func:`lanswitch.textsafe.escape`)."""
-    if row.status == "unfinished":
+    if row.status == "unfinished" or row.ending == "unfinished":  # (watched, too)
         return "unfinished: no result"
     if row.ending == "void" or not row.placings:
         return "void: no result"

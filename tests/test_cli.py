@@ -660,3 +660,22 @@ def test_ctrl_c_while_make_compiles_the_engine_is_one_line(tmp_path: Path) -> No
         "lanswitch: compiling the engine was interrupted; the pure Python engine will run "
         "(make compiles it next time)"
     )
+
+
+def test_play_with_fewer_seats_fills_them_with_bots_without_being_told() -> None:
+    """The newcomer pass: ``play --seats 2`` said "--bots 3 leaves no seat for you at 2
+    seats" — the default of 3 bots, never given. Without --bots, the bots fill the other seats
+    of a smaller table; given, the number is kept (and checked)."""
+    from lanswitch.cli import _play_settings, build_parser
+
+    parser = build_parser()
+    for argv, bots, seats in (
+        (["play"], 3, 4),
+        (["play", "--seats", "2"], 1, 2),
+        (["play", "--seats", "3"], 2, 3),
+        (["play", "--seats", "6"], 3, 6),
+        (["play", "--bots", "1"], 1, 4),
+        (["play", "--seats", "2", "--bots", "0"], 0, 2),
+    ):
+        table = _play_settings(parser.parse_args(argv)).table
+        assert (table.bots, table.seats) == (bots, seats), argv

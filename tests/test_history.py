@@ -137,6 +137,16 @@ def test_a_hand_kept_unfinished_gives_way_to_the_same_hand_finished(
         (row,) = h.rows()
     assert row.status == "fair", row.status
     assert result_text(row) in ("you won", "bob won, you 2nd")
+    # A spectator's hand stopped the same way: watched, and no result — not "void".
+    eve = match[2].session
+    watched = replace(eve.history[0], over=_UNFINISHED)
+    writer = HistoryWriter(tmp_path / "eve")
+    assert writer.record(watched, name="eve", table="Kitchen", host="h", client="e") is None
+    writer.close()
+    with History(history_path(tmp_path / "eve")) as h:
+        (row,) = h.rows()
+    assert row.status == "watched"
+    assert result_text(row) == "unfinished: no result"
 
 
 def test_verify_of_a_played_hand_without_its_file_does_not_say_it_was_watched(

@@ -1269,6 +1269,23 @@ def test_the_turn_timer_counts_down_on_screen() -> None:
     assert model.seconds_left() in (14, 15)
 
 
+def test_a_paused_table_shows_no_frozen_turn_timer() -> None:
+    """The newcomer pass: while a friend waited for a stopped table, the title kept "your time:
+    8s" frozen beside "host stopped the table, waiting…". The wait is shown; the timer is not
+    (the resumed table counts from where it stopped)."""
+    net = TableNet(HostConfig(name="T", seats=2, bots=1, bot_delay=0.0, turn_timer=20.0), seed=4)
+    model, _ = tui_at(net)
+    model.toggle_ready()
+    to_my_turn(net, model)
+    assert "your time:" in screen_text(model)[0]
+    stopped = p.Error(code=p.ErrorCode.PAUSED, text="the host stopped the table mid-match")
+    model.session.receive(stopped)  # what the host's stop says (its link then ends)
+    model.update()
+    header = screen_text(model)[0]
+    assert "host stopped the table, waiting" in header, header
+    assert "your time:" not in header, header
+
+
 def test_the_bell_rings_once_per_turn() -> None:
     net = TableNet(HostConfig(name="T", seats=2, bots=1, bot_delay=0.0, hands=1), seed=6)
     model, app = tui_at(net, bell=True)

@@ -111,7 +111,7 @@ def _header(model: TuiModel, cols: int, title: str, where: str) -> StyledText:
         n = lobby.hands
         parts.append((2, [("class:title", f"{n} hand{'s' if n != 1 else ''} played")]))
     left = model.seconds_left()
-    if left is not None and model.screen == "table":
+    if left is not None and model.screen == "table" and model.session.paused is None:
         turn = "your" if s.my_turn() else "their"
         parts.append((0, [("class:warn", f"{turn} time: {left}s")]))
     lost = model.lost_for()
