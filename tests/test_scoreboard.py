@@ -252,3 +252,20 @@ def test_the_hand_that_reaches_the_target_says_who_won_the_match() -> None:
     model.open("match")
     page = screen_text(model, 80, 24)
     assert "wins the match" in page_row(page, name), page
+
+
+def test_a_tie_for_most_hands_won_is_said_as_a_tie() -> None:
+    """The newcomer pass: "Most hands won: bot 1 leads with 1." when bot 1 and bot 2 had won
+    one hand each."""
+    from lanswitch.tui.scoreboard import Board, Standing, summary
+
+    tied = Board(
+        mode="none",
+        target=0,
+        standings=(Standing(1, "bot 1", 1), Standing(2, "bot 2", 1), Standing(0, "ann", 0)),
+        hands=2,
+        winner=None,
+    )
+    assert summary(tied) == "Most hands won: level at the top on 1 hand."
+    ahead = replace(tied, standings=(Standing(1, "bot 1", 2), *tied.standings[1:]))
+    assert summary(ahead) == "Most hands won: bot 1 leads with 2."

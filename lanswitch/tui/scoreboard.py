@@ -158,6 +158,9 @@ def summary(b: Board) -> str:
     if b.mode == "none":
         if lead.total == 0:
             return "Most hands won: no hand of this match won yet."
+        if len(b.standings) > 1 and b.standings[1].total == lead.total:
+            won = "hand" if lead.total == 1 else "hands"
+            return f"Most hands won: level at the top on {lead.total} {won}."
         verb = "lead" if who == "you" else "leads"
         return f"Most hands won: {who} {verb} with {lead.total}."
     if b.mode == "winner_collects":
