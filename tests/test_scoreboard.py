@@ -207,9 +207,13 @@ def test_the_scoreboard_in_a_real_terminal(tmp_path: Path, cols: int, rows: int)
     the target; m opens the match, Esc closes it."""
     env = {**os.environ, "LANSWITCH_DATA_DIR": str(tmp_path), "TERM": "xterm-256color"}
     log = tmp_path / "play.err"
+    # Two-four-jack to 5000 (house rules): a first hand can score past the preset's 500
+    # (509 was seen), and the match would be over before the screen says how far to go.
+    rules = tmp_path / "two-four-jack-long.toml"
+    rules.write_text('base = "two-four-jack"\n[scoring]\ntarget = 5000\n', encoding="utf-8")
     command = (
         f"{sys.executable} -m lanswitch play --interface 127.0.0.1 --name ann --bots 3 "
-        f"--rules two-four-jack --bot-delay 0.05 2>{log}; echo EXITED $?; sleep 30"
+        f"--rules {rules} --bot-delay 0.05 2>{log}; echo EXITED $?; sleep 30"
     )
     tmux = Tmux(command, env, (cols, rows))
     try:
@@ -217,7 +221,7 @@ def test_the_scoreboard_in_a_real_terminal(tmp_path: Path, cols: int, rows: int)
         assert "Press r" in screen, screen + log.read_text()
         tmux.keys("r")
         play_by_keys(tmux)
-        screen = tmux.wait_for("Match to 500", 10)
+        screen = tmux.wait_for("Match to 5000", 10)
         assert "Hand 1 is over" in screen, screen
         assert "match" in next(line for line in screen.splitlines() if "cards left" in line)
         assert "to go." in " ".join(screen.split()), screen  # (wrapped at 60 columns)
