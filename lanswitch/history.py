@@ -429,12 +429,13 @@ class History:
         ids: list[int] = []
         with self._write() as db:
             for r in rows:
-                if r.status != "unfinished":
-                    # A hand left unfinished when its host stopped the table, then carried on
-                    # (--resume) and finished: the finished hand takes its row.
+                if r.ending != "unfinished":
+                    # A hand left unfinished when its host stopped the table (played or
+                    # watched), then carried on (--resume) and finished: the finished hand
+                    # takes its row.
                     db.execute(
                         "DELETE FROM hands WHERE game_id = ? AND hand_no = ? AND client = ? "
-                        "AND status = 'unfinished'",
+                        "AND ending = 'unfinished'",
                         (r.game_id, r.hand_no, r.client),
                     )
                 cur = db.execute(

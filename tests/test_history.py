@@ -147,6 +147,12 @@ def test_a_hand_kept_unfinished_gives_way_to_the_same_hand_finished(
         (row,) = h.rows()
     assert row.status == "watched"
     assert result_text(row) == "unfinished: no result"
+    writer = HistoryWriter(tmp_path / "eve")  # carried on and finished: the row is the result
+    assert writer.record(eve.history[0], name="eve", table="Kitchen", host="h", client="e") is None
+    writer.close()
+    with History(history_path(tmp_path / "eve")) as h:
+        (row,) = h.rows()
+    assert result_text(row) in ("ann won", "bob won")
 
 
 def test_verify_of_a_played_hand_without_its_file_does_not_say_it_was_watched(
