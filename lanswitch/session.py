@@ -581,17 +581,7 @@ class Session:
             # as it came): a void the host laid on a player and the check lays on the host is
             # counted as the host's.
             self.count_void(judgement.void_entry())
-        record = HandRecord(
-            m.hand_no,
-            h.over or _UNFINISHED,
-            judgement,
-            proof,
-            game_id=m.game_id,
-            rules="" if h.setup is None else h.setup.rules.name,
-            seat=seat,
-            names=h.names,
-            deal=deal,
-        )
+        record = _record_of(h, judgement, proof, seat, deal)
         self.history.append(record)
         if judgement is not None:
             self.note("verdict", judgement.text(), record)
@@ -640,19 +630,8 @@ class Session:
         would say what judging it live would."""
         h.done = True
         m = h.message
-        self.history.append(
-            HandRecord(
-                m.hand_no,
-                _UNFINISHED,
-                None,
-                None,  # no file: checked offline, a hand stopped short reads as the host's fault
-                game_id=m.game_id,
-                rules="" if h.setup is None else h.setup.rules.name,
-                seat=h.part.seat,
-                names=h.names,
-                deal=h.part.deal,
-            )
-        )
+        # No file: checked offline, a hand stopped short reads as the host's fault.
+        self.history.append(_record_of(h, None, None, h.part.seat, h.part.deal))
         self.note(
             "warning",
             f"hand {m.hand_no} is left unfinished: the host stopped the table during it and "
@@ -697,6 +676,25 @@ class Session:
         self.note("closed", text, m)
         self.give_up(why)
         return []
+
+
+def _record_of(
+    h: _HandState, judgement: Judgement | None, proof: Proof | None, seat: int | None, deal: Deal
+) -> HandRecord:
+    """Hand ``h``'s record with its judgement and proof (a hand with no ``hand_over``, as one
+    stopped short, ends ``unfinished``)."""
+    m = h.message
+    return HandRecord(
+        m.hand_no,
+        h.over or _UNFINISHED,
+        judgement,
+        proof,
+        game_id=m.game_id,
+        rules="" if h.setup is None else h.setup.rules.name,
+        seat=seat,
+        names=h.names,
+        deal=deal,
+    )
 
 
 def _refusal(h: _HandState, seat: int | None, rules: str) -> Verdict:
