@@ -61,8 +61,12 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# The suite runs in WORKERS processes side by side (pytest-xdist). Most tests wait (on real
+# sockets, TLS handshakes, terminals, timers) rather than compute, so more workers than CI's
+# two cores shortens it; tests/README.md says how to run one file alone.
+WORKERS ?= 4
 pytest: $(STAMP)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(WORKERS)
 
 bench: $(STAMP) $(NATIVE)
 	$(PIP) install --quiet -e '.[test,bench]'

@@ -56,20 +56,59 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
+def _played_here() -> tuple[dict[str, dict[str, int]], list[str]]:
+    """This process's tally of the property tests' hand endings, and the hands the safety limit
+    stopped (as their reproducible ``Case`` lines): empty if those tests did not run here."""
+    mod = next(
+        (
+            m
+            for name, m in list(sys.modules.items())
+            if name.startswith("tests.") and name.endswith("test_properties")
+        ),
+        None,
+    )
+    endings = getattr(mod, "ENDINGS", None) or {}
+    cases = getattr(mod, "LIMIT_CASES", None) or {}
+    tally = {name: dict(counter) for name, counter in endings.items() if counter}
+    return tally, [str(case) for found in cases.values() for case in found]
+
+
+#: What the workers played, gathered by the controller when the suite runs side by side
+#: (``make test`` runs it with pytest-xdist: the tests run in worker processes, and only what a
+#: worker hands back in ``workeroutput`` reaches the process that prints the summary).
+_FROM_WORKERS: tuple[dict[str, dict[str, int]], list[str]] = ({}, [])
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    out = getattr(session.config, "workeroutput", None)
+    if out is not None:  # a worker: hand the tally to the controller
+        out["endings"], out["limit_cases"] = _played_here()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: object, error: object) -> None:
+    """(pytest-xdist's hook, in the controller: a worker finished.)"""
+    out = getattr(node, "workeroutput", {})
+    tally, cases = _FROM_WORKERS
+    for name, counts in out.get("endings", {}).items():
+        mine = tally.setdefault(name, {})
+        for kind, n in counts.items():
+            mine[kind] = mine.get(kind, 0) + n
+    cases += out.get("limit_cases", [])
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Print how the hands played by the property tests ended, per rule set."""
-    mod = sys.modules.get("tests.test_properties")
-    endings = getattr(mod, "ENDINGS", None)
-    if not endings or not any(endings.values()):
+    tally, cases = _played_here()
+    if not tally:
+        tally, cases = _FROM_WORKERS
+    if not tally:
         return
     terminalreporter.section("how the simulated hands ended")
     kinds = ("finished", "one_left", "blocked", "limit")
     terminalreporter.write_line(f"{'rule set':24}" + "".join(f"{k:>10}" for k in kinds))
-    for name, tally in endings.items():
-        if tally:
-            row = "".join(f"{tally.get(k, 0):>10}" for k in kinds)
-            terminalreporter.write_line(f"{name:24}{row}")
-    cases = getattr(mod, "LIMIT_CASES", {})
-    for found in cases.values():
-        for case in found:
-            terminalreporter.write_line(f"stopped by the safety limit: {case}")
+    for name, counts in sorted(tally.items()):
+        row = "".join(f"{counts.get(k, 0):>10}" for k in kinds)
+        terminalreporter.write_line(f"{name:24}{row}")
+    for case in cases:
+        terminalreporter.write_line(f"stopped by the safety limit: {case}")

@@ -34,6 +34,11 @@ class Tmux:
     ) -> None:
         self.socket = f"lsw-{uuid.uuid4().hex[:8]}"
         cols, rows = size
+        # The program reads its window's size, as it would in a person's terminal. COLUMNS and
+        # LINES would win over the window (``shutil.get_terminal_size`` reads them first), and
+        # pytest-xdist sets them (80×24) in its workers: a 60-column window then got 80-column
+        # lines, cut mid-word by the terminal.
+        env = {k: v for k, v in env.items() if k not in ("COLUMNS", "LINES")}
         inside = ("ip", "netns", "exec", netns) if netns is not None else ()
         subprocess.run(
             [

@@ -382,6 +382,13 @@ def test_ctrl_c_at_the_hosts_play_asks_first_and_a_stopped_match_comes_back_with
             time.sleep(0.1)
         assert "hand 1" in screen, screen + log.read_text()
         assert "ann" in screen, screen
+        # bob comes back by himself, on his own schedule (he tries every 2 s at most): the
+        # table is stopped again only once he is back (stopping it first, as this test did,
+        # lost the race on a loaded machine: "reconnected" never came).
+        for _ in range(100):  # bounded: 10 s
+            if "reconnected" in (tmp_path / "bob.out").read_text():
+                break
+            time.sleep(0.1)
         tmux.keys("C-c")
         assert "y / n" in tmux.wait_for("y / n", 5)
         tmux.keys("y")
