@@ -15,6 +15,7 @@ import sys
 from typing import TextIO
 
 from . import protocol as p
+from .errors import Stopped
 from .session import Session
 from .textsafe import escape
 
@@ -25,7 +26,7 @@ TRIES = 5
 back-off: lanswitch/server.py)."""
 
 
-class PasswordNeeded(Exception):  # noqa: N818  (a state to report, as JournalBusy)
+class PasswordNeeded(Stopped):
     """A password is needed and cannot be asked for (the text says to use --password)."""
 
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from .errors import InvalidInput
+
 __all__ = [
     "CLUBS",
     "DIAMONDS",
@@ -61,7 +63,7 @@ _LETTER_TO_SUIT = {s: i for i, s in enumerate(SUIT_LETTERS)}
 _RANK_ALIASES = {name: i for i, name in enumerate(RANK_NAMES)} | {"1": 0, "T": 9, "11": 10}
 
 
-class CardError(ValueError):
+class CardError(InvalidInput):
     """A card text or id that does not name a card."""
 
 

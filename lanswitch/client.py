@@ -51,6 +51,7 @@ from .discovery import (
     preferred_order,
     same_name,
 )
+from .errors import RemoteError
 from .narrate import Line, Story, describe, merge
 from .session import News, Session
 from .settings import Join, parse_target
@@ -104,7 +105,7 @@ _PIN_WORDS = {
 }
 
 
-class JoinError(Exception):
+class JoinError(RemoteError):
     """Joining failed for a reason the user must read (no such table, refused, gone)."""
 
 

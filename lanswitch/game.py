@@ -39,6 +39,7 @@ from typing import Final, Literal, get_args
 
 from . import cards as _cards
 from .cards import SUIT_LETTERS, deck_cards, format_card
+from .errors import InvalidInput
 from .rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet, compile_predicate
 
 # The card-id bounds of lanswitch.cards, as constants of this module: the compiled engine
@@ -160,7 +161,7 @@ class Reason(enum.Enum):
     NOT_LEGAL = "that card cannot stand for the joker now"
 
 
-class IllegalMove(ValueError):  # noqa: N818  (named for what it is, like h11 errors)
+class IllegalMove(InvalidInput):
     """A rejected move. The state it was tried on is unchanged."""
 
     def __init__(self, reason: Reason, seat: int, move: int) -> None:

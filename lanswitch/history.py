@@ -67,6 +67,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from .datadir import create_private, make_private, tighten_sqlite
+from .errors import StateError
 from .fairdeal.judgement import COMMIT_REVEAL, DEALER_BLIND, deal_named
 from .fairdeal.primitives import named
 from .narrate import nth
@@ -146,7 +147,7 @@ _COLUMNS: Final = (
 )
 
 
-class HistoryError(Exception):
+class HistoryError(StateError):
     """The history file cannot be used (not a database, a newer schema, unreadable)."""
 
 

@@ -29,6 +29,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .datadir import make_private
 from .discovery import TableAdvertiser
+from .errors import StateError
 from .host import Host, HostConfig, ReplayError
 from .journal import Journal, JournalError, damaged, journal_dir, unfinished
 from .protocol import PROTOCOL_VERSION
@@ -53,7 +54,7 @@ __all__ = [
 ]
 
 
-class ResumeError(Exception):
+class ResumeError(StateError):
     """No table can be resumed (the text says why, and what there is)."""
 
 

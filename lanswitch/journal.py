@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .datadir import create_private, make_private, private_dir
+from .errors import StateError
 
 __all__ = [
     "BUDGET",
@@ -72,7 +73,7 @@ CREATE TABLE inputs (n INTEGER PRIMARY KEY, record BLOB NOT NULL);
 """
 
 
-class JournalError(Exception):
+class JournalError(StateError):
     """A journal that cannot be created, read or written (the text says which and why)."""
 
 

@@ -25,6 +25,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from .admission import TRIES, PasswordNeeded, ask_password, wrong_password
 from .bots import make_bot
 from .client import Client, JoinError, Target, find_target
+from .errors import LanswitchError
 from .history import close_writer, open_writer
 from .host import HostConfig
 from .hosting import (
@@ -50,7 +51,7 @@ from .tls import Identity, IdentityError, PinStore, load_or_create_identity
 __all__ = ["CommandError", "cmd_host", "cmd_join"]
 
 
-class CommandError(Exception):
+class CommandError(LanswitchError):
     """A failure the command reports (exit 1)."""
 
 

@@ -19,10 +19,12 @@ import textwrap
 from pathlib import Path
 from typing import TextIO
 
+from .errors import Stopped
+
 __all__ = ["Declined", "no_terminal", "offer_resume"]
 
 
-class Declined(Exception):  # noqa: N818  (a choice, not a failure)
+class Declined(Stopped):
     """The person stopped at the question (Ctrl-C, Ctrl-D): neither table opens."""
 
 

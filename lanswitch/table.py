@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from .errors import RemoteError
 from .protocol import clean_text
 from .rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet
 
@@ -80,7 +81,7 @@ class Refusal(enum.Enum):
     )
 
 
-class Refused(Exception):  # noqa: N818  (a refusal, not a failure of ours)
+class Refused(RemoteError):  # noqa: N818  (a refusal, not a failure of ours)
     def __init__(self, refusal: Refusal) -> None:
         super().__init__(refusal.value)
         self.refusal = refusal

@@ -42,6 +42,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from .errors import RemoteError, StateError
 from .textsafe import fold_name
 
 __all__ = [
@@ -203,7 +204,7 @@ def parse_fingerprint_choice(text: str) -> FingerprintChoice:
 # --- the host's identity ------------------------------------------------------------------
 
 
-class IdentityError(Exception):
+class IdentityError(StateError):
     """The certificate or key in the data dir is unreadable or they do not belong together."""
 
 
@@ -376,7 +377,7 @@ def client_context() -> ssl.SSLContext:
     return ctx
 
 
-class FingerprintMismatch(ssl.SSLError):
+class FingerprintMismatch(RemoteError, ssl.SSLError):  # noqa: N818  (what happened)
     """The peer's certificate is not the pinned one."""
 
     def __init__(self, expected: bytes, actual: bytes | None) -> None:
@@ -468,11 +469,11 @@ class Pin:
     first_seen: str
 
 
-class PinStoreError(Exception):
+class PinStoreError(StateError):
     """The pin file is unreadable: refuse rather than forget every pin."""
 
 
-class PinChanged(Exception):  # noqa: N818 (reads as what happened, like IllegalMove)
+class PinChanged(RemoteError):  # noqa: N818 (reads as what happened, like IllegalMove)
     """A known host now presents a different certificate. Nothing was changed.
 
     It may be an attack or just a host that made a new identity. The message says what

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from ..errors import InvalidInput
 from ..game import BLUNDER_FLAG, Event, Game
 from .checks import Presence
 from .forfeit import forfeiters
@@ -101,7 +102,7 @@ _ROUND_STAGES: Final = {
 }
 
 
-class BadMove(ValueError):  # noqa: N818
+class BadMove(InvalidInput):
     """A player's move the host cannot take: its signature is not over the log as it stands."""
 
 

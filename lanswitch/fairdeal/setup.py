@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final
 
+from ..errors import InvalidInput
 from ..game import Game
 from ..rules import MAX_PLAYERS, MIN_PLAYERS, RulesError, RuleSet, dump_toml, rules_from_mapping
 from .log import Note
@@ -33,7 +34,7 @@ present player; one of a few milliseconds would let it play every turn of theirs
 timeout" with each looking honest to the player's own clock."""
 
 
-class SetupError(ValueError):
+class SetupError(InvalidInput):
     """A setup that cannot be: bad rules text, seats, keys. Says which."""
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ..cards import MAX_CARD
+from ..errors import InvalidInput
 from .log import LogEvent, decode_event, log_start, log_step
 from .primitives import (
     DEALER,
@@ -52,12 +53,12 @@ PROTOCOL: Final = "lanswitch/v2"
 protocol v4, whose setup note binds the seats' names."""
 
 
-class TranscriptError(ValueError):
+class TranscriptError(InvalidInput):
     """Not a (valid) transcript: unreadable, another format or version, a malformed field, or a
     record that contradicts itself. Says which field."""
 
 
-class RepeatedKey(ValueError):  # noqa: N818  (what it says: an object repeats a key)
+class RepeatedKey(InvalidInput):
     """A JSON object that gives one key twice (``args[0]``: the key)."""
 
 
