@@ -93,21 +93,8 @@ def _hosting(args: argparse.Namespace) -> Hosting:
             raise _UsageError(f"--bots {args.bots} is more than --seats {args.seats}")
         if args.bots == args.seats:
             raise _UsageError(_no_person(args.seats, args.bots))
-    return Hosting(
-        rules=args.rules,
-        name=args.table or ("" if args.resume else f"{default_name()}'s table"[:32]),
-        port=args.port,
-        seats=args.seats,
-        bots=args.bots,
-        hands=args.hands,
-        password=args.password,
-        interface=_interface(args.interface),
-        turn_timer=args.turn_timer,
-        bot_delay=args.bot_delay,
-        resume=args.resume,
-        data=data_dir(args.data_dir),
-        blind=args.blind,
-    )
+    name = args.table or ("" if args.resume else f"{default_name()}'s table"[:32])
+    return _table(args, name, args.seats, args.bots)
 
 
 def _play_settings(args: argparse.Namespace) -> Play:
@@ -127,9 +114,19 @@ def _play_settings(args: argparse.Namespace) -> Play:
             f"--bots {bots} leaves no seat for you at {seats} seats: give --bots {seats - 1} "
             "or fewer, or more --seats"
         )
-    table = Hosting(
+    return Play(
+        table=_table(args, args.table or "", seats, bots),
+        player=_player_name(args.name),
+        screen=_screen(args),
+        history=not args.no_history,
+    )
+
+
+def _table(args: argparse.Namespace, name: str, seats: int, bots: int) -> Hosting:
+    """The table ``host`` and ``play`` set up alike (the name and the seats each settle)."""
+    return Hosting(
         rules=args.rules,
-        name=args.table or "",
+        name=name,
         port=args.port,
         seats=seats,
         bots=bots,
@@ -141,12 +138,6 @@ def _play_settings(args: argparse.Namespace) -> Play:
         resume=args.resume,
         data=data_dir(args.data_dir),
         blind=args.blind,
-    )
-    return Play(
-        table=table,
-        player=_player_name(args.name),
-        screen=_screen(args),
-        history=not args.no_history,
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,66 +30,39 @@ if TYPE_CHECKING:
 # Option values, checked as they are parsed: argparse names the option in its error.
 
 
-def _whole(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+@dataclass(frozen=True)
+class _Number:
+    """An option's value: a whole number (or, with ``seconds``, a number of seconds) from
+    ``lo`` (above it, with ``above``) to ``hi``; else ``why``, which argparse shows after the
+    option's name."""
+
+    why: str = ""
+    lo: float | None = None
+    hi: float | None = None
+    seconds: bool = False
+    above: bool = False
+
+    def __call__(self, text: str) -> float:
+        try:
+            value = float(text) if self.seconds else int(text)
+        except ValueError:
+            kind = "a number of seconds" if self.seconds else "a whole number"
+            raise argparse.ArgumentTypeError(f"{text!r} is not {kind}") from None
+        # Each bound as "within" (not "outside"), so that nan is outside every bound.
+        above_lo = self.lo is None or (value > self.lo if self.above else value >= self.lo)
+        if not (above_lo and (self.hi is None or value <= self.hi)):
+            raise argparse.ArgumentTypeError(self.why)
+        return value
 
 
-def _players(text: str) -> int:
-    n = _whole(text)
-    if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-        raise argparse.ArgumentTypeError(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}")
-    return n
-
-
-def _positive(text: str) -> int:
-    n = _whole(text)
-    if n < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return n
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 < value <= 600:
-        raise argparse.ArgumentTypeError("must be more than 0 and at most 600 seconds")
-    return value
-
-
-def _hand_id(text: str) -> int:
-    n = _whole(text)
-    if n < 1:
-        raise argparse.ArgumentTypeError("a hand's id is 1 or more (see lanswitch history)")
-    return n
-
-
-def _port(text: str) -> int:
-    n = _whole(text)
-    if not 0 <= n <= 65535:
-        raise argparse.ArgumentTypeError("a port is 0..65535 (0: any free port)")
-    return n
-
-
-def _count(text: str) -> int:
-    n = _whole(text)
-    if not 0 <= n <= MAX_PLAYERS:
-        raise argparse.ArgumentTypeError(f"must be 0..{MAX_PLAYERS}")
-    return n
-
-
-def _duration(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 <= value <= 3600:
-        raise argparse.ArgumentTypeError("must be 0..3600 seconds")
-    return value
+_whole = _Number()
+_players = _Number(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}", MIN_PLAYERS, MAX_PLAYERS)
+_positive = _Number("must be at least 1", 1)
+_hand_id = _Number("a hand's id is 1 or more (see lanswitch history)", 1)
+_port = _Number("a port is 0..65535 (0: any free port)", 0, 65535)
+_count = _Number(f"must be 0..{MAX_PLAYERS}", 0, MAX_PLAYERS)
+_seconds = _Number("must be more than 0 and at most 600 seconds", 0, 600, seconds=True, above=True)
+_duration = _Number("must be 0..3600 seconds", 0, 3600, seconds=True)
 
 
 def _turn_timer(text: str) -> float:
