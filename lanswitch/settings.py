@@ -1,4 +1,4 @@
-"""What the command line asks for, as plain settings: made once by ``cli.py`` from its
+"""What the command line asks for, as plain settings: made once by ``cli/args.py`` from its
 arguments (after checking them), then passed down to the shells that host and join tables.
 
 No argparse namespace travels below the command line: ``netcmd`` (the headless commands) and

@@ -567,7 +567,8 @@ def test_host_names_its_table_with_table_as_play_does_and_name_still_works(
 ) -> None:
     """``play --name`` is the player's name and ``--table`` the table's; ``host --name`` was
     the table's. ``host --table`` now, ``--name`` kept for scripts, with a note."""
-    from lanswitch.cli import _hosting, _old_table_name, build_parser
+    from lanswitch.cli import build_parser
+    from lanswitch.cli.args import _hosting, _old_table_name
 
     parser = build_parser()
     args = parser.parse_args(["host", "--table", "Kitchen"])
@@ -666,7 +667,8 @@ def test_play_with_fewer_seats_fills_them_with_bots_without_being_told() -> None
     """The newcomer pass: ``play --seats 2`` said "--bots 3 leaves no seat for you at 2
     seats" — the default of 3 bots, never given. Without --bots, the bots fill the other seats
     of a smaller table; given, the number is kept (and checked)."""
-    from lanswitch.cli import _play_settings, build_parser
+    from lanswitch.cli import build_parser
+    from lanswitch.cli.args import _play_settings
 
     parser = build_parser()
     for argv, bots, seats in (

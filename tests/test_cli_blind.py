@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from lanswitch.cli import _hosting, _play_settings, build_parser, main
+from lanswitch.cli import build_parser, main
+from lanswitch.cli.args import _hosting, _play_settings
 from lanswitch.host import HostConfig
 from lanswitch.hosting import advertiser_for, new_table, resume_table
 from lanswitch.rules import PRESETS

@@ -3,12 +3,23 @@
 ``play`` hosts a table on the LAN (the same :class:`~lanswitch.host.Host` and
 :class:`~lanswitch.server.Server` as ``lanswitch host``, advertised by zeroconf) and seats the
 player at it through a real client connection over loopback TLS, so the host's own player
-goes through exactly the code every other player does (``run.py``). The screens are
-``layout.py`` (every screen, composed for the window's size), ``keys.py`` (the one key table,
-which also makes the hint bar), ``prompts.py`` (what to do now, and why a card cannot be
-laid), ``model.py`` (the cursor, the selection, the log, what each key does), ``render.py``
-(cards, seats, text fitted to a width) and ``app.py`` (prompt_toolkit); ``browser.py`` lists
-the tables.
+goes through exactly the code every other player does (``run.py``). The modules:
+
+- ``run.py`` — ``play`` and ``join``: the host, the client connection, the app, the history.
+- ``model.py`` — the client's state apart from prompt_toolkit: the screen, the cursor, the
+  marked cards, what each key does, the session's news taken in.
+- ``log.py`` — the log under the table (its lines, the narration, a hand's verdict line).
+- ``presence.py`` — who comes and goes, as the lobby and the log tell it.
+- ``faces.py`` — a dealer-blind draw's cards told in its log line once they can be read.
+- ``prompts.py`` — what to do now, and why a card cannot be laid, from the legal moves.
+- ``keys.py`` — the one key table: the bindings, the hint bar and the help.
+- ``layout.py`` — every screen, composed for the window's size.
+- ``render.py`` — cards, seats and text as styled text fitted to a width.
+- ``scoreboard.py`` — the match so far: totals against the target, who leads.
+- ``powers.py`` — the help's card of the table's power cards.
+- ``app.py`` — the prompt_toolkit application.
+- ``browser.py`` — the live list of tables on the LAN (``join`` with no table).
+- ``replay.py`` — ``lanswitch replay``: a saved hand step by step on the table screen.
 
 This module stays light on purpose: ``play`` puts a first frame on the terminal (a splash,
 written directly as terminal escapes) before prompt_toolkit, the rules engine and the network

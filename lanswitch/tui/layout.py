@@ -24,7 +24,8 @@ from ..rules import PRESETS
 from ..session import named
 from ..tls import fingerprint_words
 from .keys import hints
-from .model import TuiModel, record_fair, verdict_line
+from .log import record_fair, verdict_line
+from .model import TuiModel
 from .prompts import prompt
 from .render import (
     Look,

@@ -8,11 +8,10 @@ it directly, without a terminal.
 
 The log is the one narration of the engine's events (:mod:`lanswitch.narrate`), every
 player's draws, pick-ups and passes included, plus who comes and goes (from the lobby), the
-verdicts, chat, and the link to the host ("lost the host: reconnecting…").
-
-At the ~700-line mark: who comes and goes went to :mod:`.presence`, the faces of blind cards
-to :mod:`.faces`; issue 27 splits the rest by concern (the cursor and marking apart from the
-log).
+verdicts, chat, and the link to the host ("lost the host: reconnecting…"). The model decides
+what the log says (:meth:`TuiModel.update` takes the session's news); :mod:`.log` keeps the
+lines, narrates the events and finishes a blind draw's line once its cards can be read. Who
+comes and goes is :mod:`.presence`; why a card cannot be laid, :mod:`.prompts`.
 """
 
 from __future__ import annotations
@@ -25,13 +24,11 @@ from dataclasses import dataclass, field
 from .. import protocol as p
 from ..cards import JOKER_BASE, MAX_CARD
 from ..game import CALL_LAST, CALL_TWO, DRAW, MIMIC_BASE, PASS, SUIT_BASE, Phase
-from ..narrate import Line, Story, describe, merge
-from ..session import HandRecord, News, Session, named
-from ..textsafe import escape
-from .faces import Faces
+from ..session import HandRecord, News, Session
+from .log import Log, LogLine, record_fair, verdict_line
 from .presence import Presence
 from .prompts import Spot, cannot_mark, tables_for, why_not
-from .render import Look, StyledText, card_text, line_text, move_text, plain_text
+from .render import Look, card_text, move_text
 
 __all__ = [
     "HostPowers",
@@ -42,8 +39,6 @@ __all__ = [
     "special_moves",
     "verdict_line",
 ]
-
-LOG_LINES = 500
 
 
 @dataclass
@@ -63,18 +58,6 @@ class HostPowers:
     """Deal the next hands dealer-blind, or by commit-reveal again (what it says, or why not)."""
     locked: Callable[[], bool] = field(default=lambda: False)
     """The table has a password (the lobby's message does not say; the host knows)."""
-
-
-@dataclass(slots=True)
-class LogLine:
-    """One line of the log: its styled text, and the narration behind it (a run of draws
-    may still grow)."""
-
-    text: StyledText
-    source: Line | None = None
-
-
-_TONES = {"plain": "", "notice": "class:warn", "good": "class:good", "quiet": "class:dim"}
 
 
 class TuiModel:
@@ -99,7 +82,7 @@ class TuiModel:
         self.cursor = 0
         self.selected: list[int] = []  # cards chosen to lay together, in order
         self.queue: list[int] = []  # cards still to lay of a multi-card play
-        self.log: list[LogLine] = []
+        self._log = Log()  # the lines under the table (tui/log.py)
         self.overlay: str | None = None  # "help", "chat", "quit", "details"
         self.scroll = 0  # the first line shown of a long overlay (the verdict, the help)
         self.status = ""  # one line of feedback (a refusal, why a card cannot be laid)
@@ -116,7 +99,6 @@ class TuiModel:
         self.drawn = -1  # the card this seat drew last (for "lay it, or pass")
         self.laid: list[int] = []  # the cards this seat laid this turn
         self._last_face = -1
-        self._story = Story()  # the narration's memory between steps (lanswitch.narrate)
         self._news_seen = 0
         self._host_log = 0
         self._turn_seq = -1
@@ -124,12 +106,16 @@ class TuiModel:
         self.timer_since = 0.0  # when that view's timer_ms was read (the clock)
         self.presence = Presence()  # who comes and goes (tui/presence.py)
         self.drawing = 0  # draws left to make of a d that draws until a card can be laid
-        self._faces = Faces()  # lines of ours waiting for the faces of hidden draws
         self._draw_held = 0  # the cards held when the last of them was sent
         self._choices_seen: tuple[int, ...] = ()  # the choice last offered (a suit, a face)
         self.fingerprint = b""  # the table's certificate fingerprint, once the client pinned it
 
     # -- what to show ----------------------------------------------------------------------
+
+    @property
+    def log(self) -> list[LogLine]:
+        """The log's lines, oldest first (at most ``log.LOG_LINES``)."""
+        return self._log.lines
 
     @property
     def screen(self) -> str:
@@ -313,30 +299,16 @@ class TuiModel:
         """A warning from the shell's own workings (a wrong password tried at our table)."""
         self._say(text, "class:warn")
 
-    def _say(self, text: str, style: str = "", source: Line | None = None) -> None:
-        self._add([(style, text)], source)
-
-    def _add(self, text: StyledText, source: Line | None = None) -> None:
-        self.log.append(_logged(plain_text(text, self.look), source))
-        del self.log[:-LOG_LINES]
-
-    def _narrate(self, line: Line) -> None:
-        """Add a narrated line, joining a run of draws to the line before it."""
-        last = self.log[-1].source if self.log else None
-        joined = merge(last, line) if last is not None else None
-        if joined is not None:
-            self.log[-1] = _logged(line_text(joined, self.look, _TONES[joined.tone]), joined)
-        else:
-            self._add(line_text(line, self.look, _TONES[line.tone]), line)
+    def _say(self, text: str, style: str = "") -> None:
+        self._log.say(text, style, self.look)
 
     def _take(self, news: News) -> None:
         if news.kind == "hand":
             rule = self.look.g.rule
-            self._add([("class:rule", f"{rule * 2} {news.text} {rule * 24}")])
+            self._log.new_hand([("class:rule", f"{rule * 2} {news.text} {rule * 24}")], self.look)
             self.selected, self.queue, self.pending_rows = [], [], set()
             self.drawn = self._last_face = -1
             self.laid = []
-            self._faces.clear()
             self.presence.new_hand()
         elif news.kind == "events" and isinstance(news.data, tuple):
             self._events(news.data)
@@ -345,7 +317,7 @@ class TuiModel:
             for line in self.presence.lobby(news.data, self.clock(), me):
                 self._say(line, "class:dim")
         elif news.kind == "opened" and isinstance(news.data, tuple):
-            self._opened(news.data)
+            self._log.opened(news.data, self.look)
         elif news.kind == "verdict" and isinstance(news.data, HandRecord):
             fair = record_fair(news.data)
             if fair is not None:
@@ -397,20 +369,7 @@ class TuiModel:
                 left = " ".join(card_text(c, self.look) for c in self.queue)
                 self.status = f"{left} not laid: your turn ended"
                 self.queue = []
-        hidden = sum(
-            1 for kind, seat, value in events if kind == "draw" and seat == me and value < 0
-        )
-        for line in describe(
-            events, self.hand_names(), me=me, rules=self.session.rules, story=self._story
-        ):
-            self._narrate(line)
-        if hidden:
-            self._faces.wait(self.log, hidden)
-
-    def _opened(self, cards: Sequence[int]) -> None:
-        """Cards of ours now readable (dealer-blind): the lines that drew them show them."""
-        for at, line in self._faces.opened(self.log, cards):
-            self.log[at] = _logged(line_text(line, self.look, _TONES[line.tone]), line)
+        self._log.tell(events, self.hand_names(), me, self.session.rules, self.look)
 
     def _link(self, state: str) -> None:
         if state == "lost":
@@ -675,40 +634,6 @@ def preferred_choice(choices: Sequence[int], hand: Sequence[int]) -> int:
     return best
 
 
-def record_fair(record: HandRecord) -> bool | None:
-    """Whether the hand's check found it fair (None: there was nothing of ours to check)."""
-    return None if record.judgement is None else record.judgement.fair
-
-
-def verdict_line(record: HandRecord) -> str:
-    """The verdict under a hand's result: a few words, with the players' names — the same
-    words whichever deal dealt the hand, its tag (``(dealer-blind)``) after the status."""
-    j = record.judgement
-    if j is None:
-        return f"hand {record.hand_no}: no transcript (watching)"
-    if j.fair:
-        caveats = "".join(f"; {c}" for c in j.caveats)
-        line = f"hand {record.hand_no}: deal verified: {j.word()}, every card legal{caveats}"
-    else:
-        who = ", ".join(j.culprits) or "nobody"
-        line = f"hand {record.hand_no}: {j.word()}: {j.reason} (blame {who})"
-    return named(line, record.names)
-
-
 def special_moves(legal: tuple[int, ...]) -> list[int]:
     """The moves that are not cards or choices: draw, pass, the calls."""
     return [m for m in (DRAW, PASS, CALL_LAST, CALL_TWO) if m in legal]
-
-
-def _logged(text: StyledText, source: Line | None) -> LogLine:
-    """A line of the log, its text escaped (:func:`lanswitch.textsafe.escape`): chat, the
-    host's words and every name in them came over the network. prompt_toolkit already shows C0
-    and C1 controls as ``^X``; this also shows bidi and zero-width characters, which would
-    make a line read otherwise than it is."""
-    out: StyledText = []
-    for frag in text:  # (style, text) or (style, text, mouse handler)
-        if len(frag) == 2:
-            out.append((frag[0], escape(frag[1])))
-        else:
-            out.append((frag[0], escape(frag[1]), frag[2]))
-    return LogLine(out, source)

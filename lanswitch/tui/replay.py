@@ -23,6 +23,7 @@ from typing import TextIO
 from ..fairdeal.steps import Walk
 from ..narrate import Line, describe
 from .layout import MIN_COLS, MIN_ROWS, seat_grid, table_line
+from .log import TONES
 from .render import (
     Look,
     StyledText,
@@ -38,8 +39,6 @@ from .render import (
 )
 
 __all__ = ["ReplayModel", "cmd_replay", "compose_replay", "run_replay"]
-
-_TONES = {"plain": "", "notice": "class:warn", "good": "class:good", "quiet": "class:dim"}
 
 
 @dataclass
@@ -78,7 +77,7 @@ def _told(model: ReplayModel, i: int) -> StyledText:
     for n, line in enumerate(model.told[i]):
         if n:
             out.append(("", "; "))
-        out += line_text(line, model.look, _TONES[line.tone])
+        out += line_text(line, model.look, TONES[line.tone])
     return out
 
 

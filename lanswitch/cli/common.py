@@ -1,0 +1,48 @@
+"""What every part of the command line shares: the parser's limits and names, where lanswitch
+keeps its files (``data_dir``), and the two ways a command stops early (``_UsageError``,
+``_Quit``), which ``run.main`` turns into an exit code."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+# Parser limits and names, as literals so that `lanswitch play` can draw its first frame before
+# the rules engine is loaded; tests/test_cli.py checks they agree with rules.py and bots.py.
+MIN_PLAYERS, MAX_PLAYERS = 2, 8
+BOTS = ("heuristic", "random")
+PRESET_NAMES = (
+    "switch",
+    "irish",
+    "two-four-jack",
+    "blackjack",
+    "j28",
+    "take-two",
+    "black5",
+    "peanuckle",
+    "turbo",
+)
+
+DATA_DIR_ENV = "LANSWITCH_DATA_DIR"
+
+
+def data_dir(option: str | None) -> Path:
+    """Where lanswitch keeps files: ``--data-dir``, else $LANSWITCH_DATA_DIR, else the
+    platform's user data directory."""
+    if option:
+        return Path(option).expanduser()
+    env = os.environ.get(DATA_DIR_ENV)
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("lanswitch", appauthor=False))
+
+
+class _UsageError(Exception):
+    """Bad usage or bad input, found after parsing: ``main`` prints it as one line,
+    "lanswitch: error: …", and exits 2."""
+
+
+class _Quit(Exception):  # noqa: N818  (a choice, not a failure)
+    """The person chose to stop before anything started (exit 0, nothing more said)."""
