@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..errors import InvalidInput, Stopped
+
 # Parser limits and names, as literals so that `lanswitch play` can draw its first frame before
 # the rules engine is loaded; tests/test_cli.py checks they agree with rules.py and bots.py.
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
@@ -39,10 +41,10 @@ def data_dir(option: str | None) -> Path:
     return Path(platformdirs.user_data_dir("lanswitch", appauthor=False))
 
 
-class _UsageError(Exception):
+class _UsageError(InvalidInput):
     """Bad usage or bad input, found after parsing: ``main`` prints it as one line,
     "lanswitch: error: …", and exits 2."""
 
 
-class _Quit(Exception):  # noqa: N818  (a choice, not a failure)
+class _Quit(Stopped):
     """The person chose to stop before anything started (exit 0, nothing more said)."""

@@ -2,9 +2,10 @@
 spelling, ``verify``'s files or ``--hand``, ``--resume`` with settings of its own), and run
 the command (``commands.COMMANDS``) with streams that escape what a terminal would act on.
 
-Exit codes: 0 success, 1 a failure the command reports (``verify``: a hand that is not fair),
+Exit codes: 0 success, 1 a failure the command reports (``verify``: a hand that is not fair;
+any :class:`~lanswitch.errors.LanswitchError` no command caught, said as its one sentence),
 2 bad usage or bad input (unknown preset, bad rules file, bad option value, a file that is
-unreadable or not a transcript)."""
+unreadable or not a transcript: an :class:`~lanswitch.errors.InvalidInput`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from ..errors import InvalidInput, LanswitchError
 from .args import _TABLE_SETTINGS, _preset_spelling
 from .commands import COMMANDS
 from .common import _Quit, _UsageError
@@ -58,6 +60,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except _Quit:
         return 0
+    except InvalidInput as e:  # a rules file, a card, a saved hand: said in one line
+        err.write(f"lanswitch: error: {e}\n")
+        return 2
+    except LanswitchError as e:  # anything else lanswitch refused on purpose: its sentence
+        err.write(f"lanswitch: {e}\n")
+        return 1
     except ValueError as e:
         from ..rules import RulesError  # loaded already if that is what this is
 
