@@ -26,6 +26,7 @@ import json
 import os
 import pty
 import select
+import shutil
 import signal
 import statistics
 import sys
@@ -45,6 +46,7 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from lanswitch.host import HostConfig
+from lanswitch.journal import journal_dir
 from lanswitch.tui.app import TuiApp
 from lanswitch.tui.model import TuiModel
 from tests.tablenet import TableNet
@@ -212,7 +214,11 @@ def main() -> None:
         ours, bare, lobby = [], [], []
         for _ in range(args.runs):  # interleaved, so both meet the same noise
             bare.append(first_frame([py, "-c", BARE], b"bare prototype", env))
+            # A `play` stopped (SIGTERM) once its table had opened leaves the table's journal,
+            # and the next would ask to carry it on instead of opening: each starts afresh.
+            shutil.rmtree(journal_dir(Path(data)), ignore_errors=True)
             ours.append(first_frame(play, b"lanswitch", env))
+            shutil.rmtree(journal_dir(Path(data)), ignore_errors=True)
             lobby.append(first_frame(play, b"Press r", env))
     f_ours, f_bare = statistics.median(ours) * 1000, statistics.median(bare) * 1000
     f_lobby = statistics.median(lobby) * 1000
