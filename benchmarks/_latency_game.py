@@ -496,7 +496,7 @@ _AREAS: tuple[tuple[str, str], ...] = (
     ("_ssl.", "TLS records and handshakes (_ssl)"),
     ("sslproto.py", "asyncio TLS transport (sslproto.py)"),
     ("/ssl.py", "asyncio TLS transport (sslproto.py)"),
-    ("lanswitch/protocol.py", "lanswitch protocol: encode, decode, schema checks"),
+    ("lanswitch/protocol/", "lanswitch protocol: encode, decode, schema checks"),
     ("msgpack", "lanswitch protocol: encode, decode, schema checks"),
     ("lanswitch/server.py", "lanswitch server shell"),
     ("lanswitch/", "lanswitch host: table, engine, fair deal"),
