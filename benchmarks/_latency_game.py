@@ -499,6 +499,8 @@ _AREAS: tuple[tuple[str, str], ...] = (
     ("lanswitch/protocol/", "lanswitch protocol: encode, decode, schema checks"),
     ("msgpack", "lanswitch protocol: encode, decode, schema checks"),
     ("lanswitch/server.py", "lanswitch server shell"),
+    ("lanswitch/door.py", "lanswitch server shell"),
+    ("lanswitch/gcpolicy.py", "lanswitch server shell"),
     ("lanswitch/", "lanswitch host: table, engine, fair deal"),
     ("ed25519", "lanswitch host: table, engine, fair deal"),
     ("cryptography", "lanswitch host: table, engine, fair deal"),
