@@ -126,7 +126,7 @@ def _stats(servers: list[Server], failures: _Failures, objects: bool) -> dict[st
     out["gc_sweeps"] = policy.sweeps
     if objects:
         started = time.perf_counter()
-        # Frozen ones too: the host's collector policy (lanswitch.server.CollectorPolicy) keeps
+        # Frozen ones too: the host's collector policy (lanswitch.gcpolicy.CollectorPolicy) keeps
         # the long-lived objects out of the collector's generations.
         out["gc_objects"] = len(gc.get_objects()) + gc.get_freeze_count()
         out["gc_frozen"] = gc.get_freeze_count()

@@ -94,7 +94,7 @@ deal's signatures and transcript checks, on the host and on every client) come i
 not spread evenly as at tables that have played a while.
 
 The lanswitch server process installs the host's collector policy once its tables are up, as
-``lanswitch host`` does (``lanswitch.server.CollectorPolicy``, issue #17). ``--server-gc-freeze``
+``lanswitch host`` does (``lanswitch.gcpolicy.CollectorPolicy``, issue #17). ``--server-gc-freeze``
 is an older experiment, off by default: both servers call ``gc.freeze()`` once their clients
 are in, to show what the collector's full collections cost the echoes.
 

@@ -23,7 +23,7 @@ __all__ = ["TRIES", "PasswordNeeded", "ask_password", "wrong_password"]
 
 TRIES = 5
 """Passwords asked at most, one table, one command (each wrong one also waits out the host's
-back-off: lanswitch/server.py)."""
+back-off: lanswitch/door.py)."""
 
 
 class PasswordNeeded(Stopped):

@@ -179,7 +179,7 @@ async def _host(table: HostedTable, identity: Identity, out: TextIO, err: TextIO
     journal_said = False
     stopped = False
     waiter = asyncio.create_task(server.wait_finished())
-    collector_policy().install()  # set up: the collector's pauses kept short (server.py)
+    collector_policy().install()  # set up: the collector's pauses kept short (gcpolicy.py)
     try:
         for _ in range(10**9):
             stopper = asyncio.create_task(stop.wait())

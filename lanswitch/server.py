@@ -15,48 +15,20 @@ call go to it before anything that call produced is written: what a client has b
 always in the journal. If the journal fails, the table plays on without it (the failure is in
 :attr:`Server.journal_error`, for the command to say).
 
-Who gets in (the values: :class:`Limits`; why: docs/security.md, Connection limits). The
-server is the part that knows peer addresses, so it keeps the door; the host only ever meets
-a connection with its ``hello``:
-
-1. **Accept**, before TLS: a connection is refused (closed at once, costing nothing) when
-   ``pending_per_address`` connections from its address wait for their ``hello`` already,
-   or when ``pending`` wait in all — unless another address has at least two more waiting
-   than its own: then that address's oldest waiting connection is put out to make room (the
-   room is shared evenly among addresses; a lone waiting connection is never put out). TLS
-   starts only after this (``StreamWriter.start_tls``), so the TLS state that makes a
-   connection expensive — asyncio's 256 KiB read buffer among it — exists only for
-   connections inside the limit.
-2. **Hello deadline**: TLS handshake and ``hello`` within ``hello_deadline`` seconds of the
-   accept, or the connection is closed and its slot freed.
-3. **Password guesses**: a ``hello`` without a resume token from an address that recently
-   sent a wrong password waits until its back-off has passed (1 s after the first wrong one,
-   doubling, at most 60 s); if that is past the hello deadline it is refused at once with
-   ``rate_limited``. Every wrong password and every refusal for it is logged — at most
-   ``log_burst`` lines a ``log_window``, the rest counted.
-4. **Room**: a ``hello`` without a resume token is refused with ``table_full`` when its
-   address already has ``per_address`` joined connections, or when the table holds
-   ``MAX_CLIENTS`` people (seated players who are away count: their slots are kept). A
-   ``hello`` with a token goes to the host, which checks it: a resume finds its slot (unless
-   the host's own cap of open connections is reached, its dead old one still counted).
-5. Only then does the host hear of the connection (``connect`` and the ``hello``, in one
-   step). If the host turns it away without changing anything else (a wrong password, an
-   unknown token, another version), the two records are taken back out of the journal: a
-   connection that never joined leaves no trace there (``lanswitch.host._journal``).
+Who gets in is the door's: :mod:`lanswitch.door` (its docstring; the values: :class:`Limits`).
+The server keeps it, being the part that knows peer addresses; the host only ever meets a
+connection with its ``hello``. The garbage-collector policy of a host process is
+:mod:`lanswitch.gcpolicy`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
-import ipaddress
 import itertools
 import logging
 import math
-import os
 import ssl
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -64,6 +36,8 @@ from dataclasses import dataclass
 from types import TracebackType
 
 from . import protocol as p
+from .door import Limits, _Guesses, _Said, address_key
+from .gcpolicy import CollectorPolicy, collector_policy, connection_closed
 from .host import MAX_CLIENTS, Host
 
 __all__ = [
@@ -82,298 +56,6 @@ CLOSE_WAIT = 2.0  # seconds to let a closing connection flush its last frames
 MAX_CLOSING = 32  # connections let flush their last frames at once; more are cut at once
 TLS_HANDSHAKE_TIMEOUT = 5.0  # seconds a new connection has to finish the TLS handshake
 MAX_HELLO_READS = 100_000  # reads before a hello (a frame's 65,540 bytes one at a time)
-
-
-class CollectorPolicy:
-    """How a host process keeps the cyclic garbage collector's pauses short (issue #17).
-
-    Theory of operation. CPython's collector walks every object of the generations it
-    collects; a full (generation 2) collection walks them all. A host's objects are mostly
-    long-lived — the program itself (modules, classes, functions: tens of thousands), each
-    connection's asyncio and TLS state for as long as it is open, a hand's log for as long as
-    the hand lasts — and on the 2-core machines measured they cost ~0.7 µs each to walk
-    (they lie scattered over hundreds of MiB: cache and TLB misses), so a process serving 250
-    tables (~130k objects) stopped for 70–110 ms at each full collection, every few seconds
-    under load, and every one of them found nothing: over minutes of play every collection of
-    such a host collected 0 objects — what a host makes in steady play dies by reference
-    counting (``benchmarks/latency.py``, ``--profile``; the report of issue #17).
-
-    So the policy moves long-lived objects where the collector never walks them:
-
-    1. :meth:`install` collects once and freezes what is alive (``gc.freeze``: the program,
-       and whatever the process set up before serving).
-    2. After every collection of generation 1 (or 2), the objects that survived it — now all
-       of generation 2 — are frozen too (``gc.freeze`` moves lists: O(1)). The collector then
-       only ever walks objects younger than two collections, so its pauses are those of the
-       young collections. Those cost ~1 µs an object too (each reference out of a young object
-       is looked up in its referent's header, scattered as well): generation 1 is collected
-       after every ``young`` (3) collections of generation 0, not 10, so it holds a third as
-       many objects. A frozen object is still freed by reference counting the moment nothing
-       refers to it; only garbage *cycles* among frozen objects stay.
-    3. The valve, which bounds those. Steady play leaves no cycles, but a closed connection
-       does: asyncio's socket transport refers to itself (a bound method it keeps), and a
-       stream that ended on an error keeps the exception, whose traceback's frames refer to
-       the stream (measured: ~20 objects per connection, and for about one in ten its TLS
-       state with its 256 KiB buffer). So every ``check_every`` seconds the event loop
-       sweeps — unfreeze, a full collection, freeze again: one pause of the old length —
-       if ``closes`` connections have closed since the last sweep (the servers report
-       them), or if the memory in use (the interpreter's allocated blocks; on Linux also the
-       resident set) has grown past ``growth`` times that after the last sweep plus a slack
-       (500k blocks, 512 MiB: a process that takes on its clients after set-up grows that
-       much legitimately — 1,000 TLS connections are ~300 MiB). Counting the frozen objects
-       instead would walk them all (``gc.get_freeze_count`` is as slow as a collection).
-       Steady play sweeps never; churn sweeps about as often as the collector's own full
-       collections did.
-
-    A host of one LAN table has a small heap whatever the policy; the policy matters for a
-    process with many connections (the benchmarks' 250 tables). ``uninstall`` restores the
-    collector's defaults (tests). Installed outside an event loop, there is no valve.
-    """
-
-    def __init__(
-        self,
-        *,
-        young: int = 3,
-        growth: float = 2.0,
-        slack_blocks: int = 500_000,
-        slack_rss: int = 512 << 20,
-        closes: int = 500,
-        check_every: float = 5.0,
-    ) -> None:
-        self.young = young
-        self.growth = growth
-        self.slack_blocks = slack_blocks
-        self.slack_rss = slack_rss
-        self.closes = closes
-        self.check_every = check_every
-        self.installed = False
-        self.closed_since_sweep = 0
-        self.sweeps = 0  # valve openings so far
-        self._base = (0, 0)  # (allocated blocks, RSS bytes) after the last sweep
-        self._thresholds = gc.get_threshold()
-        self._timer: asyncio.TimerHandle | None = None
-
-    def install(self) -> None:
-        """Collect and freeze now, freeze the survivors of every generation-1 collection from
-        now on, and check the valve every ``check_every`` s on the running event loop (if
-        any). Idempotent."""
-        if self.installed:
-            return
-        global _INSTALLED
-        if _INSTALLED is not None:
-            _INSTALLED.uninstall()
-        _INSTALLED = self
-        self.installed = True
-        self._thresholds = gc.get_threshold()
-        first, _, third = self._thresholds
-        gc.set_threshold(first, self.young, third)
-        self.sweep()
-        self.sweeps = 0
-        gc.callbacks.append(self._after_collection)
-        with contextlib.suppress(RuntimeError):  # no running loop: no valve
-            loop = asyncio.get_running_loop()
-            self._timer = loop.call_later(self.check_every, self._check)
-
-    def uninstall(self) -> None:
-        """Back to the collector's defaults: nothing frozen, no callback, no valve."""
-        global _INSTALLED
-        if not self.installed:
-            return
-        self.installed = False
-        if _INSTALLED is self:
-            _INSTALLED = None
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        with contextlib.suppress(ValueError):
-            gc.callbacks.remove(self._after_collection)
-        gc.set_threshold(*self._thresholds)
-        gc.unfreeze()
-
-    def _after_collection(self, phase: str, info: dict[str, int]) -> None:
-        if phase == "stop" and info.get("generation", 0) >= 1:
-            gc.freeze()  # generations 0 and 1 were just emptied: generation 2 survived
-
-    def connection_closed(self) -> None:
-        """A server let a connection go (the valve counts them)."""
-        self.closed_since_sweep += 1
-
-    def check(self) -> bool:
-        """Sweep if the valve says so (see the class docstring); True if it swept."""
-        if not self.installed:
-            return False
-        blocks, rss = _memory_in_use()
-        base_blocks, base_rss = self._base
-        if (
-            self.closed_since_sweep >= self.closes
-            or blocks > base_blocks * self.growth + self.slack_blocks
-            or (rss and base_rss and rss > base_rss * self.growth + self.slack_rss)
-        ):
-            self.sweep()
-            return True
-        return False
-
-    def _check(self) -> None:
-        self._timer = None
-        if not self.installed:
-            return
-        self.check()
-        with contextlib.suppress(RuntimeError):
-            loop = asyncio.get_running_loop()
-            self._timer = loop.call_later(self.check_every, self._check)
-
-    def sweep(self) -> int:
-        """Unfreeze, collect everything, freeze the survivors: the valve. The objects
-        collected (cycles that were left among the frozen)."""
-        self.sweeps += 1
-        self.closed_since_sweep = 0
-        gc.unfreeze()
-        found = gc.collect()
-        gc.freeze()
-        self._base = _memory_in_use()
-        return found
-
-
-def _memory_in_use() -> tuple[int, int]:
-    """(the interpreter's allocated memory blocks, the process's resident bytes — 0 where
-    ``/proc/self/statm`` is not to be had)."""
-    rss = 0
-    with contextlib.suppress(OSError, ValueError, IndexError), open("/proc/self/statm", "rb") as f:
-        rss = int(f.read().split()[1]) * _PAGE
-    return sys.getallocatedblocks(), rss
-
-
-_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-
-
-_POLICY = CollectorPolicy()
-_INSTALLED: CollectorPolicy | None = None  # the one the servers report closed connections to
-
-
-def collector_policy() -> CollectorPolicy:
-    """The process's :class:`CollectorPolicy` (installed by whoever serves: ``lanswitch host``
-    and the benchmarks' host processes call ``collector_policy().install()`` once set up)."""
-    return _POLICY
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """Who the server lets in, and how fast (the module docstring; docs/security.md)."""
-
-    pending: int = 32
-    """Connections between TCP accept and ``hello``, from every address together. Each holds
-    TLS state (asyncio's 256 KiB read buffer, OpenSSL's buffers) and at most a partial frame;
-    beyond this limit the next is closed at once, before TLS, so it costs nothing — unless it
-    comes from an address with at least two fewer waiting than another (``_make_room``)."""
-    pending_per_address: int = 4
-    """Of those, from one address (an IPv6 address: its /64)."""
-    per_address: int = 8
-    """Joined connections from one address: a ``hello`` without a resume token beyond it gets
-    ``table_full``."""
-    hello_deadline: float = 5.0
-    """Seconds from TCP accept to ``hello``, the TLS handshake included."""
-    guess_wait: float = 1.0
-    """After a wrong password, the next ``hello`` without a token from that address waits
-    this long; each further wrong one doubles it, up to ``guess_wait_max``."""
-    guess_wait_max: float = 60.0
-    guess_forget: float = 600.0
-    """An address's wrong passwords are forgotten this long after its last (and at once after
-    a right one)."""
-    guess_addresses: int = 4096
-    """Addresses whose wrong passwords are kept (beyond: the longest quiet is forgotten)."""
-    log_burst: int = 10
-    log_window: float = 60.0
-    """Log lines about refused guesses and connections: at most ``log_burst`` a
-    ``log_window``; the others are counted, and the count said when lines are let through
-    again."""
-
-
-def address_key(peer: object) -> str:
-    """What the limits count a peer as: its IPv4 address, or its IPv6 address's /64 (a single
-    machine may hold a whole /64); an IPv4-mapped IPv6 address counts as the IPv4 one."""
-    host = peer[0] if isinstance(peer, tuple) and peer else None
-    if not isinstance(host, str):
-        return "?"
-    try:
-        ip = ipaddress.ip_address(host.partition("%")[0])
-    except ValueError:
-        return host
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.IPv6Network(f"{ip}/64", strict=False))
-    return str(ip)
-
-
-class _Guesses:
-    """Wrong passwords per address: how many in a row, the last when, and so how long the next
-    ``hello`` without a token from there waits. Bounded: ``guess_addresses`` addresses, the
-    least recently wrong forgotten first (a dict keeps insertion order; a wrong guess
-    re-inserts)."""
-
-    def __init__(self, limits: Limits) -> None:
-        self.limits = limits
-        self._by: dict[str, tuple[int, float]] = {}
-
-    def delay(self, count: int) -> float:
-        """The wait after ``count`` (≥ 1) wrong passwords in a row."""
-        lim = self.limits
-        return min(lim.guess_wait * 2.0 ** min(count - 1, 40), lim.guess_wait_max)
-
-    def _count(self, address: str, now: float) -> tuple[int, float]:
-        count, last = self._by.get(address, (0, 0.0))
-        if count and now - last >= self.limits.guess_forget:
-            del self._by[address]
-            return 0, 0.0
-        return count, last
-
-    def wait(self, address: str, now: float) -> float:
-        """Seconds until a ``hello`` from ``address`` may be tried (0: now)."""
-        count, last = self._count(address, now)
-        return max(0.0, last + self.delay(count) - now) if count else 0.0
-
-    def wrong(self, address: str, now: float) -> tuple[int, float]:
-        """A wrong password from ``address``: wrong ones in a row, and the wait now."""
-        count = self._count(address, now)[0] + 1
-        self._by.pop(address, None)
-        self._by[address] = (count, now)
-        while len(self._by) > self.limits.guess_addresses:
-            del self._by[next(iter(self._by))]
-        return count, self.delay(count)
-
-    def right(self, address: str) -> None:
-        self._by.pop(address, None)
-
-    def __len__(self) -> int:
-        return len(self._by)
-
-
-class _Said:
-    """Log lines an attacker can cause (a refused guess, a refused connection), at most
-    ``burst`` a ``window``: the host's log must not be the next thing flooded."""
-
-    def __init__(self, burst: int, window: float) -> None:
-        self.burst, self.window = burst, window
-        self._start = -math.inf
-        self._lines = 0
-        self.held = 0  # lines not said in the current window
-
-    def warn(self, now: float, text: str, *args: object) -> None:
-        if now - self._start >= self.window:
-            if self.held:
-                log.warning(
-                    "%d more refused connections or guesses were not logged (at most %d "
-                    "lines every %.0f s)",
-                    self.held,
-                    self.burst,
-                    self.window,
-                )
-            self._start, self._lines, self.held = now, 0, 0
-        if self._lines < self.burst:
-            self._lines += 1
-            log.warning(text, *args)
-        else:
-            self.held += 1
 
 
 @dataclass(slots=True)
@@ -825,8 +507,7 @@ class Server:
         link = self._links.pop(cid, None)
         if link is None:
             return None
-        if _INSTALLED is not None:
-            _INSTALLED.connection_closed()
+        connection_closed()
         counts = self._joined if link.joined else self._pending
         counts[link.address] -= 1
         if counts[link.address] <= 0:

@@ -24,12 +24,11 @@ from lanswitch.discovery import (
     Table,
     TableAdvertiser,
     TableBrowser,
-    _instance_label,
-    _table_from_info,
     list_tables,
     local_ipv4_addresses,
     preferred_order,
 )
+from lanswitch.discovery._records import _instance_label, _table_from_info
 from lanswitch.host import HostConfig
 from lanswitch.hosting import advertiser_for, follow_open_seats, new_table
 from lanswitch.tls import load_or_create_identity

@@ -25,10 +25,10 @@ from lanswitch.discovery import (
     SERVICE_TYPE,
     Table,
     TableChoiceError,
-    _Answers,
     conflicts,
     pick_table,
 )
+from lanswitch.discovery._browse import _Answers
 from lanswitch.settings import Join
 from lanswitch.textsafe import fold_name
 from lanswitch.tls import (

@@ -26,9 +26,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from lanswitch import protocol as p
 from lanswitch.bots import make_bot
 from lanswitch.client import Client, Target
+from lanswitch.door import _Guesses
 from lanswitch.host import MAX_CLIENTS, Host, HostConfig
 from lanswitch.hosting import new_table, serve, settle
-from lanswitch.server import CLOSE_WAIT, MAX_CLOSING, Limits, Server, _Guesses, address_key
+from lanswitch.server import CLOSE_WAIT, MAX_CLOSING, Limits, Server, address_key
 from lanswitch.session import Session
 from lanswitch.tls import Identity, client_context, load_or_create_identity, server_context
 from tests.test_cli_net import Host as CliHost

@@ -49,6 +49,8 @@ from lanswitch.protocol import (
     Role,
     State,
 )
+from lanswitch.protocol._codec import _UNPACK_LIMITS, _to_wire
+from lanswitch.protocol._fields import _Check, _schema
 from lanswitch.rules import PRESETS, RuleSet
 from lanswitch.session import hand_setup
 from lanswitch.simulate import play_hand
@@ -156,8 +158,8 @@ def test_spec_documents_every_message_and_error_code() -> None:
         m = re.search(rf"^#### `{t}`.*?(?=^#### |^### |^## )", SPEC, re.M | re.S)
         assert m, f"SPEC.md has no section for message {t}"
         body = m.group(0).split("\n", 1)[1]
-        at = [body.find(f"`{n}`") for n, _ in p._schema(cls)]
-        for (n, _), i in zip(p._schema(cls), at, strict=True):
+        at = [body.find(f"`{n}`") for n, _ in _schema(cls)]
+        for (n, _), i in zip(_schema(cls), at, strict=True):
             assert i >= 0, f"SPEC.md, {t}: field {n} undocumented"
         assert at == sorted(at), f"SPEC.md, {t}: fields not in wire order"
     for code in ErrorCode:
@@ -389,7 +391,7 @@ def test_the_repeated_key_check_costs_little(capsys: pytest.CaptureFixture[str])
     import timeit
 
     payloads = [bytes.fromhex(f["hex"])[4:] for f in V["frames"]]
-    limits = p._UNPACK_LIMITS
+    limits = _UNPACK_LIMITS
 
     def without() -> None:
         for b in payloads:
@@ -903,7 +905,7 @@ def test_seat_view_carries_an_engine_view_exactly() -> None:
 # Round trips: any valid message, derived from the schema itself
 
 
-def strategy(spec: p._Check) -> st.SearchStrategy[Any]:
+def strategy(spec: _Check) -> st.SearchStrategy[Any]:
     if isinstance(spec, p.Int):
         return st.integers(spec.lo, spec.hi)
     if isinstance(spec, p.Bool):
@@ -935,7 +937,7 @@ def strategy(spec: p._Check) -> st.SearchStrategy[Any]:
 
 
 def structs(cls: type[Any]) -> st.SearchStrategy[Any]:
-    return st.builds(cls, **{n: strategy(s) for n, s in p._schema(cls)})
+    return st.builds(cls, **{n: strategy(s) for n, s in _schema(cls)})
 
 
 def valid(cls: type[Any]) -> st.SearchStrategy[Any]:
@@ -1054,8 +1056,8 @@ def test_fuzz_messages_with_random_fields(t: str, fields: dict[str, Any]) -> Non
 def test_fuzz_valid_messages_with_one_field_replaced(
     message: p.Message, which: int, value: object
 ) -> None:
-    wire = p._to_wire(
-        {"type": message.TYPE} | {n: getattr(message, n) for n, _ in p._schema(type(message))}
+    wire = _to_wire(
+        {"type": message.TYPE} | {n: getattr(message, n) for n, _ in _schema(type(message))}
     )
     assert isinstance(wire, dict)
     keys = sorted(wire)
