@@ -48,6 +48,7 @@ SHELLS = frozenset(
             "cli",
             "netcmd",
             "server",
+            "gcpolicy",  # the server's garbage-collector policy: tunes the process's gc
             "client",
             "discovery",
             "tls",
