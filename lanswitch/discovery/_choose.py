@@ -9,12 +9,13 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
+from ..errors import InvalidInput
 from ..textsafe import escape, fold_name
 from ..tls import FingerprintChoice, Pin, fingerprint_words
 from ._records import Table
 
 
-class TableChoiceError(ValueError):
+class TableChoiceError(InvalidInput):
     """Which table is meant cannot be told (two fingerprints answer for the name), or the
     fingerprint chosen is not among the answers. The message says how to choose."""
 

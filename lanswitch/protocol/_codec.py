@@ -16,6 +16,7 @@ from typing import Any, Final
 
 import msgpack
 
+from ..errors import RemoteError
 from ._errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 from ._fields import (
     _REPR,
@@ -138,7 +139,7 @@ def decode_message(obj: object) -> Message:
     return _checked(obj)
 
 
-class _RepeatedKey(Exception):  # noqa: N818  (what it carries: the key a map repeats)
+class _RepeatedKey(RemoteError):  # noqa: N818  (what it carries: the key a map repeats)
     pass
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import enum
 
 from .. import protocol as _package
+from ..errors import LanswitchError, LocalError, RemoteError
 
 
 class ErrorCode(enum.Enum):
@@ -68,7 +69,7 @@ class ErrorCode(enum.Enum):
     """The sender hit a bug of its own; the connection cannot go on."""
 
 
-class ProtocolError(Exception):
+class ProtocolError(LanswitchError):
     """A protocol violation, with the :class:`ErrorCode` to tell the peer."""
 
     def __init__(self, text: str, code: ErrorCode = ErrorCode.BAD_MESSAGE) -> None:
@@ -81,11 +82,11 @@ class ProtocolError(Exception):
         return _package.Error(code=self.code, text=self.text[: _package.MAX_TEXT])
 
 
-class LocalProtocolError(ProtocolError):
+class LocalProtocolError(ProtocolError, LocalError):
     """Our side misused the connection: a message not allowed now, a bad field, too big."""
 
 
-class RemoteProtocolError(ProtocolError):
+class RemoteProtocolError(ProtocolError, RemoteError):
     """The peer broke the protocol. ``received`` holds the messages that the same call to
     :meth:`Connection.receive_data` decoded before the violation."""
 
