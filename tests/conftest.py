@@ -22,6 +22,13 @@ import sys
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
+# Each test process advertises and browses its tables under a DNS-SD service type of its own
+# (lanswitch/discovery/_records.py), passed on to every lanswitch process it starts: the suite
+# runs in several processes at once (pytest-xdist), all on one loopback, and a table one test
+# advertised must not appear in another's list, nor take its name. Set before lanswitch's
+# discovery is imported (conftest is imported before any test module).
+os.environ["LANSWITCH_SERVICE_TYPE"] = f"_lsw-{os.getpid()}._tcp.local."
+
 _SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large]
 
 settings.register_profile(

@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import secrets
+import subprocess
 import sys
 from pathlib import Path
 
@@ -98,3 +99,66 @@ def test_tables_with_a_bad_interface_is_a_clear_error(capsys: pytest.CaptureFixt
     err = capsys.readouterr().err
     assert code == 2
     assert "--interface" in err
+
+
+@needs_multicast
+def test_a_table_under_another_service_type_is_not_listed() -> None:
+    """``LANSWITCH_SERVICE_TYPE`` keeps two sets of tables apart on one network (the suite's
+    processes each use their own, side by side on one loopback): a ``tables`` of another type
+    does not list this process's table; one of the same type does."""
+    name = f"Apart {os.getpid()}-{secrets.token_hex(3)}"
+
+    async def listed(service_type: str) -> list[str]:
+        proc = await asyncio.create_subprocess_exec(
+            *(sys.executable, "-m", "lanswitch", "tables", "--interface", "127.0.0.1"),
+            *("--json", "--timeout", "3"),
+            cwd=ROOT,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=dict(os.environ, PYTHONPATH=str(ROOT), LANSWITCH_SERVICE_TYPE=service_type),
+        )
+        out, err = await asyncio.wait_for(proc.communicate(), 30)
+        assert proc.returncode == 0, err.decode()
+        return [r["name"] for r in json.loads(out)]
+
+    async def scenario() -> tuple[list[str], list[str]]:
+        listener = await asyncio.start_server(lambda r, w: w.close(), "127.0.0.1", 0)
+        port = listener.sockets[0].getsockname()[1]
+        table = TableAdvertiser(
+            name=name,
+            port=port,
+            rules="switch",
+            seats_total=4,
+            seats_free=3,
+            fingerprint=secrets.token_hex(32),
+            version=1,
+            interfaces=["127.0.0.1"],
+        )
+        async with table:
+            other = await listed(f"_lsw-o{os.getpid()}._tcp.local.")
+            same = await listed(os.environ["LANSWITCH_SERVICE_TYPE"])
+        listener.close()
+        await listener.wait_closed()
+        return other, same
+
+    other, same = asyncio.run(asyncio.wait_for(scenario(), 60))
+    assert name in same
+    assert name not in other
+
+
+def test_a_malformed_service_type_is_said_in_one_line() -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), LANSWITCH_SERVICE_TYPE="lanswitch")
+    done = subprocess.run(
+        [sys.executable, "-m", "lanswitch", "tables", "--interface", "127.0.0.1"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("lanswitch: error: LANSWITCH_SERVICE_TYPE='lanswitch' is not"), (
+        done.stderr
+    )
+    assert len(done.stderr.splitlines()) == 1, done.stderr

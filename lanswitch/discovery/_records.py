@@ -5,6 +5,7 @@ records (the TXT keys: the package docstring).
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -12,7 +13,31 @@ from dataclasses import dataclass
 from zeroconf import IPVersion
 from zeroconf.asyncio import AsyncServiceInfo
 
-SERVICE_TYPE = "_lanswitch._tcp.local."
+from ..errors import InvalidInput
+
+#: The DNS-SD service type a table is advertised and looked for as.
+DEFAULT_SERVICE_TYPE = "_lanswitch._tcp.local."
+#: ``LANSWITCH_SERVICE_TYPE`` sets another for a process and the processes it starts: tables
+#: advertised under one type are unseen by browsers of another. The test suite gives each of
+#: its processes one of its own (``tests/conftest.py``), so that tests run side by side on one
+#: machine's loopback never see each other's tables (two tables named "ann's table" at once
+#: were renamed, and a join by name could reach the other test's table).
+SERVICE_ENV = "LANSWITCH_SERVICE_TYPE"
+
+
+def _service_type(given: str | None) -> str:
+    if not given:
+        return DEFAULT_SERVICE_TYPE
+    if not re.fullmatch(r"_[a-z][a-z0-9-]{0,14}\._tcp\.local\.", given):
+        raise InvalidInput(
+            f"{SERVICE_ENV}={given!r} is not a service type such as {DEFAULT_SERVICE_TYPE} "
+            "(an underscore, a letter, up to 14 more letters, digits or hyphens, then "
+            "._tcp.local.)"
+        )
+    return given
+
+
+SERVICE_TYPE = _service_type(os.environ.get(SERVICE_ENV))
 
 _MAX_LABEL = 63  # bytes in one DNS label
 _FLAGS_QUERY = 0x0000
