@@ -3,7 +3,7 @@
 Under penalty scoring (Black 5) a player whose total reaches the rules' target is out of the
 match: the host deals the next hands without them (no cards, no key), by the totals the lobby
 shows (the host's word). A modified host — a ``Host`` whose ``Match`` keeps other totals or
-puts other seats out, as ``tests/test_cheats.py`` modifies hosts — plays at a table of
+puts other seats out, as ``tests/scenarios/test_cheats.py`` modifies hosts — plays at a table of
 untouched clients over TLS on loopback (``tests/cheats.py``), in both deals. Each test reads
 what every untouched client said: its warnings on screen (news) and the verdict in its record.
 

@@ -65,7 +65,7 @@ from lanswitch.fairdeal.primitives import DEALER
 from lanswitch.fairdeal.round import RoundFlowError, next_state
 from tests.scripts import load_script
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 VECTORS_PATH = ROOT / "protocol" / "vectors" / "fair-deal.json"
 HAND_PATH = ROOT / "protocol" / "vectors" / "hand-transcript.json"
 V: dict[str, Any] = json.loads(VECTORS_PATH.read_text(encoding="utf-8"))
