@@ -614,7 +614,8 @@ def test_a_turn_that_begins_with_a_key_alone_is_news() -> None:
 
 def test_a_pass_with_a_point_outside_the_group_is_caught_as_it_comes(tmp_path: Path) -> None:
     """Every follower checks every point of a pass as it comes (the host first): the hand
-    stops, blamed on the pass's author (tests/test_points.py has each kind of bad point)."""
+    stops, blamed on the pass's author (tests/fairdeal/test_points.py has each kind of bad
+    point)."""
     people = [Person("ann", cheating(cheats.InvalidPointPass), honest=False), Person("bob")]
     out = play_over_tls(make_host(blind=True, hands=1), people, tmp_path)
     ann = pid_of(out, "ann")
