@@ -29,7 +29,7 @@ def _parameters(fn: object) -> list[str]:
 
 
 def _set_in_init(cls: type, name: str) -> bool:
-    return f"self.{name} = " in inspect.getsource(cls.__init__)
+    return f"self.{name} = " in inspect.getsource(vars(cls)["__init__"])
 
 
 def _same_shape(cls: type, interface: type) -> list[str]:
