@@ -482,7 +482,8 @@ def share_decodes() -> None:
     four players' laptops each would, and the load generator saturated its core before the
     host did (issue #17). With this the first of them decodes it and the others get the same
     message (frozen: nothing can change it) — about a third of the decodes of a hand of four
-    (``tests/test_latency.py``). Views differ per seat and are still decoded by each. What a
+    (``tests/scenarios/test_latency.py``). Views differ per seat and are still decoded by each.
+    What a
     client does with a message (its session, its fair-deal checks) is unchanged, and a real
     client decodes everything itself: ``--fresh-checks`` turns this off too.
     """

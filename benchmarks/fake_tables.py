@@ -4,7 +4,8 @@ On a simulated LAN of network namespaces (``tests/netns.py``: needs root and ``i
 leaves the machine), a real ``lanswitch host`` runs on ``host``; a player on ``l1`` watches
 it once, which pins it; then a fake TLS table with a fingerprint of its own answers from
 ``l3``, first as the name in capitals, then as the very same name, advertised without the
-probe that would make it rename itself (``tests/test_lan.py``'s ``FAKE_TABLE``). For each fake,
+probe that would make it rename itself (``tests/scenarios/test_lan.py``'s ``FAKE_TABLE``). For each
+fake,
 a fresh player (``l2``, a new data dir each time) and the pinned player (``l1``) each run
 ``lanswitch join NAME --spectate --headless`` TRIALS times. Each run is counted as
 
@@ -36,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from lanswitch.tls import fingerprint_words  # noqa: E402
 from tests.netns import Lan, why_no_lan  # noqa: E402
-from tests.test_lan import FAKE_TABLE  # noqa: E402
+from tests.scenarios.test_lan import FAKE_TABLE  # noqa: E402
 
 PY = sys.executable
 

@@ -13,7 +13,8 @@ game's match finishes with every hand verified fair. Figures: frames per second,
 closes by the host, the host's peak memory.
 
 Usage: ``python benchmarks/fuzz.py [--frames N] [--conns N] [--seed S] [--json]``;
-``tests/test_fuzz.py`` runs a short soak. Traffic stays on 127.0.0.1; everything is bounded.
+``tests/scenarios/test_fuzz.py`` runs a short soak. Traffic stays on 127.0.0.1; everything is
+bounded.
 """
 
 from __future__ import annotations

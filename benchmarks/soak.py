@@ -59,7 +59,8 @@ at a structure's door. Also: connections served, joins, leaves, drops, resumes, 
 the CPU of the host and of each client process, and the machine.
 
 Usage: ``python benchmarks/soak.py [--duration S] [--clients N] [--tables N] [--quick]
-[--client-procs N] [--seed S] [--json] [--save FILE] [--tracemalloc]``; ``tests/test_soak.py``
+[--client-procs N] [--seed S] [--json] [--save FILE] [--tracemalloc]``;
+``tests/scenarios/test_soak.py``
 runs a short one. Traffic stays on 127.0.0.1; every loop and wait is bounded; only the
 processes started here are ended, by their own pid. Exit status 0 when there were 0 errors,
 the targets were met and the population churned.

@@ -11,7 +11,7 @@ ARGS`` is ``python -m lanswitch ARGS`` with
 
 What lanswitch does where each is missing is in ``hosting.steady_memory`` (nothing), the
 host's main loop in ``netcmd`` (KeyboardInterrupt closes the table) and ``tls``
-(``_write_private``). ``tests/test_portable.py`` runs a host and a client this way.
+(``_write_private``). ``tests/scenarios/test_portable.py`` runs a host and a client this way.
 """
 
 from __future__ import annotations

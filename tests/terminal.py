@@ -1,9 +1,10 @@
 """A real terminal for tests: a tmux server on a private socket with one window running a
 command, its screen read as text (as a person reads it) and keys sent to it.
 
-Used by ``tests/test_tmux.py`` (lanswitch play as a person plays it), ``tests/test_lan.py``
+Used by ``tests/scenarios/test_tmux.py`` (lanswitch play as a person plays it),
+``tests/scenarios/test_lan.py``
 (a friend's laptop, the server started inside a node's network namespace) and
-``tests/test_portable.py``. Each test kills its own server by its socket (never ``tmux
+``tests/scenarios/test_portable.py``. Each test kills its own server by its socket (never ``tmux
 kill-server`` on the default one), and the socket file goes with it.
 """
 

@@ -55,7 +55,8 @@ def test_the_heuristic_plays_only_what_a_trimmed_view_offers() -> None:
     """A host that hides a card from a seat's screen leaves it off the view's legal moves too,
     and the list can be one the engine never makes: here only the last-card call, the card
     that went with it hidden. The bot chose PASS — not offered, refused by the host — and its
-    seat then waited for ever (tests/test_cheats.py's hidden-card test hung 1 run in 6)."""
+    seat then waited for ever (tests/scenarios/test_cheats.py's hidden-card test hung 1 run in
+    6)."""
     rules = sized(PRESETS["switch"], 2)
     game = stacked(rules, 2, ["JC 5S", "4D 5D"], "9C", "6S 7S 8S")
     view = game.view(0)

@@ -211,7 +211,7 @@ def test_paths_lists_every_place_lanswitch_writes_with_what_it_holds(
     what it holds."""
     from lanswitch.history import History
     from lanswitch.tls import PinStore, load_or_create_identity, table_pin_key
-    from tests.test_crash import _left_unfinished
+    from tests.scenarios.test_crash import _left_unfinished
 
     History.in_dir(tmp_path).close()
     identity = load_or_create_identity(tmp_path)
@@ -346,7 +346,7 @@ def test_verify_a_tampered_file_exits_1_and_blames_the_host(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     from tests.fairplay import play
-    from tests.test_tamper import StackedHost
+    from tests.scenarios.test_tamper import StackedHost
 
     hand = play("switch", 3, seed=1, dealer_cls=StackedHost)
     files = [_write(tmp_path / f"{t.id}.json", t) for t in hand.transcripts]

@@ -34,9 +34,9 @@ from lanswitch.host import HostConfig
 from lanswitch.session import HandRecord
 from lanswitch.tls import Identity
 from tests.records import blind_file_of, transcript_of
+from tests.scenarios.test_cli_net import LOOPBACK, host_factory
+from tests.scenarios.test_cli_net import Host as HostProcess
 from tests.tablenet import Link, TableNet
-from tests.test_cli_net import LOOPBACK, host_factory
-from tests.test_cli_net import Host as HostProcess
 from tests.test_tui import Screen, identity, terminal, until
 
 __all__ = ["host_factory", "identity"]  # fixtures, imported for pytest to find here

@@ -3,7 +3,7 @@
 Unit tests, no network: pins kept under the name as people read it and per ``HOST:PORT``, old
 pin files read without losing a pin, the choice between two answers for one name, and the
 browser's keeping each responder's answer apart (fed the records of real mDNS messages, as
-zeroconf passes them). The same seen over a LAN is in ``tests/test_lan.py``.
+zeroconf passes them). The same seen over a LAN is in ``tests/scenarios/test_lan.py``.
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from lanswitch.journal import unfinished
+from tests.scenarios.test_crash import _left_unfinished
 from tests.terminal import Tmux
-from tests.test_crash import _left_unfinished
 from tests.test_server import LOOPBACK
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")

@@ -21,9 +21,9 @@ from lanswitch.tui.keys import KEYS, hints
 from lanswitch.tui.layout import help_lines
 from lanswitch.tui.model import TuiModel
 from lanswitch.tui.scoreboard import board
+from tests.scenarios.test_tmux import play_by_keys
 from tests.tablenet import TableNet
 from tests.terminal import Tmux
-from tests.test_tmux import play_by_keys
 from tests.test_tui import play_out_the_hand, screen_text, text, tui_at
 
 

@@ -2,7 +2,7 @@
 item 3): :func:`lanswitch.textsafe.escape` itself, then each printer as a user runs it — a real
 ``lanswitch`` process whose stdout is searched for a character a terminal would act on.
 ``lanswitch tables`` hears a table advertised on loopback only (zeroconf bound to 127.0.0.1).
-The headless ``join`` and the host's log are in ``tests/test_cli_net.py`` (TLS).
+The headless ``join`` and the host's log are in ``tests/scenarios/test_cli_net.py`` (TLS).
 """
 
 from __future__ import annotations

@@ -1666,7 +1666,7 @@ def test_a_host_that_dies_is_said_at_once_and_so_is_its_return(
     is killed (SIGKILL) under ann's terminal client: the title says "host lost, reconnecting…"
     with the seconds; started again with --resume on its port, ann is back in her seat and the
     log says so."""
-    from tests.test_cli_net import Host as HostProcess
+    from tests.scenarios.test_cli_net import Host as HostProcess
 
     host = HostProcess(tmp_path, "--seats", "2", "--bots", "1", "--bot-delay", "0.5")
     screen = Screen()
@@ -1722,7 +1722,7 @@ def test_a_host_gone_for_good_is_one_sentence_with_what_to_do(
     closed screen says the cause and what to do in one sentence, and the hand's line in the
     log does not repeat it."""
     from lanswitch import client as client_module
-    from tests.test_cli_net import Host as HostProcess
+    from tests.scenarios.test_cli_net import Host as HostProcess
 
     monkeypatch.setattr(client_module, "HOST_GONE_AFTER", 1.0)  # not 20 s of refusals
     host = HostProcess(tmp_path, "--seats", "2", "--bots", "1", "--bot-delay", "0.5")

@@ -8,8 +8,8 @@ arrives, and cuts the arriving bytes into frames.
 Each frame's payload is decoded by the package's :func:`decode_frame_payload`, looked up on the
 package (``_package``) at each frame rather than imported from ``_codec`` once: it is the seam
 a load generator replaces to decode a payload its clients share once
-(``benchmarks/_latency_harness.py``, ``tests/test_latency.py``), as it did when the protocol
-was one module. The lookup costs an attribute read per frame, nothing next to the decode.
+(``benchmarks/_latency_harness.py``, ``tests/scenarios/test_latency.py``), as it did when the
+protocol was one module. The lookup costs an attribute read per frame, nothing next to the decode.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ description. Nothing is cut mid-word (:func:`~lanswitch.tui.render.wrap`); below
 :data:`MIN_COLS` × :data:`MIN_ROWS` the screen asks for a bigger window instead.
 
 Pure over the model: ``tests/test_tui.py`` checks every screen at several sizes as text, and
-``tests/test_tmux.py`` in a real terminal.
+``tests/scenarios/test_tmux.py`` in a real terminal.
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ which hidden cards each step gives to whom) step by step for three whole hands, 
 of deck sizes in protocol/SPEC.md ("The hand's setup").
 
 ``python protocol/vectors/gen_blind.py`` prints the JSON of the first, ``--write`` updates the
-files and SPEC.md's table, and ``--check`` exits 1 if any is stale. ``tests/test_blind_vectors.py``
+files and SPEC.md's table, and ``--check`` exits 1 if any is stale.
+``tests/fairdeal/test_blind_vectors.py``
 checks every vector against ``lanswitch.fairdeal.blind`` and the rules engine, and that the
 files and the table are what this script writes.
 

@@ -2,7 +2,8 @@
 v2), and ``protocol/vectors/hand-transcript.json``, a whole small hand's transcript.
 
 ``python protocol/vectors/gen_fair_deal.py`` prints the JSON, ``--write`` updates both files and
-``--check`` exits 1 if either is stale. ``tests/test_fairness.py`` checks every vector against
+``--check`` exits 1 if either is stale. ``tests/fairdeal/test_vectors.py`` checks every vector
+against
 ``lanswitch.fairdeal`` (and recomputes the hashes, the HKDF and the keystream on its own) and
 that the files are what this script writes.
 

@@ -2,7 +2,7 @@
 
 Like OpenSpiel's playthrough files: each preset has hands played by bots with a fixed seed;
 the file keeps the hand's log (chance orders and moves), a SHA-256 of every event the engine
-produced, and the result. ``tests/test_golden.py`` replays each log and compares. A change to
+produced, and the result. ``tests/test_game.py`` replays each log and compares. A change to
 the engine that alters any event fails the test; if the change is meant, regenerate with
 ``python tests/golden/gen.py`` and say why in the commit.
 """

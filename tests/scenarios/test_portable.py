@@ -18,7 +18,7 @@ import pytest
 
 from tests.terminal import Tmux
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LOOPBACK = "127.0.0.1"
 
 

@@ -3,7 +3,8 @@ client shells as the players (``tests/cheats.py``), and the untouched ``lanswitc
 each honest player's saved files.
 
 A cheater is a modified client (a ``Session`` whose blind secrets are kept by a cheating
-:class:`~lanswitch.fairdeal.blindhand.Holder` from ``tests/test_blind.py``) or a modified host
+:class:`~lanswitch.fairdeal.blindhand.Holder` from ``tests/fairdeal/test_blind.py``) or a modified
+host
 (a ``Host`` with a cheating holder of its own, or one that bends what it relays or says). Every
 test checks what the untouched clients said on their own — live, and from their files —, and
 that it names the cheater.
@@ -29,8 +30,8 @@ from lanswitch.host import Host
 from lanswitch.host._blind import BlindHand
 from lanswitch.host._commit import CommitHand
 from lanswitch.session import Session
-from tests import test_blind as cheats
 from tests.cheats import BIG_HANDS, Outcome, Person, carl_leaves, make_host, play_over_tls
+from tests.fairdeal import test_blind as cheats
 
 PEOPLE = [Person("ann"), Person("bob")]
 
@@ -613,7 +614,8 @@ def test_a_turn_that_begins_with_a_key_alone_is_news() -> None:
 
 def test_a_pass_with_a_point_outside_the_group_is_caught_as_it_comes(tmp_path: Path) -> None:
     """Every follower checks every point of a pass as it comes (the host first): the hand
-    stops, blamed on the pass's author (tests/test_points.py has each kind of bad point)."""
+    stops, blamed on the pass's author (tests/fairdeal/test_points.py has each kind of bad
+    point)."""
     people = [Person("ann", cheating(cheats.InvalidPointPass), honest=False), Person("bob")]
     out = play_over_tls(make_host(blind=True, hands=1), people, tmp_path)
     ann = pid_of(out, "ann")

@@ -56,7 +56,6 @@ from lanswitch.host import Host
 from lanswitch.host._commit import CommitHand, _announce
 from lanswitch.rules import PRESETS
 from lanswitch.session import Session
-from tests import test_tamper as tamper
 from tests.cheats import (
     BIG_HANDS,
     SWITCH,
@@ -70,6 +69,7 @@ from tests.cheats import (
     play_over_tls,
 )
 from tests.records import transcript_of
+from tests.scenarios import test_tamper as tamper
 
 PEOPLE = [Person("ann"), Person("bob")]
 

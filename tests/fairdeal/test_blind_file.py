@@ -19,7 +19,7 @@ from lanswitch.fairdeal.blindhand import BlindFault
 from lanswitch.fairdeal.blindlocal import BlindHand
 from lanswitch.fairdeal.primitives import DEALER
 from tests.blindtable import blind_table
-from tests.test_blind import DroppingAnyPass
+from tests.fairdeal.test_blind import DroppingAnyPass
 
 
 def _file(hand: BlindHand, pid: str) -> dict[str, Any]:
@@ -102,7 +102,7 @@ def test_a_hand_stopped_by_a_card_that_opens_to_nothing_is_blamed_as_the_seeds_s
     """p1's lock pass swaps a card for one of another deck; here (seed 3) it lands on the card
     the deal turns up, so p0's record stops at that opening, which names nobody. The seeds show
     whose pass it was: the file says so, as p0 did live. (Before: the file stopped at the
-    opening and said void, naming nobody: 3 runs in 120 of tests/test_blind_net.py's.)"""
+    opening and said void, naming nobody: 3 runs in 120 of tests/scenarios/test_blind_net.py's.)"""
     hand = blind_table(2, 1, seed=3).play({"p1": DroppingAnyPass})
     data = _file(hand, "p0")
     assert data["stopped"][0] == "open"  # the case: the hand stopped in the deal

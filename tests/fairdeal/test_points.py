@@ -335,7 +335,7 @@ def test_a_bad_point_in_a_clients_pass_is_refused_as_it_arrives_and_blamed_over_
 # A saved hand whose JSON repeats a key (Python's reader keeps the last value; another may keep
 # the first) is refused, nested objects included.
 
-VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
+VECTORS = Path(__file__).resolve().parents[2] / "protocol" / "vectors"
 
 
 def test_a_transcript_that_repeats_a_key_is_refused() -> None:

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_soak(*args: str, timeout: float = 120.0) -> dict[str, Any]:

@@ -1,17 +1,25 @@
-"""Matches: hands in a row, the deal rotating, scores adding up to the rules' target."""
+"""The rules engine (``lanswitch/game.py``): matches — hands in a row, the deal rotating,
+scores adding up to the rules' target —, the figures it counts for the rule lab (turns, cards
+drawn), and recorded hands it reproduces event for event (``tests/golden/gen.py``).
+
+The engine rule by rule, each on a stacked deck, is ``tests/test_inventory.py``; its properties
+over every preset (cards conserved, replay, hidden cards) ``tests/test_properties.py``."""
 
 from __future__ import annotations
 
 import itertools
+import json
 import random
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from lanswitch.bots import HeuristicBot
-from lanswitch.game import Game, Match
+from lanswitch.game import Event, Game, Match
 from lanswitch.rules import PRESETS, rules_from_mapping
 from lanswitch.simulate import play_hand
+from tests.golden.gen import events_digest
 
 
 def play_match(match: Match, seed: int, hands_cap: int = 400) -> list[Game]:
@@ -196,3 +204,59 @@ def test_a_person_the_match_puts_out_sits_out_the_next_hands_and_nobody_is_blame
                 continue
             assert j.status == "fair", (link.session.name, record.hand_no, j.reason)
     assert sat_out >= 1  # someone was put out, and sat hands out
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_turns_and_draws_match_the_events(preset: str) -> None:
+    rules = PRESETS[preset]
+    for seed in range(12):
+        players = 2 + seed % 7
+        game = Game(rules, players, dealer=seed % players)
+        rng = random.Random(seed)
+        events: list[Event] = []
+        for _ in range(rules.play.safety_limit * 2 + 100):
+            if game.over:
+                break
+            legal = game.legal_moves()
+            if legal:
+                events += game.apply(game.turn, legal[int(rng.random() * len(legal))])
+            else:
+                req = game.chance_request()
+                assert req is not None
+                order = req[1]
+                rng.shuffle(order)
+                events += game.apply_chance(order)
+        assert game.result is not None
+        # Every ended turn hands the turn on (a "turn" event), except one that ends the hand.
+        ended_at_turn_end = game.result.reason in ("finished", "one_left", "blocked")
+        turn_events = sum(1 for e in events if e[0] == "turn") - 1  # the first is the deal's
+        assert game.turns == turn_events + ended_at_turn_end, (preset, seed)
+        assert game.draws == sum(1 for e in events if e[0] == "draw")
+
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_recorded_hands_replay_event_for_event(preset: str) -> None:
+    hands = json.loads((GOLDEN / f"{preset}.json").read_text(encoding="utf-8"))
+    assert len(hands) == 3
+    for hand in hands:
+        game = Game(
+            PRESETS[preset], hand["players"], dealer=hand["dealer"], hand_no=hand["hand_no"]
+        )
+        events: list[Event] = []
+        for seat, entry in hand["log"]:
+            if isinstance(entry, list):
+                events += game.apply_chance(entry)
+            else:
+                assert entry in game.legal_moves()
+                events += game.apply(seat, entry)
+        assert game.result is not None
+        assert len(events) == hand["events"]
+        assert events_digest(events) == hand["events_sha256"]
+        expected = hand["result"]
+        assert game.result.reason == expected["reason"]
+        assert list(game.result.placings) == expected["placings"]
+        assert list(game.result.scores) == expected["scores"]
+        assert game.result.actions == expected["actions"]

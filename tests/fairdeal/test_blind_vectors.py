@@ -20,7 +20,7 @@ from lanswitch.game import Game
 from lanswitch.rules import PRESETS, rules_from_mapping
 from tests.scripts import load_script
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PATH = ROOT / "protocol" / "vectors" / "blind.json"
 V: dict[str, Any] = json.loads(PATH.read_text(encoding="utf-8"))
 B = bytes.fromhex

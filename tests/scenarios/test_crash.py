@@ -27,11 +27,11 @@ from lanswitch.host import Host, HostConfig
 from lanswitch.hosting import HostedTable, ResumeError, new_table, resume_table, serve, settle
 from lanswitch.journal import FORMAT, Journal, JournalError, JournalFull, unfinished
 from lanswitch.tls import Identity, load_or_create_identity
+from tests.scenarios.test_tmux import our_key, play_by_keys
 from tests.scripts import load_script
 from tests.terminal import Tmux, bot_friend, stop_friend
 from tests.test_journal import state
 from tests.test_server import LOOPBACK, bot_client, run, target_of
-from tests.test_tmux import our_key, play_by_keys
 
 
 @pytest.fixture(scope="module")

@@ -34,7 +34,7 @@ from lanswitch.fairdeal import Transcript
 from tests.netns import Lan, NodeProcess, lan_or_skip
 from tests.terminal import Tmux
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
 
 #: A TCP echo server: binds ADDR:0, prints "port N", echoes each connection until EOF, stops
@@ -544,7 +544,7 @@ def test_a_dealer_blind_match_with_a_friends_laptop_plays_to_its_end_and_every_h
     plays bob's seat, keeping each hand's file). Both hands are played to the match's end;
     every verdict, on ann's screen and in bob's output, is fair and dealer-blind; bob's files
     verify; ann's history keeps both hands; every process ends by itself with status 0."""
-    from tests.test_tmux import play_by_keys
+    from tests.scenarios.test_tmux import play_by_keys
 
     t0 = time.monotonic()
     deadline = t0 + MATCH_LIMIT

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.scenarios.test_cli_net import Host as HostProcess
 from tests.terminal import Tmux, bot_friend, stop_friend
-from tests.test_cli_net import Host as HostProcess
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 

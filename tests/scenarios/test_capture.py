@@ -16,8 +16,16 @@ import time
 from pathlib import Path
 
 from tests.netns import Lan
-from tests.test_lan import LAPTOPS, MATCH_LIMIT, PY, _check_hands, _everyone_exits_0, _host, _join
-from tests.test_lan import lan as lan
+from tests.scenarios.test_lan import (
+    LAPTOPS,
+    MATCH_LIMIT,
+    PY,
+    _check_hands,
+    _everyone_exits_0,
+    _host,
+    _join,
+)
+from tests.scenarios.test_lan import lan as lan
 
 MARKERS = (
     b"\xa4type",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.scripts import load_script
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_short_fuzz_soak_leaves_the_host_and_its_game_standing() -> None:

@@ -4,7 +4,8 @@ Ctrl-C on a host mid-match stops the table and keeps its journal for ``--resume`
 (``Server.stop``). Before v7 every client took that for the table's end and judged the hand
 in play at once: "UNFAIR: the host never signed the log it sent you", blame the host — for
 an orderly stop, in every friend's history and in the host's own player's. Now a client
-waits for the table to come back (``tests/test_crash.py`` resumes one, end to end); a client
+waits for the table to come back (``tests/scenarios/test_crash.py`` resumes one, end to end); a
+client
 that gives up first — its player leaves, or its patience runs out — records the hand
 **unfinished**: not scored, no verdict, nobody blamed. Unless the hand had already shown it
 a problem: a pause does not launder a cheat, whose verdict stands.
@@ -32,7 +33,7 @@ from lanswitch.server import Server
 from lanswitch.session import HandRecord, Session
 from lanswitch.tls import server_context
 from tests.cheats import config, identity
-from tests.test_cheats import HidingHost
+from tests.scenarios.test_cheats import HidingHost
 
 LOOPBACK = "127.0.0.1"
 STOPPED = "the host stopped the table mid-match; it can carry on where it stopped"

@@ -32,7 +32,7 @@ from lanswitch.hosting import new_table, serve, settle
 from lanswitch.server import CLOSE_WAIT, MAX_CLOSING, Limits, Server, address_key
 from lanswitch.session import Session
 from lanswitch.tls import Identity, client_context, load_or_create_identity, server_context
-from tests.test_cli_net import Host as CliHost
+from tests.scenarios.test_cli_net import Host as CliHost
 from tests.test_journal import state
 from tests.test_server import make_host as loop_host
 from tests.test_server import run, target_of

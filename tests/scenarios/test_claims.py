@@ -3,7 +3,7 @@ hand). The check after the hand, with every seed, settles a claim: what it prove
 another stands; a claim it does not bear out is its claimant's stop, proven by the claimant's
 own signature over it — so the host cannot make one up in a player's name, and a file whose
 claim was changed proves nothing against anyone. (Over real TLS, with a modified player:
-``tests/test_blind_net.py``.)"""
+``tests/scenarios/test_blind_net.py``.)"""
 
 from __future__ import annotations
 

@@ -198,7 +198,7 @@ def test_lanswitch_verify_blames_the_player_who_cut_his_file(tmp_path: Path) -> 
         capture_output=True,
         text=True,
         timeout=120,
-        env={"PYTHONPATH": str(Path(__file__).resolve().parent.parent), "PATH": ""},
+        env={"PYTHONPATH": str(Path(__file__).resolve().parents[2]), "PATH": ""},
     )
     report = json.loads(run.stdout)
     files = report["files"]

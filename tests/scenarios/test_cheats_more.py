@@ -50,7 +50,6 @@ from lanswitch.host import Host
 from lanswitch.host._commit import CommitHand, _announce
 from lanswitch.rules import PRESETS
 from lanswitch.session import Session
-from tests import test_tamper as tamper
 from tests.cheats import (
     BIG_HANDS,
     SWITCH,
@@ -64,6 +63,7 @@ from tests.cheats import (
     play_over_tls,
 )
 from tests.records import transcript_of
+from tests.scenarios import test_tamper as tamper
 
 PEOPLE = [Person("ann"), Person("bob")]
 

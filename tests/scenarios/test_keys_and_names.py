@@ -28,7 +28,7 @@ from lanswitch.client import Client
 from lanswitch.fairdeal.primitives import public_bytes
 from lanswitch.tls import client_context
 from tests.cheats import LOOPBACK, Person, all_fair, make_host, play_over_tls
-from tests.test_cli_net import Host, env, lanswitch
+from tests.scenarios.test_cli_net import Host, env, lanswitch
 
 
 async def _say_hello(port: int, hello: p.Hello, *, until: type[p.Message]) -> list[p.Message]:

@@ -22,8 +22,8 @@ from lanswitch.hosting import advertiser_for, new_table, resume_table
 from lanswitch.rules import PRESETS
 from lanswitch.tls import load_or_create_identity
 from lanswitch.tui.run import play_config
-from tests.test_cli_net import LOOPBACK, env, host_factory, lanswitch
-from tests.test_cli_net import Host as HostProcess
+from tests.scenarios.test_cli_net import LOOPBACK, env, host_factory, lanswitch
+from tests.scenarios.test_cli_net import Host as HostProcess
 
 __all__ = ["host_factory"]  # a fixture, imported for pytest to find here
 

@@ -1,0 +1,1 @@
+"""Cross-cutting scenarios: whole tables played over real sockets, processes and terminals."""
