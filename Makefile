@@ -41,7 +41,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	@touch $(STAMP)
 	@echo "make: installed; the command is $(BIN)/lanswitch (or: $(BIN)/python -m lanswitch)"
 
-$(NATIVE): lanswitch/game.py lanswitch/rules.py lanswitch/cards.py | $(STAMP)
+$(NATIVE): lanswitch/game.py lanswitch/cards.py $(wildcard lanswitch/rules/*.py) | $(STAMP)
 	@echo "make: compiling the rules engine with mypyc (about half a minute, once)"
 	@$(BIN)/python -m lanswitch._build || echo "make: the engine was not compiled; the pure Python engine will run"
 

@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ._native import HERE, STAMP, compiled_files, source_digest
+from ._native import HERE, PACKAGES, STAMP, compiled_files, source_digest
 
 
 def main() -> int:
@@ -25,6 +25,11 @@ def main() -> int:
         pkg.mkdir()
         for src in HERE.glob("*.py"):
             shutil.copy2(src, pkg / src.name)
+        # The packages the engine imports (``rules``, with its preset files) come too.
+        for package in PACKAGES:
+            shutil.copytree(
+                HERE / package, pkg / package, ignore=shutil.ignore_patterns("__pycache__")
+            )
         proc = subprocess.run(
             [sys.executable, "-m", "mypyc", "lanswitch/game.py"],
             cwd=tmp,

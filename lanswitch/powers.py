@@ -91,7 +91,7 @@ def _card_words(card: int) -> str:
 
 
 def predicate_words(text: str) -> str:
-    """A power row's card predicate (rules.py) as a reader says it: ``2`` → "a 2",
+    """A power row's card predicate (lanswitch/rules/table.py) as a reader says it: ``2`` → "a 2",
     ``black J`` → "a black Jack", ``KH`` → "K♥", ``*H`` → "any heart", ``joker`` → "a joker"."""
     t = " ".join(text.strip().split())
     low = t.lower()

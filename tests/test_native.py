@@ -133,6 +133,17 @@ def test_a_stale_or_refused_build_falls_back_to_the_source(tmp_path: Path) -> No
     engine, path = _import_in(tmp_path, env | {"LANSWITCH_PURE": "1"})
     assert engine.startswith("pure")
     assert path.endswith("game.py")
+    # The rule table the engine was compiled against changed (a module of the rules
+    # package): stale too. Then put back, the build is current again.
+    table = tmp_path / "lanswitch" / "rules" / "table.py"
+    before = table.read_text(encoding="utf-8")
+    table.write_text(before + "\n# edited\n", encoding="utf-8")
+    engine, path = _import_in(tmp_path, env)
+    assert "stale" in engine
+    assert path.endswith("game.py")
+    table.write_text(before, encoding="utf-8")
+    engine, _ = _import_in(tmp_path, env)
+    assert engine == "compiled"
     # The source changed after the build: the build is stale and must not run.
     src = tmp_path / "lanswitch" / "game.py"
     src.write_text(src.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")

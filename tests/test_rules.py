@@ -14,10 +14,12 @@ import pytest
 from hypothesis import given, reject
 from hypothesis import strategies as st
 
+import lanswitch.rules
 from lanswitch.rules import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     OPTIONS,
+    PRESET_NAMES,
     PRESETS,
     RulesError,
     RuleSet,
@@ -68,6 +70,26 @@ def test_there_are_nine_presets_and_a_name_loads_its_preset() -> None:
         assert rules.name == name
         assert rules.description
         assert load_rules(name) is rules
+
+
+PRESET_FILES = Path(lanswitch.rules.__file__).parent / "presets"
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_a_preset_is_a_house_rules_file_shipped_in_the_package(name: str) -> None:
+    """Each preset's file, given to --rules as a user's file is, loads to that preset."""
+    path = PRESET_FILES / f"{name}.toml"
+    assert load_rules(str(path)) == PRESETS[name]
+
+
+def test_the_preset_files_are_the_presets_in_order() -> None:
+    assert sorted(p.stem for p in PRESET_FILES.iterdir()) == sorted(PRESETS)
+    assert tuple(PRESETS) == PRESET_NAMES
+    for name in PRESET_NAMES:
+        data = tomllib.loads((PRESET_FILES / f"{name}.toml").read_text(encoding="utf-8"))
+        assert data["name"] == name
+        # A preset built on another names one listed before it.
+        assert PRESET_NAMES.index(data.get("base", "switch")) <= PRESET_NAMES.index(name)
 
 
 # A random valid rule set: a base preset, any options changed, perhaps another preset's power

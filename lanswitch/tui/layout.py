@@ -437,7 +437,7 @@ def _lobby(model: TuiModel, cols: int, room: int, where: str) -> list[StyledText
     # columns, and three cut it mid-list: issue 26), six lines at most.
     most = len(about) + 6
     if rules is not None and rules.description:
-        described = plain(rules.description, model.look)  # rules.py writes K♥: KH in ASCII
+        described = plain(rules.description, model.look)  # the preset files write K♥: KH in ASCII
         about += wrap([("class:dim", f"  {described}")], cols, indent=2)
     seats = _seat_rows(model, cols)
     notes = _lobby_notes(model, cols)
