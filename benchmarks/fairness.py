@@ -23,7 +23,7 @@ signature already checked (a client checks each move as it arrives, and its verd
 hand's end finds them known good: :data:`lanswitch.fairdeal.primitives.VERIFIED`).
 ``--verify-only`` skips the other cases.
 
-``--blind`` times the dealer-blind deal instead (issue #16, ``lanswitch.fairdeal.blind``),
+``--blind`` times the dealer-blind deal instead (issue #16, ``lanswitch.fairdeal.blind.crypto``),
 in one process, beside the commit-reveal deal measured in the same run: a whole blind shuffle
 (both passes of every participant: 2, 4 and 8 seats of people, plus the host), one
 participant's share of it (what each laptop computes), one draw (every other participant's key
@@ -105,7 +105,7 @@ from lanswitch import fairdeal as fd
 from lanswitch.bots import HeuristicBot
 from lanswitch.cards import deck_cards
 from lanswitch.fairdeal import primitives as pr
-from lanswitch.fairdeal.blindhand import Holder
+from lanswitch.fairdeal.blind.hand import Holder
 from lanswitch.fairdeal.checks import Presence, check_move
 from lanswitch.game import Game
 from lanswitch.rules import PRESETS
@@ -281,8 +281,8 @@ def cases(verify_only: bool = False) -> dict[str, Case]:
 def blind_cases() -> dict[str, Case]:
     """The dealer-blind deal's costs (module docstring), with the commit-reveal round and hand
     beside them."""
-    from lanswitch.fairdeal import blind
-    from lanswitch.fairdeal.blindhand import shuffle_context
+    from lanswitch.fairdeal.blind import crypto as blind
+    from lanswitch.fairdeal.blind.hand import shuffle_context
     from tests.blindtable import blind_table
 
     out: dict[str, Case] = {}
@@ -350,8 +350,8 @@ def _blind_draw(holders: dict[str, Holder], order: tuple[str, ...]) -> int:
     """One draw of position 7 by ``p0``: every other participant's key sealed to it, unsealed,
     its signature checked (cold: the path of a draw whose card does not open, the dearest),
     and the position opened, through the drawer's own follower."""
-    from lanswitch.fairdeal import blind
-    from lanswitch.fairdeal.blindhand import Share
+    from lanswitch.fairdeal.blind import crypto as blind
+    from lanswitch.fairdeal.blind.hand import Share
 
     pr.VERIFIED.clear()
     drawer = holders["p0"]

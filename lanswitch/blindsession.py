@@ -3,14 +3,14 @@
 A :class:`~lanswitch.session.Session` holds one :class:`BlindPart` per blind hand (a ``hand``
 message with ``blind`` set): one of the two :class:`~lanswitch.seatpart.SeatPart`
 implementations, beside :class:`~lanswitch.commitseat.CommitPart`. The part follows the hand on
-its own record (:class:`~lanswitch.fairdeal.blindseat.Participant`): every relayed pass,
+its own record (:class:`~lanswitch.fairdeal.blind.seat.Participant`): every relayed pass,
 opening and move is checked as it arrives, its own pass, public keys and sealed keys go out
 when its follower says they are due, and the keys released to it open its own cards — so the
 view a player sees is made here, from its own engine, not sent by the host (who does not know
 the cards). When the hand ends or the host stops it, it reveals its seeds; when everyone's come
 back (``blind_reveal``) it checks the whole hand
-(:func:`~lanswitch.fairdeal.blindcheck.check_hand`) and keeps the hand's file
-(:func:`~lanswitch.fairdeal.blindfile.dump`) for ``lanswitch verify``.
+(:func:`~lanswitch.fairdeal.blind.check.check_hand`) and keeps the hand's file
+(:func:`~lanswitch.fairdeal.blind.file.dump`) for ``lanswitch verify``.
 
 The first cheat its follower catches live stops it following: it sends nothing more but its
 seeds, and its verdict names the cheat. Pure: its seeds come from the session's ``entropy``
@@ -27,10 +27,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from . import protocol as p
 from .fairdeal import DEALER
-from .fairdeal.blind import LIBRARY_SUBGROUP_TEST
-from .fairdeal.blindcheck import BlindOutcome, caught, check_hand, judgement, own_verdict
-from .fairdeal.blindfile import dump
-from .fairdeal.blindhand import (
+from .fairdeal.blind.check import BlindOutcome, caught, check_hand, judgement, own_verdict
+from .fairdeal.blind.crypto import LIBRARY_SUBGROUP_TEST
+from .fairdeal.blind.file import dump
+from .fairdeal.blind.hand import (
     BlindFault,
     Cheat,
     Follower,
@@ -39,7 +39,7 @@ from .fairdeal.blindhand import (
     Share,
     blind_setup,
 )
-from .fairdeal.blindseat import (
+from .fairdeal.blind.seat import (
     Complaint,
     Participant,
     PassOut,

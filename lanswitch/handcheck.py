@@ -14,7 +14,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from . import protocol as p
-from .fairdeal.blind import point_problem
+from .fairdeal.blind.crypto import point_problem
 
 __all__ = [
     "MatchSeats",

@@ -1,5 +1,5 @@
 """A dealer-blind table in one process for the tests and the benchmarks: keys, setup, holders
-and bots (``lanswitch.fairdeal.blindlocal``)."""
+and bots (``lanswitch.fairdeal.blind.local``)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from lanswitch.bots import make_bot
-from lanswitch.fairdeal.blindhand import BlindSetup, Holder, blind_setup
-from lanswitch.fairdeal.blindlocal import BlindHand, Chooser, play_blind_hand
+from lanswitch.fairdeal.blind.hand import BlindSetup, Holder, blind_setup
+from lanswitch.fairdeal.blind.local import BlindHand, Chooser, play_blind_hand
 from lanswitch.fairdeal.primitives import DEALER, public_bytes
 from lanswitch.fairdeal.setup import HandSetup
 from lanswitch.game import Game

@@ -34,7 +34,7 @@ from lanswitch import cli
 from lanswitch.bots import make_bot
 from lanswitch.client import Client, Target
 from lanswitch.fairdeal import Dealer, Verdict
-from lanswitch.fairdeal.blindcheck import BlindOutcome
+from lanswitch.fairdeal.blind.check import BlindOutcome
 from lanswitch.fairdeal.judgement import COMMIT_REVEAL, DEALER_BLIND
 from lanswitch.host import Host, HostConfig
 from lanswitch.host._commit import CommitHand

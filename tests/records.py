@@ -5,14 +5,14 @@ A :class:`~lanswitch.session.HandRecord` carries a
 whichever deal dealt the hand — and the deal's proof. A test of one deal looks further, at
 what that deal found in its own terms (a commit-reveal
 :class:`~lanswitch.fairdeal.Verdict`'s absences, a blind
-:class:`~lanswitch.fairdeal.blindcheck.BlindOutcome`'s fault) or at the transcript itself;
+:class:`~lanswitch.fairdeal.blind.check.BlindOutcome`'s fault) or at the transcript itself;
 these helpers reach them, and fail the test if the hand was not dealt so.
 """
 
 from __future__ import annotations
 
 from lanswitch.fairdeal import Transcript, Verdict
-from lanswitch.fairdeal.blindcheck import BlindOutcome
+from lanswitch.fairdeal.blind.check import BlindOutcome
 from lanswitch.session import HandRecord
 
 __all__ = ["blind_file_of", "outcome_of", "transcript_of", "verdict_of"]

@@ -355,8 +355,8 @@ def test_a_blind_hand_that_is_not_fair_is_kept_with_its_blame() -> None:
     blame (as for any hand: the ids the verifier uses), said as people count seats."""
     from dataclasses import replace
 
-    from lanswitch.fairdeal.blindcheck import BlindOutcome, judgement
-    from lanswitch.fairdeal.blindhand import BlindFault
+    from lanswitch.fairdeal.blind.check import BlindOutcome, judgement
+    from lanswitch.fairdeal.blind.hand import BlindFault
 
     record = a_blind_match(1, seed=7)[0].session.history[0]
     cheat = BlindOutcome("unfair", "seat1", BlindFault.ILLEGAL_MOVE, "move 12")

@@ -12,7 +12,7 @@ import pytest
 
 from lanswitch import protocol as p
 from lanswitch.blindsession import BlindPart
-from lanswitch.fairdeal import blindfile
+from lanswitch.fairdeal.blind import file as blindfile
 from lanswitch.fairdeal.primitives import public_bytes
 from lanswitch.host import Host, HostConfig, ReplayError
 from lanswitch.host._blind import BlindHand

@@ -247,7 +247,7 @@ def blind_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def _known_hand(w: Walk) -> list[int]:
     """The owner's cards at the end, by the check's own replay with every card known."""
-    from lanswitch.fairdeal.blindcheck import BlindOutcome
+    from lanswitch.fairdeal.blind.check import BlindOutcome
 
     found = w.verdict.found
     assert isinstance(found, BlindOutcome)

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
 
 def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..fairdeal import Transcript, TranscriptError, VoidTally, blindfile, verify_all
+    from ..fairdeal import Transcript, TranscriptError, VoidTally, verify_all
+    from ..fairdeal.blind import file as blindfile
 
     # Each source is a name to show and its bytes, or why there are none: the files, or the
     # transcript the history keeps for --hand ID (then shown as "history:ID").
@@ -127,8 +128,8 @@ def _namer(judged: Sequence[Judgement]) -> Callable[[str], str]:
 
 
 def _is_blind_file(data: bytes) -> bool:
-    """Whether ``data`` is a dealer-blind hand's file (``lanswitch.fairdeal.blindfile``)."""
-    from ..fairdeal.blindfile import FORMAT
+    """Whether ``data`` is a dealer-blind hand's file (``lanswitch.fairdeal.blind.file``)."""
+    from ..fairdeal.blind.file import FORMAT
 
     try:
         obj = json.loads(data)

@@ -3,8 +3,8 @@
 Why one type
 ------------
 A hand is dealt by one of two deals — commit-reveal (:mod:`.replay`, whose finding is a
-:class:`~.verdict.Verdict`) or dealer-blind (:mod:`.blindcheck`, whose finding is a
-:class:`~.blindcheck.BlindOutcome`). Each finds different things in its own terms, and those
+:class:`~.verdict.Verdict`) or dealer-blind (:mod:`.blind.check`, whose finding is a
+:class:`~.blind.check.BlindOutcome`). Each finds different things in its own terms, and those
 terms stay inside the deal. What a *reader* needs — the screens' verdict line and details
 page, the history's row, ``lanswitch verify``'s line and summary, ``join``'s printed line, the
 void tally and its warning — is the same whichever deal it was: the status, who is blamed and
@@ -12,7 +12,7 @@ whether signatures prove it or it rests on someone's word, who forfeits, the wor
 which hand of which game. When readers branched on which finding a record held, each reader
 said a hand's verdict its own way for each deal, and a fix made for one deal did not reach
 the other (issue 25). Each deal now turns its finding into a :class:`Judgement`
-(:meth:`.verdict.Verdict.judgement`, :func:`.blindcheck.judgement`), and readers see nothing
+(:meth:`.verdict.Verdict.judgement`, :func:`.blind.check.judgement`), and readers see nothing
 else.
 
 The deal itself is a label (:class:`Deal`): a name, the tag a line shows beside the status

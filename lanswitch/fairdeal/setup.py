@@ -6,7 +6,7 @@ log, the ``setup`` note, which binds what ``ctx_0`` does not: the rules, the dea
 sitting the hand out, the turn timer and the seats' display names (``protocol/SPEC.md``, "The
 hand's setup"). Everything a reader of a saved hand sees is so under a signature: every
 participant's signed log head chains back through the note to ``ctx_0``, and a dealer-blind
-hand's context binds both (:func:`~.blindhand.blind_setup`).
+hand's context binds both (:func:`~.blind.hand.blind_setup`).
 """
 
 from __future__ import annotations

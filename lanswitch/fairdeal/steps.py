@@ -15,8 +15,8 @@ shown now either.
 A file the verifier finds unfair stops where the check failed: the steps up to that point,
 and the verdict that says why.
 
-A dealer-blind hand's file (:mod:`.blindfile`) is walked the same way by :func:`blind_walk`:
-the follower its owner ran at the table (:class:`~.blindhand.Follower`, every live check
+A dealer-blind hand's file (:mod:`.blind.file`) is walked the same way by :func:`blind_walk`:
+the follower its owner ran at the table (:class:`~.blind.hand.Follower`, every live check
 again) fed the file's steps — each shuffle dealt with the keys of the cards it turned up, each
 move with its signature (and a laid card's keys) — and after each step the owner's own hidden
 cards opened as its client opened them: with the keys the others released to it alone (the
@@ -24,7 +24,7 @@ file's ``received``) and its own key, made from its own seed. What the owner saw
 the file shows it: its own cards, every card laid or turned up, how many each player drew. The
 others' hidden cards are never opened here (the check after the hand derives them from every
 participant's revealed seed; the replay, like the table, does not show them). The verdict is
-the file's own check (:func:`.blindfile.judge`).
+the file's own check (:func:`.blind.file.judge`).
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ from typing import Any
 
 from ..game import HIDDEN_BASE, PRIVATE_KINDS, Event, Game, View, redact
 from ..rules import RuleSet
-from . import blind
-from .blindfile import BlindFileError, judge
-from .blindhand import Follower, Share, blind_setup
+from .blind import crypto
+from .blind.file import BlindFileError, judge
+from .blind.hand import Follower, Share, blind_setup
 from .judgement import Judgement
 from .primitives import DEALER, FairnessError
 from .replay import _Unfair, _Verifier, verify
@@ -120,7 +120,7 @@ def walk(t: Transcript) -> Walk:
 def blind_walk(text: str | bytes) -> Walk:
     """The dealer-blind hand of the file ``text`` step by step, as its owner saw it (module
     docstring); BlindFileError if the file cannot be read, or its owner held no seat."""
-    from .blindfile import _hex, _load_move, _load_opening, _load_share, _setup, _turned_up
+    from .blind.file import _hex, _load_move, _load_opening, _load_share, _setup, _turned_up
 
     verdict = judge(text)  # reads the whole file, or says why it cannot
     data: dict[str, Any] = load_json(text)
@@ -203,7 +203,7 @@ def _open_own(
         rec = f.shuffles[k]
         if k not in own_seeds:
             continue
-        own = blind.BlindKeys.derive(rec.ctx, pid, own_seeds[k], rec.n).positions[position]
+        own = crypto.BlindKeys.derive(rec.ctx, pid, own_seeds[k], rec.n).positions[position]
         shares = {s.sender: s for s in received.get((k, position), ()) if s.to == pid}
         for q in rec.order:
             if q in f.gone and q != pid and q not in shares:

@@ -3,7 +3,7 @@
 Theory of operation
 -------------------
 At a blind table the host holds no deck. It is one participant among the players —
-``@dealer``, owning its bots' seats — with a :class:`~lanswitch.fairdeal.blindseat.Participant`
+``@dealer``, owning its bots' seats — with a :class:`~lanswitch.fairdeal.blind.seat.Participant`
 like every client's, and otherwise a relay that keeps time (SPEC § Dealer-blind on the wire):
 
 * a pass, a position's public keys, a move: checked by the host's own follower and relayed
@@ -22,7 +22,7 @@ anyone's to make, its seat the host's, and the hand goes on. A cheat its followe
 stops the hand too, after the offending step is relayed so that every client sees it; so does
 a participant that caught one (it sends its seeds mid-hand, saying why). Either way, and at
 the hand's end, every participant reveals its seeds; the host relays them
-(``blind_reveal``), checks the hand itself (:func:`~lanswitch.fairdeal.blindcheck.check_hand`)
+(``blind_reveal``), checks the hand itself (:func:`~lanswitch.fairdeal.blind.check.check_hand`)
 — the real scores come only from that replay, since nobody saw every hand during play — and
 sends ``hand_over``.
 """
@@ -34,10 +34,9 @@ from typing import Final
 from .. import protocol as p
 from ..bots import make_bot
 from ..fairdeal import DEALER, HandSetup
-from ..fairdeal import blind as crypto
-from ..fairdeal.blindcheck import BlindOutcome, check_hand, judgement
-from ..fairdeal.blindgame import drawn_positions
-from ..fairdeal.blindhand import (
+from ..fairdeal.blind import crypto
+from ..fairdeal.blind.check import BlindOutcome, check_hand, judgement
+from ..fairdeal.blind.hand import (
     BlindFault,
     BlindSetup,
     Cheat,
@@ -47,7 +46,8 @@ from ..fairdeal.blindhand import (
     blind_setup,
     claim_message,
 )
-from ..fairdeal.blindseat import (
+from ..fairdeal.blind.positions import drawn_positions
+from ..fairdeal.blind.seat import (
     Complaint,
     Participant,
     PassOut,
@@ -340,7 +340,7 @@ class BlindHand:
         self._progress()
 
     def _check(self) -> bool:
-        """The group test (:func:`~lanswitch.fairdeal.blind.point_problem`, ~40 µs a point)
+        """The group test (:func:`~lanswitch.fairdeal.blind.crypto.point_problem`, ~40 µs a point)
         of a pass already relayed, its encoding checked as it came (``Follower``): at the next
         tick, so that the pass is on its way to the next author — whose lock refuses such a
         point too — while the host checks it, rather than the deal waiting for both checks one

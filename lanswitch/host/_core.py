@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .. import protocol as p
 from ..bots import BOTS, Bot, make_bot
-from ..fairdeal.blind import point_problem
+from ..fairdeal.blind.crypto import point_problem
 from ..game import Game, Match
 from ..rules import RuleSet
 from ..table import Client, Refusal, Refused, Table

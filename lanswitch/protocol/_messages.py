@@ -560,7 +560,7 @@ class BlindLeave(Message):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BlindAbort(Message):
     """Host → every client: the host stops the blind hand — ``culprit`` (or nobody) broke the
-    deal or went silent (``fault``: a :class:`~lanswitch.fairdeal.blindhand.BlindFault` name,
+    deal or went silent (``fault``: a :class:`~lanswitch.fairdeal.blind.hand.BlindFault` name,
     lower case). The host's word: each client judges the hand itself from the seeds."""
 
     TYPE: ClassVar[str] = "blind_abort"

@@ -222,7 +222,7 @@ def cmd_replay(
         err.write(f"lanswitch: {name}: {data}\n")
         return 2
     if blind:
-        from ..fairdeal.blindfile import BlindFileError
+        from ..fairdeal.blind.file import BlindFileError
         from ..fairdeal.steps import blind_walk
 
         try:

@@ -9,7 +9,7 @@ of deck sizes in protocol/SPEC.md ("The hand's setup").
 ``python protocol/vectors/gen_blind.py`` prints the JSON of the first, ``--write`` updates the
 files and SPEC.md's table, and ``--check`` exits 1 if any is stale.
 ``tests/fairdeal/test_blind_vectors.py``
-checks every vector against ``lanswitch.fairdeal.blind`` and the rules engine, and that the
+checks every vector against ``lanswitch.fairdeal.blind.crypto`` and the rules engine, and that the
 files and the table are what this script writes.
 
 The scalars are computed here from the spec alone (SHA-512 reduced mod ℓ, inverses and products
@@ -34,9 +34,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lanswitch.fairdeal import blind  # noqa: E402
 from lanswitch.fairdeal import primitives as fp  # noqa: E402
-from lanswitch.fairdeal.blindhand import move_message, shuffle_context  # noqa: E402
+from lanswitch.fairdeal.blind import crypto as blind  # noqa: E402
+from lanswitch.fairdeal.blind.hand import move_message, shuffle_context  # noqa: E402
 from lanswitch.fairdeal.setup import HandSetup  # noqa: E402
 
 OUT = ROOT / "protocol" / "vectors" / "blind.json"
@@ -247,9 +247,9 @@ def render_hand() -> str:
     import random
 
     from lanswitch.bots import make_bot
-    from lanswitch.fairdeal.blindfile import dump
-    from lanswitch.fairdeal.blindhand import Holder, blind_setup
-    from lanswitch.fairdeal.blindlocal import play_blind_hand
+    from lanswitch.fairdeal.blind.file import dump
+    from lanswitch.fairdeal.blind.hand import Holder, blind_setup
+    from lanswitch.fairdeal.blind.local import play_blind_hand
     from lanswitch.game import Game
     from lanswitch.rules import preset
 
@@ -317,9 +317,9 @@ def _engine_hand(
     import random
 
     from lanswitch.bots import make_bot
-    from lanswitch.fairdeal.blindgame import drawn_positions
-    from lanswitch.fairdeal.blindhand import BlindSetup, Follower, Holder
-    from lanswitch.fairdeal.blindlocal import play_blind_hand
+    from lanswitch.fairdeal.blind.hand import BlindSetup, Follower, Holder
+    from lanswitch.fairdeal.blind.local import play_blind_hand
+    from lanswitch.fairdeal.blind.positions import drawn_positions
     from lanswitch.game import Game
     from lanswitch.rules import dump_toml, preset
 

@@ -13,9 +13,9 @@ import collections
 import nacl.bindings as sodium
 import pytest
 
-from lanswitch.fairdeal import blind
-from lanswitch.fairdeal.blindhand import BlindFault, Follower, Holder, MoveRecord, move_message
-from lanswitch.fairdeal.blindlocal import Withheld, play_blind_hand
+from lanswitch.fairdeal.blind import crypto as blind
+from lanswitch.fairdeal.blind.hand import BlindFault, Follower, Holder, MoveRecord, move_message
+from lanswitch.fairdeal.blind.local import Withheld, play_blind_hand
 from lanswitch.fairdeal.primitives import DEALER, UsageError, sign
 from lanswitch.game import DRAW, HIDDEN_BASE, MAX_CARD, Game
 from tests import fairplay

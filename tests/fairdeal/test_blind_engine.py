@@ -1,4 +1,4 @@
-"""The rules engine on a dealer-blind deck (``lanswitch.fairdeal.blindgame``).
+"""The rules engine on a dealer-blind deck (``lanswitch.fairdeal.blind.positions``).
 
 The property that lets a blind host run a hand on public information only: for every preset,
 a hand played with every card known (``blind=True``, as a player's own engine and the check
@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from lanswitch.fairdeal.blindgame import Positions, apply_blind_chance, drawn_positions
+from lanswitch.fairdeal.blind.positions import Positions, apply_blind_chance, drawn_positions
 from lanswitch.game import DRAW, HIDDEN_BASE, MAX_CARD, PASS, Game, IllegalMove
 from lanswitch.rules import PRESETS, preset
 

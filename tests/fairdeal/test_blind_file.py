@@ -1,5 +1,5 @@
 """A dealer-blind hand kept in a file and checked again from it alone
-(``lanswitch.fairdeal.blindfile``), as ``lanswitch verify FILE`` does: fair as played, and any
+(``lanswitch.fairdeal.blind.file``), as ``lanswitch verify FILE`` does: fair as played, and any
 change after the hand — a move, a seed, a pass — caught."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from lanswitch.fairdeal import blindfile
-from lanswitch.fairdeal.blindcheck import BlindOutcome
-from lanswitch.fairdeal.blindfile import FORMAT, BlindFileError
-from lanswitch.fairdeal.blindhand import BlindFault
-from lanswitch.fairdeal.blindlocal import BlindHand
+from lanswitch.fairdeal.blind import file as blindfile
+from lanswitch.fairdeal.blind.check import BlindOutcome
+from lanswitch.fairdeal.blind.file import FORMAT, BlindFileError
+from lanswitch.fairdeal.blind.hand import BlindFault
+from lanswitch.fairdeal.blind.local import BlindHand
 from lanswitch.fairdeal.primitives import DEALER
 from tests.blindtable import blind_table
 from tests.fairdeal.test_blind import DroppingAnyPass

@@ -13,9 +13,11 @@ from typing import Any
 
 import pytest
 
-from lanswitch.fairdeal import DEALER, blind, blindfile
-from lanswitch.fairdeal.blindgame import apply_opened, drawn_positions, next_turn_up
-from lanswitch.fairdeal.blindhand import move_message, shuffle_context
+from lanswitch.fairdeal import DEALER
+from lanswitch.fairdeal.blind import crypto as blind
+from lanswitch.fairdeal.blind import file as blindfile
+from lanswitch.fairdeal.blind.hand import move_message, shuffle_context
+from lanswitch.fairdeal.blind.positions import apply_opened, drawn_positions, next_turn_up
 from lanswitch.game import Game
 from lanswitch.rules import PRESETS, rules_from_mapping
 from tests.scripts import load_script

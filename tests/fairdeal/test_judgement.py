@@ -13,9 +13,9 @@ import pytest
 from lanswitch import cli
 from lanswitch import protocol as p
 from lanswitch.fairdeal import DEALER, Verdict, VoidTally
-from lanswitch.fairdeal.blindcheck import BlindOutcome
-from lanswitch.fairdeal.blindcheck import judgement as blind_judgement
-from lanswitch.fairdeal.blindhand import BlindFault
+from lanswitch.fairdeal.blind.check import BlindOutcome
+from lanswitch.fairdeal.blind.check import judgement as blind_judgement
+from lanswitch.fairdeal.blind.hand import BlindFault
 from lanswitch.fairdeal.judgement import COMMIT_REVEAL, DEALER_BLIND, Judgement
 from lanswitch.history import row_of, verdict_text
 from lanswitch.host import HostConfig

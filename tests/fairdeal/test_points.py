@@ -1,6 +1,6 @@
 """Points on the curve (issue 25, Build 6): every point a participant of a dealer-blind hand
 receives from another — each point of each pass — is checked by one function,
-:func:`lanswitch.fairdeal.blind.point_problem`, before it is kept, relayed or locked again.
+:func:`lanswitch.fairdeal.blind.crypto.point_problem`, before it is kept, relayed or locked again.
 
 Four kinds of bad point, each built here by plain arithmetic on the curve (a small model of
 Ed25519 below, independent of libsodium): a non-canonical encoding, a point of small order, a
@@ -21,9 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from lanswitch.fairdeal import blind, blindfile
-from lanswitch.fairdeal.blindfile import BlindFileError
-from lanswitch.fairdeal.blindhand import BlindFault, Cheat, Follower, Holder
+from lanswitch.fairdeal.blind import crypto as blind
+from lanswitch.fairdeal.blind import file as blindfile
+from lanswitch.fairdeal.blind.file import BlindFileError
+from lanswitch.fairdeal.blind.hand import BlindFault, Cheat, Follower, Holder
 from lanswitch.fairdeal.primitives import sign
 from lanswitch.fairdeal.transcript import Transcript, TranscriptError
 from lanswitch.host._blind import BlindHand

@@ -628,7 +628,7 @@ def test_the_placings_verify_shows_are_the_replays_never_the_files() -> None:
 
 
 def _blind_file() -> tuple[dict[str, Any], Any]:
-    from lanswitch.fairdeal import blindfile
+    from lanswitch.fairdeal.blind import file as blindfile
     from tests.blindtable import blind_table
 
     hand = blind_table(2, 1, seed=5).play()
@@ -638,7 +638,7 @@ def _blind_file() -> tuple[dict[str, Any], Any]:
 
 
 def _blind_verdict(data: dict[str, Any]) -> str:
-    from lanswitch.fairdeal import blindfile
+    from lanswitch.fairdeal.blind import file as blindfile
 
     try:
         return blindfile.check(json.dumps(data))[1].status
@@ -686,7 +686,7 @@ def test_a_doctored_blind_file_is_never_fair(what: str) -> None:
 
 
 def test_a_blind_files_winner_is_the_replays_by_the_signed_names() -> None:
-    from lanswitch.fairdeal import blindfile
+    from lanswitch.fairdeal.blind import file as blindfile
 
     data, hand = _blind_file()
     result = hand.outcome("p0").result

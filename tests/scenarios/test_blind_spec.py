@@ -18,7 +18,7 @@ from pathlib import Path
 from lanswitch import protocol as p
 from lanswitch.blindsession import BlindPart
 from lanswitch.fairdeal import DEALER
-from lanswitch.fairdeal.blindgame import apply_opened, drawn_positions
+from lanswitch.fairdeal.blind.positions import apply_opened, drawn_positions
 from lanswitch.host._blind import BlindHand
 from lanswitch.session import Session
 from tests.cheats import Person, make_host, play_over_tls

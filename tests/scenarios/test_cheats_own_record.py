@@ -28,7 +28,7 @@ from lanswitch.blindsession import BlindPart
 from lanswitch.client import Client
 from lanswitch.commitseat import CommitPart
 from lanswitch.fairdeal import BY_TIMEOUT, DEALER, Move
-from lanswitch.fairdeal.blindhand import BlindFault
+from lanswitch.fairdeal.blind.hand import BlindFault
 from lanswitch.fairdeal.primitives import named
 from lanswitch.game import DRAW
 from lanswitch.host import Host, HostConfig

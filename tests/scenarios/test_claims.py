@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 
-from lanswitch.fairdeal import blindfile
-from lanswitch.fairdeal.blindcheck import unfounded_claim
-from lanswitch.fairdeal.blindhand import BlindFault, Holder, claim_message
+from lanswitch.fairdeal.blind import file as blindfile
+from lanswitch.fairdeal.blind.check import unfounded_claim
+from lanswitch.fairdeal.blind.hand import BlindFault, Holder, claim_message
 from lanswitch.fairdeal.primitives import DEALER, sign
 from tests.blindtable import blind_table
 

@@ -33,7 +33,7 @@ Every point another participant sends — each point of each pass — goes throu
 :func:`point_problem`: a canonical encoding, not the identity, and in the prime-order subgroup.
 Every follower checks the encoding (:func:`encoding_problem`) as a pass comes; the group test,
 ~40 µs a point, is made by the host just after relaying the pass, by the next author's lock
-and, for a shuffle's last pass, by everyone (``blindhand.Follower``, ``protocol/SPEC.md``,
+and, for a shuffle's last pass, by everyone (``hand.Follower``, ``protocol/SPEC.md``,
 "Points received"). Before its fix for CVE-2025-69277 libsodium's
 subgroup test accepted the points ``Q + T``, ``T`` of order 2; such a point carries a mark
 through the others' locks (``k·(Q + T) = k·Q + T`` for every odd ``k``), so the library in use
@@ -55,8 +55,8 @@ from typing import Final
 import nacl.bindings as sodium
 import nacl.exceptions
 
-from ..cards import MAX_CARD
-from .primitives import (
+from ...cards import MAX_CARD
+from ..primitives import (
     HASH_BYTES,
     SEED_BYTES,
     UsageError,

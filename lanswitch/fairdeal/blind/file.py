@@ -9,8 +9,8 @@ released to this participant alone. :func:`check` reads it back, recomputes the 
 from the setup it shows — the game, the hand, the seats with their names and keys (a seat
 without one is the host's bot), the rules, the dealer, the seats out — so that every signature
 in the file is over what a reader sees, replays it through a fresh
-:class:`~.blindhand.Follower` — so every live check runs again, as the host's and each player's
-did — and then :func:`~.blindcheck.check_hand`. A file changed after the hand (a move, a key, a
+:class:`~.hand.Follower` — so every live check runs again, as the host's and each player's
+did — and then :func:`~.check.check_hand`. A file changed after the hand (a move, a key, a
 pass, a seed, a name, the rules) fails the signature or the seed it depended on. Who won is the
 replay's, never the file's word. Pure: text in, outcome out.
 """
@@ -24,14 +24,14 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from ..rules import RulesError
-from .blindcheck import BlindOutcome, caught, check_hand, judgement, own_verdict
-from .blindhand import BlindFault, Cheat, Follower, MoveRecord, Opening, Share, blind_setup
-from .blindseat import Complaint, complaint_shares
-from .judgement import Judgement
-from .primitives import DEALER, FairnessError, UsageError, named
-from .setup import HandSetup, SetupError
-from .transcript import RepeatedKey, load_json
+from ...rules import RulesError
+from ..judgement import Judgement
+from ..primitives import DEALER, FairnessError, UsageError, named
+from ..setup import HandSetup, SetupError
+from ..transcript import RepeatedKey, load_json
+from .check import BlindOutcome, caught, check_hand, judgement, own_verdict
+from .hand import BlindFault, Cheat, Follower, MoveRecord, Opening, Share, blind_setup
+from .seat import Complaint, complaint_shares
 
 __all__ = ["FORMAT", "BlindFileError", "check", "dump", "judge", "judge_all"]
 
@@ -73,7 +73,7 @@ def dump(
     ``claims``: the signed claims participants stopped the hand with, as relayed; ``abort``:
     the host's ``blind_abort`` (culprit, fault, detail), its word; ``disputed``: ``pid``'s own
     record that its client had sent every pass and key the hand asked of it when the host
-    blamed it (``blindcheck.own_verdict``); ``disputes``: where its client found the hand not
+    blamed it (``check.own_verdict``); ``disputes``: where its client found the hand not
     the table its lobby showed (kept only when there are any: older files stay as they were)."""
     setup = follower.setup
     hs = setup.hand

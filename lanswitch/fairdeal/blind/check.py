@@ -2,12 +2,12 @@
 
 Theory of operation
 -------------------
-Live, a follower (:mod:`.blindhand`) checks what needs no secret. Once the hand is over every
+Live, a follower (:mod:`.hand`) checks what needs no secret. Once the hand is over every
 participant reveals its seed of every shuffle, and :func:`check_hand` recomputes the rest from
 one participant's record alone:
 
 1. every shuffle's passes, position by position, from its revealed seeds
-   (:func:`~.blind.check_passes`): a pass its seed does not make is its author's fault, proven
+   (:func:`~.crypto.check_passes`): a pass its seed does not make is its author's fault, proven
    by the author's signature over the pass;
 2. every key the record holds — the public ones of each card laid or turned up, and the ones
    released to this participant alone — against the key its sender's seed makes: a wrong one
@@ -27,12 +27,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
-from ..game import Game, HandResult, IllegalMove
-from . import blind
-from .blindhand import BlindFault, BlindSetup, Cheat, Follower, Share, claim_message
-from .forfeit import forfeiters
-from .judgement import DEALER_BLIND, Judgement
-from .primitives import DEALER, UsageError, named, verify
+from ...game import Game, HandResult, IllegalMove
+from ..forfeit import forfeiters
+from ..judgement import DEALER_BLIND, Judgement
+from ..primitives import DEALER, UsageError, named, verify
+from . import crypto
+from .hand import BlindFault, BlindSetup, Cheat, Follower, Share, claim_message
 
 __all__ = ["BlindOutcome", "Status", "caught", "check_hand", "judgement"]
 
@@ -143,7 +143,7 @@ def _check_keys(
     fault, proven; one not signed by it is the fault of ``passer``, who passed it on (the
     mover of a laid card), or else the sender's on this participant's word (a sealed key:
     only the sender could seal it)."""
-    derived: dict[tuple[int, str], blind.BlindKeys] = {}
+    derived: dict[tuple[int, str], crypto.BlindKeys] = {}
     for k, position, share, passer in shares:
         if not 0 <= k < len(follower.shuffles):
             continue  # a shuffle the record stopped before (a hand cut short is checked so far)
@@ -151,7 +151,7 @@ def _check_keys(
         keys = derived.get((k, share.sender))
         if keys is None:
             seed = seeds[share.sender][k]
-            keys = derived[(k, share.sender)] = blind.BlindKeys.derive(
+            keys = derived[(k, share.sender)] = crypto.BlindKeys.derive(
                 rec.ctx, share.sender, seed, rec.n
             )
         made = keys.positions[position]
@@ -186,7 +186,7 @@ def own_verdict(
     disputes: Sequence[str] = (),
 ) -> BlindOutcome:
     """What participant ``pid``'s own record makes of the check's finding ``found`` — written
-    once, for its client live (``BlindPart``) and for ``verify`` of its file (``blindfile``),
+    once, for its client live (``BlindPart``) and for ``verify`` of its file (``file``),
     so that the two say the same. A finding that names a cheat or the fair result stands.
     Else, in order: ``disputed`` (the host stopped the hand blaming ``pid``, whose client had
     sent every pass and key the hand asked of it, over one link) — unless the seeds prove a
@@ -280,7 +280,7 @@ def check_hand(
         return bad
     # The replay with every card known, in the blind engine's form (the form everyone played).
     orders = {
-        rec.index: blind.dealt_order(
+        rec.index: crypto.dealt_order(
             rec.ctx, rec.cards, rec.order, {p: seeds[p][rec.index] for p in rec.order}
         )
         for rec in follower.shuffles
@@ -347,12 +347,12 @@ def _first_pass_fault(
 ) -> BlindOutcome | None:
     rec = follower.shuffles[k]
     complete = rec.next_pass() is None
-    if complete and blind.deck_matches(
+    if complete and crypto.deck_matches(
         rec.ctx, follower.points, rec.cards, rec.order, seeds, rec.deck()
     ):
         return None  # the deal is the one the seeds make: its passes need no recomputing
     deck = follower.points.deck(rec.cards)
-    fault = blind.check_passes(rec.ctx, deck, rec.order, rec.passes, seeds, complete=complete)
+    fault = crypto.check_passes(rec.ctx, deck, rec.order, rec.passes, seeds, complete=complete)
     if fault is None:
         return None
     return BlindOutcome("unfair", fault.pid, BlindFault.BAD_PASS, f"shuffle {k}: {fault.detail}")

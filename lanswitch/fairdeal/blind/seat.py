@@ -4,14 +4,14 @@ each public step, worked out from its own record.
 Theory of operation
 -------------------
 Every participant — a player's client, and the host for ``@dealer`` (its bots) — holds a
-:class:`~.blindhand.Holder`. The host relays four kinds of step: a shuffle's pass, a position
+:class:`~.hand.Holder`. The host relays four kinds of step: a shuffle's pass, a position
 opened to all (a card the deal turns up), a move, and — to the drawer alone — a sealed key.
 After each, the participant asks :meth:`Participant.due` what it must send now:
 
 * its pass, when the open shuffle awaits it (every follower begins a shuffle the moment its
   engine asks for one, so all agree which shuffle and which pass without being told);
 * its public key of the position the deal turns up next (the engine says which, on public
-  information: :meth:`~.blindhand.Follower.pending_turn_up`);
+  information: :meth:`~.hand.Follower.pending_turn_up`);
 * the sealed key it owes each drawer of a hidden card the last step gave out.
 
 A shuffle is dealt from as soon as its passes are in and its turn-ups are open, by every
@@ -25,10 +25,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..game import HIDDEN_BASE, Event
-from .blindgame import drawn_positions
-from .blindhand import Follower, Holder, MoveRecord, Opening, Share
-from .primitives import UsageError
+from ...game import HIDDEN_BASE, Event
+from ..primitives import UsageError
+from .hand import Follower, Holder, MoveRecord, Opening, Share
+from .positions import drawn_positions
 
 __all__ = [
     "Complaint",

@@ -24,8 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from ..game import HIDDEN_BASE, Event, Game
-from .primitives import UsageError
+from ...game import HIDDEN_BASE, Event, Game
+from ..primitives import UsageError
 
 __all__ = [
     "Positions",

@@ -1,11 +1,11 @@
-"""A whole dealer-blind hand in one process: every participant's :class:`~.blindhand.Holder`
+"""A whole dealer-blind hand in one process: every participant's :class:`~.hand.Holder`
 (``@dealer`` the host's, with its bots) joined by plain calls, in the order a host relays
 them.
 
 The tests and the benchmarks use :func:`play_blind_hand`; a participant that cheats is a
-:class:`~.blindhand.Holder` subclass, and one that withholds returns None where a message is
+:class:`~.hand.Holder` subclass, and one that withholds returns None where a message is
 due (:class:`Withheld`). After the hand every participant reveals its seeds and each person
-checks the hand on its own record (:func:`~.blindcheck.check_hand`).
+checks the hand on its own record (:func:`~.check.check_hand`).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..game import Event, Game
-from .blindcheck import BlindOutcome, caught, check_hand
-from .blindgame import drawn_positions
-from .blindhand import BlindFault, BlindSetup, Cheat, Holder, Share
-from .primitives import DEALER, UsageError
+from ...game import Event, Game
+from ..primitives import DEALER, UsageError
+from .check import BlindOutcome, caught, check_hand
+from .hand import BlindFault, BlindSetup, Cheat, Holder, Share
+from .positions import drawn_positions
 
 __all__ = ["BlindHand", "Chooser", "Withheld", "play_blind_hand"]
 

@@ -4,7 +4,7 @@ and one participant's secrets.
 Theory of operation
 -------------------
 Everyone at a blind table — the host and each player — runs a :class:`Follower`: the rules
-engine in its blind form (:mod:`.blindgame`) fed the hand's public steps, checking each as it
+engine in its blind form (:mod:`.positions`) fed the hand's public steps, checking each as it
 comes. The steps are a shuffle's passes (:meth:`Follower.on_pass`: its author's signature,
 and the points it gave — the right count, valid, distinct), a position opened to everyone
 (:meth:`Follower.open_public`: every participant's signed key of it, and the card under it
@@ -12,10 +12,10 @@ must be one this shuffle holds and not yet opened), and a move (:meth:`Follower.
 mover's signature; a card laid comes with every key of its position, must open to that card,
 and must be a hidden card of the mover's own hand). Everything else a move does is the
 engine's to judge, on what it can see; what it cannot see — "I have nothing I can lay" — is
-judged after the hand, when every seed is revealed (:mod:`.blindcheck`).
+judged after the hand, when every seed is revealed (:mod:`.check`).
 
 A :class:`Holder` is one participant's secret side: its seed per shuffle (so its lock, its
-permutation and its key per position, :class:`~.blind.BlindKeys`), the keys others released to
+permutation and its key per position, :class:`~.crypto.BlindKeys`), the keys others released to
 it, and the cards it holds. Its own follower knows those cards: that is the player's own view.
 The host's holder is ``@dealer``: the owner of the seats the host runs (its bots), so the host
 sees their cards and no others.
@@ -30,12 +30,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from ..game import DRAW, HIDDEN_BASE, MAX_CARD, PASS, Event, Game, IllegalMove
-from ..rules import RuleSet
-from . import blind
-from .blindgame import Positions, apply_opened, drawn_positions, next_turn_up
-from .log import log_start, log_step
-from .primitives import (
+from ...game import DRAW, HIDDEN_BASE, MAX_CARD, PASS, Event, Game, IllegalMove
+from ...rules import RuleSet
+from ..log import log_start, log_step
+from ..primitives import (
     DEALER,
     HASH_BYTES,
     FairnessError,
@@ -48,8 +46,10 @@ from .primitives import (
     u16,
     u32,
 )
-from .primitives import verify as verify_signature
-from .setup import HandSetup
+from ..primitives import verify as verify_signature
+from ..setup import HandSetup
+from . import crypto
+from .positions import Positions, apply_opened, drawn_positions, next_turn_up
 
 __all__ = [
     "BlindFault",
@@ -168,7 +168,7 @@ def blind_setup(setup: HandSetup) -> BlindSetup:
     timer — binds the blind hand, and no blind signature is one of the commit-reveal deal's."""
     head1 = log_step(log_start(setup.ctx0), setup.note)
     return BlindSetup(
-        blind._h("ctx0", setup.ctx0, head1),
+        crypto._h("ctx0", setup.ctx0, head1),
         setup.rules,
         setup.seats,
         setup.humans,
@@ -183,7 +183,7 @@ def blind_setup(setup: HandSetup) -> BlindSetup:
 def shuffle_context(ctx0: bytes, index: int, cards: Sequence[int]) -> bytes:
     """``H("shuffle", ctx_0 ‖ u32(k) ‖ u16(n) ‖ u8(card)…)``: the ``k``-th shuffle of the
     hand, of these cards (sorted): what every pass, key and release of it is bound to."""
-    return blind._h("shuffle", ctx0, u32(index), u16(len(cards)), bytes(sorted(cards)))
+    return crypto._h("shuffle", ctx0, u32(index), u16(len(cards)), bytes(sorted(cards)))
 
 
 def move_message(ctx0: bytes, seq: int, seat: int, by: str, move: int, hidden: int) -> bytes:
@@ -191,7 +191,7 @@ def move_message(ctx0: bytes, seq: int, seat: int, by: str, move: int, hidden: i
     the ``seq``-th move of the hand (``hidden``: the hidden card a laid card was, or
     ``0xFFFFFFFF``), signed by the seat's owner."""
     return (
-        blind._label("sign/move")
+        crypto._label("sign/move")
         + need_bytes("ctx0", ctx0, HASH_BYTES)
         + u32(seq)
         + u8(seat)
@@ -208,7 +208,7 @@ def claim_message(ctx0: bytes, pid: str, fault: str, detail: str) -> bytes:
     out is proven its claimant's to anyone (``UNFOUNDED_CLAIM``), and the host cannot make one
     up in another's name."""
     return (
-        blind._label("sign/claim")
+        crypto._label("sign/claim")
         + need_bytes("ctx0", ctx0, HASH_BYTES)
         + enc(check_id(pid, dealer_ok=True))
         + enc(fault)
@@ -253,7 +253,7 @@ class ShuffleRecord:
                     return pid, number
         return None
 
-    def last_output(self, points: blind.CardPoints) -> list[bytes]:
+    def last_output(self, points: crypto.CardPoints) -> list[bytes]:
         """The input of the next pass (the card points, before any)."""
         done = [(p, k) for k in (1, 2) for p in self.order if (p, k) in self.passes]
         return list(self.passes[done[-1]]) if done else points.deck(self.cards)
@@ -301,12 +301,12 @@ class Follower:
     def __init__(
         self,
         setup: BlindSetup,
-        points: blind.CardPoints | None = None,
+        points: crypto.CardPoints | None = None,
         *,
         every: bool = True,
     ) -> None:
         """``every``: put every point of every pass through the group test
-        (:func:`.blind.point_problem`, ~40 µs a point) as it comes — a file's replay. Else
+        (:func:`.crypto.point_problem`, ~40 µs a point) as it comes — a file's replay. Else
         (a live participant or spectator) every point's encoding, and the group test of each
         shuffle's last pass only, whose points are the cards everyone opens: the others are
         group-tested by the host, which checks every pass it relays just after relaying it
@@ -318,7 +318,7 @@ class Follower:
         self.setup = setup
         self.every = every
         self.game = setup.new_game()
-        self.points = points or blind.CardPoints(setup.ctx0, self.game.deck)
+        self.points = points or crypto.CardPoints(setup.ctx0, self.game.deck)
         self.positions = Positions()
         self.shuffles: list[ShuffleRecord] = []
         self.moves: list[MoveRecord] = []
@@ -369,13 +369,13 @@ class Follower:
         if rec.next_pass() != (pid, number):
             raise UsageError(f"{pid}'s pass {number} is not the one awaited")
         pts = tuple(points)
-        message = blind.pass_message(rec.ctx, pid, number, pts)
+        message = crypto.pass_message(rec.ctx, pid, number, pts)
         if not verify_signature(self.setup.keys[pid], message, signature):
             raise Cheat(BlindFault.BAD_SIGNATURE, pid, f"pass {number}", proven=False)
         # Every point's encoding, count and copies, before the pass is kept; the group test
         # too for the last pass (whose points everyone opens), or for every pass (``every``).
         last = (pid, number) == (rec.order[-1], 2)
-        problem = blind.check_points(list(pts), rec.n, each=self.every or last)
+        problem = crypto.check_points(list(pts), rec.n, each=self.every or last)
         if problem is not None:
             raise Cheat(BlindFault.BAD_PASS, pid, problem)
         # An honest pass maps distinct points to distinct points, so two equal points are a
@@ -385,7 +385,7 @@ class Follower:
 
     def signed(self, rec: ShuffleRecord, position: int, share: Share) -> bool:
         """Whether ``share`` is signed by its sender."""
-        message = blind.release_message(rec.ctx, share.sender, share.to, position, share.key)
+        message = crypto.release_message(rec.ctx, share.sender, share.to, position, share.key)
         return share.sender in rec.order and verify_signature(
             self.setup.keys[share.sender], message, share.signature
         )
@@ -413,7 +413,7 @@ class Follower:
         senders = sorted(s.sender for s in shares)
         if senders != sorted(rec.order):
             raise UsageError(f"position {position} needs one key from each of {rec.order}")
-        point = blind.open_position(rec.deck()[position], [s.key for s in shares])
+        point = crypto.open_position(rec.deck()[position], [s.key for s in shares])
         card = self.points.card(point)
         problem = ""
         if card is None or card not in rec.cards:
@@ -521,7 +521,7 @@ class Follower:
     def gone_key(self, rec: ShuffleRecord, position: int, pid: str) -> bytes:
         """A departed participant's key of a position, from the seed it published."""
         seed = self.gone[pid][rec.index]
-        return blind.BlindKeys.derive(rec.ctx, pid, seed, rec.n).positions[position]
+        return crypto.BlindKeys.derive(rec.ctx, pid, seed, rec.n).positions[position]
 
     def on_leave(self, pid: str, seeds: Mapping[int, bytes]) -> list[tuple[int, int]]:
         """Person ``pid`` leaves mid-hand, between steps (no shuffle open), publishing its seed of
@@ -541,14 +541,14 @@ class Follower:
             if pid not in rec.order:
                 continue
             seed = need_bytes("a seed", seeds[rec.index], 32)
-            keys = blind.BlindKeys.derive(rec.ctx, pid, seed, rec.n)
+            keys = crypto.BlindKeys.derive(rec.ctx, pid, seed, rec.n)
             made_by = [(q, n) for n in (1, 2) for q in rec.order]
             for i, (q, number) in enumerate(made_by):
                 if q != pid:
                     continue
                 source = self.points.deck(rec.cards) if i == 0 else rec.passes[made_by[i - 1]]
                 made = (
-                    blind.lock_pass(source, keys) if number == 1 else blind.key_pass(source, keys)
+                    crypto.lock_pass(source, keys) if number == 1 else crypto.key_pass(source, keys)
                 )
                 if tuple(made) != rec.passes[(pid, number)]:
                     raise Cheat(
@@ -646,7 +646,7 @@ class Holder:
         pid: str,
         signing_key: bytes,
         seed_for: Callable[[int], bytes],
-        points: blind.CardPoints | None = None,
+        points: crypto.CardPoints | None = None,
     ) -> None:
         if pid not in setup.participants:
             raise UsageError(f"{pid} is not a participant")
@@ -655,21 +655,21 @@ class Holder:
         self._sk = need_bytes("signing key", signing_key, 32)
         self._seed_for = seed_for
         self.seeds: dict[int, bytes] = {}
-        self._keys: dict[int, blind.BlindKeys] = {}
+        self._keys: dict[int, crypto.BlindKeys] = {}
         # Live: the group test of each pass comes from the host's check after relaying it,
         # and the next author's lock (``Follower``'s docstring).
         # (Where the library's own subgroup test is the flawed one, CVE-2025-69277, a lock is
         # no test at all: every follower then tests every point, at the cost that brings.)
-        self.follower = Follower(setup, points, every=not blind.LIBRARY_SUBGROUP_TEST)
+        self.follower = Follower(setup, points, every=not crypto.LIBRARY_SUBGROUP_TEST)
         # Keys released to this holder, per (shuffle, position): sender → share.
         self.received: dict[tuple[int, int], dict[str, Share]] = {}
         self.cards: dict[int, int] = {}  # hidden card → card, for the cards it holds
 
-    def keys(self, rec: ShuffleRecord) -> blind.BlindKeys:
+    def keys(self, rec: ShuffleRecord) -> crypto.BlindKeys:
         got = self._keys.get(rec.index)
         if got is None:
             seed = self.seeds.setdefault(rec.index, self._seed_for(rec.index))
-            got = self._keys[rec.index] = blind.BlindKeys.derive(rec.ctx, self.pid, seed, rec.n)
+            got = self._keys[rec.index] = crypto.BlindKeys.derive(rec.ctx, self.pid, seed, rec.n)
         return got
 
     def make_pass(self, number: int) -> tuple[tuple[bytes, ...], bytes]:
@@ -678,21 +678,21 @@ class Holder:
         inp = rec.last_output(self.follower.points)
         keys = self.keys(rec)
         try:
-            out = tuple(blind.lock_pass(inp, keys) if number == 1 else blind.key_pass(inp, keys))
+            out = tuple(crypto.lock_pass(inp, keys) if number == 1 else crypto.key_pass(inp, keys))
         except UsageError:
             # An invalid point in the pass before: its author's, proven by its signed pass.
             # (Every pass is checked as it comes, so a follower never keeps one: this is the
             # scalar multiplication's own refusal, should a point get past that check.)
             done = [(p, k) for k in (1, 2) for p in rec.order if (p, k) in rec.passes]
             author, its_number = done[-1]
-            bad = blind.find_invalid(rec.passes[done[-1]])
+            bad = crypto.find_invalid(rec.passes[done[-1]])
             where = "a point" if bad is None else f"position {bad[0]}"
             raise Cheat(
                 BlindFault.BAD_PASS,
                 author,
                 f"pass {its_number}: {where} is not a point of the prime-order group",
             ) from None
-        return out, sign(self._sk, blind.pass_message(rec.ctx, self.pid, number, out))
+        return out, sign(self._sk, crypto.pass_message(rec.ctx, self.pid, number, out))
 
     def claim(self, fault: str, detail: str) -> bytes:
         """Its signature over a claim that stops the hand (:func:`claim_message`)."""
@@ -702,14 +702,14 @@ class Holder:
         """Its own key of a position, signed for ``to`` (``""``: public)."""
         rec = self.follower.shuffles[shuffle]
         key = self.keys(rec).positions[position]
-        message = blind.release_message(rec.ctx, self.pid, to, position, key)
+        message = crypto.release_message(rec.ctx, self.pid, to, position, key)
         return Share(self.pid, to, key, sign(self._sk, message))
 
     def seal(self, shuffle: int, position: int, to: str) -> bytes:
         """Its key of a position, signed and sealed to ``to`` alone."""
         s = self.share(shuffle, position, to)
         rec = self.follower.shuffles[shuffle]
-        return blind.seal_release(
+        return crypto.seal_release(
             self._sk, self.setup.keys[to], rec.ctx, self.pid, to, position, s.key, s.signature
         )
 
@@ -733,7 +733,7 @@ class Holder:
         hand tell whose key was wrong)."""
         k, position = self.follower.positions.locate(hidden)
         rec = self.follower.shuffles[k]
-        got = blind.unseal_release(
+        got = crypto.unseal_release(
             self._sk, self.setup.keys[sender], rec.ctx, sender, self.pid, position, sealed
         )
         if got is None:
