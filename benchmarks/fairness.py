@@ -104,6 +104,7 @@ import lanswitch
 from lanswitch import fairdeal as fd
 from lanswitch.bots import HeuristicBot
 from lanswitch.cards import deck_cards
+from lanswitch.fairdeal import keystream as ks
 from lanswitch.fairdeal import primitives as pr
 from lanswitch.fairdeal.blind.hand import Holder
 from lanswitch.fairdeal.checks import Presence, check_move
@@ -265,8 +266,8 @@ def cases(verify_only: bool = False) -> dict[str, Case]:
             "round: 8 people + host, 104 cards": round_case(8, two_decks),
             "round: 4 people + host, 104 cards": round_case(4, two_decks),
             "round: 4 people + host, 52 cards": round_case(4, one_deck),
-            "shuffle: 52 cards": lambda: pr.shuffle(key, one_deck),
-            "shuffle: 104 cards": lambda: pr.shuffle(key, two_decks),
+            "shuffle: 52 cards": lambda: ks.shuffle(key, one_deck),
+            "shuffle: 104 cards": lambda: ks.shuffle(key, two_decks),
             "deck key: 9 seeds (HKDF)": lambda: pr.deck_key(setup.ctx0, seeds),
             "commitment": lambda: pr.commitment(setup.ctx0, "player0", seeds["player0"]),
             "log head: 345 events": log_case(345),

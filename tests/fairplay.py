@@ -31,6 +31,7 @@ from lanswitch.fairdeal import (
     play_fair_hand,
     public_keys_of,
 )
+from lanswitch.fairdeal import keystream as ks
 from lanswitch.fairdeal import primitives as pr
 from lanswitch.fairdeal.log import log_start, log_step
 from lanswitch.game import Game
@@ -176,7 +177,7 @@ def stock_model(t: Transcript) -> list[int]:
             ctx = pr.round_context(ctx0, ev.round, k, heads[k], ev.mask, cards)
             seeds = {p: s for p, (s, _) in rounds[ev.round].seeds.items()}
             assert set(seeds) == set(pr.participants_of(setup.seats, ev.mask))
-            stock = pr.derive_order(ctx, seeds, cards)
+            stock = ks.derive_order(ctx, seeds, cards)
             pile = pile[-1:] if dealt else []
             dealt = True
     return mine

@@ -28,6 +28,7 @@ from ..game import BLUNDER_FLAG, SUIT_BASE, Event, Game, IllegalMove, Reason, fo
 from .checks import Presence, check_announcement, check_move, check_same_round, timeout_move
 from .dealer import card_events
 from .forfeit import forfeiters
+from .keystream import shuffle
 from .log import (
     BY_SEAT,
     BY_STAND_IN,
@@ -53,7 +54,6 @@ from .primitives import (
     log_head_message,
     participants_of,
     reveal_message,
-    shuffle,
 )
 from .primitives import (
     verify as verify_signature,

@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
+from .keystream import shuffle
 from .primitives import (
     DEALER,
     HASH_BYTES,
@@ -51,7 +52,6 @@ from .primitives import (
     need_bytes,
     public_key,
     reveal_message,
-    shuffle,
     sign,
     verify,
 )

@@ -34,6 +34,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT))
 
+from lanswitch.fairdeal import keystream as ks  # noqa: E402
 from lanswitch.fairdeal import primitives as fp  # noqa: E402
 from lanswitch.fairdeal.blind import crypto as blind  # noqa: E402
 from lanswitch.fairdeal.blind.hand import move_message, shuffle_context  # noqa: E402
@@ -74,9 +75,9 @@ def textbook_shuffle(key: bytes, n: int) -> list[int]:
     and "Unbiased shuffle"), here through lanswitch's own words for brevity: the words are
     checked against the fair-deal vectors already."""
     a = list(range(n))
-    words = fp.stream_words(key)
+    words = ks.stream_words(key)
     for i in range(n - 1, 0, -1):
-        j = fp.uniform(i + 1, words)
+        j = ks.uniform(i + 1, words)
         a[i], a[j] = a[j], a[i]
     return a
 

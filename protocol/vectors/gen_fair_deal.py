@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from lanswitch import fairdeal as fd  # noqa: E402
 from lanswitch.cards import deck_cards  # noqa: E402
+from lanswitch.fairdeal import keystream as ks  # noqa: E402
 from lanswitch.fairdeal import primitives as fp  # noqa: E402
 from lanswitch.fairdeal.log import (  # noqa: E402
     BY_BOT,
@@ -394,11 +395,11 @@ def round_vector(
     same(key, fp.deck_key(ctx, seeds), "deck key")
     block0 = hmac.new(key, label("stream") + u32(0), "sha256").digest()
     block1 = hmac.new(key, label("stream") + u32(1), "sha256").digest()
-    same(block0, fp.stream_block(key, 0), "stream block 0")
-    same(block1, fp.stream_block(key, 1), "stream block 1")
+    same(block0, ks.stream_block(key, 0), "stream block 0")
+    same(block1, ks.stream_block(key, 1), "stream block 1")
     order = textbook_shuffle(key, cards)
-    same(order, fp.shuffle(key, cards), "shuffle")
-    same(order, fp.derive_order(ctx, seeds, cards), "derived order")
+    same(order, ks.shuffle(key, cards), "shuffle")
+    same(order, ks.derive_order(ctx, seeds, cards), "derived order")
     return {
         "round": r,
         "count": count,
@@ -705,7 +706,7 @@ def rejection_vector() -> dict[str, Any]:
         2**32 - 3,  # i=2, n=3: accepted, j = (2^32−3) mod 3 = 1
         6,  # i=1, n=2: j = 0
     ]
-    order = fp.shuffle_words(cards, iter(w))
+    order = ks.shuffle_words(cards, iter(w))
     same(order, [4, 0, 3, 1, 2], "the rejection vector's order")  # worked by hand, as above
     return {
         "cards": cards,

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from lanswitch.cards import MAX_CARD
 from lanswitch.fairdeal import BY_SEAT, BY_STAND_IN, BY_TIMEOUT, Blame, Draw, Fault, Log, UsageError
+from lanswitch.fairdeal import keystream as ks
 from lanswitch.fairdeal import primitives as fp
 from lanswitch.fairdeal.log import log_start, log_step
 from lanswitch.fairdeal.primitives import DEALER
@@ -219,12 +220,12 @@ def test_deck_key_sorts_by_id_bytes_not_insertion_order() -> None:
 
 def test_bad_arguments_elsewhere() -> None:
     bads: list[Callable[[], object]] = [
-        lambda: fp.shuffle(bytes(32), [0, MAX_CARD]),
-        lambda: fp.shuffle(bytes(32), [0, -1]),
-        lambda: fp.shuffle(bytes(32), [3, 3]),
-        lambda: fp.shuffle(bytes(31), [1, 2]),
-        lambda: fp.stream_block(bytes(32), -1),
-        lambda: fp.stream_block(bytes(31), 0),
+        lambda: ks.shuffle(bytes(32), [0, MAX_CARD]),
+        lambda: ks.shuffle(bytes(32), [0, -1]),
+        lambda: ks.shuffle(bytes(32), [3, 3]),
+        lambda: ks.shuffle(bytes(31), [1, 2]),
+        lambda: ks.stream_block(bytes(32), -1),
+        lambda: ks.stream_block(bytes(31), 0),
         lambda: fp.enc(bytes(70000)),
         lambda: fp.enc("é"),
         lambda: log_step(bytes(31), Draw(0, 1)),
@@ -507,7 +508,7 @@ def test_blame_pickles_and_reads() -> None:
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 7, 13, 52, 53, 104, 107, 108, 2**31, 2**32 - 1, 2**32])
 def test_rejection_limit(n: int) -> None:
-    limit = fp.rejection_limit(n)
+    limit = ks.rejection_limit(n)
     assert limit % n == 0
     assert 2**32 - n < limit <= 2**32
     # Accepted words give every residue equally often.
@@ -516,15 +517,15 @@ def test_rejection_limit(n: int) -> None:
 
 def test_uniform_rejects_exactly_from_the_limit() -> None:
     n = 52
-    limit = fp.rejection_limit(n)
+    limit = ks.rejection_limit(n)
     assert limit == 2**32 - 48
-    assert fp.uniform(n, iter([limit - 1])) == (limit - 1) % n
-    assert fp.uniform(n, iter([limit, 2**32 - 1, 5])) == 5
+    assert ks.uniform(n, iter([limit - 1])) == (limit - 1) % n
+    assert ks.uniform(n, iter([limit, 2**32 - 1, 5])) == 5
     with pytest.raises(UsageError):
-        fp.uniform(n, iter([limit]))
+        ks.uniform(n, iter([limit]))
     for bad in (0, 2**32 + 1):
         with pytest.raises(UsageError):
-            fp.rejection_limit(bad)
+            ks.rejection_limit(bad)
 
 
 def test_fast_shuffle_handles_rejections(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -534,10 +535,10 @@ def test_fast_shuffle_handles_rejections(monkeypatch: pytest.MonkeyPatch) -> Non
     def fake_blocks(pads: object, start: int, count: int) -> bytes:
         return struct.pack(f">{8 * count}I", *words[8 * start : 8 * (start + count)])
 
-    monkeypatch.setattr(fp, "_blocks", fake_blocks)
+    monkeypatch.setattr(ks, "_blocks", fake_blocks)
     for m in (3, 20, 52):
         cards = list(range(m))
-        assert fp.shuffle(bytes(32), cards) == fp.shuffle_words(cards, iter(words))
+        assert ks.shuffle(bytes(32), cards) == ks.shuffle_words(cards, iter(words))
 
 
 @given(
@@ -545,24 +546,24 @@ def test_fast_shuffle_handles_rejections(monkeypatch: pytest.MonkeyPatch) -> Non
     cards=st.sets(st.integers(0, MAX_CARD - 1), max_size=MAX_CARD),
 )
 def test_fast_shuffle_equals_reference(key: bytes, cards: set[int]) -> None:
-    order = fp.shuffle(key, cards)
-    assert order == fp.shuffle_words(cards, fp.stream_words(key))
+    order = ks.shuffle(key, cards)
+    assert order == ks.shuffle_words(cards, ks.stream_words(key))
     assert sorted(order) == sorted(cards)
 
 
 def test_stream_words_are_the_blocks() -> None:
     key = bytes(range(32))
-    words = fp.stream_words(key)
+    words = ks.stream_words(key)
     got = [next(words) for _ in range(24)]
-    blocks = b"".join(fp.stream_block(key, k) for k in range(3))
+    blocks = b"".join(ks.stream_block(key, k) for k in range(3))
     assert got == list(struct.unpack(">24I", blocks))
-    assert fp.stream_block(key, 2) == hmac.new(key, _label("stream") + _u32(2), "sha256").digest()
+    assert ks.stream_block(key, 2) == hmac.new(key, _label("stream") + _u32(2), "sha256").digest()
 
 
 def test_small_shuffles() -> None:
-    assert fp.shuffle(bytes(32), []) == []
-    assert fp.shuffle(bytes(32), [7]) == [7]
-    assert sorted(fp.shuffle(bytes(32), [9, 3])) == [3, 9]
+    assert ks.shuffle(bytes(32), []) == []
+    assert ks.shuffle(bytes(32), [7]) == [7]
+    assert sorted(ks.shuffle(bytes(32), [9, 3])) == [3, 9]
 
 
 # =============================================================================================
@@ -600,7 +601,7 @@ def position_chi2(orders: Iterator[list[int]], m: int, count: int) -> tuple[floa
 def deterministic_orders(m: int, count: int) -> Iterator[list[int]]:
     cards = list(range(m))
     for i in range(count):
-        yield fp.shuffle(hashlib.sha256(b"chi2/%d/%d" % (m, i)).digest(), cards)
+        yield ks.shuffle(hashlib.sha256(b"chi2/%d/%d" % (m, i)).digest(), cards)
 
 
 @pytest.mark.parametrize("m", [52, 104])
@@ -623,7 +624,7 @@ def test_derived_orders_are_uniform_over_seeds() -> None:
     def orders() -> Iterator[list[int]]:
         for i in range(count):
             seeds = dict(fixed, bob=hashlib.sha256(b"bob %d" % i).digest())
-            yield fp.derive_order(R0.ctx, seeds, cards)
+            yield ks.derive_order(R0.ctx, seeds, cards)
 
     x, df = position_chi2(orders(), m, count)
     assert chi2_sf(x, df) > 1e-4
@@ -635,10 +636,10 @@ def test_chi2_catches_a_biased_shuffle() -> None:
 
     def naive() -> Iterator[list[int]]:
         for i in range(count):
-            words = fp.stream_words(hashlib.sha256(b"naive %d" % i).digest())
+            words = ks.stream_words(hashlib.sha256(b"naive %d" % i).digest())
             a = list(range(m))
             for k in range(m - 1, -1, -1):
-                j = fp.uniform(m, words)
+                j = ks.uniform(m, words)
                 a[k], a[j] = a[j], a[k]
             yield a
 

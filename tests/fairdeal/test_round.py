@@ -18,6 +18,7 @@ from lanswitch.fairdeal import (
     UsageError,
     VoidRecord,
 )
+from lanswitch.fairdeal import keystream as ks
 from lanswitch.fairdeal import primitives as fp
 from lanswitch.fairdeal.primitives import DEALER
 from lanswitch.fairdeal.round import RoundFlowError, next_state
@@ -103,12 +104,12 @@ def test_round_happy_path() -> None:
     assert rnd.waiting_for() == ()
     assert rnd.key == fp.deck_key(R0.ctx, R0.seeds)
     assert rnd.seeds == {p: (R0.seeds[p], R0.rsig[p]) for p in R0.ps}
-    assert rnd.order(DECK) == fp.derive_order(R0.ctx, R0.seeds, DECK)
+    assert rnd.order(DECK) == ks.derive_order(R0.ctx, R0.seeds, DECK)
     assert sorted(rnd.order(DECK)) == DECK
     rnd.deal()
     assert state(rnd) is RoundState.DEALT
     assert rnd.waiting_for() == ()
-    assert rnd.order(DECK) == fp.derive_order(R0.ctx, R0.seeds, DECK)
+    assert rnd.order(DECK) == ks.derive_order(R0.ctx, R0.seeds, DECK)
     with pytest.raises(UsageError):
         rnd.reveal("alice", R0.seeds["alice"], R0.rsig["alice"])
     with pytest.raises(UsageError):

@@ -43,6 +43,7 @@ from lanswitch.fairdeal import (
     decode_event,
     verify,
 )
+from lanswitch.fairdeal import keystream as ks
 from lanswitch.fairdeal import primitives as fp
 from lanswitch.fairdeal.checks import Presence, check_announcement, check_move, check_same_round
 from lanswitch.fairdeal.log import log_start
@@ -198,14 +199,14 @@ def test_hand_vector(name: str) -> None:
     assert key.hex() == v["deck_key"] == fp.deck_key(ctx, seeds).hex()
     for k in (0, 1):
         block = hmac.new(key, _label("stream") + _u32(k), "sha256").digest()
-        assert block.hex() == v[f"stream_block_{k}"] == fp.stream_block(key, k).hex()
-    words = fp.stream_words(key)
+        assert block.hex() == v[f"stream_block_{k}"] == ks.stream_block(key, k).hex()
+    words = ks.stream_words(key)
     assert [next(words) for _ in range(8)] == v["stream_words_0"]
     assert list(struct.unpack(">8I", h(v["stream_block_0"]))) == v["stream_words_0"]
-    assert fp.shuffle_words(cards, _words(key)) == v["order"]
-    assert fp.shuffle_words(cards, fp.stream_words(key)) == v["order"]
-    assert fp.shuffle(key, cards) == v["order"]
-    assert fp.derive_order(ctx, seeds, cards) == v["order"]
+    assert ks.shuffle_words(cards, _words(key)) == v["order"]
+    assert ks.shuffle_words(cards, ks.stream_words(key)) == v["order"]
+    assert ks.shuffle(key, cards) == v["order"]
+    assert ks.derive_order(ctx, seeds, cards) == v["order"]
     # The host's Round derives the same order from signed messages.
     priv = {p: h(k) for p, k in v["private_keys"].items()}
     rnd = Round(ctx, v["participants"], keys)
@@ -307,7 +308,7 @@ def test_reshuffle_vector() -> None:
         assert _sha(_label("commit"), ctx, _enc(p), seeds[p]) == c[p]
     key = _hkdf(ctx, _ikm(seeds), _label("deck-key"))
     assert key.hex() == v["deck_key"]
-    assert fp.shuffle_words(cards, _words(key)) == v["order"] == fp.shuffle(key, cards)
+    assert ks.shuffle_words(cards, _words(key)) == v["order"] == ks.shuffle(key, cards)
     # The whole signed flow, through the host's Round and the seat's checks.
     dealer_key = s.keys[DEALER]
     rnd = Round(ctx, ps, s.keys)
@@ -442,9 +443,9 @@ def test_signature_vector() -> None:
 
 def test_rejection_vector() -> None:
     v = V["rejection"]
-    assert fp.shuffle_words(v["cards"], iter(v["words"])) == v["order"]
+    assert ks.shuffle_words(v["cards"], iter(v["words"])) == v["order"]
     for n, limit in v["limits"].items():
-        assert fp.rejection_limit(int(n)) == limit == 2**32 - 2**32 % int(n)
+        assert ks.rejection_limit(int(n)) == limit == 2**32 - 2**32 % int(n)
     # The stream needs one word more than the shuffle's m − 1: the third word is rejected.
     assert len(v["words"]) == len(v["cards"])
     assert v["words"][2] >= v["limits"]["3"]
@@ -496,7 +497,7 @@ def test_whole_hand_vector() -> None:
             assert ctx.hex() == want["round_context"]
             seeds = {p: sd for p, (sd, _) in rec.seeds.items()}
             assert list(seeds) == want["participants"] == list(fp.participants_of(s.seats, ev.mask))
-            stock = fp.shuffle_words(cards, _words(_hkdf(ctx, _ikm(seeds), _label("deck-key"))))
+            stock = ks.shuffle_words(cards, _words(_hkdf(ctx, _ikm(seeds), _label("deck-key"))))
             assert stock == want["order"] == v["orders"][dealt]
             pile = pile[-1:]
             dealt += 1

@@ -46,6 +46,7 @@ from lanswitch.fairdeal import (
     VoidRecord,
     VoidTally,
 )
+from lanswitch.fairdeal import keystream as ks
 from lanswitch.fairdeal import primitives as pr
 from lanswitch.fairdeal import replay as fd_verify
 from lanswitch.fairdeal import seat as fd_seat
@@ -118,7 +119,7 @@ class GrindingDealer(Dealer):
 
         def power(s: bytes) -> int:
             g = Game(self.game.rules, self.game.players, dealer=self.game.dealer)
-            order = pr.derive_order(rnd.ctx, {**others, DEALER: s}, opened.cards)
+            order = ks.derive_order(rnd.ctx, {**others, DEALER: s}, opened.cards)
             g.apply_chance(order)
             return sum(c % 13 in POWER for c in g.hand(bot))
 

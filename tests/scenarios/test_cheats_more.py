@@ -39,6 +39,7 @@ from lanswitch.fairdeal import (
     Verdict,
     VoidRecord,
 )
+from lanswitch.fairdeal import keystream as ks
 from lanswitch.fairdeal import primitives as pr
 from lanswitch.fairdeal import replay as fd_verify
 from lanswitch.fairdeal import seat as fd_seat
@@ -396,7 +397,7 @@ class ReplayingDealer(Dealer):
         opened = self.rounds[round_no]
         seeds = {q: s for q, (s, _) in opened.round.seeds.items()}
         seeds["seat0"] = old[0]
-        return pr.derive_order(opened.round.ctx, seeds, opened.cards)
+        return ks.derive_order(opened.round.ctx, seeds, opened.cards)
 
     def reveals(self, round_no: int) -> dict[str, tuple[bytes, bytes]]:
         seeds = dict(super().reveals(round_no))
@@ -507,7 +508,7 @@ class ReshufflingDealer(Dealer):
         if self.how == "earlier":
             r0 = self.rounds[0].round
             seeds = {q: s for q, (s, _) in r0.seeds.items()}
-            order = pr.derive_order(r0.ctx, seeds, cards)
+            order = ks.derive_order(r0.ctx, seeds, cards)
         else:
             order = sorted(cards)
         events = g.apply_chance(order)

@@ -40,6 +40,7 @@ from lanswitch.fairdeal import (
     verify,
     verify_all,
 )
+from lanswitch.fairdeal import keystream as ks
 from lanswitch.fairdeal import primitives as pr
 from lanswitch.fairdeal.dealer import card_events
 from lanswitch.fairdeal.log import BY_TIMEOUT
@@ -205,7 +206,7 @@ class GrindingHost(Dealer):
         opened = self.rounds[0]
         seeds = {p: s for p, (s, _) in opened.round.seeds.items()}
         seeds[DEALER] = self.ground
-        return pr.derive_order(opened.round.ctx, seeds, opened.cards)
+        return ks.derive_order(opened.round.ctx, seeds, opened.cards)
 
     def reveals(self, round_no: int) -> dict[str, tuple[bytes, bytes]]:
         seeds = super().reveals(round_no)
@@ -230,7 +231,7 @@ class ForgingHost(Dealer):
         opened = self.rounds[0]
         seeds = {p: s for p, (s, _) in opened.round.seeds.items()}
         seeds[self.victim] = self.forged
-        return pr.derive_order(opened.round.ctx, seeds, opened.cards)
+        return ks.derive_order(opened.round.ctx, seeds, opened.cards)
 
     def reveals(self, round_no: int) -> dict[str, tuple[bytes, bytes]]:
         seeds = super().reveals(round_no)
@@ -535,7 +536,7 @@ def test_the_hosts_own_seed_from_another_hand_is_caught(
             opened = self.rounds[0]
             seeds = {p: s for p, (s, _) in opened.round.seeds.items()}
             seeds[DEALER] = one.dealer.rounds[0].round.seeds[DEALER][0]
-            return pr.derive_order(opened.round.ctx, seeds, opened.cards)
+            return ks.derive_order(opened.round.ctx, seeds, opened.cards)
 
         def reveals(self, round_no: int) -> dict[str, tuple[bytes, bytes]]:
             seeds = super().reveals(round_no)

@@ -56,18 +56,8 @@ import nacl.bindings as sodium
 import nacl.exceptions
 
 from ...cards import MAX_CARD
-from ..primitives import (
-    HASH_BYTES,
-    SEED_BYTES,
-    UsageError,
-    check_id,
-    enc,
-    need_bytes,
-    shuffle,
-    u8,
-    u16,
-    u32,
-)
+from ..keystream import shuffle
+from ..primitives import HASH_BYTES, SEED_BYTES, UsageError, check_id, enc, need_bytes, u8, u16, u32
 
 __all__ = [
     "ELL",
