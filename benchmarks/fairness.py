@@ -106,7 +106,7 @@ from lanswitch.bots import HeuristicBot
 from lanswitch.cards import deck_cards
 from lanswitch.fairdeal import keystream as ks
 from lanswitch.fairdeal import primitives as pr
-from lanswitch.fairdeal.blind.hand import Holder
+from lanswitch.fairdeal.blind.holder import Holder
 from lanswitch.fairdeal.checks import Presence, check_move
 from lanswitch.game import Game
 from lanswitch.rules import PRESETS

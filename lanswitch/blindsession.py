@@ -30,15 +30,8 @@ from .fairdeal import DEALER
 from .fairdeal.blind.check import BlindOutcome, caught, check_hand, judgement, own_verdict
 from .fairdeal.blind.crypto import LIBRARY_SUBGROUP_TEST
 from .fairdeal.blind.file import dump
-from .fairdeal.blind.hand import (
-    BlindFault,
-    Cheat,
-    Follower,
-    Holder,
-    MoveRecord,
-    Share,
-    blind_setup,
-)
+from .fairdeal.blind.hand import BlindFault, Cheat, Follower, MoveRecord, Share, blind_setup
+from .fairdeal.blind.holder import Holder
 from .fairdeal.blind.seat import (
     Complaint,
     Participant,

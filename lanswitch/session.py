@@ -43,7 +43,7 @@ from . import protocol as p
 from .blindsession import BlindPart
 from .commitseat import CommitPart
 from .fairdeal import DEALER, HandSetup, SetupError, Verdict, VoidTally
-from .fairdeal.blind.hand import Holder
+from .fairdeal.blind.holder import Holder
 from .fairdeal.judgement import COMMIT_REVEAL, Deal, Judgement, Proof
 from .fairdeal.primitives import named, public_bytes
 from .fairdeal.tally import VoidEntry
@@ -153,7 +153,7 @@ class Session:
     """What takes this seat's part in a dealer-blind hand."""
     blind_holder: type[Holder] = Holder
     """What keeps this client's secrets in a dealer-blind hand (a test's cheating client plugs
-    in a :class:`~lanswitch.fairdeal.blind.hand.Holder` that cheats)."""
+    in a :class:`~lanswitch.fairdeal.blind.holder.Holder` that cheats)."""
 
     def __init__(
         self,

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from lanswitch.bots import make_bot
-from lanswitch.fairdeal.blind.hand import BlindSetup, Holder, blind_setup
+from lanswitch.fairdeal.blind.hand import BlindSetup, blind_setup
+from lanswitch.fairdeal.blind.holder import Holder
 from lanswitch.fairdeal.blind.local import BlindHand, Chooser, play_blind_hand
 from lanswitch.fairdeal.primitives import DEALER, public_bytes
 from lanswitch.fairdeal.setup import HandSetup

@@ -5,8 +5,9 @@ this home: commit-reveal (protocol v2) and dealer-blind (protocol v3 and up).
 The map, in layers (a module imports only modules listed above it):
 
 Shared by both deals
-``primitives``  encodings, contexts, commitments, the deck key, the unbiased shuffle, and
-                every signed statement (``protocol/SPEC.md``, "Fair deal")
+``primitives``  encodings, contexts, commitments, the deck key, and every signed statement
+                (``protocol/SPEC.md``, "Fair deal")
+``keystream``   the keystream and the unbiased shuffle: a deck key to a stock's order
 ``log``         the public log's events and their hash chain
 ``setup``       what everyone agrees to before a hand (``ctx_0`` and the setup note)
 ``forfeit``     who forfeits a void hand: one rule the host scores by and every check states

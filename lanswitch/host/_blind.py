@@ -40,12 +40,12 @@ from ..fairdeal.blind.hand import (
     BlindFault,
     BlindSetup,
     Cheat,
-    Holder,
     MoveRecord,
     Share,
     blind_setup,
     claim_message,
 )
+from ..fairdeal.blind.holder import Holder
 from ..fairdeal.blind.positions import drawn_positions
 from ..fairdeal.blind.seat import (
     Complaint,

@@ -249,7 +249,8 @@ def render_hand() -> str:
 
     from lanswitch.bots import make_bot
     from lanswitch.fairdeal.blind.file import dump
-    from lanswitch.fairdeal.blind.hand import Holder, blind_setup
+    from lanswitch.fairdeal.blind.hand import blind_setup
+    from lanswitch.fairdeal.blind.holder import Holder
     from lanswitch.fairdeal.blind.local import play_blind_hand
     from lanswitch.game import Game
     from lanswitch.rules import preset
@@ -318,7 +319,8 @@ def _engine_hand(
     import random
 
     from lanswitch.bots import make_bot
-    from lanswitch.fairdeal.blind.hand import BlindSetup, Follower, Holder
+    from lanswitch.fairdeal.blind.hand import BlindSetup, Follower
+    from lanswitch.fairdeal.blind.holder import Holder
     from lanswitch.fairdeal.blind.local import play_blind_hand
     from lanswitch.fairdeal.blind.positions import drawn_positions
     from lanswitch.game import Game

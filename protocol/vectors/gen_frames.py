@@ -30,7 +30,8 @@ sys.path.insert(0, str(ROOT))
 from lanswitch import protocol as p  # noqa: E402
 from lanswitch.fairdeal import BY_BOT, BY_SEAT, DEALER, Draw, HandSetup, Move  # noqa: E402
 from lanswitch.fairdeal import primitives as fp  # noqa: E402
-from lanswitch.fairdeal.blind.hand import Holder, blind_setup, move_message  # noqa: E402
+from lanswitch.fairdeal.blind.hand import blind_setup, move_message  # noqa: E402
+from lanswitch.fairdeal.blind.holder import Holder  # noqa: E402
 from lanswitch.game import HIDDEN_BASE  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "frames.json"

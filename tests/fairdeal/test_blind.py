@@ -14,7 +14,8 @@ import nacl.bindings as sodium
 import pytest
 
 from lanswitch.fairdeal.blind import crypto as blind
-from lanswitch.fairdeal.blind.hand import BlindFault, Follower, Holder, MoveRecord, move_message
+from lanswitch.fairdeal.blind.hand import BlindFault, Follower, MoveRecord, move_message
+from lanswitch.fairdeal.blind.holder import Holder
 from lanswitch.fairdeal.blind.local import Withheld, play_blind_hand
 from lanswitch.fairdeal.primitives import DEALER, UsageError, sign
 from lanswitch.game import DRAW, HIDDEN_BASE, MAX_CARD, Game

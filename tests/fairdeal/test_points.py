@@ -24,7 +24,8 @@ import pytest
 from lanswitch.fairdeal.blind import crypto as blind
 from lanswitch.fairdeal.blind import file as blindfile
 from lanswitch.fairdeal.blind.file import BlindFileError
-from lanswitch.fairdeal.blind.hand import BlindFault, Cheat, Follower, Holder
+from lanswitch.fairdeal.blind.hand import BlindFault, Cheat, Follower
+from lanswitch.fairdeal.blind.holder import Holder
 from lanswitch.fairdeal.primitives import sign
 from lanswitch.fairdeal.transcript import Transcript, TranscriptError
 from lanswitch.host._blind import BlindHand

@@ -3,7 +3,7 @@ client shells as the players (``tests/cheats.py``), and the untouched ``lanswitc
 each honest player's saved files.
 
 A cheater is a modified client (a ``Session`` whose blind secrets are kept by a cheating
-:class:`~lanswitch.fairdeal.blind.hand.Holder` from ``tests/fairdeal/test_blind.py``) or a modified
+:class:`~lanswitch.fairdeal.blind.holder.Holder` from ``tests/fairdeal/test_blind.py``) or a modified
 host
 (a ``Host`` with a cheating holder of its own, or one that bends what it relays or says). Every
 test checks what the untouched clients said on their own — live, and from their files —, and
@@ -26,7 +26,8 @@ from lanswitch.blindsession import BlindPart
 from lanswitch.fairdeal import DEALER
 from lanswitch.fairdeal.blind import check as blindcheck
 from lanswitch.fairdeal.blind import crypto
-from lanswitch.fairdeal.blind.hand import BlindFault, Cheat, Holder
+from lanswitch.fairdeal.blind.hand import BlindFault, Cheat
+from lanswitch.fairdeal.blind.holder import Holder
 from lanswitch.host import Host
 from lanswitch.host._blind import BlindHand
 from lanswitch.host._commit import CommitHand

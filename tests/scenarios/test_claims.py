@@ -11,7 +11,8 @@ import json
 
 from lanswitch.fairdeal.blind import file as blindfile
 from lanswitch.fairdeal.blind.check import unfounded_claim
-from lanswitch.fairdeal.blind.hand import BlindFault, Holder, claim_message
+from lanswitch.fairdeal.blind.hand import BlindFault, claim_message
+from lanswitch.fairdeal.blind.holder import Holder
 from lanswitch.fairdeal.primitives import DEALER, sign
 from tests.blindtable import blind_table
 

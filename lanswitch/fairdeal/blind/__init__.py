@@ -10,7 +10,9 @@ The modules, in layers (each imports only those above it, and the shared modules
 ``positions``  the rules engine on hidden cards: a shuffle's positions stand in for its cards,
                turn-ups one at a time
 ``hand``       a hand's public record and its live checks (:class:`~.hand.Follower`), people
-               leaving with their seeds, one participant's secrets (:class:`~.hand.Holder`)
+               leaving with their seeds
+``holder``     one participant's secrets: its seeds, keys released to it, its cards, its own
+               follower (:class:`~.holder.Holder`)
 ``seat``       what a participant owes after each public step, from its own record
                (:class:`~.seat.Participant`: the host's and every client's alike)
 ``check``      the check after the hand, every seed revealed: :class:`~.check.BlindOutcome`

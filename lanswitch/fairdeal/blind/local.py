@@ -1,9 +1,9 @@
-"""A whole dealer-blind hand in one process: every participant's :class:`~.hand.Holder`
+"""A whole dealer-blind hand in one process: every participant's :class:`~.holder.Holder`
 (``@dealer`` the host's, with its bots) joined by plain calls, in the order a host relays
 them.
 
 The tests and the benchmarks use :func:`play_blind_hand`; a participant that cheats is a
-:class:`~.hand.Holder` subclass, and one that withholds returns None where a message is
+:class:`~.holder.Holder` subclass, and one that withholds returns None where a message is
 due (:class:`Withheld`). After the hand every participant reveals its seeds and each person
 checks the hand on its own record (:func:`~.check.check_hand`).
 """
@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from ...game import Event, Game
 from ..primitives import DEALER, UsageError
 from .check import BlindOutcome, caught, check_hand
-from .hand import BlindFault, BlindSetup, Cheat, Holder, Share
+from .hand import BlindFault, BlindSetup, Cheat, Share
+from .holder import Holder
 from .positions import drawn_positions
 
 __all__ = ["BlindHand", "Chooser", "Withheld", "play_blind_hand"]

@@ -4,7 +4,7 @@ each public step, worked out from its own record.
 Theory of operation
 -------------------
 Every participant — a player's client, and the host for ``@dealer`` (its bots) — holds a
-:class:`~.hand.Holder`. The host relays four kinds of step: a shuffle's pass, a position
+:class:`~.holder.Holder`. The host relays four kinds of step: a shuffle's pass, a position
 opened to all (a card the deal turns up), a move, and — to the drawer alone — a sealed key.
 After each, the participant asks :meth:`Participant.due` what it must send now:
 
@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 from ...game import HIDDEN_BASE, Event
 from ..primitives import UsageError
-from .hand import Follower, Holder, MoveRecord, Opening, Share
+from .hand import Follower, MoveRecord, Opening, Share
+from .holder import Holder
 from .positions import drawn_positions
 
 __all__ = [
