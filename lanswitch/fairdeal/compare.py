@@ -51,10 +51,10 @@ from .primitives import (
     round_context,
 )
 from .primitives import verify as verify_signature
-from .replay import disputes_abort, verdict_of, verify
+from .replay import verify
 from .round import Announcement
 from .transcript import Transcript
-from .verdict import Verdict
+from .verdict import Verdict, disputes_abort, verdict_of
 
 __all__ = ["verify_all"]
 

@@ -13,8 +13,16 @@ applied, and every public event and every card of the seat compared with what th
 makes of them. Then it asks who confirmed the log: every other person's signed head, or how
 far its signed moves and its goodbye reach.
 
-The verdicts and what each proves are :mod:`.verdict`'s; comparing several transcripts of
+The verdicts and what each proves are :mod:`.verdict`'s (with the verdict made from a
+transcript, and what a transcript says of its own keeper); comparing several transcripts of
 one hand is :mod:`.compare`'s.
+
+Why one module of some 750 lines: nearly all of it is one class, ``_Verifier``, whose single
+walk through the log carries the state every check reads — the engine, the round in progress,
+who is present, what has been dealt — and :mod:`.steps` walks the same class step by step for
+``lanswitch replay``. Its parts are its methods, in the order the walk meets them (the host's
+head, rounds, presence and moves, who confirmed the log); cutting them across files would
+spread one state over several, as the host's classes once were.
 """
 
 from __future__ import annotations
@@ -31,7 +39,6 @@ from .forfeit import forfeiters
 from .keystream import shuffle
 from .log import (
     BY_SEAT,
-    BY_STAND_IN,
     BY_TIMEOUT,
     LEFT,
     Away,
@@ -60,9 +67,9 @@ from .primitives import (
 )
 from .round import Announcement, RoundEvent, RoundFlowError, RoundState, next_state
 from .transcript import RoundRecord, Transcript
-from .verdict import Absence, OwnAbsence, Status, Verdict
+from .verdict import Absence, Status, Verdict, keeper_sent, own_absence, verdict_of
 
-__all__ = ["disputes_abort", "verdict_of", "verify"]
+__all__ = ["verify"]
 
 
 class _Unfair(Exception):  # noqa: N818
@@ -492,12 +499,12 @@ class _Verifier:
                     f"round {r}: the host says a commitment is missing, but it showed them all",
                 )
             missing = [p for p in ps if p not in void.commitments]
-            own_did = _own_did(rec, fault)
+            own_did = keeper_sent(rec, fault)
         elif fault is Fault.MISSING_REVEAL:
             if cur.fixed is None:
                 raise _Unfair("abort", f"round {r}: not every commitment of the round was shown")
             missing = [p for p in ps if p not in rec.seeds]
-            own_did = _own_did(rec, fault)
+            own_did = keeper_sent(rec, fault)
         else:
             raise _Unfair(
                 "abort",
@@ -696,75 +703,6 @@ class _Verifier:
             elif confirmed < count:
                 short.append((pid, confirmed))
         return away, short
-
-
-def _own_did(rec: RoundRecord, fault: Fault) -> bool:
-    """Whether this seat's own record says it sent what an abort of ``fault`` says it did not:
-    its commitment (it drew a seed), or its seed (after the round's stage 3)."""
-    if fault is Fault.MISSING_COMMITMENT:
-        return rec.own_seed is not None
-    if fault is Fault.MISSING_REVEAL:
-        return any(a.fixed for a in rec.announces) and rec.own_seed_sent
-    return False
-
-
-def disputes_abort(t: Transcript) -> bool:
-    """Whether ``t``'s keeper is named by the host's abort for a message that never came, and
-    its own record says it sent it: the host's word against the player's (:mod:`.compare`
-    makes one verdict of such files)."""
-    v = t.void
-    if v is None or t.id not in v.culprits:
-        return False
-    rec = next((r for r in t.rounds if r.round == v.round), None)
-    return rec is not None and _own_did(rec, v.fault)
-
-
-def own_absence(t: Transcript) -> OwnAbsence | None:
-    """What the log says of this seat's own absences, on the host's word (None: none): each
-    time it was logged away with its link lost, the moves the host made for it as its
-    stand-in, and the rounds dealt without it. Only the seat can tell whether its link was
-    down then; a host that cuts it at every turn or every reshuffle shows up here."""
-    seat = t.seat
-    since: list[int] = []
-    moves = 0
-    rounds: list[int] = []
-    away = False
-    for k, ev in enumerate(t.log):
-        if isinstance(ev, Away) and ev.seat == seat:
-            away = True
-            if ev.how != LEFT:
-                since.append(k)
-        elif isinstance(ev, Back) and ev.seat == seat:
-            away = False
-        elif isinstance(ev, Move) and ev.seat == seat and ev.by == BY_STAND_IN:
-            moves += 1
-        elif isinstance(ev, Shuffle) and away:
-            rounds.append(ev.round)
-    if not since:
-        return None
-    return OwnAbsence(tuple(since), moves, tuple(rounds))
-
-
-def _names(t: Transcript) -> dict[str, str]:
-    return {p: t.names[s] for s, p in enumerate(t.setup.seats) if s < len(t.names) and t.names[s]}
-
-
-def verdict_of(t: Transcript, status: Status, reason: str, **kw: Any) -> Verdict:
-    s = t.setup
-    return Verdict(
-        status=status,
-        reason=reason,
-        game_id=s.game_id,
-        hand_no=s.hand_no,
-        seat=t.seat,
-        id=t.id,
-        rules=s.rules.name,
-        players=s.players,
-        events=len(t.log),
-        rounds=kw.pop("rounds", len(t.rounds)),
-        names=_names(t),
-        **kw,
-    )
 
 
 def verify(t: Transcript) -> Verdict:

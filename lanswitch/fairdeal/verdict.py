@@ -15,6 +15,10 @@ Verdicts, from worst:
 * **fair** — every check passed and everyone present confirmed the log; a person who went away
   mid-hand (said goodbye, or lost its link, as the host says) is named with how far it
   confirmed the log.
+
+:func:`verdict_of` makes a verdict from a transcript; :func:`own_absence`,
+:func:`keeper_sent` and :func:`disputes_abort` read what a transcript says of its own keeper
+(its absences, whether its record says it sent what an abort says it did not).
 """
 
 from __future__ import annotations
@@ -25,9 +29,20 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .judgement import COMMIT_REVEAL, Judgement, seat_names, split_line
-from .primitives import DEALER
+from .log import BY_STAND_IN, LEFT, Away, Back, Move, Shuffle
+from .primitives import DEALER, Fault
+from .transcript import RoundRecord, Transcript
 
-__all__ = ["Absence", "OwnAbsence", "Status", "Verdict"]
+__all__ = [
+    "Absence",
+    "OwnAbsence",
+    "Status",
+    "Verdict",
+    "disputes_abort",
+    "keeper_sent",
+    "own_absence",
+    "verdict_of",
+]
 
 Status = Literal["fair", "unconfirmed", "unfair", "void"]
 
@@ -235,3 +250,77 @@ class Verdict:
                 "rounds": list(self.own_away.rounds),
             },
         }
+
+
+# ---------------------------------------------------------------------------------------------
+# A verdict from a transcript, and what the transcript says of its own keeper: read by the
+# replay (:mod:`.replay`) and by the comparison of several files (:mod:`.compare`).
+
+
+def keeper_sent(rec: RoundRecord, fault: Fault) -> bool:
+    """Whether this seat's own record says it sent what an abort of ``fault`` says it did not:
+    its commitment (it drew a seed), or its seed (after the round's stage 3)."""
+    if fault is Fault.MISSING_COMMITMENT:
+        return rec.own_seed is not None
+    if fault is Fault.MISSING_REVEAL:
+        return any(a.fixed for a in rec.announces) and rec.own_seed_sent
+    return False
+
+
+def disputes_abort(t: Transcript) -> bool:
+    """Whether ``t``'s keeper is named by the host's abort for a message that never came, and
+    its own record says it sent it: the host's word against the player's (:mod:`.compare`
+    makes one verdict of such files)."""
+    v = t.void
+    if v is None or t.id not in v.culprits:
+        return False
+    rec = next((r for r in t.rounds if r.round == v.round), None)
+    return rec is not None and keeper_sent(rec, v.fault)
+
+
+def own_absence(t: Transcript) -> OwnAbsence | None:
+    """What the log says of this seat's own absences, on the host's word (None: none): each
+    time it was logged away with its link lost, the moves the host made for it as its
+    stand-in, and the rounds dealt without it. Only the seat can tell whether its link was
+    down then; a host that cuts it at every turn or every reshuffle shows up here."""
+    seat = t.seat
+    since: list[int] = []
+    moves = 0
+    rounds: list[int] = []
+    away = False
+    for k, ev in enumerate(t.log):
+        if isinstance(ev, Away) and ev.seat == seat:
+            away = True
+            if ev.how != LEFT:
+                since.append(k)
+        elif isinstance(ev, Back) and ev.seat == seat:
+            away = False
+        elif isinstance(ev, Move) and ev.seat == seat and ev.by == BY_STAND_IN:
+            moves += 1
+        elif isinstance(ev, Shuffle) and away:
+            rounds.append(ev.round)
+    if not since:
+        return None
+    return OwnAbsence(tuple(since), moves, tuple(rounds))
+
+
+def _names(t: Transcript) -> dict[str, str]:
+    return {p: t.names[s] for s, p in enumerate(t.setup.seats) if s < len(t.names) and t.names[s]}
+
+
+def verdict_of(t: Transcript, status: Status, reason: str, **kw: Any) -> Verdict:
+    s = t.setup
+    return Verdict(
+        status=status,
+        reason=reason,
+        game_id=s.game_id,
+        hand_no=s.hand_no,
+        seat=t.seat,
+        id=t.id,
+        rules=s.rules.name,
+        players=s.players,
+        events=len(t.log),
+        rounds=kw.pop("rounds", len(t.rounds)),
+        names=_names(t),
+        **kw,
+    )
