@@ -3,11 +3,10 @@ client shells as the players (``tests/cheats.py``), and the untouched ``lanswitc
 each honest player's saved files.
 
 A cheater is a modified client (a ``Session`` whose blind secrets are kept by a cheating
-:class:`~lanswitch.fairdeal.blind.holder.Holder` from ``tests/fairdeal/test_blind.py``) or a modified
-host
-(a ``Host`` with a cheating holder of its own, or one that bends what it relays or says). Every
-test checks what the untouched clients said on their own — live, and from their files —, and
-that it names the cheater.
+:class:`~lanswitch.fairdeal.blind.holder.Holder` from ``tests/fairdeal/test_blind.py``) or a
+modified host (a ``Host`` with a cheating holder of its own, or one that bends what it relays or
+says). Every test checks what the untouched clients said on their own — live, and from their
+files —, and that it names the cheater.
 """
 
 from __future__ import annotations
