@@ -44,6 +44,7 @@ package is drawn)::
         RemoteError
             RemoteProtocolError
             Blame
+            Cheat
             JoinError
             Refused
             PinChanged
@@ -56,7 +57,7 @@ package is drawn)::
             UsageError
             RoundFlowError
             Blame
-                Cheat
+            Cheat
         CommandError
 
 A class drawn twice (under its side and under its area) has those two parents; each line

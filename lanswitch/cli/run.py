@@ -66,13 +66,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LanswitchError as e:  # anything else lanswitch refused on purpose: its sentence
         err.write(f"lanswitch: {e}\n")
         return 1
-    except ValueError as e:
-        from ..rules import RulesError  # loaded already if that is what this is
-
-        if not isinstance(e, RulesError):
-            raise
-        err.write(f"lanswitch: error: {e}\n")
-        return 2
     except BrokenPipeError:
         # `lanswitch rules switch | head` closes the pipe early: not an error.
         sys.stderr.close()

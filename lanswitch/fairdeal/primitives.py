@@ -29,6 +29,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from ..cards import MAX_CARD, MAX_DECKS, MAX_JOKERS
+from ..errors import LanswitchError, LocalError, RemoteError
 
 __all__ = [
     "DEALER",
@@ -115,11 +116,11 @@ _TWO32: Final = 1 << 32
 # Errors
 
 
-class FairnessError(ValueError):
+class FairnessError(LanswitchError, ValueError):
     """Base class of everything the fair deal raises on purpose."""
 
 
-class UsageError(FairnessError):
+class UsageError(FairnessError, LocalError):
     """The caller broke an API rule: a malformed argument, or a call in the wrong state."""
 
 
@@ -138,7 +139,7 @@ class Fault(enum.Enum):
     MISSING_REVEAL = "did not reveal its seed"
 
 
-class Blame(FairnessError):  # noqa: N818  (it is what the protocol calls it)
+class Blame(FairnessError, RemoteError):  # noqa: N818  (it is what the protocol calls it)
     """A participant broke the protocol. ``culprits`` names who (``@dealer`` = the host)."""
 
     def __init__(self, fault: Fault, culprits: Iterable[str], detail: str = "") -> None:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ..cards import SUIT_NAMES, format_card
+from ..errors import RemoteError
 from ..game import BLUNDER_FLAG, SUIT_BASE, Event, Game, IllegalMove, Reason, format_move
 from .checks import Presence, check_announcement, check_move, check_same_round, timeout_move
 from .dealer import card_events
@@ -72,7 +73,7 @@ from .verdict import Absence, Status, Verdict, keeper_sent, own_absence, verdict
 __all__ = ["verify"]
 
 
-class _Unfair(Exception):  # noqa: N818
+class _Unfair(RemoteError):  # noqa: N818
     def __init__(
         self, check: str, reason: str, culprits: Sequence[str] = (DEALER,), proven: bool = True
     ) -> None:

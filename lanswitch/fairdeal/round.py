@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
+from ..errors import LocalError
 from .keystream import shuffle
 from .primitives import (
     DEALER,
@@ -98,7 +99,7 @@ ROUND_FLOW: Final[Mapping[tuple[RoundState, RoundEvent], RoundState]] = {
 ``ANNOUNCED``; ``DEALT``, ``FAILED`` and ``WITHDRAWN`` are final."""
 
 
-class RoundFlowError(FairnessError):
+class RoundFlowError(FairnessError, LocalError):
     """A round was asked to take a transition :data:`ROUND_FLOW` does not have."""
 
 

@@ -29,13 +29,14 @@ from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 import msgpack
 
 from .. import protocol as p
+from ..errors import InvalidInput
 from ..rules import RulesError, RuleSet, dump_toml, rules_from_mapping
 from ._config import HostConfig
 
 __all__ = ["ReplayError"]
 
 
-class ReplayError(ValueError):
+class ReplayError(InvalidInput):
     """A journal that cannot be replayed: a record that does not decode, randomness that runs
     out, or a call whose outcome differs from the one recorded (the code changed under it)."""
 

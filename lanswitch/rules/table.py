@@ -34,6 +34,7 @@ from ..cards import (
     rank,
     suit,
 )
+from ..errors import InvalidInput
 
 __all__ = [
     "MAX_PLAYERS",
@@ -55,7 +56,7 @@ MIN_PLAYERS: Final = 2
 MAX_PLAYERS: Final = 8
 
 
-class RulesError(ValueError):
+class RulesError(InvalidInput):
     """A rule set that cannot be used; the message names the source, the key and the fix."""
 
 

@@ -24,6 +24,7 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from ...errors import InvalidInput
 from ...rules import RulesError
 from ..judgement import Judgement
 from ..primitives import DEALER, FairnessError, UsageError, named
@@ -44,7 +45,7 @@ READS: Final = frozenset({2, VERSION})
 """The versions it reads (a version 2 file has no claims)."""
 
 
-class BlindFileError(ValueError):
+class BlindFileError(InvalidInput):
     """A file that is not a blind hand this version can read; the message says what."""
 
 

@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from ...errors import RemoteError
 from ...game import HIDDEN_BASE, MAX_CARD, Event, Game, IllegalMove
 from ...rules import RuleSet
 from ..log import log_start, log_step
@@ -88,7 +89,7 @@ class BlindFault(enum.Enum):
     the host stopped the hand blaming this participant for a step its client had sent."""
 
 
-class Cheat(FairnessError):  # noqa: N818  (what it is: a participant caught cheating)
+class Cheat(FairnessError, RemoteError):  # noqa: N818  (what it is: a participant caught cheating)
     """A participant broke the blind deal: ``culprit`` (``@dealer`` = the host), and whether
     its own signatures prove it to anyone (``proven``) or it is this follower's finding."""
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ...errors import RemoteError
 from ...game import Event, Game
 from ..primitives import DEALER, UsageError
 from .check import BlindOutcome, caught, check_hand
@@ -29,7 +30,7 @@ Relay = Callable[[str, str, int, bytes], None]
 """``(sender, drawer, hidden card, sealed key)``: each sealed key as the host relays it."""
 
 
-class Withheld(Exception):  # noqa: N818
+class Withheld(RemoteError):  # noqa: N818
     """Raised by a participant's holder that does not send what is due (the tests' model of a
     participant that goes silent)."""
 
