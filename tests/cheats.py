@@ -209,10 +209,12 @@ def play_over_tls(
     *,
     limit: float = 90.0,
     during: Callable[[dict[str, Client]], Any] | None = None,
+    reconnect_for: float = 5.0,
 ) -> Outcome:
     """Play ``host``'s match over real TLS with ``people`` (see the module docstring).
     ``during(clients)``, a coroutine function, runs beside the match (to make a person leave,
-    or its link die)."""
+    or its link die). ``reconnect_for``: how long a client whose link is lost keeps trying
+    (short, so that a test of a host that is gone ends soon)."""
     tmp.mkdir(parents=True, exist_ok=True)
     ident = identity(tmp)
     clients: dict[str, Client] = {}
@@ -234,7 +236,7 @@ def play_over_tls(
                 target,
                 chooser=_chooser(person.name),
                 think=person.think,
-                reconnect_for=5.0,
+                reconnect_for=reconnect_for,
             )
         tasks = [asyncio.create_task(c.run()) for c in clients.values()]
         if during is not None:

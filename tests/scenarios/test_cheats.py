@@ -428,7 +428,11 @@ def test_a_player_cut_off_at_every_reshuffle_is_told_in_its_own_verdict(tmp_path
             entropy=os.urandom,
             now=time.monotonic(),
         )
-        out = play_over_tls(host, [Person("ann")], tmp_path / str(attempt))
+        # The host and ann's client share this process's event loop: on a loaded machine
+        # (the suite's other workers beside it) a reconnection after a cut took more than the
+        # usual 5 s in 2 of 5 full runs, and her client gave up (the test is of a verdict, not
+        # of how long a client tries): she is given the time to come back.
+        out = play_over_tls(host, [Person("ann")], tmp_path / str(attempt), reconnect_for=30.0)
         if host.cuts:
             break
     else:
