@@ -64,7 +64,7 @@ typecheck: $(STAMP)
 # The suite runs in WORKERS processes side by side (pytest-xdist). Most tests wait (on real
 # sockets, TLS handshakes, terminals, timers) rather than compute, so more workers than CI's
 # two cores shortens it; tests/README.md says how to run one file alone.
-WORKERS ?= 6
+WORKERS ?= 4
 pytest: $(STAMP)
 	$(BIN)/pytest -q -n $(WORKERS) --dist worksteal
 

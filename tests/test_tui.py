@@ -1532,6 +1532,9 @@ def test_chat_by_keys(identity: Identity) -> None:
             t.keys.send_text("hello table\r")
             await until(lambda: any("hello table" in n.text for n in t.session.news))
             assert t.model.overlay is None
+            # The screen is drawn on the loop's next turns, after the news: wait for it there
+            # (leaving at once, the app was closed before it drew the line, under load).
+            await until(lambda: "hello table" in screen.text())
 
     asyncio.run(asyncio.wait_for(main(), 30))
     assert "hello table" in screen.text()
