@@ -111,6 +111,12 @@ BIG_HANDS = dataclasses.replace(
     SWITCH, deal=dataclasses.replace(SWITCH.deal, hand_size=(15, 15, 12, 10, 7, 7, 7))
 )
 """Switch with 15 cards each at three seats, 12 at four: the stock runs out soon and often."""
+DRAW_ANY_TIME = dataclasses.replace(
+    SWITCH, play=dataclasses.replace(SWITCH.play, may_draw_instead=True)
+)
+"""Switch where a player may draw even when able to play: every turn with a card to play is
+one with a draw allowed too. (Under Switch's own rules such a turn is rare — facing a pick-up
+with a 2 to stack — and 5 of 16 hands had none.)"""
 
 
 def config(**kw: Any) -> HostConfig:

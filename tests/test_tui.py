@@ -146,6 +146,13 @@ async def terminal(
         await server.close()
 
 
+def told(t: Terminal) -> str:
+    """What ann's terminal told her (its screen, failure and log), for a failure's message."""
+    m = t.model
+    lines = ["".join(text for _, text, *_ in line.text) for line in m.log]
+    return "\n".join([f"screen {m.screen!r}, failure {m.failure!r}", *lines])
+
+
 def key_for(model: TuiModel) -> str | None:
     """The key a player presses to move the game on (None: not our turn)."""
     s = model.session
@@ -174,7 +181,7 @@ def test_a_whole_hand_played_by_keys(identity: Identity) -> None:
             pressed = await t.play_by_keys(lambda: t.model.screen in ("over", "closed"))
             await until(lambda: bool(t.session.history))
             await asyncio.sleep(0.1)  # a frame after the verdict
-            assert pressed > 0
+            assert pressed > 0, told(t)
             record = t.session.history[0]
             assert record.judgement is not None
             assert record.judgement.fair

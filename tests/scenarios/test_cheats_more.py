@@ -53,6 +53,7 @@ from lanswitch.rules import PRESETS
 from lanswitch.session import Session
 from tests.cheats import (
     BIG_HANDS,
+    DRAW_ANY_TIME,
     SWITCH,
     Outcome,
     Person,
@@ -149,16 +150,16 @@ def _timed_out_with_a_choice(out: Outcome) -> bool:
 def test_a_timeout_that_plays_a_card_for_the_player_is_caught_over_tls(
     tmp_path: Path, defence: str, v1: pytest.MonkeyPatch
 ) -> None:
-    """At a table with a 30 s turn timer, the host takes bob's own move and makes in its
-    place a "timeout" that plays his first legal card or call
-    (``test_tamper.BestCardTimeout``). The replay holds a timeout to the move that gives
-    nothing away: proven, for everyone. (Bob's own clock also sees the timeout came early —
-    a second defence, his alone: so without the replay's rule ann says fair, and bob still
-    disputes it on his own record.)"""
+    """At a table with a 30 s turn timer (and a draw allowed at every turn: ``DRAW_ANY_TIME``),
+    the host takes bob's own move and makes in its place a "timeout" that plays his first
+    legal card or call (``test_tamper.BestCardTimeout``). The replay holds a timeout to the
+    move that gives nothing away: proven, for everyone. (Bob's own clock also sees the
+    timeout came early — a second defence, his alone: so without the replay's rule ann says
+    fair, and bob still disputes it on his own record.)"""
     if defence == "v1":  # the replay no longer knows what a timeout may play
         v1.setattr(fd_verify, "BY_TIMEOUT", -1)
     for attempt in range(ATTEMPTS):
-        host = make_host(hosting(tamper.BestCardTimeout), turn_timer=30.0)
+        host = make_host(hosting(tamper.BestCardTimeout), turn_timer=30.0, rules=DRAW_ANY_TIME)
         out = play_over_tls(host, PEOPLE, tmp_path / str(attempt))
         if _timed_out_with_a_choice(out):
             break
@@ -237,7 +238,7 @@ def test_a_timeout_that_waits_the_timer_out_and_plays_a_card_is_caught_over_tls(
         v1.setattr(fd_verify, "BY_TIMEOUT", -1)
         v1.setattr(CommitPart, "_dropped_move", lambda *a, **k: None)
     for attempt in range(3):
-        host = make_host(PatientCardTimeout, turn_timer=5.0)
+        host = make_host(PatientCardTimeout, turn_timer=5.0, rules=DRAW_ANY_TIME)
         out = play_over_tls(host, PEOPLE, tmp_path / str(attempt))
         if _timed_out_with_a_choice(out):
             break

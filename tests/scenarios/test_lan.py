@@ -816,13 +816,15 @@ def test_a_friend_whose_link_drops_is_away_on_the_hosts_screen_at_once_with_a_co
         ann.keys("r")
         bob.keys("r")
         # ann's turn: should bob be first, he plays the first card that goes (d draws when
-        # none does; Enter also takes a choice the card asks for) until it is ann's turn.
+        # none does; Enter also takes a choice the card asks for; p ends a turn in which he
+        # may lay more, as after a 7 that follows suit — without it, a deal that gave bob
+        # that turn left him stuck in it: 1 of 11 runs) until it is ann's turn.
         # (ann's turn is the seat line's marker: "your turn" is only in some prompts — one
         # facing a pick-up says "pick up 2 with d…", and the deal decides which comes.)
         for _ in range(40):
             if ANNS_TURN.search(ann.wait_for("▶ ann", 0.5)):
                 break
-            for key in ("d", "Enter", "Right"):
+            for key in ("d", "Enter", "Right", "p"):
                 bob.keys(key)
                 time.sleep(0.2)
         screen = ann.screen()
