@@ -319,9 +319,14 @@ def test_ctrl_c_at_the_hosts_play_asks_first_and_a_stopped_match_comes_back_with
     env = {**os.environ, "LANSWITCH_DATA_DIR": str(tmp_path), "TERM": "xterm-256color"}
     log = tmp_path / "play.err"
     lanswitch = f"{sys.executable} -m lanswitch"
+    # The resume waits for the test's word (the file ``go``, at most 60 s): started at once,
+    # it took the screen over before a loaded machine's test had read "EXITED" and the line
+    # above it (1 of 8 runs beside two busy processes).
+    go = tmp_path / "go"
     command = (
         f"{lanswitch} play --interface 127.0.0.1 --name ann --bots 2 --bot-delay 0.05 "
         f"--hands 3 2>{log}; echo EXITED $?; "
+        f"for i in $(seq 600); do [ -e {go} ] && break; sleep 0.1; done; "
         f"{lanswitch} play --resume --interface 127.0.0.1 2>>{log}; echo RESUMED $?; sleep 30"
     )
     tmux = Tmux(command, env)
@@ -356,6 +361,7 @@ def test_ctrl_c_at_the_hosts_play_asks_first_and_a_stopped_match_comes_back_with
             screen,
             log.read_text(),
         )  # for --resume
+        go.touch()
         # The friend is told in one line, and waits for the table (protocol v7's paused: it
         # used to leave, its hand judged "UNFAIR: the host never signed the log").
         waiting = (
