@@ -122,7 +122,11 @@ class Sizes:
     grace_s: float = 5.0
     seat_limit_s: float = 60.0  # a seat away this long is given up between hands (the default)
     settle_max_s: float = 240.0  # for the hosts to let go of everyone after the clients left
-    hurry_s: float = 0.02  # the bots' and stand-ins' delay once the clients have left
+    # The bots' and stand-ins' delay once the clients have left: a hand may run to the
+    # engine's limit (5,000 moves; a switch hand at 3,574 steps was still going 60 s after
+    # the clients left, at 20 ms a move), and 2 ms plays even that out well inside
+    # ``settle_max_s``.
+    hurry_s: float = 0.002
     tracemalloc: bool = False  # trace the host's allocations from idle on (slows it)
     mix: Mix = field(default_factory=Mix)
 

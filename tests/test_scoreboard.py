@@ -210,7 +210,12 @@ def test_the_scoreboard_in_a_real_terminal(tmp_path: Path, cols: int, rows: int)
     # Two-four-jack to 5000 (house rules): a first hand can score past the preset's 500
     # (509 was seen), and the match would be over before the screen says how far to go.
     rules = tmp_path / "two-four-jack-long.toml"
-    rules.write_text('base = "two-four-jack"\n[scoring]\ntarget = 5000\n', encoding="utf-8")
+    # And a hand stopped (and scored as it stands) after 100 moves: a two-four-jack hand can
+    # run to thousands (the engine's limit is 5,000), past the 600 presses of play_by_keys.
+    rules.write_text(
+        'base = "two-four-jack"\n[scoring]\ntarget = 5000\n[play]\nsafety_limit = 100\n',
+        encoding="utf-8",
+    )
     command = (
         f"{sys.executable} -m lanswitch play --interface 127.0.0.1 --name ann --bots 3 "
         f"--rules {rules} --bot-delay 0.05 2>{log}; echo EXITED $?; sleep 30"
