@@ -35,6 +35,7 @@ package is drawn)::
                     JournalBusy
                     JournalFull
                 ResumeError
+            DeterminizeError
             Stopped
                 Declined
                 PasswordNeeded

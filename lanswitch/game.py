@@ -45,11 +45,11 @@ import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final, Literal, get_args
+from typing import Final, Literal, Protocol, get_args
 
 from . import cards as _cards
 from .cards import SUIT_LETTERS, deck_cards, format_card
-from .errors import InvalidInput
+from .errors import InvalidInput, LocalError
 from .rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet, compile_predicate
 
 # The card-id bounds of lanswitch.cards, as constants of this module: the compiled engine
@@ -85,6 +85,7 @@ __all__ = [
     "PASS",
     "STATE_FIELDS",
     "SUIT_BASE",
+    "DeterminizeError",
     "Event",
     "EventKind",
     "Game",
@@ -94,6 +95,7 @@ __all__ = [
     "Match",
     "Phase",
     "Reason",
+    "Rng",
     "Tables",
     "View",
     "format_move",
@@ -169,6 +171,12 @@ class Reason(enum.Enum):
     NOT_NAMING = "there is no suit or card to name now"
     CANNOT_CALL = "that call is not open now"
     NOT_LEGAL = "that card cannot stand for the joker now"
+
+
+class DeterminizeError(LocalError):
+    """:meth:`Game.determinize` was asked of a hand it cannot deal again: the seat's own
+    cards are hidden on this engine (a dealer-blind host's), or the cards out of sight do not
+    add up."""
 
 
 class IllegalMove(InvalidInput):
@@ -530,6 +538,12 @@ PRIVATE_KINDS: Final = frozenset({"deal", "draw"})
 """The event kinds whose value is a card only their own seat may see."""
 
 
+class Rng(Protocol):
+    """A random source: anything with ``random() -> float`` (the core imports none)."""
+
+    def random(self) -> float: ...
+
+
 def redact(event: Event, viewer: int | None) -> Event:
     """The event as ``viewer`` may see it: other seats' dealt and drawn cards become -1."""
     if event[0] in PRIVATE_KINDS and event[1] != viewer:
@@ -603,6 +617,7 @@ STATE_FIELDS: Final = (
     "direction",
     "discard",
     "draws",
+    "drawn_since",
     "drew",
     "events",
     "finished",
@@ -615,6 +630,7 @@ STATE_FIELDS: Final = (
     "hold",
     "idle_passes",
     "knock",
+    "lacks",
     "last",
     "limit",
     "log",
@@ -716,6 +732,13 @@ class Game:
         self.debt = [0] * players
         self.any_debt = False
         self.finished: list[int] = []
+        # What the table has seen of each hand without seeing it (for search: determinize).
+        # ``lacks[s]``: cards seat s was shown not to hold when it last drew for want of a
+        # card to play (or took a pick-up it could not answer); ``drawn_since[s]``: how many
+        # of its cards came after that, which ``lacks`` says nothing of. Public knowledge:
+        # every player at the table could keep the same tally.
+        self.lacks = [0] * players
+        self.drawn_since = [0] * players
         self.idle_passes = 0
         self.actions = 0
         self.limit = rules.play.safety_limit
@@ -1087,6 +1110,8 @@ class Game:
             # The turn state is still as _reset_turn left it, so the turn simply passes on.
             self.hands[seat] ^= 1 << move
             counts[seat] -= 1
+            if (self.lacks[seat] >> move) & 1:
+                self._laid_drawn(seat)
             self.discard.append(move)
             self.top = self.last = move
             self.named_suit = -1
@@ -1116,6 +1141,9 @@ class Game:
             and counts[seat] != 1
         ):
             # The other hot path: one card drawn under "draw until you can play".
+            if not t.may_draw_instead:
+                self._shown_to_lack(seat, self._unplayable_shown())
+            self.drawn_since[seat] += 1
             c = self.stock.pop()
             self.hands[seat] |= 1 << c
             counts[seat] += 1
@@ -1173,6 +1201,8 @@ class Game:
             self.mimic_allowed = (allowed & _FACES) or _FACES
         self.hands[seat] ^= 1 << card
         self.counts[seat] -= 1
+        if (self.lacks[seat] >> card) & 1:
+            self._laid_drawn(seat)
         self.discard.append(card)
         self.played += 1
         self.named_suit = -1
@@ -1306,6 +1336,10 @@ class Game:
     def _on_draw(self, seat: int) -> None:
         self.idle_passes = 0
         if self.pend_kind == 1 and self.pend_target == seat:
+            # Taking a pick-up it might have answered: taken as a sign it held no answer
+            # (every bot answers when it can, and so do most people).
+            if self.counts[seat] > 1:
+                self._shown_to_lack(seat, sum(self.t.answers(self.pend_rows)))
             n = self.pend_amount
             self.resume_after = self.pend_resume
             self.events.append(("take", seat, n))
@@ -1319,6 +1353,8 @@ class Game:
             self._end_turn(seat)
             return
         policy = self.rules.play.draw
+        if not self.rules.play.may_draw_instead and self.counts[seat] > 1:
+            self._shown_to_lack(seat, self._unplayable_shown())
         self.drew = True
         if policy == "two":
             self._draw(seat, 2)
@@ -1349,6 +1385,26 @@ class Game:
                 self.hold = 2
                 self._legal = None
 
+    def _unplayable_shown(self) -> int:
+        """The cards a draw in the play phase shows its seat did not hold: those that would
+        have started the turn (less the wild cards where a hand of only those may draw)."""
+        shown = self.playable_mask()
+        if self.rules.play.wild_exempt_from_forced_play:
+            shown &= ~self.t.wild_mask
+        return shown
+
+    def _shown_to_lack(self, seat: int, cards: int) -> None:
+        """The table saw ``seat`` hold none of ``cards``, all its hand at once: what it was
+        shown to lack before still holds if no card came to it since; otherwise it is
+        dropped (this tally does not follow which card came when)."""
+        self.lacks[seat] = cards | (self.lacks[seat] if not self.drawn_since[seat] else 0)
+        self.drawn_since[seat] = 0
+
+    def _laid_drawn(self, seat: int) -> None:
+        """``seat`` laid a card it was shown to lack: one that came to it since."""
+        if self.drawn_since[seat]:
+            self.drawn_since[seat] -= 1
+
     def _on_pass(self, seat: int) -> None:
         if self.pend_kind == 2 and self.pend_target == seat:
             n = self.pend_amount
@@ -1368,6 +1424,7 @@ class Game:
             c = stock.pop()
             self.hands[seat] |= 1 << c
             self.counts[seat] += 1
+            self.drawn_since[seat] += 1
             ev.append(("draw", seat, c))
             n -= 1
             self.draws += 1
@@ -1817,17 +1874,74 @@ class Game:
         g._legal = None
         return g
 
-    def clone(self) -> Game:
+    def clone(self, *, history: bool = True) -> Game:
         """An independent copy of the hand (what ``copy.deepcopy`` gives, and faster).
 
         Rule tables are shared; every list of state is copied. Works for the compiled engine
         too, whose objects cannot be rebuilt by ``copy`` without their constructor arguments.
+        ``history=False``: the copy starts with an empty log and no events (a search's
+        play-out needs neither, and copying a long log is most of a copy's cost).
         """
         out = [s for s in range(self.players) if s not in self.dealt_in]
         g = Game(self.rules, self.players, dealer=self.dealer, out=out, hand_no=self.hand_no)
         for name in STATE_FIELDS:
+            if not history and (name == "log" or name == "events"):
+                continue
             value = getattr(self, name)
             setattr(g, name, value.copy() if isinstance(value, list) else value)
+        return g
+
+    def determinize(self, seat: int, rng: Rng) -> Game:
+        """A copy of the hand as ``seat`` might believe it: every card it cannot see — the
+        other hands and the stock — dealt again at random from the cards it cannot see.
+
+        Kept: every count, the pile, ``seat``'s own hand, and what the table saw each hand
+        lack (:attr:`lacks`: a seat that drew for want of a card to play is dealt none of
+        those, but for the cards that came to it since). Only what ``seat`` may know goes
+        in: the cards it cannot see are taken as a set (the deck less the pile and its own
+        hand), never from where they really are, so two hands that differ only in hidden
+        cards give the same copy for the same ``rng``. The copy keeps no log or events (a
+        search plays it out; nothing replays it). A dealer-blind hand's hidden cards are
+        dealt as real ones: the deck says which are left."""
+        if self.hands[seat] >> HIDDEN_BASE or any(c >= HIDDEN_BASE for c in self.discard):
+            raise DeterminizeError("the seat's own cards are hidden: nothing to deal from")
+        g = self.clone(history=False)
+        seen = self.hands[seat]
+        for c in self.discard:
+            seen |= 1 << c
+        rand = rng.random
+        unseen = [c for _, c in sorted([(rand(), c) for c in self.deck if not (seen >> c) & 1])]
+        others = [s for s in range(self.players) if s != seat and self.active[s] and self.counts[s]]
+        if len(unseen) != len(self.stock) + sum(self.counts[s] for s in others):
+            raise DeterminizeError("the cards out of sight do not add up")
+        # The most constrained hands first: each takes, in the random order, the cards it was
+        # not shown to lack for the cards it held then, and any for those that came since.
+        # Where too few fit, the belief gives way (any card) rather than the counts.
+        others.sort(key=lambda s: -(self.lacks[s].bit_count()))
+        taken = 0
+        for s in others:
+            lacks = self.lacks[s]
+            need = self.counts[s]
+            sure = need - min(self.drawn_since[s], need) if lacks else 0
+            hand = 0
+            for c in unseen:
+                if not sure:
+                    break
+                if not (taken >> c) & 1 and not (lacks >> c) & 1:
+                    hand |= 1 << c
+                    taken |= 1 << c
+                    sure -= 1
+                    need -= 1
+            for c in unseen:
+                if not need:
+                    break
+                if not (taken >> c) & 1:
+                    hand |= 1 << c
+                    taken |= 1 << c
+                    need -= 1
+            g.hands[s] = hand
+        g.stock = [c for c in unseen if not (taken >> c) & 1]
+        g._legal = None
         return g
 
     def __copy__(self) -> Game:

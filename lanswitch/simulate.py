@@ -125,7 +125,6 @@ def play_hand(
 ) -> HandResult:
     """Play one hand to its end with ``bots``; ``rng`` shuffles and drives the bots."""
     apply = game.apply
-    legal_moves = game.legal_moves
     # The loop is bounded by the engine's own safety limit (a hand stops itself there);
     # the extra margin covers chance steps, which are not player actions.
     limit = game.rules.play.safety_limit * 2 + 1000
@@ -141,11 +140,7 @@ def play_hand(
             if on_move is not None:
                 on_move(game, -1, -1, events)
             continue
-        bot = bots[seat]
-        if bot.needs_view:
-            move = bot.choose(game.view(seat), rng)
-        else:
-            move = bot.choose_legal(legal_moves(), rng)
+        move = bots[seat].act(game, seat, rng)
         events = apply(seat, move)
         if on_move is not None:
             on_move(game, seat, move, events)
@@ -201,10 +196,7 @@ class FairDeal:
         )
 
         def choose(g: Game) -> int:
-            bot = bots[g.turn]
-            if bot.needs_view:
-                return bot.choose(g.view(g.turn), rng)
-            return bot.choose_legal(g.legal_moves(), rng)
+            return bots[g.turn].act(g, g.turn, rng)
 
         hand = play_fair_hand(
             dealer,

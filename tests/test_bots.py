@@ -172,6 +172,9 @@ class EagerCaller:
     def choose_legal(self, legal: list[int], rng: Rng) -> int:
         raise TypeError("needs the view")
 
+    def act(self, game: Game, seat: int, rng: Rng) -> int:
+        return self.choose(game.view(seat), rng)
+
 
 def test_bots_call_last_card_only_when_they_will_hold_one_card() -> None:
     """Over seeded hands of every preset no heuristic call is wrong and none is missed, where

@@ -12,7 +12,7 @@ from ..errors import InvalidInput, Stopped
 # Parser limits and names, as literals so that `lanswitch play` can draw its first frame before
 # the rules engine is loaded; tests/test_cli.py checks they agree with lanswitch.rules and bots.py.
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
-BOTS = ("heuristic", "random")
+BOTS = ("hard", "heuristic", "random")
 PRESET_NAMES = (
     "switch",
     "irish",

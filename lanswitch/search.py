@@ -1,0 +1,188 @@
+"""The ``hard`` bot: information-set Monte Carlo tree search over the engine.
+
+A card game's next move depends on cards nobody at the seat can see. The search therefore
+does not search one deal but many: each iteration asks the engine for a *determinization*
+(:meth:`~lanswitch.game.Game.determinize`: the cards out of the seat's sight dealt again,
+honouring what the table saw each hand lack), walks one tree shared by every iteration —
+single-observer ISMCTS (Cowling, Powley and Whitehouse, IEEE TCIAIG 2012): a node is a
+sequence of moves as the searching seat sees them, and a move is only chosen among those
+legal in this iteration's deal —, plays the hand on with heuristic bots for a bounded number
+of moves, and scores where it got to: the winner takes 1; a hand not over yet is scored by
+its card counts. Every seat's own moves maximise its own score (max-n).
+
+The search's noise is kept from costing games: the heuristic's move stands unless the
+search rates another clearly better (``margin``), and calls are made as the heuristic makes
+them, as a person would say "last card".
+
+Pure: the random source comes in as ``rng``; the budget is a count of iterations, never a
+clock, so a seed replays the same choice.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .game import CALL_LAST, CALL_TWO, DeterminizeError, Game, Rng, View
+from .heuristic import HeuristicBot
+from .rules import RuleSet
+
+__all__ = ["HardBot", "Node"]
+
+#: Moves a play-out runs before its position is scored by the card counts.
+ROLLOUT_MOVES = 48
+#: How sharply the card counts decide a position's score (per card).
+COUNT_WEIGHT = 0.45
+#: UCB's exploration constant (rewards lie in [0, 1]).
+EXPLORE = 0.7
+
+
+class Node:
+    """One node of the search tree: the move that led here, by whom, and its tally."""
+
+    __slots__ = ("children", "mover", "offered", "reward", "visits")
+
+    def __init__(self, mover: int) -> None:
+        self.mover = mover  # the seat that made the move into this node (-1: the root)
+        self.children: dict[int, Node] = {}
+        self.visits = 0
+        self.offered = 1  # times the move was legal when its parent was reached (ISMCTS)
+        self.reward = 0.0  # the mover's summed score
+
+    def mean(self) -> float:
+        return self.reward / self.visits if self.visits else 0.0
+
+
+def position_value(game: Game) -> list[float]:
+    """Each seat's score of where the hand stands: 1 to the winner of a hand that is over;
+    otherwise a share of 1 by fewest cards (``exp(-COUNT_WEIGHT × cards)``, normalised)."""
+    players = game.players
+    result = game.result
+    if result is not None:
+        out = [0.0] * players
+        if result.placings:
+            out[result.placings[0]] = 1.0
+        return out
+    weights = [
+        math.exp(-COUNT_WEIGHT * game.counts[s]) if game.active[s] else 0.0 for s in range(players)
+    ]
+    for s in game.finished:
+        weights[s] = 0.0
+    total = sum(weights) or 1.0
+    return [w / total for w in weights]
+
+
+class HardBot:
+    """ISMCTS with heuristic play-outs (see the module docstring). ``iterations``: the
+    search's budget per decision; ``margin``: how much better (in share of a win) another
+    move must look than the heuristic's to be played instead."""
+
+    name = "hard"
+    needs_view = True
+
+    def __init__(self, rules: RuleSet, *, iterations: int = 400, margin: float = 0.03) -> None:
+        self.rules = rules
+        self.iterations = iterations
+        self.margin = margin
+        self.heuristic = HeuristicBot(rules)
+
+    def choose(self, view: View, rng: Rng) -> int:
+        """Without the engine (a view alone), the heuristic's move."""
+        return self.heuristic.choose(view, rng)
+
+    def choose_legal(self, legal: list[int], rng: Rng) -> int:
+        raise TypeError("the hard bot needs the hand")
+
+    def act(self, game: Game, seat: int, rng: Rng) -> int:
+        view = game.view(seat)
+        plain = self.heuristic.choose(view, rng)
+        legal = view.legal
+        if plain in (CALL_LAST, CALL_TWO):
+            return plain  # calls are made as a person makes them
+        options = [m for m in legal if m not in (CALL_LAST, CALL_TWO)]
+        if len(options) <= 1:
+            return plain
+        try:
+            root = self.search(game, seat, rng)
+        except DeterminizeError:  # hidden cards of its own (a dealer-blind hand's)
+            return plain
+        best = max(root.children.values(), key=lambda n: n.visits, default=None)
+        if best is None:
+            return plain
+        choice = next(m for m, n in root.children.items() if n is best)
+        known = root.children.get(plain)
+        if known is not None and known.visits and known.mean() >= best.mean() - self.margin:
+            return plain
+        return choice if choice in legal else plain
+
+    def search(self, game: Game, seat: int, rng: Rng) -> Node:
+        """The tree of ``iterations`` iterations from ``game`` as ``seat`` sees it."""
+        root = Node(-1)
+        bots = [self.heuristic] * game.players
+        for _ in range(self.iterations):
+            g = game.determinize(seat, rng)
+            node = root
+            path = [root]
+            for _depth in range(200):
+                mover = g.to_act()
+                if mover < 0:
+                    if not _chance(g, rng):
+                        break
+                    continue
+                legal = [m for m in g.legal_moves() if m not in (CALL_LAST, CALL_TWO)]
+                if not legal:
+                    legal = g.legal_moves()
+                children = node.children
+                untried = []
+                for m in legal:
+                    child = children.get(m)
+                    if child is None:
+                        untried.append(m)
+                    else:
+                        child.offered += 1
+                if untried:
+                    move = untried[int(rng.random() * len(untried))]
+                    child = Node(mover)
+                    children[move] = child
+                    g.apply(mover, move)
+                    path.append(child)
+                    break
+                best_score = -1.0
+                move = legal[0]
+                for m in legal:
+                    child = children[m]
+                    score = child.mean() + EXPLORE * math.sqrt(
+                        math.log(child.offered) / child.visits
+                    )
+                    if score > best_score:
+                        best_score, move = score, m
+                g.apply(mover, move)
+                node = children[move]
+                path.append(node)
+            value = _play_out(g, bots, rng)
+            for n in path:
+                n.visits += 1
+                if n.mover >= 0:
+                    n.reward += value[n.mover]
+        return root
+
+
+def _chance(g: Game, rng: Rng) -> bool:
+    """Resolve a chance step (a reshuffle) in a play-out at random; False at the hand's end."""
+    req = g.chance_request()
+    if req is None:
+        return False
+    rand = rng.random
+    g.apply_chance([c for _, c in sorted([(rand(), c) for c in req[1]])])
+    return True
+
+
+def _play_out(g: Game, bots: list[HeuristicBot], rng: Rng) -> list[float]:
+    """Play ``g`` on with the heuristic for at most ``ROLLOUT_MOVES`` moves; the score."""
+    for _ in range(ROLLOUT_MOVES):
+        seat = g.to_act()
+        if seat < 0:
+            if not _chance(g, rng):
+                break
+            continue
+        g.apply(seat, bots[seat].choose(g.view(seat), rng))
+    return position_value(g)

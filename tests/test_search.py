@@ -1,0 +1,175 @@
+"""The engine's API for search (``Game.determinize``, the table's tally of what each hand was
+shown to lack) and the ``hard`` bot built on it (``lanswitch.search``)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from lanswitch.bots import HeuristicBot, make_bot
+from lanswitch.game import DeterminizeError, Game
+from lanswitch.rules import PRESETS
+from lanswitch.search import HardBot, position_value
+from lanswitch.simulate import play_hand, shuffled
+
+RULES = ["switch", "irish", "blackjack", "two-four-jack", "peanuckle"]
+
+
+def _hands_in_play(name: str, seed: int, players: int = 4) -> list[tuple[Game, int]]:
+    """Positions of seeded heuristic hands of ``name``: (a copy of the hand, the seat to act),
+    about one in five of every move's."""
+    rules = PRESETS[name]
+    rng = random.Random(seed)
+    bots = [HeuristicBot(rules) for _ in range(players)]
+    out: list[tuple[Game, int]] = []
+    for hand_no in range(12):
+        g = Game(rules, players, dealer=hand_no % players)
+        for _ in range(3000):
+            seat = g.to_act()
+            if seat < 0:
+                req = g.chance_request()
+                if req is None:
+                    break
+                g.apply_chance(shuffled(rng, req[1]))
+                continue
+            if rng.random() < 0.2:
+                out.append((g.clone(), seat))
+            g.apply(seat, bots[seat].act(g, seat, rng))
+    return out
+
+
+def _hidden_dealt_again(g: Game, seat: int, rng: random.Random) -> Game:
+    """The same hand with every card ``seat`` cannot see in another place: the other hands
+    and the stock dealt again (counts kept). What ``seat`` sees is unchanged."""
+    h = g.clone()
+    others = [s for s in range(g.players) if s != seat]
+    unseen = [c for s in others for c in g.hand(s)] + list(g.stock)
+    rng.shuffle(unseen)
+    for s in others:
+        n = g.counts[s]
+        h.hands[s] = sum(1 << c for c in unseen[:n])
+        unseen = unseen[n:]
+    h.stock = unseen
+    h._legal = None
+    assert h.view(seat) == g.view(seat)
+    return h
+
+
+@pytest.mark.parametrize("name", RULES)
+def test_a_determinization_keeps_all_the_seat_can_see(name: str) -> None:
+    rng = random.Random(5)
+    positions = _hands_in_play(name, 1)
+    assert len(positions) > 100
+    for g, seat in positions:
+        d = g.determinize(seat, rng)
+        assert d.cards_conserved()
+        assert d.view(seat) == g.view(seat)  # its hand, every count, the top, the turn
+        assert d.discard == g.discard
+        assert d.log == []
+        assert d.events == []
+
+
+@pytest.mark.parametrize("name", RULES)
+def test_the_hands_really_lack_what_the_table_saw_them_lack(name: str) -> None:
+    """The tally is public and true: a seat shown to lack cards holds none of them but for
+    the ones that came to it since. (A tally that said more would make every search believe
+    a lie about the other hands.)"""
+    constrained = 0
+    for g, _seat in _hands_in_play(name, 2):
+        for s in range(g.players):
+            if not g.lacks[s]:
+                continue
+            constrained += 1
+            held = g.hands[s] & g.lacks[s]
+            assert held.bit_count() <= g.drawn_since[s], (s, g.hand(s), g.drawn_since[s])
+    assert constrained > 100
+
+
+@pytest.mark.parametrize("name", RULES)
+def test_a_determinization_mostly_honours_what_each_hand_was_shown_to_lack(name: str) -> None:
+    """Each hand's cards from before it drew are dealt from those it was not shown to lack.
+    The deal is greedy, most constrained hand first, and gives way to the counts where the
+    hands compete for too few such cards: seeded, so the share is a fixed figure."""
+    rng = random.Random(9)
+    honoured = tried = 0
+    for g, seat in _hands_in_play(name, 3):
+        d = g.determinize(seat, rng)
+        for s in range(g.players):
+            if s == seat or not g.lacks[s]:
+                continue
+            sure = g.counts[s] - min(g.drawn_since[s], g.counts[s])
+            tried += 1
+            honoured += (d.hands[s] & ~g.lacks[s]).bit_count() >= sure
+    assert tried > 100
+    assert honoured >= 0.95 * tried, (honoured, tried)
+
+
+def test_a_determinization_depends_on_nothing_the_seat_cannot_see() -> None:
+    """Two hands the same to the seat but for where its hidden cards lie give the same
+    determinization for the same random source — and so the same search and the same move.
+    (A determinize that kept the real hands, say, fails here.)"""
+    deal = random.Random(11)
+    checked = 0
+    for name in RULES:
+        for g, seat in _hands_in_play(name, 4)[::7]:
+            h = _hidden_dealt_again(g, seat, deal)
+            if h.hands == g.hands:
+                continue  # nothing was hidden to move
+            a = g.determinize(seat, random.Random(3))
+            b = h.determinize(seat, random.Random(3))
+            assert (a.hands, a.stock) == (b.hands, b.stock)
+            checked += 1
+    assert checked > 50
+
+
+def test_the_hard_bots_choice_is_the_same_whatever_the_hidden_cards() -> None:
+    deal = random.Random(12)
+    rules = PRESETS["switch"]
+    bot = HardBot(rules, iterations=40)
+    checked = 0
+    for g, seat in _hands_in_play("switch", 6)[::6]:
+        if len(g.legal_moves()) < 2:
+            continue
+        h = _hidden_dealt_again(g, seat, deal)
+        assert bot.act(g, seat, random.Random(8)) == bot.act(h, seat, random.Random(8))
+        checked += 1
+    assert checked > 10
+
+
+def test_a_hand_a_seat_cannot_see_whole_is_not_determinized() -> None:
+    """A dealer-blind hand's seat holds hidden cards of its own on the host's engine: there is
+    nothing to deal them from, so determinize refuses, and the hard bot plays the heuristic's
+    move."""
+    rules = PRESETS["switch"]
+    g = Game(rules, 3, blind=True)
+    g.apply_chance(list(range(512, 512 + len(g.deck))), hidden=True)
+    seat = g.to_act()
+    with pytest.raises(DeterminizeError, match="own cards are hidden"):
+        g.determinize(seat, random.Random(1))
+    move = HardBot(rules, iterations=10).act(g, seat, random.Random(1))
+    assert move == HeuristicBot(rules).act(g, seat, random.Random(1))
+
+
+@pytest.mark.parametrize("name", RULES)
+def test_the_hard_bot_plays_whole_hands(name: str) -> None:
+    rules = PRESETS[name]
+    rng = random.Random(21)
+    bots = [HardBot(rules, iterations=12), *(make_bot("heuristic", rules) for _ in range(3))]
+    for hand_no in range(2):
+        result = play_hand(Game(rules, 4, dealer=hand_no), bots, rng)
+        assert result.placings
+
+
+def test_a_position_is_scored_by_fewest_cards_and_a_won_hand_by_its_winner() -> None:
+    rules = PRESETS["switch"]
+    g = Game(rules, 3)
+    g.apply_chance(list(range(52)))
+    g.counts = [2, 7, 7]
+    v = position_value(g)
+    assert v[0] > v[1] == v[2]
+    assert abs(sum(v) - 1) < 1e-9
+    done = Game(rules, 3)
+    done.apply_chance(list(range(52)))
+    result = play_hand(done, [HeuristicBot(rules)] * 3, random.Random(1))
+    assert position_value(done) == [1.0 if s == result.placings[0] else 0.0 for s in range(3)]
