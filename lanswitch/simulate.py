@@ -26,7 +26,7 @@ from .cards import MAX_CARD, format_cards
 from .fairdeal import DEALER, Dealer, VoidTally, play_fair_hand, public_keys_of
 from .fairdeal.primitives import GAME_ID_BYTES, SEED_BYTES
 from .fairdeal.tally import VoidEntry
-from .game import Event, Game, HandResult
+from .game import Event, Game, HandResult, Rng, View
 from .narrate import Line, Story, describe, ending, merge
 from .rules import RuleSet
 
@@ -62,6 +62,23 @@ class SimStats:
     transcript_dir: str = ""
     rounds: int = 0
     aborts: VoidTally | None = None
+    #: Each seat's bot's time per decision, in seconds (``simulate(time_decisions=True)``).
+    decisions: list[list[float]] = field(default_factory=list)
+
+    def decision_ms(self) -> list[dict[str, float]]:
+        """Each seat's time per decision: how many, the median and the 99th percentile (ms)."""
+        out = []
+        for times in self.decisions:
+            ordered = sorted(times)
+            n = len(ordered)
+            out.append(
+                {
+                    "decisions": n,
+                    "median_ms": round(ordered[n // 2] * 1000, 3) if n else 0.0,
+                    "p99_ms": round(ordered[min(n - 1, n * 99 // 100)] * 1000, 3) if n else 0.0,
+                }
+            )
+        return out
 
     def as_json(self) -> dict[str, object]:
         per_bot: dict[str, dict[str, float]] = {}
@@ -81,28 +98,52 @@ class SimStats:
                     "aborted_hands": self.aborts.count,
                 }
             }
-        return {
-            "rules": self.rules,
-            "players": self.players,
-            "bots": self.bots,
-            "games": self.games,
-            "actions": self.actions,
-            "elapsed_s": round(self.elapsed_s, 6),
-            "actions_per_s": round(self.actions / self.elapsed_s) if self.elapsed_s else 0,
-            "games_per_s": round(self.games / self.elapsed_s, 1) if self.elapsed_s else 0,
-            "wins": self.wins,
-            "per_bot": per_bot,
-            "mean_turns": self.turns / self.games if self.games else 0.0,
-            "mean_draws": self.draws / self.games if self.games else 0.0,
-            "penalties": self.penalties,
-            "reshuffles": self.reshuffles,
-            "endings": self.endings,
-            "power_fired": self.fired,
-        } | fair
+        return (
+            {
+                "rules": self.rules,
+                "players": self.players,
+                "bots": self.bots,
+                "games": self.games,
+                "actions": self.actions,
+                "elapsed_s": round(self.elapsed_s, 6),
+                "actions_per_s": round(self.actions / self.elapsed_s) if self.elapsed_s else 0,
+                "games_per_s": round(self.games / self.elapsed_s, 1) if self.elapsed_s else 0,
+                "wins": self.wins,
+                "per_bot": per_bot,
+                "mean_turns": self.turns / self.games if self.games else 0.0,
+                "mean_draws": self.draws / self.games if self.games else 0.0,
+                "penalties": self.penalties,
+                "reshuffles": self.reshuffles,
+                "endings": self.endings,
+                "power_fired": self.fired,
+            }
+            | fair
+            | ({"decision_time": self.decision_ms()} if self.decisions else {})
+        )
 
 
 HandLog = Callable[[Game, int, int, list[Event]], None]
 """Called after every applied move with (game, seat, move, events) — for --verbose."""
+
+
+class _Timed:
+    """A bot whose every decision is timed (``simulate --json``: time per decision)."""
+
+    def __init__(self, bot: Bot, times: list[float]) -> None:
+        self.bot, self.times = bot, times
+        self.name, self.needs_view = bot.name, True
+
+    def act(self, game: Game, seat: int, rng: Rng) -> int:
+        start = time.perf_counter()
+        move = self.bot.act(game, seat, rng)
+        self.times.append(time.perf_counter() - start)
+        return move
+
+    def choose(self, view: View, rng: Rng) -> int:
+        return self.bot.choose(view, rng)
+
+    def choose_legal(self, legal: list[int], rng: Rng) -> int:
+        return self.bot.choose_legal(legal, rng)
 
 
 def shuffled(rng: random.Random, cards: list[int]) -> list[int]:
@@ -226,6 +267,7 @@ def simulate(
     on_move: HandLog | None = None,
     progress: Callable[[int], None] | None = None,
     transcripts: Path | None = None,
+    time_decisions: bool = False,
 ) -> SimStats:
     """Play ``games`` hands (the deal rotating) and total what happened.
 
@@ -234,9 +276,12 @@ def simulate(
     """
     if len(bot_names) != players:
         raise ValueError(f"{players} players need {players} bots, got {len(bot_names)}")
-    bots = [make_bot(name, rules) for name in bot_names]
+    bots: list[Bot] = [make_bot(name, rules) for name in bot_names]
     rng = random.Random(seed)
     stats = SimStats(rules.name, players, list(bot_names), wins=[0] * players)
+    if time_decisions:
+        stats.decisions = [[] for _ in range(players)]
+        bots = [_Timed(bot, stats.decisions[seat]) for seat, bot in enumerate(bots)]
     fired = [0] * len(rules.power)
     fair = FairDeal(players, transcripts) if transcripts is not None else None
     start = time.perf_counter()

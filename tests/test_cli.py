@@ -87,6 +87,11 @@ def test_simulate_json_has_the_promised_fields(capsys: pytest.CaptureFixture[str
     assert len(data["wins"]) == 3
     assert sum(data["wins"]) == 20
     assert data["seed"] == 5
+    # Each seat's bot's time per decision: as many decisions as its seat made.
+    timing = data["decision_time"]
+    assert len(timing) == 3
+    assert sum(t["decisions"] for t in timing) == data["actions"]
+    assert all(0 <= t["median_ms"] <= t["p99_ms"] for t in timing)
 
 
 def test_simulate_is_reproducible_by_seed(capsys: pytest.CaptureFixture[str]) -> None:

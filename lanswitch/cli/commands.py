@@ -109,7 +109,15 @@ def _cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         except OSError as e:
             raise _UsageError(f"--transcripts: cannot create {directory}: {e.strerror or e}") from e
     stats = simulate(
-        rules, args.players, args.games, names, seed, on_move, progress, transcripts=directory
+        rules,
+        args.players,
+        args.games,
+        names,
+        seed,
+        on_move,
+        progress,
+        transcripts=directory,
+        time_decisions=args.json,
     )
     if args.json:
         data = stats.as_json() | {"seed": seed}
