@@ -59,6 +59,7 @@ from lanswitch.rules import PRESETS
 from lanswitch.session import Session
 from tests.cheats import (
     BIG_HANDS,
+    CAPPED,
     SWITCH,
     Person,
     all_fair,
@@ -253,6 +254,8 @@ def _v1_no_disputes(mp: pytest.MonkeyPatch) -> None:
 
 
 SLOW_ANN = [Person("ann", think=0.5), Person("bob")]
+"""ann thinks half a second a turn (the host's cheat comes first); played with ``CAPPED``
+rules, so that a long hand cannot outrun the match's bound."""
 
 
 @pytest.mark.parametrize("defence", ["v2", "v1"])
@@ -265,7 +268,7 @@ def test_a_move_the_host_makes_for_a_player_is_seen_by_everyone(
     if defence == "v1":
         _v1_moves(v1)
     host_cls = _playing(type("Impersonating", (ImpersonatingHand,), {"how": how}))
-    out = play_over_tls(make_host(host_cls), SLOW_ANN, tmp_path)
+    out = play_over_tls(make_host(host_cls, rules=CAPPED), SLOW_ANN, tmp_path)
     if defence == "v1":
         all_fair(out)
         return
@@ -294,7 +297,8 @@ def test_a_host_that_moves_for_a_present_player_on_its_own_word_is_caught_by_tha
     if defence == "v1":
         _v1_no_disputes(v1)
     host_cls = _playing(type("Impersonating", (ImpersonatingHand,), {"how": how}))
-    out = play_over_tls(make_host(host_cls, turn_timer=20.0), SLOW_ANN, tmp_path)
+    host = make_host(host_cls, turn_timer=20.0, rules=CAPPED)
+    out = play_over_tls(host, SLOW_ANN, tmp_path)
     if defence == "v1":
         all_fair(out)
         return
@@ -367,7 +371,7 @@ def test_a_host_that_cuts_a_link_and_stands_in_while_the_player_is_back_is_caugh
             original(self, rec, logged, live)
 
         v1.setattr(CommitPart, "_own_checks", no_stand_in_check)
-    host = make_host(CutsAndStandsIn, bot_delay=0.05)
+    host = make_host(CutsAndStandsIn, bot_delay=0.05, rules=CAPPED)
     out = play_over_tls(host, SLOW_ANN, tmp_path)
     assert any("resumed" in n.text for n in out.sessions["ann"].news)  # she came back
     t = transcript_of(out.sessions["ann"].history[0])

@@ -55,7 +55,10 @@ def _timeouts(session: Session, seat: int = 0) -> int:
 
 
 def _quick_after_cheats(think: float) -> Any:
-    """``during``: once ann has been timed out ``CHEATS`` times, she thinks ``think`` s."""
+    """``during``: once ann has been timed out ``CHEATS`` times, she thinks ``think`` s —
+    briefly: the rest of the hand is honest, and a long one (hundreds of her turns: the
+    engine stops a hand only at 5,000 moves) at half a second a turn outran the test's
+    120 s (1 of 10 full runs)."""
 
     async def during(clients: dict[str, Client]) -> None:
         ann = clients["ann"]
@@ -147,7 +150,7 @@ def test_a_host_that_drops_a_move_and_logs_a_timeout_is_caught_by_that_player(
     host_cls = type("Drops", (DropsMoves,), {"refuse": how == "refused"})
     host = make_host(host_cls, turn_timer=TIMER)
     people = [Person("ann", think=0.5), Person("bob")]
-    out = play_over_tls(host, people, tmp_path, limit=120, during=_quick_after_cheats(0.5))
+    out = play_over_tls(host, people, tmp_path, limit=120, during=_quick_after_cheats(0.02))
     assert isinstance(out.host, DropsMoves)
     assert out.host.dropped == CHEATS
     refused = [m for m in out.sessions["ann"].news if m.kind == "reject"]
@@ -168,7 +171,7 @@ def test_a_host_that_times_a_player_out_early_within_the_old_slack_is_caught(
         monkeypatch.setattr(commitseat, "TIMER_SLACK", 2.0)
     host = make_host(ShortTimer, turn_timer=TIMER)
     people = [Person("ann", think=TIMER + 3), Person("bob")]
-    out = play_over_tls(host, people, tmp_path, limit=120, during=_quick_after_cheats(0.3))
+    out = play_over_tls(host, people, tmp_path, limit=120, during=_quick_after_cheats(0.02))
     assert isinstance(out.host, ShortTimer)
     assert out.host.cut == CHEATS
     if defence == "off":
