@@ -1339,7 +1339,8 @@ class Game:
             # Taking a pick-up it might have answered: taken as a sign it held no answer
             # (every bot answers when it can, and so do most people).
             if self.counts[seat] > 1:
-                self._shown_to_lack(seat, sum(self.t.answers(self.pend_rows)))
+                stack, cancel, ret = self.t.answers(self.pend_rows)
+                self._shown_to_lack(seat, stack | cancel | ret)
             n = self.pend_amount
             self.resume_after = self.pend_resume
             self.events.append(("take", seat, n))
