@@ -544,6 +544,19 @@ def test_the_parsers_literals_agree_with_the_rules_and_the_bots() -> None:
     assert sorted(cli.BOTS) == sorted(BOTS)
 
 
+def test_join_offers_only_the_bots_that_can_play_from_a_seats_view(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A joined seat's client holds its view, not the hand's engine: ``hard`` would play the
+    heuristic's moves there under another name, so ``join --bot`` does not offer it."""
+    with pytest.raises(SystemExit) as e:
+        main(["join", "--bot", "hard", "127.0.0.1:9"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "invalid choice: 'hard'" in err
+    assert "heuristic" in err
+
+
 # ---------------------------------------------------------------------------------------------
 # Issue 26, item 6: the command line's texts
 

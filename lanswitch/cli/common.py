@@ -13,6 +13,9 @@ from ..errors import InvalidInput, Stopped
 # the rules engine is loaded; tests/test_cli.py checks they agree with lanswitch.rules and bots.py.
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 BOTS = ("hard", "heuristic", "random")
+#: The bots that can play a joined seat: a client holds its seat's view, not the hand's engine
+#: the ``hard`` bot searches (it would play the heuristic's moves there).
+SEAT_BOTS = ("heuristic", "random")
 PRESET_NAMES = (
     "switch",
     "irish",

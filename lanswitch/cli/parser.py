@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import __version__
-from .common import BOTS, DATA_DIR_ENV, MAX_PLAYERS, MIN_PLAYERS
+from .common import BOTS, DATA_DIR_ENV, MAX_PLAYERS, MIN_PLAYERS, SEAT_BOTS
 
 
 class _Parser(argparse.ArgumentParser):
@@ -338,9 +338,9 @@ def _join(sub: _Commands) -> None:
     j.add_argument("--name", metavar="N", help="your display name (default: your user name)")
     j.add_argument(
         "--bot",
-        choices=sorted(BOTS),
+        choices=SEAT_BOTS,
         metavar="STRATEGY",
-        help=f"a bot ({' or '.join(sorted(BOTS))}) plays your seat; print a log, no screen",
+        help=f"a bot ({' or '.join(SEAT_BOTS)}) plays your seat; print a log, no screen",
     )
     j.add_argument("--spectate", action="store_true", help="watch instead of taking a seat")
     j.add_argument("--transcripts", metavar="DIR", help="save each hand's transcript in DIR")
