@@ -32,7 +32,7 @@ class HeuristicBot:
 
     * Call the way a person does: "last card" only as the turn is about to end with exactly one
       card in hand ("peanuckle": two), so never while staying on two, and never before a draw
-      or a pick-up that gives it more (see :meth:`_call_before`).
+      or a pick-up that gives it more (see :meth:`call_before`).
     * Facing a pick-up: send it back, else pass it on, else cancel it, else take it.
     * Otherwise shed: prefer plain cards over power cards, high-scoring cards first, and cards
       of the suit it holds most (so the next turn is likely playable). Keep answers to
@@ -63,14 +63,14 @@ class HeuristicBot:
 
     def choose(self, view: View, rng: Rng) -> int:
         move = self._move(view)
-        call = self._call_before(move, view)
+        call = self.call_before(move, view)
         move = move if call is None else call
         # The view's legal moves are the host's word: a host that leaves some off (a cheat
         # hiding a card) can leave a list the engine never makes — only a call, say — and a
         # move from outside it is refused, and the seat would wait for ever. Play one offered.
         return move if move in view.legal or not view.legal else view.legal[0]
 
-    def _call_before(self, move: int, view: View) -> int | None:
+    def call_before(self, move: int, view: View) -> int | None:
         """The call to make before ``move``, or None.
 
         A call is checked when the turn ends (``calls.timing = "turn_end"``: one card left
@@ -135,7 +135,7 @@ class HeuristicBot:
         """The move to make, calls aside."""
         legal = view.legal
         if view.phase == Phase.NAME_SUIT:
-            return SUIT_BASE + self._best_suit(view.hand)
+            return SUIT_BASE + self.best_suit(view.hand)
         if view.phase == Phase.NAME_CARD:
             return self._best_face(legal, view)
         cards = [m for m in legal if m < MIMIC_BASE and m < DRAW]
@@ -156,15 +156,15 @@ class HeuristicBot:
 
     # -- scoring candidate moves -------------------------------------------------------
 
-    def _suit_counts(self, hand: tuple[int, ...]) -> list[int]:
+    def suit_counts(self, hand: tuple[int, ...]) -> list[int]:
         counts = [0, 0, 0, 0]
         for c in hand:
             if c < JOKER_BASE:
                 counts[c // 13 % 4] += 1
         return counts
 
-    def _best_suit(self, hand: tuple[int, ...]) -> int:
-        counts = self._suit_counts(hand)
+    def best_suit(self, hand: tuple[int, ...]) -> int:
+        counts = self.suit_counts(hand)
         return max(range(4), key=lambda s: (counts[s], -s))
 
     def _card_points(self, c: int) -> int:
@@ -193,7 +193,7 @@ class HeuristicBot:
 
     def _shed_value(self, c: int, view: View) -> float:
         t = self.t
-        counts = self._suit_counts(view.hand)
+        counts = self.suit_counts(view.hand)
         value = float(self._card_points(c))
         if c < JOKER_BASE:
             value += 2.0 * counts[c // 13 % 4]
@@ -219,7 +219,7 @@ class HeuristicBot:
         def score(move: int) -> float:
             f = move - MIMIC_BASE
             row = t.row_of[f]
-            s = 2.0 * self._suit_counts(view.hand)[f // 13 % 4]
+            s = 2.0 * self.suit_counts(view.hand)[f // 13 % 4]
             if row >= 0:
                 r = t.rows[row]
                 s += 10.0 * (r.pickup + r.skip) + (5.0 if r.stacks_on else 0.0)

@@ -41,7 +41,7 @@ from .hosting import (
     stopped_text,
 )
 from .protocol import Bye, Error, ErrorCode
-from .rules import PRESETS, load_rules
+from .rules import PRESETS, RuleSet, load_rules
 from .server import collector_policy, listen_failure
 from .session import HandRecord, News, Session, named
 from .settings import Hosting, Join, Watch
@@ -69,6 +69,23 @@ def _rules_name(spec: str) -> str:
 # host
 
 
+def host_config(hosting: Hosting, rules: RuleSet) -> HostConfig:
+    """The table ``lanswitch host`` serves (the command line checked the seats and bots)."""
+    return HostConfig(
+        name=hosting.name[:32],
+        rules=rules,
+        rules_name=_rules_name(hosting.rules),
+        seats=hosting.seats,
+        bots=hosting.bots,
+        password=hosting.password,
+        hands=hosting.hands,
+        turn_timer=hosting.turn_timer,
+        bot_delay=hosting.bot_delay,
+        blind=hosting.blind,
+        bot_strategy=hosting.level,
+    )
+
+
 def cmd_host(hosting: Hosting, out: TextIO, err: TextIO) -> int:
     """``lanswitch host``: serve a table until the match ends or Ctrl-C."""
     data = hosting.data
@@ -82,18 +99,7 @@ def cmd_host(hosting: Hosting, out: TextIO, err: TextIO) -> int:
             table.address = hosting.interface
         return _run_host(table, identity, out, err)
     rules = load_rules(hosting.rules)  # RulesError → exit 2 in cli.main
-    config = HostConfig(
-        name=hosting.name[:32],
-        rules=rules,
-        rules_name=_rules_name(hosting.rules),
-        seats=hosting.seats,
-        bots=hosting.bots,
-        password=hosting.password,
-        hands=hosting.hands,
-        turn_timer=hosting.turn_timer,
-        bot_delay=hosting.bot_delay,
-        blind=hosting.blind,
-    )
+    config = host_config(hosting, rules)
     try:
         identity = load_or_create_identity(data)
     except IdentityError as e:

@@ -71,6 +71,7 @@ class Hosting(NamedTuple):
     resume: bool = False
     data: Path = Path()
     blind: bool = False  # every hand dealt dealer-blind (HostConfig.blind; no turn timer)
+    level: str = "normal"  # how the bots play: easy, normal or hard (HostConfig.bot_strategy)
 
 
 class Play(NamedTuple):

@@ -699,3 +699,28 @@ def test_play_with_fewer_seats_fills_them_with_bots_without_being_told() -> None
     ):
         table = _play_settings(parser.parse_args(argv)).table
         assert (table.bots, table.seats) == (bots, seats), argv
+
+
+def test_play_and_host_pick_how_the_bots_play_with_level(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--level easy|normal|hard`` reaches the table's host as the strategy of every bot it
+    seats (normal when not given); another word is refused in a sentence that lists them."""
+    from lanswitch.cli import build_parser
+    from lanswitch.cli.args import _hosting, _play_settings
+    from lanswitch.netcmd import host_config
+    from lanswitch.tui.run import play_config
+
+    parser = build_parser()
+    rules = PRESETS["switch"]
+    for level in ("easy", "normal", "hard"):
+        play = _play_settings(parser.parse_args(["play", "--level", level]))
+        assert play_config(play, rules).bot_strategy == level
+        hosting = _hosting(parser.parse_args(["host", "--bots", "2", "--level", level]))
+        assert host_config(hosting, rules).bot_strategy == level
+    assert _play_settings(parser.parse_args(["play"])).table.level == "normal"
+    with pytest.raises(SystemExit) as e:
+        main(["play", "--level", "genius"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "invalid choice: 'genius' (choose from 'easy', 'normal', 'hard')" in err

@@ -138,6 +138,7 @@ def _table(args: argparse.Namespace, name: str, seats: int, bots: int) -> Hostin
         resume=args.resume,
         data=data_dir(args.data_dir),
         blind=args.blind,
+        level=args.level,
     )
 
 
@@ -220,6 +221,7 @@ _TABLE_SETTINGS = (
     "bot_delay",
     "port",
     "blind",
+    "level",
 )
 """The options that set a table up (``--resume`` takes them from the journal instead; the
 port too, since it is where the table's players are trying to come back)."""

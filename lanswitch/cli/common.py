@@ -12,10 +12,12 @@ from ..errors import InvalidInput, Stopped
 # Parser limits and names, as literals so that `lanswitch play` can draw its first frame before
 # the rules engine is loaded; tests/test_cli.py checks they agree with lanswitch.rules and bots.py.
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
-BOTS = ("hard", "heuristic", "random")
+BOTS = ("easy", "normal", "hard", "heuristic", "random")
+#: The levels a person picks the table's bots by (``--level``), weakest first.
+LEVELS = ("easy", "normal", "hard")
 #: The bots that can play a joined seat: a client holds its seat's view, not the hand's engine
 #: the ``hard`` bot searches (it would play the heuristic's moves there).
-SEAT_BOTS = ("heuristic", "random")
+SEAT_BOTS = ("easy", "normal", "heuristic", "random")
 PRESET_NAMES = (
     "switch",
     "irish",

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import __version__
-from .common import BOTS, DATA_DIR_ENV, MAX_PLAYERS, MIN_PLAYERS, SEAT_BOTS
+from .common import BOTS, DATA_DIR_ENV, LEVELS, MAX_PLAYERS, MIN_PLAYERS, SEAT_BOTS
 
 
 class _Parser(argparse.ArgumentParser):
@@ -91,6 +91,16 @@ def _data_dir_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _level_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--level",
+        choices=LEVELS,
+        default="normal",
+        help="how the bots play: easy (a beginner), normal or hard (it thinks ahead, up to "
+        "about half a second a move); the host may change it in the lobby (default normal)",
+    )
+
+
 def _blind_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--blind",
@@ -150,7 +160,8 @@ def _simulate(sub: _Commands) -> None:
         "--bots",
         default="heuristic",
         metavar="B1,B2,…",
-        help=f"one bot per seat, or one for all ({', '.join(BOTS)}; default heuristic)",
+        help=f"one bot per seat, or one for all ({', '.join(BOTS)}; heuristic is normal, "
+        "random the baseline; default heuristic)",
     )
     s.add_argument("--seed", type=_whole, metavar="S", help="seed for a reproducible run")
     s.add_argument("--json", action="store_true", help="print one JSON object")
@@ -297,6 +308,7 @@ def _host(sub: _Commands) -> None:
         "(default: none)",
     )
     _blind_option(h)
+    _level_option(h)
     h.add_argument(
         "--bot-delay",
         type=_duration,
@@ -412,6 +424,7 @@ def _play(sub: _Commands) -> None:
         help="seconds a player has to act (0: none; else at least 5)",
     )
     _blind_option(pl)
+    _level_option(pl)
     pl.add_argument("--hands", type=_positive, metavar="H", help="end the match after H hands")
     pl.add_argument(
         "--resume",

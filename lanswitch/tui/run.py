@@ -231,6 +231,7 @@ def play_config(settings: Play, rules: RuleSet) -> HostConfig:
         hands=t.hands,
         blind=t.blind,
         password=t.password,
+        bot_strategy=t.level,
     )
 
 
