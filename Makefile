@@ -41,8 +41,8 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	@touch $(STAMP)
 	@echo "make: installed; the command is $(BIN)/lanswitch (or: $(BIN)/python -m lanswitch)"
 
-$(NATIVE): lanswitch/game.py lanswitch/cards.py $(wildcard lanswitch/rules/*.py) | $(STAMP)
-	@echo "make: compiling the rules engine with mypyc (about half a minute, once)"
+$(NATIVE): lanswitch/game.py lanswitch/heuristic.py lanswitch/search.py lanswitch/cards.py $(wildcard lanswitch/rules/*.py) | $(STAMP)
+	@echo "make: compiling the rules engine and the bots' search with mypyc (about half a minute, once)"
 	@$(BIN)/python -m lanswitch._build || echo "make: the engine was not compiled; the pure Python engine will run"
 
 # ARGS: play's options, e.g. make play ARGS="--rules irish --interface 192.168.1.20"

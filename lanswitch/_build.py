@@ -1,10 +1,14 @@
-"""``python -m lanswitch._build``: compile the rules engine with mypyc (run by ``make``).
+"""``python -m lanswitch._build``: compile the rules engine and the searching bot with mypyc
+(run by ``make``).
 
-The engine's source is typed for ``mypy --strict``, so mypyc can compile it to a C extension
-as it is. The build runs in a scratch copy of the package (so no project file steers
-setuptools), copies the extension back beside ``game.py``, and records the digest of the
-sources it was built from; :mod:`lanswitch._native` loads the extension only while that
-digest matches. Exit status 1 if the build fails: the pure Python engine then runs.
+The sources are typed for ``mypy --strict``, so mypyc can compile them to C extensions as
+they are: ``game``, ``heuristic`` and ``search`` (:data:`~lanswitch._native.COMPILED`) as one
+group whose shared library is named :data:`~lanswitch._native.GROUP` (mypyc's own command
+line would name it after a hash, at the top level of the install). The build runs in a
+scratch copy of the package (so no project file steers setuptools), copies the extensions
+back beside the sources, and records the digest of the sources it was built from;
+:mod:`lanswitch._native` loads them only while that digest matches. Exit status 1 if the
+build fails: the pure Python engine then runs.
 """
 
 from __future__ import annotations
@@ -15,7 +19,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ._native import HERE, PACKAGES, STAMP, compiled_files, source_digest
+from ._native import COMPILED, GROUP, HERE, PACKAGES, STAMP, compiled_files, source_digest
+
+#: The setup script mypyc's own command line would write, with the group named.
+SETUP = (
+    "from setuptools import setup\n"
+    "from mypyc.build import mypycify\n"
+    "setup(name='lanswitch-engine', ext_modules=mypycify({paths!r}, group_name={group!r}), "
+    "script_args=['build_ext', '--inplace'])\n"
+)
 
 
 def main() -> int:
@@ -30,15 +42,22 @@ def main() -> int:
             shutil.copytree(
                 HERE / package, pkg / package, ignore=shutil.ignore_patterns("__pycache__")
             )
+        paths = [f"lanswitch/{name}.py" for name in COMPILED]
+        setup = SETUP.format(paths=paths, group=f"lanswitch.{GROUP}")
         proc = subprocess.run(
-            [sys.executable, "-m", "mypyc", "lanswitch/game.py"],
+            [sys.executable, "-c", setup],
             cwd=tmp,
             capture_output=True,
             text=True,
             check=False,
             timeout=600,
         )
-        built = [p for p in pkg.glob("game*.*") if p.suffix in (".so", ".pyd")]
+        wanted = (*COMPILED, f"{GROUP}__mypyc")
+        built = [
+            p
+            for p in pkg.iterdir()
+            if p.suffix in (".so", ".pyd") and p.name.split(".", 1)[0] in wanted
+        ]
         if proc.returncode != 0 or not built:
             sys.stderr.write(proc.stdout[-3000:] + proc.stderr[-3000:])
             sys.stderr.write("lanswitch: could not compile the engine; the pure one will run\n")
@@ -49,7 +68,7 @@ def main() -> int:
         for ext in built:
             shutil.copy2(ext, HERE / ext.name)
     STAMP.write_text(digest + "\n", encoding="ascii")
-    print(f"lanswitch: compiled the engine ({', '.join(p.name for p in built)})")
+    print(f"lanswitch: compiled the engine ({', '.join(sorted(p.name for p in built))})")
     return 0
 
 

@@ -150,9 +150,9 @@ class HeuristicBot:
             if len(view.hand) == 1 and PASS in legal and self._knocks_first(view):
                 return PASS
             if len(view.hand) > 1 or len(cards) == len(view.hand):
-                return max(cards, key=lambda c: self._shed_value(c, view))
+                return self._best_shed(cards, view)
             return PASS if PASS in legal else cards[0]
-        return max(cards, key=lambda c: self._shed_value(c, view))
+        return self._best_shed(cards, view)
 
     # -- scoring candidate moves -------------------------------------------------------
 
@@ -191,9 +191,27 @@ class HeuristicBot:
                 return view.counts[s]
         return 99
 
-    def _shed_value(self, c: int, view: View) -> float:
-        t = self.t
+    def _best_shed(self, cards: list[int], view: View) -> int:
+        """The card of ``cards`` with the highest :meth:`_shed_value` (the first of equals):
+        the hand's suits and the next player's count worked out once, not once a card (the
+        search's play-outs make this choice some ten million times a minute)."""
         counts = self.suit_counts(view.hand)
+        next_count = self._next_count(view)
+        held = len(view.hand)
+        best = cards[0]
+        best_value = self._value(best, counts, next_count, held)
+        for c in cards[1:]:
+            value = self._value(c, counts, next_count, held)
+            if value > best_value:
+                best, best_value = c, value
+        return best
+
+    def _shed_value(self, c: int, view: View) -> float:
+        """How much the heuristic wants to lay ``c`` now (the highest is laid)."""
+        return self._value(c, self.suit_counts(view.hand), self._next_count(view), len(view.hand))
+
+    def _value(self, c: int, counts: list[int], next_count: int, held: int) -> float:
+        t = self.t
         value = float(self._card_points(c))
         if c < JOKER_BASE:
             value += 2.0 * counts[c // 13 % 4]
@@ -201,7 +219,7 @@ class HeuristicBot:
         if row >= 0:
             r = t.rows[row]
             attack = (r.pickup > 0 or r.pickup_deal or r.skip > 0) and not r.answer_only
-            if attack and self._next_count(view) <= 2:
+            if attack and next_count <= 2:
                 value += 40.0
             elif (t.wild_mask >> c) & 1:
                 value -= 30.0
@@ -209,7 +227,7 @@ class HeuristicBot:
                 value -= 15.0
             if r.follow_suit or r.run:
                 value += 3.0 * (counts[c // 13 % 4] - 1)
-        if len(view.hand) == 1:
+        if held == 1:
             value += 100.0
         return value
 

@@ -105,7 +105,13 @@ def test_the_source_engine_replays_the_golden_hands() -> None:
 
 
 def _import_in(directory: Path, env: dict[str, str]) -> list[str]:
-    code = "import lanswitch, lanswitch.game as g; print(lanswitch.ENGINE); print(g.__file__)"
+    """The engine lanswitch says it runs, and the file each compiled module came from (the
+    search imported first, as the bots' registry does: it must bring the same engine)."""
+    code = (
+        "import lanswitch, lanswitch.search as s, lanswitch.heuristic as h, lanswitch.game as g"
+        "; print(lanswitch.ENGINE); print(g.__file__); print(h.__file__); print(s.__file__)"
+        "; assert s.Game is g.Game and h.View is g.View"
+    )
     proc = subprocess.run(
         [sys.executable, "-c", code],
         cwd=directory,
@@ -126,27 +132,36 @@ def test_a_stale_or_refused_build_falls_back_to_the_source(tmp_path: Path) -> No
     )
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LANSWITCH_PURE")}
     env["PYTHONPATH"] = str(tmp_path)
-    engine, path = _import_in(tmp_path, env)
+    engine, *paths = _import_in(tmp_path, env)
     assert engine == "compiled"
-    assert path.endswith(".so")
+    assert all(p.endswith(".so") for p in paths), paths
     # Forced off.
-    engine, path = _import_in(tmp_path, env | {"LANSWITCH_PURE": "1"})
+    engine, *paths = _import_in(tmp_path, env | {"LANSWITCH_PURE": "1"})
     assert engine.startswith("pure")
-    assert path.endswith("game.py")
+    assert [Path(p).name for p in paths] == ["game.py", "heuristic.py", "search.py"]
+    # The bots' search edited after the build: stale, and every compiled module runs from
+    # its source (a compiled search over a source engine, or the other way, would not run).
+    search = tmp_path / "lanswitch" / "search.py"
+    kept = search.read_text(encoding="utf-8")
+    search.write_text(kept + "\n# edited\n", encoding="utf-8")
+    engine, *paths = _import_in(tmp_path, env)
+    assert "stale" in engine
+    assert [Path(p).name for p in paths] == ["game.py", "heuristic.py", "search.py"]
+    search.write_text(kept, encoding="utf-8")
     # The rule table the engine was compiled against changed (a module of the rules
     # package): stale too. Then put back, the build is current again.
     table = tmp_path / "lanswitch" / "rules" / "table.py"
     before = table.read_text(encoding="utf-8")
     table.write_text(before + "\n# edited\n", encoding="utf-8")
-    engine, path = _import_in(tmp_path, env)
+    engine, path, *_ = _import_in(tmp_path, env)
     assert "stale" in engine
     assert path.endswith("game.py")
     table.write_text(before, encoding="utf-8")
-    engine, _ = _import_in(tmp_path, env)
+    engine, *_ = _import_in(tmp_path, env)
     assert engine == "compiled"
     # The source changed after the build: the build is stale and must not run.
     src = tmp_path / "lanswitch" / "game.py"
     src.write_text(src.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
-    engine, path = _import_in(tmp_path, env)
+    engine, path, *_ = _import_in(tmp_path, env)
     assert "stale" in engine
     assert path.endswith("game.py")
