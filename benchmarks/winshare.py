@@ -12,6 +12,11 @@ Usage::
 
     python benchmarks/winshare.py [--rules switch,irish,blackjack] [--hands 2000]
         [--bot hard] [--against heuristic] [--players 4] [--jobs 2] [--seed 1] [--json]
+        [--set iterations=800 --set margin=0.02 …]
+
+``--set NAME=VALUE`` changes one of the bot's settings (for ``hard``: ``iterations``,
+``move_budget``, ``margin``, ``rollout_moves``, ``count_weight``, ``explore``) for trying a
+tuning on the same deals.
 
 Issue #28's bar: ``hard`` against three ``heuristic`` ≥ 30% over ≥ 2,000 paired hands (the
 interval's lower end above 26%), against three ``random`` ≥ 55%; a decision's median ≤ 250 ms
@@ -70,12 +75,20 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return centre - half, centre + half
 
 
-def play_pairs(job: tuple[str, str, str, int, int, int, int]) -> dict[str, Any]:
+Job = tuple[str, str, str, int, int, int, int, dict[str, float]]
+
+
+def play_pairs(job: Job) -> dict[str, Any]:
     """Deals ``first`` to ``last`` (exclusive) of rule set ``name``: each played with the bot,
     then with the baseline, in the deal's seat."""
-    name, bot_name, against, players, seed, first, last = job
+    name, bot_name, against, players, seed, first, last, settings = job
     rules = PRESETS[name]
-    timed = Timed(make_bot(bot_name, rules))
+    bot = make_bot(bot_name, rules)
+    for key, value in settings.items():
+        if not isinstance(getattr(bot, key, None), (int, float)):
+            raise SystemExit(f"--set: {bot_name} has no setting {key!r}")
+        setattr(bot, key, type(getattr(bot, key))(value))
+    timed = Timed(bot)
     won = base = 0
     for deal in range(first, last):
         seat = deal % players
@@ -108,11 +121,18 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def measure(
-    name: str, bot: str, against: str, players: int, hands: int, jobs: int, seed: int
+    name: str,
+    bot: str,
+    against: str,
+    players: int,
+    hands: int,
+    jobs: int,
+    seed: int,
+    settings: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     chunk = max(1, hands // (jobs * 8))
-    work = [
-        (name, bot, against, players, seed, a, min(hands, a + chunk))
+    work: list[Job] = [
+        (name, bot, against, players, seed, a, min(hands, a + chunk), settings or {})
         for a in range(0, hands, chunk)
     ]
     start = time.perf_counter()
@@ -131,6 +151,7 @@ def measure(
     return {
         "rules": name,
         "bot": bot,
+        "settings": settings or {},
         "against": against,
         "players": players,
         "hands": hands,
@@ -159,9 +180,16 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=1, help="worker processes (one core each)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     args = ap.parse_args()
+    settings: dict[str, float] = {}
+    for item in args.set:
+        key, sep, value = item.partition("=")
+        if not sep:
+            ap.error(f"--set {item}: give NAME=VALUE")
+        settings[key] = float(value)
     rows = [
-        measure(n, args.bot, args.against, args.players, args.hands, args.jobs, args.seed)
+        measure(n, args.bot, args.against, args.players, args.hands, args.jobs, args.seed, settings)
         for n in args.rules.split(",")
     ]
     if args.json:
@@ -169,7 +197,9 @@ def main() -> int:
         return 0
     print(
         f"{args.bot} in one seat against {args.players - 1} {args.against}, paired with "
-        f"{args.against} in that seat on the same deals; seed {args.seed}\n"
+        f"{args.against} in that seat on the same deals; seed {args.seed}"
+        + "".join(f"; {k}={v:g}" for k, v in settings.items())
+        + "\n"
     )
     for r in rows:
         lo, hi = r["wilson95"]

@@ -14,8 +14,10 @@ The search's noise is kept from costing games: the heuristic's move stands unles
 search rates another clearly better (``margin``), and calls are made as the heuristic makes
 them, as a person would say "last card".
 
-Pure: the random source comes in as ``rng``; the budget is a count of iterations, never a
-clock, so a seed replays the same choice.
+Pure: the random source comes in as ``rng``; the budget is a count of iterations and of the
+moves they play, never a clock, so a seed replays the same choice. The count of moves bounds a
+decision's time whatever the hand (a long play-out is a long iteration): at some 5 µs a move
+compiled, ``move_budget`` moves take about a third of a second.
 """
 
 from __future__ import annotations
@@ -34,6 +36,10 @@ ROLLOUT_MOVES = 48
 COUNT_WEIGHT = 0.45
 #: UCB's exploration constant (rewards lie in [0, 1]).
 EXPLORE = 0.7
+#: Iterations a decision runs, at most.
+ITERATIONS = 400
+#: Moves (down the tree and in play-outs) a decision plays, at most.
+MOVE_BUDGET = 60_000
 
 
 class Node:
@@ -52,9 +58,9 @@ class Node:
         return self.reward / self.visits if self.visits else 0.0
 
 
-def position_value(game: Game) -> list[float]:
+def position_value(game: Game, count_weight: float = COUNT_WEIGHT) -> list[float]:
     """Each seat's score of where the hand stands: 1 to the winner of a hand that is over;
-    otherwise a share of 1 by fewest cards (``exp(-COUNT_WEIGHT × cards)``, normalised)."""
+    otherwise a share of 1 by fewest cards (``exp(-count_weight × cards)``, normalised)."""
     players = game.players
     result = game.result
     if result is not None:
@@ -63,7 +69,7 @@ def position_value(game: Game) -> list[float]:
             out[result.placings[0]] = 1.0
         return out
     weights = [
-        math.exp(-COUNT_WEIGHT * game.counts[s]) if game.active[s] else 0.0 for s in range(players)
+        math.exp(-count_weight * game.counts[s]) if game.active[s] else 0.0 for s in range(players)
     ]
     for s in game.finished:
         weights[s] = 0.0
@@ -72,18 +78,35 @@ def position_value(game: Game) -> list[float]:
 
 
 class HardBot:
-    """ISMCTS with heuristic play-outs (see the module docstring). ``iterations``: the
-    search's budget per decision; ``margin``: how much better (in share of a win) another
-    move must look than the heuristic's to be played instead."""
+    """ISMCTS with heuristic play-outs (see the module docstring). ``iterations`` and
+    ``move_budget``: the search's budget per decision (whichever runs out first); ``margin``:
+    how much better (in share of a win) another move must look than the heuristic's to be
+    played instead; ``rollout_moves``, ``count_weight``, ``explore``: as the module's
+    constants of those names say."""
 
     name = "hard"
     needs_view = True
 
-    def __init__(self, rules: RuleSet, *, iterations: int = 400, margin: float = 0.03) -> None:
+    def __init__(
+        self,
+        rules: RuleSet,
+        *,
+        iterations: int = ITERATIONS,
+        margin: float = 0.03,
+        move_budget: int = MOVE_BUDGET,
+        rollout_moves: int = ROLLOUT_MOVES,
+        count_weight: float = COUNT_WEIGHT,
+        explore: float = EXPLORE,
+    ) -> None:
         self.rules = rules
         self.iterations = iterations
         self.margin = margin
+        self.move_budget = move_budget
+        self.rollout_moves = rollout_moves
+        self.count_weight = count_weight
+        self.explore = explore
         self.heuristic = HeuristicBot(rules)
+        self.moves_played = 0  # by the last search, down the tree and in play-outs
 
     def choose(self, view: View, rng: Rng) -> int:
         """Without the engine (a view alone), the heuristic's move."""
@@ -117,9 +140,15 @@ class HardBot:
     def search(self, game: Game, seat: int, rng: Rng) -> Node:
         """The tree of ``iterations`` iterations from ``game`` as ``seat`` sees it."""
         root = Node(-1)
-        bots = [self.heuristic] * game.players
+        heuristic = self.heuristic
+        explore = self.explore
+        budget = self.move_budget
+        played = 0
         for _ in range(self.iterations):
+            if played >= budget:
+                break
             g = game.determinize(seat, rng)
+            start = g.actions
             node = root
             path = [root]
             for _depth in range(200):
@@ -150,7 +179,7 @@ class HardBot:
                 move = legal[0]
                 for m in legal:
                     child = children[m]
-                    score = child.mean() + EXPLORE * math.sqrt(
+                    score = child.mean() + explore * math.sqrt(
                         math.log(child.offered) / child.visits
                     )
                     if score > best_score:
@@ -158,11 +187,13 @@ class HardBot:
                 g.apply(mover, move)
                 node = children[move]
                 path.append(node)
-            value = _play_out(g, bots, rng)
+            value = _play_out(g, heuristic, rng, self.rollout_moves, self.count_weight)
+            played += g.actions - start + 1
             for n in path:
                 n.visits += 1
                 if n.mover >= 0:
                     n.reward += value[n.mover]
+        self.moves_played = played
         return root
 
 
@@ -176,13 +207,13 @@ def _chance(g: Game, rng: Rng) -> bool:
     return True
 
 
-def _play_out(g: Game, bots: list[HeuristicBot], rng: Rng) -> list[float]:
-    """Play ``g`` on with the heuristic for at most ``ROLLOUT_MOVES`` moves; the score."""
-    for _ in range(ROLLOUT_MOVES):
+def _play_out(g: Game, bot: HeuristicBot, rng: Rng, moves: int, count_weight: float) -> list[float]:
+    """Play ``g`` on with the heuristic for at most ``moves`` moves; the score."""
+    for _ in range(moves):
         seat = g.to_act()
         if seat < 0:
             if not _chance(g, rng):
                 break
             continue
-        g.apply(seat, bots[seat].choose(g.view(seat), rng))
-    return position_value(g)
+        g.apply(seat, bot.choose(g.view(seat), rng))
+    return position_value(g, count_weight)

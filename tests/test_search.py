@@ -173,3 +173,21 @@ def test_a_position_is_scored_by_fewest_cards_and_a_won_hand_by_its_winner() -> 
     done.apply_chance(list(range(52)))
     result = play_hand(done, [HeuristicBot(rules)] * 3, random.Random(1))
     assert position_value(done) == [1.0 if s == result.placings[0] else 0.0 for s in range(3)]
+
+
+def test_a_decision_stops_at_its_move_budget() -> None:
+    """A decision's time is bounded by the moves it plays, not only by its iterations (a hand
+    whose play-outs run long makes long iterations): with room for 10,000 iterations and
+    2,000 moves, the search stops within one iteration of the moves — and the same seed plays
+    the same search."""
+    g, seat = next((g, s) for g, s in _hands_in_play("blackjack", 5) if len(g.legal_moves()) > 2)
+    bot = HardBot(PRESETS["blackjack"], iterations=10_000, move_budget=2_000)
+    root = bot.search(g, seat, random.Random(1))
+    played = bot.moves_played
+    # One iteration plays at most 200 moves down the tree and a play-out's, and counts one more.
+    assert 2_000 <= played < 2_000 + 200 + bot.rollout_moves + 1
+    assert root.visits < 10_000
+    again = bot.search(g, seat, random.Random(1))
+    assert (again.visits, bot.moves_played) == (root.visits, played)
+    unbounded = HardBot(PRESETS["blackjack"], iterations=300, move_budget=10**9)
+    assert unbounded.search(g, seat, random.Random(1)).visits == 300
