@@ -43,7 +43,7 @@ import msgpack
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-PROTOCOL_VERSION = 7
+PROTOCOL_VERSION = 8
 MAX_PAYLOAD = 65536
 DEALER = "@dealer"
 PREFIX = b"lanswitch/v2/"
@@ -1248,6 +1248,8 @@ TYPES: dict[str, dict[str, T]] = {
         "turn_timer": U32,
         "you": opt(SEAT),
         "blind": "bool",
+        "bot_level": "word",
+        "hints": "bool",
     },
     "hand": {
         "game_id": ("bin", 16, 16),
@@ -1404,6 +1406,12 @@ def check_value(t: T, v: Any, where: str) -> None:
     if t == "bool":
         if not isinstance(v, bool):
             raise bad("not a bool")
+        return
+    if t == "word":  # str 1..16 of the letters a-z only (lobby.bot_level)
+        if not isinstance(v, str) or not 1 <= len(v) <= 16 or not v.isascii() or not v.isalpha():
+            raise bad("not a str of 1..16 letters a-z")
+        if v != v.lower():
+            raise bad(f"{v!r} is not lowercase")
         return
     if t in ("name", "name_or_empty", "pid", "pid+", "pid_or_empty", "pid+_or_empty", "code"):
         if not isinstance(v, str):
@@ -1867,7 +1875,9 @@ class RawClient:
                 rep.check(first["seat"] == rep.seat, "a resume gets the same seat back")
                 self.catching_up = self.rec is not None
             rep.welcome = first
-            rep.check(first["version"] == PROTOCOL_VERSION, "welcome.version is 6")
+            rep.check(
+                first["version"] == PROTOCOL_VERSION, "welcome.version is the protocol version"
+            )
             rep.seat = first["seat"]
             self.token = first["token"]
             if (rep.seat is None) != self.spectate:

@@ -191,7 +191,7 @@ def test_spec_names_the_protocol_version_in_one_place() -> None:
 def test_spec_states_the_limits() -> None:
     assert f"{p.MAX_FRAME}" in SPEC
     assert f"Protocol version: **v{p.PROTOCOL_VERSION}**" in SPEC
-    assert p.PROTOCOL_VERSION == 7
+    assert p.PROTOCOL_VERSION == 8
 
 
 def test_all_is_complete() -> None:
@@ -802,8 +802,11 @@ def test_server_may_refuse_before_hello() -> None:
         # A protocol v6 peer's hello: it knew no `paused`, and would end a paused table.
         {"type": "hello", "version": 6, "name": "Ann", "key": KEY}
         | {"spectate": False, "password": None, "token": None},
+        # A protocol v7 peer's hello: its lobby had no bot_level nor hints.
+        {"type": "hello", "version": 7, "name": "Ann", "key": KEY}
+        | {"spectate": False, "password": None, "token": None},
         # A later version, with fields this one does not know.
-        {"type": "hello", "version": 8, "name": "Ann", "key": KEY, "colour": "blue"},
+        {"type": "hello", "version": 9, "name": "Ann", "key": KEY, "colour": "blue"},
     ],
 )
 def test_version_mismatch_on_hello(hello_v: dict[str, Any]) -> None:

@@ -131,7 +131,7 @@ def test_frame_vectors_decode_and_reencode(vector: dict[str, Any]) -> None:
 def test_every_message_type_has_a_frame_vector() -> None:
     """The spec's message list and the vectors' agree; version 2, 64 KiB."""
     assert {v["type"] for v in FRAMES["frames"]} == set(rc.FIELDS)
-    assert FRAMES["protocol_version"] == rc.PROTOCOL_VERSION == 7
+    assert FRAMES["protocol_version"] == rc.PROTOCOL_VERSION == 8
     assert FRAMES["max_frame"] == rc.MAX_PAYLOAD
 
 

@@ -34,7 +34,7 @@ from ._fields import (
 )
 from ._messages import MESSAGES, Hello, Message, Welcome
 
-PROTOCOL_VERSION: Final = 7
+PROTOCOL_VERSION: Final = 8
 """The version ``hello`` and ``welcome`` carry; peers of different versions do not talk."""
 
 MAX_FRAME: Final = 64 * 1024

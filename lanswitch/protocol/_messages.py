@@ -176,7 +176,10 @@ class LobbyState(Message):
 
     A client knows its seat by ``you``, the host's word, not by looking for its own key
     among the seats: a key is public (every seat's is shown here), and a seat another
-    client took with it would read as its own (issue #15)."""
+    client took with it would read as its own (issue #15).
+
+    ``bot_level``: how the host's bots play (``easy``, ``normal``, ``hard``); ``hints``: the
+    host allows the players to ask for a suggested move (protocol v8)."""
 
     TYPE: ClassVar[str] = "lobby"
     table: str = _wire(NAME)
@@ -190,6 +193,8 @@ class LobbyState(Message):
     turn_timer: int = _wire(U32, default=0)
     you: int | None = _wire(Opt(SEAT), default=None)
     blind: bool = _wire(Bool(), default=False)
+    bot_level: str = _wire(Str(1, 16, "[a-z]+"), default="normal")
+    hints: bool = _wire(Bool(), default=True)
 
 
 # -- play -------------------------------------------------------------------------------------

@@ -172,6 +172,8 @@ SAMPLES: list[tuple[str, p.Message]] = [
             scores=(10, -3, 0),
             turn_timer=30,
             you=0,
+            bot_level="hard",
+            hints=False,
         ),
     ),
     (
