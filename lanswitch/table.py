@@ -16,8 +16,8 @@ Who may do what:
   own is kept for a while; the newcomer takes it then rather than a bot's);
 * a seated player sets itself ready or not, stands up, chats;
 * the host (the client that created the table) also picks the rules, adds and removes bots,
-  kicks, and starts the hand once every seated human is ready and at least two seats are
-  filled;
+  sets how every bot plays (its level), kicks, and starts the hand once every seated human is
+  ready and at least two seats are filled;
 * a player whose connection drops keeps the seat: its resume token brings it back to it.
 """
 
@@ -362,6 +362,19 @@ class Table:
         self._as_host(client)
         for s in self.seats:
             if s.kind == "human":
+                self.seats[s.index] = replace(s, ready=False)
+
+    def set_bot_level(self, client: str, strategy: str) -> None:
+        """The host has every bot seat play ``strategy`` from the next hand (a bot added
+        later is given its strategy by the host): everyone confirms again, as after new rules —
+        they agreed to play against the bots as they were."""
+        self._as_host(client)
+        if strategy not in self.bots:
+            raise Refused(Refusal.UNKNOWN_BOT)
+        for s in self.seats:
+            if s.kind == "bot":
+                self.seats[s.index] = replace(s, bot=strategy)
+            elif s.kind == "human":
                 self.seats[s.index] = replace(s, ready=False)
 
     def kick(self, client: str, target: str) -> None:

@@ -26,7 +26,7 @@ from lanswitch.host import (
 from lanswitch.host._commit import CommitHand
 from lanswitch.rules import PRESETS
 from lanswitch.session import Session
-from lanswitch.table import Refusal
+from lanswitch.table import Refusal, Refused
 from lanswitch.tui.model import verdict_line
 from tests.records import transcript_of, verdict_of
 from tests.tablenet import Link, TableNet
@@ -875,3 +875,64 @@ def test_a_headless_client_chooses_afresh_in_each_hand() -> None:
     assert acted, "ann had no turn at that step of hand 1: choose another seed"
     assert same_step == step
     assert moved, f"no move chosen at step {step} of hand 2: taken for hand 1's"
+
+
+# ---------------------------------------------------------------------------------------------
+# The bots' level and hints (issue 28): the host's player sets them in the lobby
+
+
+def test_the_host_sets_how_every_bot_plays_from_the_next_hand_and_the_lobby_says_so() -> None:
+    net = TableNet(config(seats=4, bots=2, hands=3, bot_strategy="normal"), seed=5, journal=True)
+    ann = net.join("ann", auto_ready=False)
+    bob = net.join("bob", auto_ready=False)
+    assert of(ann, p.LobbyState)[-1].bot_level == "normal"
+    net.send(ann, p.Ready(ready=True))
+    net.send(bob, p.Ready(ready=True))
+    assert net.host.hand is not None
+    with pytest.raises(Refused) as refused:
+        net.host.set_bot_level("hard")  # not while a hand is in play
+    assert refused.value.refusal is Refusal.IN_PLAY
+    net.run(lambda: len(ann.session.history) == 1 and net.host.hand is None)
+
+    net.send(ann, p.Ready(ready=True))  # ready, then the level changes: ready again
+    net.host.set_bot_level("hard")
+    net.pump()
+    assert [s.bot for s in net.host.table.seats if s.kind == "bot"] == ["hard", "hard"]
+    assert of(ann, p.LobbyState)[-1].bot_level == "hard"  # every client is told
+    assert not net.host.table.seats[0].ready
+    assert "the bots play hard from the next hand" in net.host.log
+    with pytest.raises(Refused) as refused:
+        net.host.set_bot_level("grandmaster")
+    assert refused.value.refusal is Refusal.UNKNOWN_BOT
+    net.host.remove_bot(3)
+    net.host.add_bot(3)  # a bot added later plays at the table's level
+    assert net.host.table.seats[3].bot == "hard"
+
+    # A crashed host comes back with the level its journal says.
+    ann, bob = net.crash()
+    assert net.host.bot_level == "hard"
+    assert [s.bot for s in net.host.table.seats if s.kind == "bot"] == ["hard", "hard"]
+    assert of(ann, p.LobbyState)[-1].bot_level == "hard"
+    net.send(ann, p.Ready(ready=True))
+    net.send(bob, p.Ready(ready=True))
+    hand = net.host.hand
+    assert isinstance(hand, CommitHand)
+    assert {type(bot).__name__ for bot in hand.bots.values()} == {"HardBot"}
+
+
+def test_the_host_allows_hints_or_not_and_the_lobby_says_so() -> None:
+    net = TableNet(config(seats=2, bots=1, hands=2), seed=6, journal=True)
+    ann = net.join("ann", auto_ready=False)
+    assert of(ann, p.LobbyState)[-1].hints is True  # allowed unless the host says otherwise
+    net.host.set_hints(False)
+    net.pump()
+    assert of(ann, p.LobbyState)[-1].hints is False
+    assert "hints are off at this table" in net.host.log
+    (ann,) = net.crash()
+    assert of(ann, p.LobbyState)[-1].hints is False
+    net.send(ann, p.Ready(ready=True))
+    with pytest.raises(Refused) as refused:
+        net.host.set_hints(True)  # between hands, as every setting of the table
+    assert refused.value.refusal is Refusal.IN_PLAY
+    off = TableNet(config(hints=False), seed=6)
+    assert of(off.join("bob"), p.LobbyState)[-1].hints is False

@@ -309,3 +309,20 @@ def test_a_player_may_sit_in_a_bots_seat_but_not_a_persons() -> None:
     t.sit("c2", 2)
     assert t.seats[2].name == "Bob"
     assert t.seats[1].kind == "empty"
+
+
+def test_the_host_sets_every_bots_strategy_and_everyone_confirms_again() -> None:
+    t = make_table(bots=("easy", "normal", "hard"))
+    t.join("c2", "Bob", 1.0)
+    t.add_bot("c-host", 2, "normal")
+    t.add_bot("c-host", 3, "easy")
+    t.set_ready("c2", True)
+    assert refusal(t.set_bot_level, "c2", "hard") == Refusal.NOT_HOST
+    assert refusal(t.set_bot_level, "c-host", "grandmaster") == Refusal.UNKNOWN_BOT
+    t.set_bot_level("c-host", "hard")
+    assert [s.bot for s in t.seats if s.kind == "bot"] == ["hard", "hard"]
+    assert not t.seats[1].ready  # Bob agreed to play against the bots as they were
+    t.set_ready("c-host", True)
+    t.set_ready("c2", True)
+    t.start("c-host")
+    assert refusal(t.set_bot_level, "c-host", "easy") == Refusal.IN_PLAY

@@ -34,17 +34,21 @@ Policies the spec leaves to the host, as this one implements them (``docs/hostin
   a spectator in play after ``IDLE_PING_AFTER``, and drops one that does not answer within
   ``PONG_WAIT``. Each ``lobby`` mid-hand says how long an away player's grace has left
   (``grace_ms``), so every screen counts down to the stand-in.
+* Every bot plays at the table's level (``bot_strategy`` at first; :meth:`Host.set_bot_level`
+  between hands changes it for every bot seat from the next hand), and the lobby says which
+  (``bot_level``), and whether the players may ask for hints (``hints``: a courtesy each
+  client keeps, :meth:`Host.set_hints`).
 
 Crash recovery. The host is a deterministic function of its calls, their times and the bytes
 it drew from ``entropy`` — so a journal of those calls is a complete record of the table. With
 ``journal=True`` every call the shell makes (and every local power: bots, rules, kick, the
-owner) appends one record to :attr:`Host.inputs`: the call's name, its arguments (a message as
-its msgpack payload, a rule set as TOML), whether it raised, and the randomness it drew. The
-shell stores them (``lanswitch.journal``, sqlite) before it sends what the call produced, so
-nothing a client was told is missing from the journal. :meth:`Host.restore` replays a journal
-into a new host in exactly the state the old one was in when it stopped, connections included;
-the shell then tells it those connections are gone, and their players resume with their
-tokens as after any lost link.
+owner, the bots' level, hints) appends one record to :attr:`Host.inputs`: the call's name, its
+arguments (a message as its msgpack payload, a rule set as TOML), whether it raised, and the
+randomness it drew. The shell stores them (``lanswitch.journal``, sqlite) before it sends
+what the call produced, so nothing a client was told is missing from the journal.
+:meth:`Host.restore` replays a journal into a new host in exactly the state the old one was in
+when it stopped, connections included; the shell then tells it those connections are gone, and
+their players resume with their tokens as after any lost link.
 
 Layout: ``_config`` (settings, constants), ``_journal`` (records and replay), ``_core``
 (:class:`Host`: connections, the lobby, the match between hands), and the hand in play, which

@@ -97,7 +97,7 @@ class HostConfig:
     rules_name: str = ""  # what the lobby calls the rules; default: the rule set's name
     seats: int = 4
     bots: int = 0  # seats the host fills with bots, counted from the last seat
-    bot_strategy: str = "heuristic"
+    bot_strategy: str = "heuristic"  # how every bot plays at first (the host may change it)
     password: str | None = None
     hands: int | None = None  # the match ends after this many hands (None: the rules decide)
     turn_timer: float = 0.0  # seconds a seat has to act; 0: no timer
@@ -107,6 +107,7 @@ class HostConfig:
     round_timeout: float = 30.0  # seconds a fair-deal round waits for commitments / seeds
     heads_timeout: float = 30.0  # seconds the host waits for the seats' log heads
     blind: bool = False  # dealer-blind hands: the host cannot see a card it is not dealt
+    hints: bool = True  # the players may ask their program for a suggested move (``h``)
 
     def __post_init__(self) -> None:
         # The table's name goes out in every welcome and lobby as a ``name``: cleaned as a

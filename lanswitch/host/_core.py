@@ -24,7 +24,7 @@ import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .. import protocol as p
-from ..bots import BOTS, Bot, make_bot
+from ..bots import BOTS, Bot, level_of, make_bot
 from ..fairdeal.blind.crypto import point_problem
 from ..game import Game, Match
 from ..rules import RuleSet
@@ -98,6 +98,11 @@ class Host:
         self.blind = config.blind
         """Whether the next hand is dealt dealer-blind (``config.blind`` at first; the host's
         player may change it between hands: :meth:`set_blind`)."""
+        self.bot_level = config.bot_strategy
+        """How every bot of the table plays (``config.bot_strategy`` at first; the host's
+        player may change it between hands: :meth:`set_bot_level`)."""
+        self.hints = config.hints
+        """Whether the players may ask for a suggested move (:meth:`set_hints`)."""
         self.table = Table(
             name=config.name,
             rules=config.rules,
@@ -111,7 +116,7 @@ class Host:
         self.key = Ed25519PrivateKey.from_private_bytes(entropy(32))
         self.rng = EntropyRng(entropy)
         for seat in range(config.seats - config.bots, config.seats):
-            self.add_bot(seat, config.bot_strategy)
+            self.add_bot(seat)
         self.conns: dict[int, Conn] = {}
         self.keys: dict[str, bytes] = {}  # resume token → the session key it was issued with
         self.away: dict[int, float] = {}  # seat → since when its player is away
@@ -224,6 +229,8 @@ class Host:
             "remove_bot": self.remove_bot,
             "set_rules": self.set_rules,
             "set_blind": self.set_blind,
+            "set_bot_level": self.set_bot_level,
+            "set_hints": self.set_hints,
             "kick": self.kick,
             "give_up": self.give_up,
             "set_owner": self.set_owner,
@@ -393,8 +400,10 @@ class Host:
     # -- the host's own powers (local calls: the host's terminal or command line) -----------
 
     @journaled
-    def add_bot(self, seat: int, strategy: str = "heuristic") -> None:
-        self.table.add_bot(HOST_ID, seat, strategy)
+    def add_bot(self, seat: int, strategy: str | None = None) -> None:
+        """A bot sits in the free ``seat``, playing ``strategy`` (None: the table's level,
+        :attr:`bot_level`)."""
+        self.table.add_bot(HOST_ID, seat, self.bot_level if strategy is None else strategy)
         if hasattr(self, "conns"):
             self.broadcast_lobby()
 
@@ -427,6 +436,34 @@ class Host:
             if on
             else "the next hands are dealt by commit-reveal (not dealer-blind)"
         )
+        self.broadcast_lobby()
+
+    @journaled
+    def set_bot_level(self, level: str) -> None:
+        """Every bot plays ``level`` (a name of :data:`~lanswitch.bots.BOTS`: ``easy``,
+        ``normal``, ``hard``) from the next hand, and every bot added later too. Between
+        hands only (Refused IN_PLAY, as the rules); the seated players confirm again, as after
+        new rules. The match goes on."""
+        if level not in BOTS:
+            raise Refused(Refusal.UNKNOWN_BOT)
+        if level_of(level) == level_of(self.bot_level):
+            return
+        self.table.set_bot_level(HOST_ID, level)
+        self.bot_level = level
+        self.say(f"the bots play {level_of(level)} from the next hand")
+        self.broadcast_lobby()
+
+    @journaled
+    def set_hints(self, on: bool) -> None:
+        """Allow the players to ask their program for a suggested move (``on``), or ask them
+        not to: a courtesy each client keeps (the hint is made from the seat's own view, so it
+        shows nobody anything hidden). Between hands only, as every setting of the table."""
+        if self.table.in_play:
+            raise Refused(Refusal.IN_PLAY)
+        if on == self.hints:
+            return
+        self.hints = on
+        self.say("hints are allowed at this table" if on else "hints are off at this table")
         self.broadcast_lobby()
 
     @journaled
@@ -635,6 +672,8 @@ class Host:
             else (),
             turn_timer=round(self.config.turn_timer),
             blind=self.blind,
+            bot_level=level_of(self.bot_level),
+            hints=self.hints,
         )
 
     def broadcast_lobby(self) -> None:
@@ -776,7 +815,7 @@ class Host:
         for seat in sorted(self.freed):
             self.freed.discard(seat)
             if self.config.bots and self.table.seats[seat].kind == "empty":
-                self.add_bot(seat, self.config.bot_strategy)
+                self.add_bot(seat)
                 return True
         return False
 
