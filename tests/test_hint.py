@@ -1,0 +1,121 @@
+"""The hint (``lanswitch/hint.py``): the heuristic bot's move from the seat's own view, and one
+line of why from the same rule rows, on stacked decks; the same move as the bot's at every
+turn of whole hands under every preset; and its time, far inside the 300 ms a hint has."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+
+import pytest
+
+from lanswitch.game import CALL_LAST, DRAW, SUIT_BASE, Game, Phase
+from lanswitch.heuristic import HeuristicBot
+from lanswitch.hint import hint
+from lanswitch.rules import PRESETS
+from tests.stacking import c, play, sized, stacked
+
+SWITCH = PRESETS["switch"]
+NAMES = ("ann", "bob")
+
+
+def said(game: Game, seat: int, names: tuple[str, ...] = NAMES) -> tuple[int, str]:
+    h = hint(game.view(seat), game.rules, names)
+    assert h is not None
+    return h.move, h.line.text()
+
+
+def test_a_two_faced_with_a_two_in_hand_is_sent_on() -> None:
+    g = stacked(sized(SWITCH, 4), 2, ["2C 5H 9D KH", "2S 6H 9C 3H"], "4C", dealer=1)
+    play(g, 0, c("2C"))
+    assert g.turn == 1
+    assert said(g, 1) == (c("2S"), "play 2♠ — it adds 2 to the pick-up and passes it on")
+
+
+def test_a_pick_up_nothing_answers_is_taken() -> None:
+    g = stacked(sized(SWITCH, 4), 2, ["2C 5H 9D KH", "6H 9C 3D 3H"], "4C", dealer=1)
+    play(g, 0, c("2C"))
+    assert g.turn == 1
+    assert said(g, 1) == (DRAW, "pick up 2 (d) — nothing you hold answers it")
+
+
+def test_nothing_that_plays_is_a_draw_and_says_what_it_must_match() -> None:
+    g = stacked(sized(SWITCH, 3), 2, ["5H 9D KS", "6H 9C 3D"], "4C", dealer=1)
+    assert said(g, 0) == (DRAW, "draw (d) — nothing you hold plays on 4♣")
+
+
+def test_the_longest_suit_goes_first() -> None:
+    g = stacked(sized(SWITCH, 4), 2, ["5C 9C KC 3H", "6H 9H 3D 4D"], "3C", dealer=1)
+    assert said(g, 0) == (
+        c("KC"),
+        "play K♣ — from your longest suit (3 clubs): more to lay on it later",
+    )
+
+
+def test_a_pick_up_goes_to_a_next_player_close_to_going_out() -> None:
+    g = stacked(sized(SWITCH, 2), 2, ["2C 5C", "9H 3D"], "4C", dealer=1)
+    assert said(g, 0) == (c("2C"), "play 2♣ — bob has 2 cards left: the next player picks up 2")
+
+
+def test_the_suit_named_is_the_one_held_most() -> None:
+    g = stacked(sized(SWITCH, 4), 2, ["AC 5H 6H 9D", "6C 9C 3D 4D"], "4S", dealer=1)
+    assert said(g, 0)[0] == c("AC")
+    play(g, 0, c("AC"))
+    assert g.phase == Phase.NAME_SUIT
+    assert said(g, 0) == (SUIT_BASE + 2, "name ♥ — you hold most hearts (2)")
+
+
+def test_last_card_is_called_as_the_turn_ends_on_one_card() -> None:
+    g = stacked(sized(SWITCH, 2), 2, ["5C 9C", "6H 9H"], "4C", dealer=1)
+    move, _ = said(g, 0)
+    play(g, 0, move)
+    assert said(g, 0) == (
+        CALL_LAST,
+        "call last card (l) — your turn ends with one card in hand: miss the call and you "
+        "pick up 1",
+    )
+
+
+def test_no_hint_off_turn_nor_for_a_spectator() -> None:
+    g = stacked(sized(SWITCH, 3), 2, ["5H 9D KS", "6H 9C 3D"], "4C", dealer=1)
+    assert hint(g.view(1), SWITCH, NAMES) is None
+    assert hint(g.view(None), SWITCH, NAMES) is None
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_every_hint_is_the_heuristics_move_with_a_reason_and_quick(preset: str) -> None:
+    """Whole 4-seat hands of heuristic bots: at every turn of seat 0 the hint is the bot's own
+    move, with its why, in microseconds (300 ms is what a hint may take)."""
+    rules = PRESETS[preset]
+    bot = HeuristicBot(rules)
+    names = ("you", "bob", "cat", "dan")
+    times: list[float] = []
+    for n in range(6):
+        rng = random.Random(n)
+        g = Game(rules, 4, dealer=n % 4)
+        for _ in range(2000):
+            request = g.chance_request()
+            if request is not None:
+                order = list(request[1])
+                rng.shuffle(order)
+                g.apply_chance(order)
+                continue
+            seat = g.to_act()
+            if seat < 0:
+                break
+            view = g.view(seat)
+            move = bot.choose(view, rng)
+            if seat == 0:
+                started = time.perf_counter()
+                h = hint(view, rules, names)
+                times.append(time.perf_counter() - started)
+                assert h is not None
+                assert h.move == move
+                text = h.line.text()
+                assert " — " in text, text
+                assert not text.endswith(" — "), text
+            g.apply(seat, move)
+    assert len(times) > 20
+    assert max(times) < 0.3
+    assert statistics.median(times) < 0.01
