@@ -62,11 +62,14 @@ class Person:
             power("next_rules"),
             power("start"),
             toggle_blind=power("toggle_blind"),
+            next_level=power("next_level"),
+            toggle_hints=power("toggle_hints"),
         )
 
     def listed(self) -> set[str]:
         """The keys the help names, read as a person reads its key lines (the lines before
-        the first blank one): "d draw" is d, "b/x bot +/-" is b and x, "←/→ move" the arrows."""
+        the first blank one): "d draw" is d, "b/x bot +/-" is b and x, "←/→ move" the arrows,
+        "Enter lay" enter; a letter is itself ("H hints…" is H, not h)."""
         self.model.update()
         names: set[str] = set()
         arrows = dict(zip(self.model.look.g.arrows.split("/"), ("left", "right"), strict=True))
@@ -75,7 +78,7 @@ class Person:
             if not said:
                 break
             for name in said.split(" ")[0].split("/"):
-                names.add(arrows.get(name, name.lower()))
+                names.add(arrows.get(name, name if len(name) == 1 else name.lower()))
         return names
 
     def press(self, key: str) -> bool:
@@ -147,7 +150,8 @@ def test_help_lists_exactly_the_keys_that_act_on_each_screen() -> None:
         person.model.update()
 
     chat_help_leave = {"c", "?", "q"}
-    assert ann.check("lobby") == {"enter", "r", "b", "x", "g", "s", "f"} | chat_help_leave
+    lobby = {"enter", "r", "b", "x", "g", "s", "f", "k", "H"}  # k: the bots' level; H: hints
+    assert ann.check("lobby") == lobby | chat_help_leave
     assert bob.check("lobby") == {"enter", "r"} | chat_help_leave
     assert eve.check("lobby") == chat_help_leave
 
@@ -155,7 +159,7 @@ def test_help_lists_exactly_the_keys_that_act_on_each_screen() -> None:
     net.run(lambda: ann.model.session.my_turn(), steps=20_000)
     for person in (ann, bob, eve):
         person.model.update()
-    playing = {"left", "right", "enter", "space", "d", "p", "l", "n", "m"} | chat_help_leave
+    playing = {"left", "right", "enter", "space", "d", "p", "l", "n", "m", "h"} | chat_help_leave
     assert ann.check("table") == playing  # to act
     assert not bob.model.session.my_turn()
     assert bob.check("table") == playing  # waiting: each says whose turn it is

@@ -2000,3 +2000,133 @@ def test_a_five_second_turn_timer_starts_at_5s_and_counts_from_the_views_arrival
     assert "your time: 1s" in screen_text(model, 60, 15)[0]  # its last second says 1s
     later[0] = 5.0
     assert "your time: 0s" in screen_text(model, 80, 24)[0]  # only once the time is up
+
+
+# ---------------------------------------------------------------------------------------------
+# The bots' level and hints (issue 28)
+
+
+def test_k_changes_how_the_bots_play_and_every_lobby_says_so() -> None:
+    net = TableNet(HostConfig(name="T", seats=4, bots=1, bot_delay=0.0, hands=1), seed=3)
+    ann, _ = tui_at(net, powers=host_powers(net.host, lambda: net.tick(net.now)))
+    bob, _ = tui_at(net, "bob")
+    ann.update()
+    assert "bots play: normal (k) · hints: allowed (H)" in screen_text(ann)[1]  # with its keys
+    bob.update()
+    assert "bots play: normal · hints: allowed" in screen_text(bob)[1]  # the host's powers
+    ann.host_power("next_level")
+    for model in (ann, bob):
+        model.update()
+        assert "bots play: hard" in screen_text(model)[1]
+    assert "The bots play hard from the next hand." in " ".join(screen_text(ann))
+    ann.host_power("next_level")
+    bob.update()
+    assert "bots play: easy" in screen_text(bob)[1]
+    assert [s.bot for s in net.host.table.seats if s.kind == "bot"] == ["easy"]
+    ann.host_power("add_bot")  # a bot added takes the table's level
+    assert [s.bot for s in net.host.table.seats if s.kind == "bot"] == ["easy", "easy"]
+    ann.host_power("toggle_hints")
+    bob.update()
+    assert "hints: off" in screen_text(bob)[1]
+    ann.open("help")
+    helped = " ".join(screen_text(ann, 100, 60))
+    assert "k bots' level: easy, normal or hard" in helped
+    assert "H hints at this table: allowed or off" in helped
+
+
+def test_h_suggests_the_move_and_why_and_following_every_hint_plays_the_hand() -> None:
+    """Every turn of a hand: ``h`` puts the heuristic's move under the prompt with one line
+    of why (within 300 ms: it takes microseconds), the cursor on its card, and the key that
+    follows it sends exactly that move."""
+    from lanswitch.heuristic import HeuristicBot
+
+    net = TableNet(HostConfig(name="T", seats=3, bots=2, bot_delay=0.0, hands=1), seed=8)
+    link, model, sent = recording(net)
+    model.update()
+    bot = HeuristicBot(PRESETS["switch"])
+    asked, last, slowest = 0, -1, 0.0
+    for _ in range(20_000):
+        model.update()
+        s = model.session
+        if model.screen != "table":
+            break
+        if not s.my_turn() or s.seq == last or model.drawing:
+            net.step()
+            continue
+        last = s.seq
+        assert s.view is not None
+        started = time.perf_counter()
+        model.ask_hint()
+        lines = screen_text(model)
+        slowest = max(slowest, time.perf_counter() - started)
+        expected = bot.choose(s.view, random.Random(0))
+        assert model.hint is not None, model.status
+        said = next(line.strip() for line in lines if line.strip().startswith("hint: "))
+        assert " — " in said, said  # the move, and why
+        assert said.startswith("hint: " + model.hint.text()[:12]), (said, model.hint.text())
+        asked += 1
+        before = len(sent)
+        if expected in model.row():
+            assert model.row()[model.cursor] == expected  # the cursor is on it
+            model.enter()
+        else:
+            {DRAW: model.draw, PASS: model.pass_turn, CALL_LAST: model.call_last}[expected]()
+        moves = [m for m in sent[before:] if isinstance(m, p.Move)]
+        assert [m.move for m in moves][:1] == [expected]
+    assert model.screen == "over"
+    assert asked >= 5
+    assert slowest < 0.3, f"the slowest hint took {slowest * 1000:.0f} ms"
+    assert link.session.history[-1].judgement is not None
+
+
+def test_with_hints_off_h_says_the_host_turned_them_off() -> None:
+    net = TableNet(HostConfig(name="T", seats=2, bots=1, bot_delay=0.0, hands=1, hints=False))
+    model, _ = tui_at(net)
+    assert "hints: off" in screen_text(model)[1]
+    model.toggle_ready()
+    to_my_turn(net, model)
+    assert not any(hint.startswith("h ") for _, hint in hints(model))  # not offered
+    model.ask_hint()  # pressed anyway
+    assert model.hint is None
+    assert model.status == "the host has turned hints off at this table"
+    assert "the host has turned hints off at this table" in " ".join(screen_text(model))
+    model.open("help")
+    assert "The host has turned hints off at this table" in " ".join(screen_text(model, 100, 60))
+
+
+def test_h_off_turn_says_a_hint_is_for_your_turn() -> None:
+    net = TableNet(HostConfig(name="T", seats=2, bots=1, bot_delay=1.0, hands=1), seed=2)
+    model, _ = tui_at(net)
+    model.toggle_ready()
+    net.run(lambda: model.session.view is not None and not model.session.my_turn())
+    model.update()
+    model.ask_hint()
+    assert model.hint is None
+    assert model.status == "a hint is for your turn: it is bot 1's turn"
+
+
+def test_h_pressed_in_the_terminal_shows_the_hint_line(identity: Identity) -> None:
+    """The key through the running application, at a real host on loopback TLS: the line
+    under the prompt says the suggested move within 300 ms of h."""
+    screen = Screen()
+
+    async def main() -> float:
+        config = HostConfig(name="Hint", seats=2, bots=1, bot_delay=0.0, hands=1)
+        async with terminal(identity, config, screen) as t:
+            t.keys.send_text("r")
+            await until(lambda: t.model.screen == "table" and t.session.my_turn())
+            await asyncio.sleep(0.05)  # the turn drawn
+            before = len(screen.text())
+            pressed = time.monotonic()
+            t.keys.send_text("h")
+            await until(lambda: "hint: " in screen.text()[before:], 5.0)
+            took = time.monotonic() - pressed
+            assert t.model.hint is not None, told(t)
+            return took
+
+    took = asyncio.run(asyncio.wait_for(main(), 60))
+    print(f"hint drawn {took * 1000:.0f} ms after h")
+    # Tens of milliseconds here (the screen's redraw; the hint itself takes microseconds:
+    # tests/test_hint.py); 300 ms is the target, and the bound leaves a loaded CI room.
+    assert took < 1.0, f"the hint was drawn {took * 1000:.0f} ms after h"
+    assert " — " in screen.text()

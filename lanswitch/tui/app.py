@@ -49,6 +49,7 @@ def build_style(*, colour: bool = True, four_colour: bool = False) -> Style:
                 "selected": "underline",
                 "hint": "reverse",
                 "title": "reverse",
+                "advice": "bold",
             }
         )
     red, black = "ansired", ""
@@ -73,6 +74,7 @@ def build_style(*, colour: bool = True, four_colour: bool = False) -> Style:
         "selected": "underline",
         "hint": "reverse",
         "status": "ansiyellow",
+        "advice": "ansigreen",  # h's suggested move and why
     }
     if four_colour:  # each suit its own colour, for colour-blind players and quick reading
         rules |= {

@@ -106,6 +106,17 @@ def _deal_label(model: TuiModel) -> str:
     return "f commit" if lobby is not None and lobby.blind else "f blind"
 
 
+def _hints_allowed(model: TuiModel) -> bool:
+    lobby = model.session.lobby
+    return lobby is None or lobby.hints
+
+
+def _hint_offered(model: TuiModel) -> bool:
+    # The bar offers h on this seat's turn where the host allows hints (pressed anyway, h
+    # says why not: not your turn, or hints are off at this table).
+    return model.session.my_turn() and _hints_allowed(model)
+
+
 def _layable(model: TuiModel) -> bool:
     legal = model.legal()
     return any(c in legal for c in model.hand())
@@ -150,6 +161,9 @@ KEYS: tuple[Key, ...] = (
     Key(("enter",), "Enter ready", _LOBBY, TuiModel.enter, shown=False, applies=_seated),
     Key(("space",), "Space mark", _TABLE, TuiModel.space, _can_mark, rank=4, applies=_playing),
     Key(("d",), "d draw", _TABLE, TuiModel.draw, _legal(DRAW), rank=1, applies=_playing),
+    # The suggested move and why (lanswitch/hint.py; the help says more), offered where the
+    # host allows hints: it gives way with Space mark, after chat and the way out.
+    Key(("h",), "h hint", _TABLE, TuiModel.ask_hint, _hint_offered, rank=4, applies=_playing),
     Key(("p",), "p pass", _TABLE, TuiModel.pass_turn, _legal(PASS), rank=1, applies=_playing),
     Key(
         ("l",),
@@ -210,6 +224,26 @@ KEYS: tuple[Key, ...] = (
         rank=5,  # after chat; the lobby's rules line says which deal it is now
         label=_deal_label,
         applies=_host,  # at a timed table f says why it cannot
+    ),
+    # The bots' level and hints: no room in an 80-column bar, so the host's lobby says them
+    # with their keys on the rules line ("bots play: normal (k) · hints: allowed (H)").
+    Key(
+        ("k",),
+        "k bots' level: easy, normal or hard, from the next hand",
+        _LOBBY,
+        lambda m: m.host_power("next_level"),
+        _host,
+        shown=False,
+        applies=_host,
+    ),
+    Key(
+        ("H",),
+        "H hints at this table: allowed or off",
+        _LOBBY,
+        lambda m: m.host_power("toggle_hints"),
+        _host,
+        shown=False,
+        applies=_host,
     ),
     Key(("c",), "c chat", _ALL - {"closed", "connecting"}, lambda m: m.open("chat"), rank=3),
     Key(("v",), "v verdict", frozenset({"over"}), lambda m: m.open("details"), rank=2),

@@ -35,6 +35,7 @@ from .render import (
     clip,
     fit_parts,
     fitting,
+    line_text,
     move_text,
     plain,
     seat_cells,
@@ -236,9 +237,14 @@ def _table(model: TuiModel, cols: int, room: int) -> list[StyledText]:
         bottom += asked[:2] if len(asked) <= 2 else [*asked[:1], clip(asked[1] + asked[2], cols)]
     for said in _away_lines(model):
         bottom.append(clip([("class:warn", f"  {said}")], cols))
-    reason = plain(model.status or model.pointed_reason(), model.look)
-    if reason:
-        bottom.append(clip([("class:warn", f"  {reason}")], cols))
+    if model.hint is not None and not model.status:  # h: the move and why, in two lines
+        words = [("class:advice", "  hint: "), *line_text(model.hint, look, "class:advice")]
+        advice = wrap(words, cols, indent=4)
+        bottom += advice[:1] if len(advice) == 1 else [advice[0], clip(advice[1], cols)]
+    else:
+        reason = plain(model.status or model.pointed_reason(), model.look)
+        if reason:
+            bottom.append(clip([("class:warn", f"  {reason}")], cols))
     return _squeeze(top, seats_forms, bottom, model, cols, room)
 
 
@@ -409,8 +415,16 @@ def _lobby(model: TuiModel, cols: int, room: int, where: str) -> list[StyledText
     rules = (
         s.rules if s.rules is not None and s.rules.name == lobby.rules else PRESETS.get(lobby.rules)
     )
-    blind = f"{model.look.g.sep}dealer-blind" if lobby.blind else ""
-    top: list[StyledText] = [[("class:title", f"  Rules: {lobby.rules}{blind}")]]
+    sep = model.look.g.sep
+    blind = f"{sep}dealer-blind" if lobby.blind else ""
+    # How the bots play and whether hints are allowed: the host's to set (with the keys its
+    # lobby names here), every player's to know before the hand.
+    k, h = (" (k)", " (H)") if model.powers is not None else ("", "")
+    allowed = "allowed" if lobby.hints else "off"
+    table = f"bots play: {lobby.bot_level}{k}{sep}hints: {allowed}{h}"
+    title: StyledText = [("class:title", f"  Rules: {lobby.rules}{blind}")]
+    beside = [*title, ("class:dim", f"{sep}{table}")]
+    top: list[StyledText] = [beside if width(beside) <= cols else title]
     about: list[StyledText] = []
     if lobby.blind:  # what it means, before the rules' description (both give way alike)
         about += wrap(
@@ -433,6 +447,8 @@ def _lobby(model: TuiModel, cols: int, room: int, where: str) -> list[StyledText
                 cols,
                 indent=4,
             )
+    if top[0] is title:  # no room beside the rules: a line of its own, that gives way
+        about += wrap([("class:dim", f"  {table[:1].upper()}{table[1:]}")], cols, indent=4)
     # The description: whole where the window has room (Black Jack's takes four lines at 80
     # columns, and three cut it mid-list: issue 26), six lines at most.
     most = len(about) + 6
@@ -640,6 +656,16 @@ def help_lines(model: TuiModel) -> list[StyledText]:
             "be laid after the ones marked before it is not marked, and the line under the "
             "prompt says why.",
         )
+        lobby = model.session.lobby
+        if lobby is None or lobby.hints:
+            notes += (
+                "",
+                "h on your turn suggests a move: the one the normal bot would make from what "
+                "you see (your cards, the table, the rules), with one line of why. The cursor "
+                "goes to the card; Enter lays it, if you agree.",
+            )
+        else:
+            notes += ("", "The host has turned hints off at this table: h says so.")
     notes += (
         "",
         "The log tells every play, draw, pick-up and pass, who comes and goes, and the "

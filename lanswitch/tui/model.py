@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from .. import protocol as p
 from ..cards import JOKER_BASE, MAX_CARD
 from ..game import CALL_LAST, CALL_TWO, DRAW, MIMIC_BASE, PASS, SUIT_BASE, Phase
+from ..hint import hint
+from ..narrate import Line
 from ..session import HandRecord, News, Session
 from .log import Log, LogLine, record_fair, verdict_line
 from .presence import Presence
@@ -58,6 +60,15 @@ class HostPowers:
     """Deal the next hands dealer-blind, or by commit-reveal again (what it says, or why not)."""
     locked: Callable[[], bool] = field(default=lambda: False)
     """The table has a password (the lobby's message does not say; the host knows)."""
+    next_level: Callable[[], str | None] = field(
+        default=lambda: "this table cannot change how its bots play"
+    )
+    """Every bot plays the next level (easy, normal, hard, then easy again) from the next
+    hand (what it says, or why not)."""
+    toggle_hints: Callable[[], str | None] = field(
+        default=lambda: "this table cannot change whether hints are allowed"
+    )
+    """Allow hints at this table, or turn them off (what it says, or why not)."""
 
 
 class TuiModel:
@@ -86,6 +97,9 @@ class TuiModel:
         self.overlay: str | None = None  # "help", "chat", "quit", "details"
         self.scroll = 0  # the first line shown of a long overlay (the verdict, the help)
         self.status = ""  # one line of feedback (a refusal, why a card cannot be laid)
+        self.hint: Line | None = None
+        """The move suggested on h, and why: shown under the prompt until the turn moves on
+        or the cursor moves."""
         self.power_said: tuple[str, int] = ("", 0)
         """What the host's last power said, and the hands played then: the host's lobby
         shows it until another hand is played."""
@@ -288,6 +302,7 @@ class TuiModel:
         self.cursor = max(0, min(self.cursor, len(row) - 1))
         if not s.my_turn():
             self.drawing = 0  # a d draws on within its own turn only
+            self.hint = None
             return
         if self._turn_seq != s.seq:
             self._turn_seq = s.seq
@@ -385,6 +400,7 @@ class TuiModel:
         if self.bell:
             self.rings += 1
         self.status = ""
+        self.hint = None  # a hint is for the step it was asked on
         legal = self.legal()
         if self.queue and self.choices():
             # A card of the marked play names a suit (or a joker its card) before the next is
@@ -417,9 +433,11 @@ class TuiModel:
 
     def left(self) -> None:
         self.cursor = max(0, self.cursor - 1)
+        self.hint = None  # the line under the prompt says why the card pointed at cannot go
 
     def right(self) -> None:
         self.cursor = min(len(self.row()) - 1, self.cursor + 1) if self.row() else 0
+        self.hint = None
 
     def enter(self) -> None:
         screen = self.screen
@@ -569,6 +587,36 @@ class TuiModel:
         if PASS in legal:
             ways.append("p passes")
         return f": {', '.join(ways)}" if ways else ""
+
+    def ask_hint(self) -> None:
+        """h: the move the heuristic bot would make here, and why (:mod:`lanswitch.hint`,
+        from this seat's own view), with the cursor on it where it is a card or a choice —
+        where the host allows hints at this table."""
+        if self.screen != "table" or self.watching:
+            return
+        s = self.session
+        lobby = s.lobby
+        if lobby is not None and not lobby.hints:
+            self.status = "the host has turned hints off at this table"
+            return
+        v = s.view
+        if v is None or not s.my_turn():
+            names = self.hand_names()
+            who = names[v.turn] if v is not None and 0 <= v.turn < len(names) else "another player"
+            self.status = f"a hint is for your turn: it is {who}'s turn"
+            return
+        if s.rules is None:
+            self.status = "no hint yet: the table's rules have not come"
+            return
+        suggested = hint(v, s.rules, self.hand_names())
+        if suggested is None:
+            self.status = "no hint now"
+            return
+        row = self.row()
+        if suggested.move in row:
+            self.cursor = row.index(suggested.move)
+        self.status = ""
+        self.hint = suggested.line
 
     def toggle_ready(self, value: bool | None = None) -> None:
         s = self.session

@@ -27,6 +27,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .. import protocol as p
 from ..admission import TRIES, PasswordNeeded, ask_password, wrong_password
+from ..bots import LEVELS, level_of
 from ..client import Client, JoinError, Target, find_target
 from ..history import close_writer, open_writer
 from ..host import Host, HostConfig
@@ -274,6 +275,20 @@ def host_powers(host: Host, poke: Callable[[], None]) -> HostPowers:
         )
         return act(lambda: host.set_blind(on)) or said
 
+    def next_level() -> str | None:
+        now = level_of(host.bot_level)
+        nxt = LEVELS[(LEVELS.index(now) + 1) % len(LEVELS)] if now in LEVELS else LEVELS[0]
+        return act(lambda: host.set_bot_level(nxt)) or f"the bots play {nxt} from the next hand"
+
+    def toggle_hints() -> str | None:
+        on = not host.hints
+        said = (
+            "hints allowed: h at the table suggests a move"
+            if on
+            else "hints off at this table: h says so"
+        )
+        return act(lambda: host.set_hints(on)) or said
+
     told_away: set[int] = set()  # the away seats the last s said the hand waits for
 
     def start() -> str | None:
@@ -352,6 +367,8 @@ def host_powers(host: Host, poke: Callable[[], None]) -> HostPowers:
         waiting,
         toggle_blind=toggle_blind,
         locked=lambda: bool(host.config.password),
+        next_level=next_level,
+        toggle_hints=toggle_hints,
     )
 
 

@@ -174,6 +174,7 @@ def test_the_table_fits_a_real_terminal_and_says_so_below_the_minimum(
             "chat",
             "help",
             "match",
+            "hint",
         )
         assert all(h.endswith(known) or h == "q leave" for h in hints), hints
         tmux.run("resize-window", "-t", "main", "-x", "36", "-y", "9")
@@ -591,5 +592,42 @@ def test_a_newcomers_black_jack_table_with_a_password_and_a_5_s_timer(
         assert "Enter lay" in keys, keys
         for lobby_key in ("r ready", "s start", "b/x", "g rules"):
             assert lobby_key not in keys, keys
+    finally:
+        tmux.kill()
+
+
+def test_the_hosts_player_sets_the_bots_and_hints_and_h_shows_a_hint(tmp_path: Path) -> None:
+    """Issue 28, by keys in a real terminal: k makes the bots play hard and H turns hints off
+    and on again, the lobby saying each; at the table h shows the suggested move and why."""
+    env = {**os.environ, "LANSWITCH_DATA_DIR": str(tmp_path), "TERM": "xterm-256color"}
+    log = tmp_path / "play.err"
+    command = (
+        f"{sys.executable} -m lanswitch play --interface 127.0.0.1 --name ann --bots 3 "
+        f"--bot-delay 0.05 2>{log}; echo EXITED $?; sleep 30"
+    )
+    tmux = Tmux(command, env)
+    try:
+        screen = tmux.wait_for("Press r", 10)
+        assert "bots play: normal (k) · hints: allowed (H)" in screen, screen + log.read_text()
+        tmux.keys("k")
+        assert "bots play: hard (k)" in tmux.wait_for("bots play: hard", 5), tmux.screen()
+        tmux.keys("H")
+        assert "hints: off (H)" in tmux.wait_for("hints: off", 5), tmux.screen()
+        tmux.keys("H")
+        assert "hints: allowed (H)" in tmux.wait_for("hints: allowed", 5), tmux.screen()
+        tmux.keys("r")
+        for _ in range(400):  # our first turn (the hard bots think up to half a second)
+            screen = tmux.screen()
+            if our_key(screen) is not None:
+                break
+            time.sleep(0.05)
+        assert "h hint" in footer(screen), screen
+        tmux.keys("h")
+        screen = tmux.wait_for("hint: ", 3)
+        said = next((line for line in screen.splitlines() if "hint: " in line), "")
+        assert re.search(r"hint: (play|draw|pick up|pass|name|call|end|take|your joker)", said), (
+            screen
+        )
+        assert " — " in said, screen
     finally:
         tmux.kill()
