@@ -83,6 +83,7 @@ def host_config(hosting: Hosting, rules: RuleSet) -> HostConfig:
         bot_delay=hosting.bot_delay,
         blind=hosting.blind,
         bot_strategy=hosting.level,
+        hints=hosting.hints,
     )
 
 

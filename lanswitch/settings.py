@@ -72,6 +72,7 @@ class Hosting(NamedTuple):
     data: Path = Path()
     blind: bool = False  # every hand dealt dealer-blind (HostConfig.blind; no turn timer)
     level: str = "normal"  # how the bots play: easy, normal or hard (HostConfig.bot_strategy)
+    hints: bool = True  # the players may ask for a suggested move (HostConfig.hints)
 
 
 class Play(NamedTuple):

@@ -705,7 +705,8 @@ def test_play_and_host_pick_how_the_bots_play_with_level(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """``--level easy|normal|hard`` reaches the table's host as the strategy of every bot it
-    seats (normal when not given); another word is refused in a sentence that lists them."""
+    seats (normal when not given); another word is refused in a sentence that lists them.
+    ``--no-hints`` turns the table's hints off."""
     from lanswitch.cli import build_parser
     from lanswitch.cli.args import _hosting, _play_settings
     from lanswitch.netcmd import host_config
@@ -719,6 +720,11 @@ def test_play_and_host_pick_how_the_bots_play_with_level(
         hosting = _hosting(parser.parse_args(["host", "--bots", "2", "--level", level]))
         assert host_config(hosting, rules).bot_strategy == level
     assert _play_settings(parser.parse_args(["play"])).table.level == "normal"
+    # Hints: allowed unless --no-hints.
+    assert play_config(_play_settings(parser.parse_args(["play"])), rules).hints
+    quiet = _play_settings(parser.parse_args(["play", "--no-hints"]))
+    assert not play_config(quiet, rules).hints
+    assert not host_config(_hosting(parser.parse_args(["host", "--no-hints"])), rules).hints
     with pytest.raises(SystemExit) as e:
         main(["play", "--level", "genius"])
     assert e.value.code == 2

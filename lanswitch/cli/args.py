@@ -139,6 +139,7 @@ def _table(args: argparse.Namespace, name: str, seats: int, bots: int) -> Hostin
         data=data_dir(args.data_dir),
         blind=args.blind,
         level=args.level,
+        hints=not args.no_hints,
     )
 
 
@@ -222,6 +223,7 @@ _TABLE_SETTINGS = (
     "port",
     "blind",
     "level",
+    "no_hints",
 )
 """The options that set a table up (``--resume`` takes them from the journal instead; the
 port too, since it is where the table's players are trying to come back)."""

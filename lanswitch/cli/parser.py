@@ -92,12 +92,21 @@ def _data_dir_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _level_option(parser: argparse.ArgumentParser) -> None:
+    """``--level`` and ``--no-hints``: how the table's bots play, and whether its players may
+    ask for a suggested move (both changed in the lobby too: k and H)."""
+    parser.add_argument(
+        "--no-hints",
+        action="store_true",
+        help="turn hints off at this table: h at the table then suggests no move (the host "
+        "may turn them on in the lobby with H)",
+    )
     parser.add_argument(
         "--level",
         choices=LEVELS,
         default="normal",
         help="how the bots play: easy (a beginner), normal or hard (it thinks ahead, up to "
-        "about half a second a move); the host may change it in the lobby (default normal)",
+        "about a third of a second a move); the host may change it in the lobby with k "
+        "(default normal)",
     )
 
 

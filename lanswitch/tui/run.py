@@ -233,6 +233,7 @@ def play_config(settings: Play, rules: RuleSet) -> HostConfig:
         blind=t.blind,
         password=t.password,
         bot_strategy=t.level,
+        hints=t.hints,
     )
 
 
