@@ -50,10 +50,11 @@ class HeuristicBot:
         self.rules = rules
         self.t = Tables(rules)
         self.points = rules.scoring.card_points
-        self._answer_mask = 0
+        #: Every card that answers a pick-up (sends it back, passes it on, cancels it): kept.
+        self.answer_mask = 0
         for i, row in enumerate(rules.power):
             if row.stacks_on or row.cancels or row.returns:
-                self._answer_mask |= self.t.row_mask[i]
+                self.answer_mask |= self.t.row_mask[i]
 
     def choose_legal(self, legal: list[int], rng: Rng) -> int:
         raise TypeError("the heuristic bot needs the view")
@@ -167,7 +168,8 @@ class HeuristicBot:
         counts = self.suit_counts(hand)
         return max(range(4), key=lambda s: (counts[s], -s))
 
-    def _card_points(self, c: int) -> int:
+    def card_points(self, c: int) -> int:
+        """What ``c`` scores against its holder at the hand's end (high ones are shed first)."""
         return self.points[13] if c >= JOKER_BASE else self.points[c % 13]
 
     def _answer_rank(self, c: int, view: View) -> float:
@@ -182,7 +184,8 @@ class HeuristicBot:
             return 2.0
         return 1.0 if r.cancels else 0.5
 
-    def _next_count(self, view: View) -> int:
+    def next_count(self, view: View) -> int:
+        """The cards the next player to act holds (99 if nobody is left)."""
         n = len(view.counts)
         s = view.seat if view.seat is not None else 0
         for _ in range(n):
@@ -196,7 +199,7 @@ class HeuristicBot:
         the hand's suits and the next player's count worked out once, not once a card (the
         search's play-outs make this choice some ten million times a minute)."""
         counts = self.suit_counts(view.hand)
-        next_count = self._next_count(view)
+        next_count = self.next_count(view)
         held = len(view.hand)
         best = cards[0]
         best_value = self._value(best, counts, next_count, held)
@@ -208,11 +211,11 @@ class HeuristicBot:
 
     def _shed_value(self, c: int, view: View) -> float:
         """How much the heuristic wants to lay ``c`` now (the highest is laid)."""
-        return self._value(c, self.suit_counts(view.hand), self._next_count(view), len(view.hand))
+        return self._value(c, self.suit_counts(view.hand), self.next_count(view), len(view.hand))
 
     def _value(self, c: int, counts: list[int], next_count: int, held: int) -> float:
         t = self.t
-        value = float(self._card_points(c))
+        value = float(self.card_points(c))
         if c < JOKER_BASE:
             value += 2.0 * counts[c // 13 % 4]
         row = t.row_of[c]
@@ -223,7 +226,7 @@ class HeuristicBot:
                 value += 40.0
             elif (t.wild_mask >> c) & 1:
                 value -= 30.0
-            elif (self._answer_mask >> c) & 1:
+            elif (self.answer_mask >> c) & 1:
                 value -= 15.0
             if r.follow_suit or r.run:
                 value += 3.0 * (counts[c // 13 % 4] - 1)

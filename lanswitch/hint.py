@@ -194,8 +194,8 @@ def _card_why(
         return ("your last card: you go out",)
     attack = row is not None and (row.pickup > 0 or row.pickup_deal or row.skip > 0)
     nxt = _next_seat(view)
-    if attack and row is not None and not row.answer_only and bot._next_count(view) <= 2:
-        left = bot._next_count(view)
+    if attack and row is not None and not row.answer_only and bot.next_count(view) <= 2:
+        left = bot.next_count(view)
         effect = effect_words(row, "pickup", rules) or effect_words(row, "skip", rules)
         who = _who(nxt, names)
         return (f"{who} has {'one card' if left == 1 else f'{left} cards'} left: {effect}",)
@@ -204,7 +204,7 @@ def _card_why(
     if len(legal) == 1:
         return ("the only card you hold that plays",)
     t = bot.t
-    kept_back = t.wild_mask | bot._answer_mask
+    kept_back = t.wild_mask | bot.answer_mask
     if (kept_back >> card) & 1 and all((kept_back >> c) & 1 for c in legal):
         return ("nothing else you hold plays",)
     counts = bot.suit_counts(view.hand)
@@ -221,7 +221,7 @@ def _card_why(
     # Of the plain cards that play (the wild cards and answers kept back), it is the one of
     # the longest suit, the highest, or the best of both (the heuristic adds them up).
     plain = [c for c in legal if not (kept_back >> c) & 1] or legal
-    points = bot._card_points(card)
+    points = bot.card_points(card)
     worth = f" ({points} points)" if rules.scoring.mode != "none" else ""
 
     def held(c: int) -> int:
@@ -230,7 +230,7 @@ def _card_why(
     longer = f"{held(card)} {_plural(suit)}" if suit >= 0 else "jokers"
     if held(card) == max(held(c) for c in plain) and held(card) > 1:
         return (f"the longest of your suits that play ({longer})", *kept)
-    if points == max(bot._card_points(c) for c in plain):
+    if points == max(bot.card_points(c) for c in plain):
         return ("of the cards that play, it sheds the highest" + worth, *kept)
     return (f"of the cards that play, the best mix of a high card and a long suit ({longer})",)
 
@@ -240,13 +240,13 @@ def _kept(card: int, legal: Sequence[int], bot: HeuristicBot) -> tuple[Part, ...
     pick-up) that could have been laid and is kept instead, as the heuristic keeps them; or
     nothing."""
     t = bot.t
-    if (t.wild_mask >> card) & 1 or (bot._answer_mask >> card) & 1:
+    if (t.wild_mask >> card) & 1 or (bot.answer_mask >> card) & 1:
         return ()
     for c in legal:
         if (t.wild_mask >> c) & 1:
             return (", keeping ", Cards((c,)), " for when nothing else plays")
     for c in legal:
-        if (bot._answer_mask >> c) & 1:
+        if (bot.answer_mask >> c) & 1:
             return (", keeping ", Cards((c,)), " to answer a pick-up")
     return ()
 
