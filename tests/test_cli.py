@@ -662,8 +662,15 @@ def test_ctrl_c_while_make_compiles_the_engine_is_one_line(tmp_path: Path) -> No
     import signal
     import time
 
+    # A person's Ctrl-C reaches a program that takes SIGINT. A test run started in the
+    # background of a shell without job control inherits SIGINT ignored (POSIX), and Python
+    # keeps an ignored SIGINT ignored: the child takes it back, as a terminal's program has it.
+    code = (
+        "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "from lanswitch._build import run; raise SystemExit(run())"
+    )
     build = subprocess.Popen(
-        [sys.executable, "-c", "from lanswitch._build import run; raise SystemExit(run())"],
+        [sys.executable, "-c", code],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
