@@ -1862,6 +1862,14 @@ def test_the_hosts_player_is_told_that_closing_mid_hand_leaves_it_unchecked() ->
         "Stop the table mid-hand? Nobody can check this hand until play --resume. y / n"
     )
     assert asked(friend) == "Leave the table? y / n"  # a friend's leaving ends nothing
+    # Narrower, the question shortens and keeps its y / n (at 60 columns the bar was blank:
+    # the cut question's first fragment, a space, was all it drew — the newcomer pass).
+    for cols in (70, 60, 40):
+        q.action(model)
+        line = screen_text(model, cols, 15)[-1].strip()
+        model.overlay = None
+        assert line.startswith("Stop"), line
+        assert line.endswith("y / n"), line
 
 
 def test_s_again_gives_an_away_players_seat_up_now() -> None:

@@ -126,20 +126,33 @@ def _header(model: TuiModel, cols: int, title: str, where: str) -> StyledText:
     return [*line, ("class:title", " " * max(0, cols - width(line)))]
 
 
-def leave_question(model: TuiModel) -> str:
-    """What ``q`` asks. The host's own player stops the table by leaving: mid-hand, that
-    keeps back the seeds and the signed log every player's check needs until ``lanswitch
-    play --resume`` carries the table on (without it, each friend's verdict of the hand says
-    it cannot be checked: docs/fairness.md) — asked plainly."""
+def leave_question(model: TuiModel, cols: int = 200) -> str:
+    """What ``q`` asks, in ``cols`` columns. The host's own player stops the table by
+    leaving: mid-hand, that keeps back the seeds and the signed log every player's check needs
+    until ``lanswitch play --resume`` carries the table on (without it, each friend's verdict
+    of the hand says it cannot be checked: docs/fairness.md) — asked plainly, and shorter
+    where the window is narrow, never cut before its "y / n" (a newcomer at 60 columns saw a
+    blank bar: the question's first word, a space, was all that was drawn)."""
     h = model.session.hand
     if model.powers is not None and h is not None and h.over is None:
-        return " Stop the table mid-hand? Nobody can check this hand until play --resume. y / n "
-    return " Leave the table? y / n "
+        for text in (
+            " Stop the table mid-hand? Nobody can check this hand until play --resume. y / n ",
+            " Stop the table mid-hand? play --resume carries it on. y / n ",
+            " Stop the table mid-hand? y / n ",
+            " Stop mid-hand? y / n ",
+        ):
+            if len(text) <= cols:
+                return text
+        return " Stop? y/n "
+    return " Leave the table? y / n " if cols >= 24 else " Leave? y/n "
 
 
 def _footer(model: TuiModel, cols: int) -> StyledText:
     if model.overlay == "quit":
-        return [("class:warn", clip([("", leave_question(model))], cols)[0][1])]
+        return [
+            ("class:warn", fragment)
+            for _, fragment in clip([("", leave_question(model, cols))], cols)
+        ]
     if model.overlay in PAGES:
         items = [(0, f"{model.look.g.updown} scroll"), (0, "Esc close")]
     elif model.overlay == "chat":
