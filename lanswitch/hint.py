@@ -216,7 +216,10 @@ def _card_why(
     kept = _kept(card, legal, bot)
     most = max(counts)
     if suit >= 0 and counts[suit] == most and most > 1:
-        words = f"from your longest suit ({most} {_plural(suit)}): more to lay on it later"
+        # A tie is said as one: "your longest suit" beside two others as long misled (the
+        # newcomer pass).
+        longest = "your longest suit" if counts.count(most) == 1 else "one of your longest suits"
+        words = f"from {longest} ({most} {_plural(suit)}): more to lay on it later"
         return (words, *kept)
     # Of the plain cards that play (the wild cards and answers kept back), it is the one of
     # the longest suit, the highest, or the best of both (the heuristic adds them up).

@@ -1,12 +1,10 @@
 """The hint (``lanswitch/hint.py``): the heuristic bot's move from the seat's own view, and one
 line of why from the same rule rows, on stacked decks; the same move as the bot's at every
-turn of whole hands under every preset; and its time, far inside the 300 ms a hint has."""
+turn of whole hands under every preset (its time: benchmarks/hint.py)."""
 
 from __future__ import annotations
 
 import random
-import statistics
-import time
 
 import pytest
 
@@ -53,6 +51,14 @@ def test_the_longest_suit_goes_first() -> None:
     )
 
 
+def test_a_longest_suit_tied_with_another_is_said_as_one_of_them() -> None:
+    """Two clubs beside two hearts: "your longest suit" misled (the newcomer pass)."""
+    g = stacked(sized(SWITCH, 4), 2, ["9C KC 5H 6H", "6D 9H 3D 4D"], "3C", dealer=1)
+    move, words = said(g, 0)
+    assert move in (c("9C"), c("KC"))
+    assert "from one of your longest suits (2 clubs)" in words, words
+
+
 def test_a_pick_up_goes_to_a_next_player_close_to_going_out() -> None:
     g = stacked(sized(SWITCH, 2), 2, ["2C 5C", "9H 3D"], "4C", dealer=1)
     assert said(g, 0) == (c("2C"), "play 2♣ — bob has 2 cards left: the next player picks up 2")
@@ -84,13 +90,13 @@ def test_no_hint_off_turn_nor_for_a_spectator() -> None:
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
-def test_every_hint_is_the_heuristics_move_with_a_reason_and_quick(preset: str) -> None:
+def test_every_hint_is_the_heuristics_move_with_a_reason(preset: str) -> None:
     """Whole 4-seat hands of heuristic bots: at every turn of seat 0 the hint is the bot's own
-    move, with its why, in microseconds (300 ms is what a hint may take)."""
+    move, with its why. (How quick: ``benchmarks/hint.py``; speed is never a test's assert.)"""
     rules = PRESETS[preset]
     bot = HeuristicBot(rules)
     names = ("you", "bob", "cat", "dan")
-    times: list[float] = []
+    hints = 0
     for n in range(6):
         rng = random.Random(n)
         g = Game(rules, 4, dealer=n % 4)
@@ -107,15 +113,12 @@ def test_every_hint_is_the_heuristics_move_with_a_reason_and_quick(preset: str) 
             view = g.view(seat)
             move = bot.choose(view, rng)
             if seat == 0:
-                started = time.perf_counter()
                 h = hint(view, rules, names)
-                times.append(time.perf_counter() - started)
+                hints += 1
                 assert h is not None
                 assert h.move == move
                 text = h.line.text()
                 assert " — " in text, text
                 assert not text.endswith(" — "), text
             g.apply(seat, move)
-    assert len(times) > 20
-    assert max(times) < 0.3
-    assert statistics.median(times) < 0.01
+    assert hints > 20

@@ -2044,15 +2044,14 @@ def test_k_changes_how_the_bots_play_and_every_lobby_says_so() -> None:
 
 def test_h_suggests_the_move_and_why_and_following_every_hint_plays_the_hand() -> None:
     """Every turn of a hand: ``h`` puts the heuristic's move under the prompt with one line
-    of why (within 300 ms: it takes microseconds), the cursor on its card, and the key that
-    follows it sends exactly that move."""
+    of why, the cursor on its card, and the key that follows it sends exactly that move."""
     from lanswitch.heuristic import HeuristicBot
 
     net = TableNet(HostConfig(name="T", seats=3, bots=2, bot_delay=0.0, hands=1), seed=8)
     link, model, sent = recording(net)
     model.update()
     bot = HeuristicBot(PRESETS["switch"])
-    asked, last, slowest = 0, -1, 0.0
+    asked, last = 0, -1
     for _ in range(20_000):
         model.update()
         s = model.session
@@ -2063,10 +2062,8 @@ def test_h_suggests_the_move_and_why_and_following_every_hint_plays_the_hand() -
             continue
         last = s.seq
         assert s.view is not None
-        started = time.perf_counter()
         model.ask_hint()
         lines = screen_text(model)
-        slowest = max(slowest, time.perf_counter() - started)
         expected = bot.choose(s.view, random.Random(0))
         assert model.hint is not None, model.status
         said = next(line.strip() for line in lines if line.strip().startswith("hint: "))
@@ -2083,7 +2080,6 @@ def test_h_suggests_the_move_and_why_and_following_every_hint_plays_the_hand() -
         assert [m.move for m in moves][:1] == [expected]
     assert model.screen == "over"
     assert asked >= 5
-    assert slowest < 0.3, f"the slowest hint took {slowest * 1000:.0f} ms"
     assert link.session.history[-1].judgement is not None
 
 
@@ -2102,6 +2098,17 @@ def test_with_hints_off_h_says_the_host_turned_them_off() -> None:
     assert "The host has turned hints off at this table" in " ".join(screen_text(model, 100, 60))
 
 
+def test_with_hints_off_the_hosts_own_player_is_told_it_turned_them_off() -> None:
+    """The host's player read "the host has turned hints off" of itself (the newcomer pass)."""
+    net = TableNet(HostConfig(name="T", seats=2, bots=1, bot_delay=0.0, hands=1, hints=False))
+    model, _ = tui_at(net, powers=host_powers(net.host, lambda: net.tick(net.now)))
+    model.toggle_ready()
+    to_my_turn(net, model)
+    model.ask_hint()
+    assert model.hint is None
+    assert model.status == "you have turned hints off at this table (H in the lobby turns them on)"
+
+
 def test_h_off_turn_says_a_hint_is_for_your_turn() -> None:
     net = TableNet(HostConfig(name="T", seats=2, bots=1, bot_delay=1.0, hands=1), seed=2)
     model, _ = tui_at(net)
@@ -2110,12 +2117,12 @@ def test_h_off_turn_says_a_hint_is_for_your_turn() -> None:
     model.update()
     model.ask_hint()
     assert model.hint is None
-    assert model.status == "a hint is for your turn: it is bot 1's turn"
+    assert model.status == "a hint is for your turn: press h again when it comes"
 
 
 def test_h_pressed_in_the_terminal_shows_the_hint_line(identity: Identity) -> None:
     """The key through the running application, at a real host on loopback TLS: the line
-    under the prompt says the suggested move within 300 ms of h."""
+    under the prompt says the suggested move after h (how long it took is printed)."""
     screen = Screen()
 
     async def main() -> float:
@@ -2135,6 +2142,5 @@ def test_h_pressed_in_the_terminal_shows_the_hint_line(identity: Identity) -> No
     took = asyncio.run(asyncio.wait_for(main(), 60))
     print(f"hint drawn {took * 1000:.0f} ms after h")
     # Tens of milliseconds here (the screen's redraw; the hint itself takes microseconds:
-    # tests/test_hint.py); 300 ms is the target, and the bound leaves a loaded CI room.
-    assert took < 1.0, f"the hint was drawn {took * 1000:.0f} ms after h"
+    # benchmarks/hint.py); printed, not asserted: a speed is a benchmark's figure.
     assert " — " in screen.text()

@@ -149,10 +149,8 @@ def leave_question(model: TuiModel, cols: int = 200) -> str:
 
 def _footer(model: TuiModel, cols: int) -> StyledText:
     if model.overlay == "quit":
-        return [
-            ("class:warn", fragment)
-            for _, fragment in clip([("", leave_question(model, cols))], cols)
-        ]
+        asked = clip([("", leave_question(model, cols))], cols)
+        return [("class:warn", fragment[1]) for fragment in asked]
     if model.overlay in PAGES:
         items = [(0, f"{model.look.g.updown} scroll"), (0, "Esc close")]
     elif model.overlay == "chat":
@@ -678,7 +676,7 @@ def help_lines(model: TuiModel) -> list[StyledText]:
                 "goes to the card; Enter lays it, if you agree.",
             )
         else:
-            notes += ("", "The host has turned hints off at this table: h says so.")
+            notes += ("", "The host has turned hints off at this table: h suggests no move.")
     notes += (
         "",
         "The log tells every play, draw, pick-up and pass, who comes and goes, and the "

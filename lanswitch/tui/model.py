@@ -597,13 +597,17 @@ class TuiModel:
         s = self.session
         lobby = s.lobby
         if lobby is not None and not lobby.hints:
-            self.status = "the host has turned hints off at this table"
+            self.status = (
+                "you have turned hints off at this table (H in the lobby turns them on)"
+                if self.powers is not None
+                else "the host has turned hints off at this table"
+            )
             return
         v = s.view
         if v is None or not s.my_turn():
-            names = self.hand_names()
-            who = names[v.turn] if v is not None and 0 <= v.turn < len(names) else "another player"
-            self.status = f"a hint is for your turn: it is {who}'s turn"
+            # Not whose turn it is: the line stays while the turn moves on, and a name in it
+            # contradicted the seats' marker a moment later (the newcomer pass).
+            self.status = "a hint is for your turn: press h again when it comes"
             return
         if s.rules is None:
             self.status = "no hint yet: the table's rules have not come"

@@ -286,7 +286,7 @@ def host_powers(host: Host, poke: Callable[[], None]) -> HostPowers:
         said = (
             "hints allowed: h at the table suggests a move"
             if on
-            else "hints off at this table: h says so"
+            else "hints off at this table: h will not suggest a move"
         )
         return act(lambda: host.set_hints(on)) or said
 
