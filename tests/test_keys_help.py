@@ -21,8 +21,8 @@ from lanswitch.host import HostConfig
 from lanswitch.rules import PRESETS
 from lanswitch.tui.app import TuiApp
 from lanswitch.tui.keys import KEYS
-from lanswitch.tui.layout import help_lines
 from lanswitch.tui.model import HostPowers, TuiModel
+from lanswitch.tui.pages import help_lines
 from tests.tablenet import Link, TableNet
 
 _PRESS = {"enter": Keys.ControlM, "left": Keys.Left, "right": Keys.Right, "space": " "}

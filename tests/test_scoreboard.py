@@ -18,8 +18,8 @@ from lanswitch.game import DRAW
 from lanswitch.host import HostConfig
 from lanswitch.rules import PRESETS
 from lanswitch.tui.keys import KEYS, hints
-from lanswitch.tui.layout import help_lines
 from lanswitch.tui.model import TuiModel
+from lanswitch.tui.pages import help_lines
 from lanswitch.tui.scoreboard import board
 from tests.scenarios.test_tmux import play_by_keys
 from tests.tablenet import TableNet

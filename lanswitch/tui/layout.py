@@ -21,11 +21,11 @@ from ..game import View
 from ..handcheck import lone_person
 from ..narrate import ending
 from ..rules import PRESETS
-from ..session import named
 from ..tls import fingerprint_words
 from .keys import hints
 from .log import record_fair, verdict_line
 from .model import TuiModel
+from .pages import details_lines, help_lines
 from .prompts import prompt
 from .render import (
     Look,
@@ -46,7 +46,7 @@ from .render import (
 )
 from .scoreboard import match_lines, result_lines
 
-__all__ = ["MIN_COLS", "MIN_ROWS", "compose", "help_lines"]
+__all__ = ["MIN_COLS", "MIN_ROWS", "compose"]
 
 PAGES = ("help", "details", "match")
 """The overlays drawn as a full-screen page that scrolls (``app.py`` binds their keys)."""
@@ -646,69 +646,16 @@ def _closed(model: TuiModel, cols: int, room: int) -> list[StyledText]:
     return _squeeze(top, [[]], [], model, cols, room)
 
 
-def help_lines(model: TuiModel) -> list[StyledText]:
-    """The keys that act on this screen (:func:`.keys.help_keys`, the test the key bindings
-    use too), the table's power cards, and how to read the screen."""
-    from .keys import help_keys
-    from .powers import power_lines
-
-    g = model.look.g
-    lines: list[StyledText] = [[("", f"  {hint}")] for hint in help_keys(model)]
-    lines += power_lines(model)  # the table's power cards, in a player's words
-    notes: tuple[str, ...] = (f"{g.updown} scroll this, Esc closes it.",)
-    if model.screen == "table" and not model.watching:  # how to lay, where one lays cards
-        notes += (
-            "",
-            "Cards you may lay are bright; the cursor is reversed. The line under the prompt "
-            "says why the card under the cursor cannot be laid.",
-            "Space marks cards to lay one after another in this turn (the number in brackets "
-            "before a marked card shows the order: (1) is laid first) and Enter lays them (a "
-            "card that names a suit asks for it, then the rest follow); a card that could not "
-            "be laid after the ones marked before it is not marked, and the line under the "
-            "prompt says why.",
-        )
-        lobby = model.session.lobby
-        if lobby is None or lobby.hints:
-            notes += (
-                "",
-                "h on your turn suggests a move: the one the normal bot would make from what "
-                "you see (your cards, the table, the rules), with one line of why. The cursor "
-                "goes to the card; Enter lays it, if you agree.",
-            )
-        else:
-            notes += ("", "The host has turned hints off at this table: h suggests no move.")
-    notes += (
-        "",
-        "The log tells every play, draw, pick-up and pass, who comes and goes, and the "
-        "verdict of each hand's check of the deal.",
-    )
-    lines += [[("", f"  {note}")] if note else [] for note in notes]
-    return lines
-
-
-def _details_lines(model: TuiModel) -> list[StyledText]:
-    s = model.session
-    record = s.history[-1] if s.history else None
-    fair = None if record is None else record_fair(record)
-    if record is None or fair is None:
-        return [
-            [("", "  No verdict: you watched this hand (a spectator takes no part in the deal).")]
-        ]
-    assert record.judgement is not None  # (record_fair says None without one)
-    text = named(record.judgement.long(), record.names)
-    return [[("class:good" if fair else "class:bad", f"  {plain(text, model.look)}")]]
-
-
 def _pager(model: TuiModel, cols: int, rows: int) -> list[StyledText]:
     """A full-screen page of text (help, the verdict) that wraps to the width and scrolls."""
     if model.overlay == "help":
-        heading, source = "Keys", help_lines(model)
+        heading, source = "Keys", help_lines(model)  # tui/pages.py
     elif model.overlay == "match":
         heading, source = "The match", match_lines(model)  # tui/scoreboard.py
     else:
         s = model.session
         n = s.history[-1].hand_no if s.history else 0
-        heading, source = f"The verdict of hand {n}", _details_lines(model)
+        heading, source = f"The verdict of hand {n}", details_lines(model)
     body: list[StyledText] = []
     for line in source:
         body += wrap(line, cols, indent=4) if line else [[]]

@@ -2,7 +2,7 @@
 
 Made by :func:`lanswitch.powers.power_card` from the rule rows of the rules in play (the
 current or last hand's, else the preset the lobby names), the same words the game log uses
-for each effect as it happens (:mod:`lanswitch.narrate`). ``help_lines`` (layout.py) shows
+for each effect as it happens (:mod:`lanswitch.narrate`). ``help_lines`` (pages.py) shows
 it under the keys; the help pager wraps and scrolls it at any size.
 """
 
