@@ -737,3 +737,12 @@ def test_play_and_host_pick_how_the_bots_play_with_level(
     assert e.value.code == 2
     err = capsys.readouterr().err
     assert "invalid choice: 'genius' (choose from 'easy', 'normal', 'hard')" in err
+
+
+def test_a_slow_simulation_says_its_rate_in_figures_not_zero() -> None:
+    """Four hard bots play a hand in some 14 s: "0 hands/s" said nothing (the newcomer pass)."""
+    from lanswitch.cli.commands import _rate
+
+    assert _rate(0.0714) == "0.071"
+    assert _rate(2.5) == "2.5"
+    assert _rate(2338.4) == "2,338"

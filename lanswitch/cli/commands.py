@@ -127,6 +127,12 @@ def _cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def _rate(per_s: float) -> str:
+    """A rate as a person reads it: whole numbers from 10 up, two figures below ("0.07", not
+    "0": four hard bots play a hand in some 14 s)."""
+    return f"{per_s:,.0f}" if per_s >= 10 else f"{per_s:.2g}"
+
+
 def _summary(stats: SimStats, seed: int, out: TextIO) -> None:
     g = max(stats.games, 1)
     el = stats.elapsed_s or 1e-9
@@ -134,7 +140,7 @@ def _summary(stats: SimStats, seed: int, out: TextIO) -> None:
     w(
         f"\n{stats.rules}, {stats.players} players, {stats.games} "
         f"hand{'s' if stats.games != 1 else ''} (seed {seed}) in "
-        f"{stats.elapsed_s:.2f} s: {stats.games / el:,.0f} hands/s, "
+        f"{stats.elapsed_s:.2f} s: {_rate(stats.games / el)} hands/s, "
         f"{stats.actions / el:,.0f} player actions/s\n"
     )
     w(
