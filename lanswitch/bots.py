@@ -76,17 +76,17 @@ class RandomBot:
 
 class EasyBot:
     """A beginner: half its turns begin with the heuristic's move, the other half with any card
-    that plays (a
-    wild card only when nothing else does; a pick-up answered when it can be), and it draws
-    only when nothing plays; it names the suit it holds most, and makes its calls as a person
-    does (the heuristic's, :meth:`HeuristicBot.call_before`): an easy opponent, not a silly
-    one (``random`` calls "last card" on five cards). Half and half, not all at random: four
+    that plays (a wild card only when nothing else does; a pick-up answered when it can be),
+    and it draws only when nothing plays; it names the suit it holds most, and makes its calls
+    as a person does (the heuristic's, :meth:`HeuristicBot.call_before`): an easy opponent,
+    not a silly one (``random`` calls "last card" on five cards). Half and half, not all at
+    random: four
     bots laying at random leave the suits bunched in hands, and a short stock can then go
     round for thousands of moves, nobody holding the suit named."""
 
     name = "easy"
     needs_view = True
-    #: The share of its moves made at random.
+    #: The share of its turns begun with a card at random.
     BLUNDERS = 0.5
 
     def __init__(self, rules: RuleSet) -> None:
