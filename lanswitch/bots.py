@@ -80,9 +80,8 @@ class EasyBot:
     and it draws only when nothing plays; it names the suit it holds most, and makes its calls
     as a person does (the heuristic's, :meth:`HeuristicBot.call_before`): an easy opponent,
     not a silly one (``random`` calls "last card" on five cards). Half and half, not all at
-    random: four
-    bots laying at random leave the suits bunched in hands, and a short stock can then go
-    round for thousands of moves, nobody holding the suit named."""
+    random: four bots laying at random leave the suits bunched in hands, and a short stock can
+    then go round for thousands of moves, nobody holding the suit named."""
 
     name = "easy"
     needs_view = True
