@@ -195,7 +195,7 @@ class HeuristicBot:
         return 99
 
     def _best_shed(self, cards: list[int], view: View) -> int:
-        """The card of ``cards`` with the highest :meth:`_shed_value` (the first of equals):
+        """The card of ``cards`` with the highest :meth:`_value` (the first of equals):
         the hand's suits and the next player's count worked out once, not once a card (the
         search's play-outs make this choice some ten million times a minute)."""
         counts = self.suit_counts(view.hand)
@@ -209,11 +209,9 @@ class HeuristicBot:
                 best, best_value = c, value
         return best
 
-    def _shed_value(self, c: int, view: View) -> float:
-        """How much the heuristic wants to lay ``c`` now (the highest is laid)."""
-        return self._value(c, self.suit_counts(view.hand), self.next_count(view), len(view.hand))
-
     def _value(self, c: int, counts: list[int], next_count: int, held: int) -> float:
+        """How much the heuristic wants to lay ``c`` now, from the hand's suit ``counts``, the
+        next player's count and the cards ``held`` (the highest is laid)."""
         t = self.t
         value = float(self.card_points(c))
         if c < JOKER_BASE:

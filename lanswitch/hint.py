@@ -183,7 +183,7 @@ def _card_why(
     card: int, view: View, rules: RuleSet, bot: HeuristicBot, names: Sequence[str]
 ) -> tuple[Part, ...]:
     """Why the heuristic lays ``card``: the first of its reasons that holds, in the order it
-    weighs them (``HeuristicBot._move`` and ``_shed_value``)."""
+    weighs them (``HeuristicBot._move`` and ``_value``)."""
     row = _row(card, rules, bot)
     legal = [m for m in view.legal if 0 <= m < MAX_CARD and m < DRAW]
     if view.pending_kind and view.pending_target == view.seat and row is not None:
