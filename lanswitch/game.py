@@ -551,9 +551,16 @@ def redact(event: Event, viewer: int | None) -> Event:
     return event
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, slots=True)
 class View:
-    """What one seat (or a spectator, ``seat=None``) may know. Never another seat's cards."""
+    """What one seat (or a spectator, ``seat=None``) may know. Never another seat's cards.
+
+    Treated as immutable: nothing assigns to a view's fields (``dataclasses.replace`` makes
+    a changed copy). It is not a *frozen* dataclass because a frozen one's generated
+    ``__init__`` sets each field through ``object.__setattr__``, interpreted even in the
+    compiled engine: 3.6 µs a view, against 0.4 µs for the ``__init__`` written out here,
+    which mypyc compiles — and the ``hard`` bot's play-outs build one per move.
+    """
 
     seat: int | None
     hand: tuple[int, ...]
@@ -578,6 +585,57 @@ class View:
     dealer: int
     finished: tuple[int, ...]
     legal: tuple[int, ...]
+
+    def __init__(
+        self,
+        *,
+        seat: int | None,
+        hand: tuple[int, ...],
+        counts: tuple[int, ...],
+        active: tuple[bool, ...],
+        top: int,
+        top_face: int,
+        named_suit: int,
+        free: bool,
+        direction: int,
+        turn: int,
+        phase: Phase,
+        pending_kind: str,
+        pending_amount: int,
+        pending_target: int,
+        missed: tuple[int, ...],
+        declared: tuple[bool, ...],
+        called_last: bool,
+        called_two: bool,
+        stock: int,
+        discard: int,
+        dealer: int,
+        finished: tuple[int, ...],
+        legal: tuple[int, ...],
+    ) -> None:
+        self.seat = seat
+        self.hand = hand
+        self.counts = counts
+        self.active = active
+        self.top = top
+        self.top_face = top_face
+        self.named_suit = named_suit
+        self.free = free
+        self.direction = direction
+        self.turn = turn
+        self.phase = phase
+        self.pending_kind = pending_kind
+        self.pending_amount = pending_amount
+        self.pending_target = pending_target
+        self.missed = missed
+        self.declared = declared
+        self.called_last = called_last
+        self.called_two = called_two
+        self.stock = stock
+        self.discard = discard
+        self.dealer = dealer
+        self.finished = finished
+        self.legal = legal
 
 
 @dataclass(frozen=True, slots=True)

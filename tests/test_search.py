@@ -8,7 +8,7 @@ import random
 import pytest
 
 from lanswitch.bots import HeuristicBot, make_bot
-from lanswitch.game import DeterminizeError, Game
+from lanswitch.game import MAX_CARD, DeterminizeError, Game
 from lanswitch.rules import PRESETS
 from lanswitch.search import HardBot, position_value
 from lanswitch.simulate import play_hand, shuffled
@@ -191,3 +191,27 @@ def test_a_decision_stops_at_its_move_budget() -> None:
     assert (again.visits, bot.moves_played) == (root.visits, played)
     unbounded = HardBot(PRESETS["blackjack"], iterations=300, move_budget=10**9)
     assert unbounded.search(g, seat, random.Random(1)).visits == 300
+
+
+def test_the_search_stops_once_the_heuristics_move_is_settled_and_chooses_the_same() -> None:
+    """Once the standing move leads every other by more visits than the iterations left, no
+    outcome of them could change the choice, so the search stops there: over the decisions
+    of seeded switch and blackjack hands, the move chosen from the same random state is the
+    same with the check as without it, and some decisions end sooner."""
+    same = sooner = decisions = 0
+    for name in ("switch", "blackjack"):
+        rules = PRESETS[name]
+        full = HardBot(rules, iterations=300, check_every=0)
+        early = HardBot(rules, iterations=300, check_every=10)
+        for g, seat in _hands_in_play(name, 3)[:60]:
+            if len([m for m in g.legal_moves() if m < MAX_CARD]) < 2:
+                continue
+            decisions += 1
+            full.moves_played = early.moves_played = 0
+            a = full.act(g, seat, random.Random(decisions))
+            b = early.act(g, seat, random.Random(decisions))
+            same += a == b
+            sooner += early.moves_played < full.moves_played
+    assert decisions >= 20
+    assert same == decisions
+    assert sooner > 0
