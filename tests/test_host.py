@@ -886,6 +886,9 @@ def test_the_host_sets_how_every_bot_plays_from_the_next_hand_and_the_lobby_says
     ann = net.join("ann", auto_ready=False)
     bob = net.join("bob", auto_ready=False)
     assert of(ann, p.LobbyState)[-1].bot_level == "normal"
+    net.host.set_bot_level("easy")  # before the first hand: no "next" hand to speak of
+    assert net.host.log[-1] == "the bots play easy"
+    net.host.set_bot_level("normal")
     net.send(ann, p.Ready(ready=True))
     net.send(bob, p.Ready(ready=True))
     assert net.host.hand is not None

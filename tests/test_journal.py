@@ -19,6 +19,7 @@ from lanswitch.host._blind import BlindHand
 from lanswitch.host._commit import CommitHand
 from lanswitch.hosting import owner_session
 from lanswitch.rules import PRESETS
+from lanswitch.search import HardBot
 from lanswitch.session import Session
 from tests.records import blind_file_of
 from tests.tablenet import Link, TableNet
@@ -240,13 +241,13 @@ def test_a_journal_that_is_not_one_is_refused_with_a_reason() -> None:
     with pytest.raises(ReplayError, match="reboot"):
         Host.restore([records[0], odd], entropy=entropy)
     # A record whose outcome differs from the one journaled (here: said to have raised).
-    name, values, _, drawn = msgpack.unpackb(records[1])
-    flipped = msgpack.packb([name, values, True, drawn])
+    name, values, _, drawn, moves = msgpack.unpackb(records[1])
+    flipped = msgpack.packb([name, values, True, drawn, moves])
     with pytest.raises(ReplayError, match="does not replay"):
         Host.restore([records[0], flipped, *records[2:]], entropy=entropy)
     # Randomness cut short: the replay would draw different bytes.
     init = msgpack.unpackb(records[0])
-    short = msgpack.packb([*init[:3], init[3][:-1]])
+    short = msgpack.packb([*init[:3], init[3][:-1], init[4]])
     with pytest.raises(ReplayError, match="randomness"):
         Host.restore([short, *records[1:]], entropy=entropy)
 
@@ -432,3 +433,64 @@ def test_a_blind_hand_whose_player_does_not_come_back_after_the_hosts_restart_bl
     assert record.judgement.culprits == ("seat1",)
     assert not record.judgement.proven
     assert any("hand 1 stopped: bob withheld" in line for line in net.host.log)
+
+
+def _hard_table(moves: int) -> TableNet:
+    """A journaled table of ann and three ``hard`` bots, run until the bots have made
+    ``moves`` moves (each kept in its call's record)."""
+    net = TableNet(config(bots=3, bot_strategy="hard", hands=1), seed=11, journal=True)
+    net.join("ann")
+    made = 0
+    for _ in range(2_000):
+        if made >= moves or not net.step():
+            break
+        made = sum(len(msgpack.unpackb(r)[4]) for r in net.host.inputs)
+    assert made >= moves
+    return net
+
+
+def _searched(host: Host) -> list[int]:
+    """The moves each hard bot of the hand in play has played in its searches (its last)."""
+    hand = host.hand
+    assert isinstance(hand, CommitHand)
+    return [b.moves_played for b in hand.bots.values() if isinstance(b, HardBot)]
+
+
+def test_a_bots_decision_costs_the_journal_16_bytes_and_a_replay_does_not_decide_again() -> None:
+    """A bot's randomness is a generator seeded by 16 bytes of entropy, so a ``hard`` bot's
+    decision — some 50,000 numbers drawn — adds 16 bytes to its call's record (drawing each
+    number from the entropy kept about 350 KB a decision); and the move it made is kept
+    with the record, so the restored host plays it back: its bots never search."""
+    net = _hard_table(12)
+    records = list(net.host.inputs)
+    assert max(len(r) for r in records) < 4_096
+    assert any(_searched(net.host))  # the live bots searched
+    restored = Host.restore(records, entropy=net.rng.randbytes)
+    assert state(restored) == state(net.host)
+    assert _searched(restored) == [0, 0, 0]
+
+
+def test_a_record_without_its_bots_moves_replays_by_deciding_again() -> None:
+    """A journal written before bots' moves were kept (records of four fields) replays:
+    each bot decides again from the same seed, to the same move."""
+    net = _hard_table(6)
+    old = []
+    for raw in net.host.inputs:
+        record = msgpack.unpackb(raw)
+        old.append(msgpack.packb(record[:4], use_bin_type=True))
+    restored = Host.restore(old, entropy=net.rng.randbytes)
+    assert state(restored) == state(net.host)
+    assert any(_searched(restored))
+
+
+def test_a_record_whose_bot_moves_do_not_replay_is_refused() -> None:
+    """A kept move the hand refuses, or one more kept than the call made, is a journal that
+    does not replay as it ran."""
+    net = _hard_table(3)
+    records = [msgpack.unpackb(r) for r in net.host.inputs]
+    at = next(n for n, r in enumerate(records) if r[4])
+    for moves in ([9_999] * len(records[at][4]), [*records[at][4], records[at][4][0]], "x"):
+        bad = [msgpack.packb(r, use_bin_type=True) for r in records]
+        bad[at] = msgpack.packb([*records[at][:4], moves], use_bin_type=True)
+        with pytest.raises(ReplayError, match=f"record {at + 1}"):
+            Host.restore(bad, entropy=net.rng.randbytes)

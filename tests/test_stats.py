@@ -8,6 +8,7 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -169,11 +170,30 @@ def test_a_history_that_is_not_a_database_is_a_clear_error(
 # match, a void hand and hands only watched, in a terminal at 80 and at 60 columns.
 
 
+class Night(NamedTuple):
+    """ann's games night: her data dir, and the hands she won at each table (as her client
+    recorded them: who wins depends on the seeds and the bots, not on what is tested)."""
+
+    data: Path
+    kitchen: int
+    attic: int
+    blind: int
+
+
+def won(link: Link) -> int:
+    """The hands ``link``'s player won, by its client's records."""
+    return sum(1 for r in link.session.history if r.over.placings[:1] == (r.seat,))
+
+
+def pct(part: int, whole: int) -> str:
+    return f"{round(100 * part / whole)}%"
+
+
 @pytest.fixture(scope="module")
 def games_night(
     tmp_path_factory: pytest.TempPathFactory,
     evening: tuple[tuple[Link, Link, Link], tuple[Link, Link, Link]],
-) -> Path:
+) -> Night:
     """ann's history: Kitchen (switch, 3 hands; eve's watching kept too), Attic
     (two-four-jack, 2), Blind den (switch dealt dealer-blind, 2) and T (switch: bob never
     commits, so the hand is void)."""
@@ -198,7 +218,7 @@ def games_night(
     keep(data, attic[0], ["2026-12-03T19:00:00+00:00", "2026-12-03T19:15:00+00:00"])
     keep(data, blind[0], ["2026-12-03T20:00:00+00:00", "2026-12-03T20:15:00+00:00"])
     keep(data, a, ["2026-12-03T21:00:00+00:00"])
-    return data
+    return Night(data, won(kitchen[0]), won(attic[0]), won(blind[0]))
 
 
 def _rows(lines: list[str], title: str) -> dict[str, list[str]]:
@@ -217,12 +237,13 @@ def _rows(lines: list[str], title: str) -> dict[str, list[str]]:
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 @pytest.mark.parametrize("cols", [80, 60])
-def test_stats_of_a_games_night_read_whole_in_a_terminal(games_night: Path, cols: int) -> None:
+def test_stats_of_a_games_night_read_whole_in_a_terminal(games_night: Night, cols: int) -> None:
     """The newcomer's reading: the void hand vanished from every table (the rules' and the
     months' hands added up to 7 of the 8 played), the dealer-blind hands went unsaid, "3
     watched" sat in the sentence about your wins as if among them, and at 60 columns the
     terminal cut that sentence mid-word."""
-    env = {**os.environ, "LANSWITCH_DATA_DIR": str(games_night), "TERM": "xterm-256color"}
+    night = games_night
+    env = {**os.environ, "LANSWITCH_DATA_DIR": str(night.data), "TERM": "xterm-256color"}
     tmux = Tmux(f"{sys.executable} -m lanswitch stats; echo EXITED $?; sleep 30", env, (cols, 40))
     try:
         screen = tmux.wait_for("EXITED", 20)
@@ -237,38 +258,44 @@ def test_stats_of_a_games_night_read_whole_in_a_terminal(games_night: Path, cols
     text = " ".join(" ".join(lines).split())
     assert "You played 8 hands in 4 matches, 2026-11-20 to 2026-12-03" in text, screen
     assert "2 of them dealt dealer-blind" in text, screen
-    assert "You won 2 of the 7 hands that had a result (29%); 1 was void (no result)." in text
+    total = night.kitchen + night.attic + night.blind
+    said = f"You won {total} of the 7 hands that had a result ({pct(total, 7)}); 1 was void"
+    assert f"{said} (no result)." in text, screen
     assert "You also watched 3 hands." in text, screen
     rules = _rows(lines, "Per set of rules:")
     assert rules[""] == ["hands", "void", "won", "rate"], screen
-    assert rules["switch"] == ["6", "1", "1", "20%"], screen  # Kitchen, Blind den, T
-    assert rules["two-four-jack"] == ["2", "0", "1", "50%"], screen
+    switch = night.kitchen + night.blind  # Kitchen, Blind den, T (void)
+    assert rules["switch"] == ["6", "1", str(switch), pct(switch, 5)], screen
+    assert rules["two-four-jack"] == ["2", "0", str(night.attic), pct(night.attic, 2)], screen
     months = _rows(lines, "Per month:")
-    assert months["2026-11"] == ["3", "0", "0", "0%"], screen
-    assert months["2026-12"] == ["5", "1", "2", "50%"], screen
+    assert months["2026-11"] == ["3", "0", str(night.kitchen), pct(night.kitchen, 3)], screen
+    december = night.attic + night.blind
+    assert months["2026-12"] == ["5", "1", str(december), pct(december, 4)], screen
     assert "(the rate counts only the hands with a result)" in text, screen
 
 
 def test_stats_json_of_a_games_night_counts_void_and_blind_hands(
-    games_night: Path, capsys: pytest.CaptureFixture[str]
+    games_night: Night, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, _ = run(capsys, "--data-dir", str(games_night), "stats", "--json")
+    night = games_night
+    code, out, _ = run(capsys, "--data-dir", str(night.data), "stats", "--json")
     assert code == 0
     got = json.loads(out)
     assert (got["played"], got["watched"], got["void"], got["dealer_blind"]) == (8, 3, 1, 2)
-    switch = {"hands": 5, "won": 1, "win_rate": 0.2, "void": 1, "unfinished": 0}
+    won_switch = night.kitchen + night.blind
+    switch = {"hands": 5, "won": won_switch, "win_rate": won_switch / 5, "void": 1, "unfinished": 0}
     assert got["rules"]["switch"] == switch
     assert got["rules"]["two-four-jack"] == {
         "hands": 2,
-        "won": 1,
-        "win_rate": 0.5,
+        "won": night.attic,
+        "win_rate": night.attic / 2,
         "void": 0,
         "unfinished": 0,
     }
     assert got["periods"]["2026-12"]["void"] == 1
 
 
-def test_a_hand_its_host_stopped_is_counted_unfinished_not_void(games_night: Path) -> None:
+def test_a_hand_its_host_stopped_is_counted_unfinished_not_void(games_night: Night) -> None:
     """A hand left when its host stopped the table mid-hand and never carried it on is kept
     as ``unfinished`` (no result, not checked): played, in no rate, and not called void."""
     from dataclasses import replace
@@ -276,7 +303,7 @@ def test_a_hand_its_host_stopped_is_counted_unfinished_not_void(games_night: Pat
     from lanswitch.history import History
     from lanswitch.stats import format_stats, gather
 
-    with History(history_path(games_night)) as h:
+    with History(history_path(games_night.data)) as h:
         rows = h.rows()
     kitchen = next(r for r in rows if r.table == "Kitchen" and r.seat is not None)
     stopped = replace(
@@ -295,13 +322,15 @@ def test_a_hand_its_host_stopped_is_counted_unfinished_not_void(games_night: Pat
     assert (st.played, st.void, st.unfinished) == (9, 1, 1)
     lines = format_stats(st, width=80).splitlines()
     text = " ".join(" ".join(lines).split())
-    won = "You won 2 of the 7 hands that had a result (29%); 1 was void, 1 unfinished (no result)."
-    assert won in text, lines
+    total = games_night.kitchen + games_night.attic + games_night.blind
+    said = f"You won {total} of the 7 hands that had a result ({pct(total, 7)}); 1 was void, 1"
+    assert f"{said} unfinished (no result)." in text, lines
     stopped_said = (
         "(Unfinished: the host stopped the table during the hand and never carried it on.)"
     )
     assert stopped_said in text, lines
     start = lines.index("Per set of rules:")
     assert lines[start + 1].split() == ["rules", "hands", "void", "unfinished", "won", "rate"]
-    assert lines[start + 2].split() == ["switch", "7", "1", "1", "1", "20%"]
+    switch = games_night.kitchen + games_night.blind
+    assert lines[start + 2].split() == ["switch", "7", "1", "1", str(switch), pct(switch, 5)]
     assert lines[-1] == "(the rate counts only the hands with a result)"

@@ -572,7 +572,7 @@ class BlindHand:
             return False
         game = self.part.follower.game
         bot = self.bots.get(seat) or make_bot("heuristic", self.host.rules)
-        move = bot.act(game, seat, self.host.rng)
+        move = self.host.bot_move(bot, game, seat)
         record = self.part.move(seat, move)
         shares = {} if record.opening is None else share_map(record.opening.shares)
         m = p.BlindMove(

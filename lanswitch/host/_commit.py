@@ -288,7 +288,7 @@ class CommitHand:
         seat = game.to_act()
         if seat in self.bots or dealer.is_away(seat):
             bot = self.bots.get(seat) or make_bot("heuristic", host.rules)
-            move = bot.act(game, seat, host.rng)
+            move = host.bot_move(bot, game, seat)
         else:  # the timer ran out: the move that gives nothing away
             move = timeout_move(game.legal_moves())
         self._step(dealer.host_move(seat, move))

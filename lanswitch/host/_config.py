@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import protocol as p
@@ -76,16 +75,6 @@ REFUSAL_CODES = {
     Refusal.TABLE_FULL: p.ErrorCode.TABLE_FULL,
     Refusal.SEAT_TAKEN: p.ErrorCode.SEAT_TAKEN,
 }
-
-
-class EntropyRng:
-    """A bot's ``random()`` drawn from the shell's entropy (the core has no random source)."""
-
-    def __init__(self, entropy: Callable[[int], bytes]) -> None:
-        self._entropy = entropy
-
-    def random(self) -> float:
-        return (int.from_bytes(self._entropy(7), "big") >> 3) / (1 << 53)
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ from ..bots import BOTS, Bot, level_of, make_bot
 from ..fairdeal.blind.crypto import point_problem
 from ..game import Game, Match
 from ..rules import RuleSet
+from ..search import SeededRng
 from ..table import Client, Refusal, Refused, Table
 from ._blind import BlindHand
 from ._commit import CommitHand
@@ -45,11 +46,11 @@ from ._config import (
     RATE_LIMIT,
     REFUSAL_CODES,
     Conn,
-    EntropyRng,
     HostConfig,
 )
 from ._deal import HAND_MESSAGES, Deal, HandDriver, HandStart, Watch, not_taken
 from ._journal import (
+    Decisions,
     Entropy,
     ReplayError,
     Tape,
@@ -91,6 +92,8 @@ class Host:
         self.quiet = False  # replaying: nothing is sent
         self._entropy = Entropy(entropy)
         self._entropy.keep = journal
+        self._decisions = Decisions()
+        self._decisions.keep = journal
         entropy = self.entropy = self._entropy
         self.config = config
         self.rules = config.rules
@@ -114,7 +117,6 @@ class Host:
             bots=tuple(BOTS),
         )
         self.key = Ed25519PrivateKey.from_private_bytes(entropy(32))
-        self.rng = EntropyRng(entropy)
         for seat in range(config.seats - config.bots, config.seats):
             self.add_bot(seat)
         self.conns: dict[int, Conn] = {}
@@ -164,6 +166,15 @@ class Host:
         after them: a shell prints ``lines`` and asks again from ``count``."""
         return self.log[max(0, n - self.log_start) :], self.log_start + len(self.log)
 
+    def bot_move(self, bot: Bot, game: Game, seat: int) -> int:
+        """``bot``'s move for ``seat`` in ``game`` (a hand's bot, or a stand-in for a player
+        who is away). Its randomness is a :class:`~lanswitch.search.SeededRng` seeded by 16
+        bytes of the shell's entropy, so the journal keeps 16 bytes a decision however many
+        numbers the bot draws; the move is kept with the call's record, and a replay plays it
+        back instead of deciding again. The seed is drawn replaying too, as it was live."""
+        seed = self.entropy(16)
+        return self._decisions.decide(lambda: bot.act(game, seat, SeededRng(seed)))
+
     def say(self, line: str) -> None:
         self.log.append(line)
         if len(self.log) > 2 * LOG_KEEP:  # keep the latest; a shell has printed the rest
@@ -175,7 +186,9 @@ class Host:
     def _record(self, name: str, values: list[object], raised: bool) -> None:
         drawn = bytes(self._entropy.drawn)
         self._entropy.drawn.clear()
-        record = [name, [to_record(v) for v in values], raised, drawn]
+        moves = list(self._decisions.made)
+        self._decisions.made.clear()
+        record = [name, [to_record(v) for v in values], raised, drawn, moves]
         self.inputs.append(msgpack.packb(record, use_bin_type=True))
 
     @classmethod
@@ -186,7 +199,7 @@ class Host:
         they are gone (:meth:`drop_connections`). ReplayError if the journal does not replay.
         """
         it = iter(records)
-        name, values, _, drawn = unpack_record(next(it, None), 1)
+        name, values, _, drawn, _ = unpack_record(next(it, None), 1)
         if name != "init" or len(values) != 2 or not isinstance(values[1], float | int):
             raise ReplayError("the journal does not begin with the table's settings")
         tape = Tape(drawn)
@@ -196,8 +209,9 @@ class Host:
         host.quiet = True
         calls = host._journaled_calls()
         for n, raw in enumerate(it, 2):
-            name, values, raised, drawn = unpack_record(raw, n)
+            name, values, raised, drawn, moves = unpack_record(raw, n)
             tape = Tape(drawn)
+            host._decisions.play_back(moves)
             host._entropy.source = tape
             call = replay_call(calls, name, values, n)
             try:
@@ -207,8 +221,10 @@ class Host:
                 raise
             except Exception:  # the live host raised here too (the shell went on): the same
                 failed = True
-            if failed != raised or tape.at != len(tape.data):
+            if failed != raised or tape.at != len(tape.data) or not host._decisions.played_back():
                 raise ReplayError(f"record {n} ({name}) does not replay as it ran")
+        host._decisions.play_back(None)
+        host._decisions.keep = True
         host._entropy.source = entropy
         host._entropy.keep = True
         host.quiet = False
@@ -450,7 +466,8 @@ class Host:
             return
         self.table.set_bot_level(HOST_ID, level)
         self.bot_level = level
-        self.say(f"the bots play {level_of(level)} from the next hand")
+        played = self.last_hand is not None  # before the first hand, "the next" is the first
+        self.say(f"the bots play {level_of(level)}" + (" from the next hand" if played else ""))
         self.broadcast_lobby()
 
     @journaled

@@ -29,7 +29,7 @@ from ..bots import Bot
 from ..fairdeal.setup import HandSetup
 from ..game import Game
 from ..rules import RuleSet
-from ._config import EntropyRng, HostConfig
+from ._config import HostConfig
 
 __all__ = [
     "HAND_MESSAGES",
@@ -70,7 +70,6 @@ class Tableside(Protocol):
     rules: RuleSet
     away: dict[int, float]  # seat → since when its player is away (link lost or goodbye)
     quit: set[int]  # seats whose players said goodbye during this hand
-    rng: EntropyRng
 
     @property
     def entropy(self) -> Callable[[int], bytes]:
@@ -84,6 +83,10 @@ class Tableside(Protocol):
     def quiet(self) -> bool:
         """Replaying a journal: nothing is sent (a driver that writes its own fan-out
         skips it)."""
+        ...
+
+    def bot_move(self, bot: Bot, game: Game, seat: int) -> int:
+        """``bot``'s move for ``seat``: the table draws its randomness and journals it."""
         ...
 
     def say(self, line: str) -> None: ...

@@ -3,7 +3,9 @@
 The host is a deterministic function of its calls, their times and the bytes it drew from
 ``entropy``; with ``journal=True`` every call the shell makes (and every local power) is one
 msgpack record — its name, its arguments (a message as its payload, a rule set as TOML),
-whether it raised, and the randomness it drew — and :meth:`Host.restore` plays them back.
+whether it raised, the randomness it drew and the moves its bots made — and
+:meth:`Host.restore` plays them back (a bot's recorded move stands in for its decision: a
+``hard`` bot does not search again).
 
 A connection turned away at its ``hello`` is left out: the server shell calls ``connect``
 only with the ``hello`` in hand, and ``receive`` of it right after, so their two records are
@@ -33,7 +35,7 @@ from ..errors import InvalidInput
 from ..rules import RulesError, RuleSet, dump_toml, rules_from_mapping
 from ._config import HostConfig
 
-__all__ = ["ReplayError"]
+__all__ = ["Decisions", "ReplayError"]
 
 
 class ReplayError(InvalidInput):
@@ -72,6 +74,42 @@ class Tape:
             raise ReplayError("the call drew more randomness than the journal recorded")
         self.at += n
         return self.data[self.at - n : self.at]
+
+
+class Decisions:
+    """The host's bots' moves as the journal keeps them. While the host journals, each move
+    a bot makes is kept until the call that made it is recorded; a replay plays the recorded
+    moves back instead of deciding again — a ``hard`` bot's decision is a search of a tenth
+    of a second, and a resumed match would otherwise run every one it made again."""
+
+    __slots__ = ("at", "keep", "made", "tape")
+
+    def __init__(self) -> None:
+        self.keep = False
+        self.made: list[int] = []
+        self.tape: list[int] | None = None  # replaying a record that kept its bots' moves
+        self.at = 0
+
+    def decide(self, decide: Callable[[], int]) -> int:
+        """The move ``decide`` makes — or, replaying, the one the journal kept for it."""
+        if self.tape is None:
+            move = decide()
+        elif self.at < len(self.tape):
+            move = self.tape[self.at]
+            self.at += 1
+        else:
+            raise ReplayError("the call made more bot moves than the journal recorded")
+        if self.keep:
+            self.made.append(move)
+        return move
+
+    def play_back(self, moves: list[int] | None) -> None:
+        """Replay the next record with ``moves`` (None: a record without them; decide)."""
+        self.tape, self.at = moves, 0
+
+    def played_back(self) -> bool:
+        """Whether the record replayed made as many bot moves as it kept."""
+        return self.tape is None or self.at == len(self.tape)
 
 
 class Journaling(Protocol):
@@ -153,7 +191,9 @@ def parse_rules(text: object) -> RuleSet:
         raise ReplayError(f"rules in the journal are not valid: {e}") from None
 
 
-def unpack_record(raw: object, n: int) -> tuple[str, list[Any], bool, bytes]:
+def unpack_record(raw: object, n: int) -> tuple[str, list[Any], bool, bytes, list[int] | None]:
+    """Record ``n``: the call's name, its arguments, whether it raised, the randomness it
+    drew and the moves its bots made (None in a record from before they were kept)."""
     if not isinstance(raw, bytes):
         raise ReplayError("the journal is empty" if raw is None else f"record {n} is not bytes")
     try:
@@ -162,14 +202,19 @@ def unpack_record(raw: object, n: int) -> tuple[str, list[Any], bool, bytes]:
         raise ReplayError(f"record {n} does not decode: {e}") from None
     if (
         not isinstance(record, list)
-        or len(record) != 4
+        or len(record) not in (4, 5)
         or not isinstance(record[0], str)
         or not isinstance(record[1], list)
         or not isinstance(record[2], bool)
         or not isinstance(record[3], bytes)
     ):
         raise ReplayError(f"record {n} is not a journal record")
-    return record[0], record[1], record[2], record[3]
+    moves = record[4] if len(record) == 5 else None
+    if moves is not None and (
+        not isinstance(moves, list) or not all(type(m) is int and m >= 0 for m in moves)
+    ):
+        raise ReplayError(f"record {n}'s bot moves are not moves")
+    return record[0], record[1], record[2], record[3], moves
 
 
 def replay_call(

@@ -898,7 +898,7 @@ class FakeKeyHand(CommitHand):
         seat = self.fake
         if self.game.to_act() != seat:
             return super()._host_moves()
-        move = make_bot("heuristic", self.host.rules).choose(self.game.view(seat), self.host.rng)
+        move = self.host.bot_move(make_bot("heuristic", self.host.rules), self.game, seat)
         sig = pr.sign(FAKE, self.dealer.move_message(seat, BY_SEAT, move))
         self._step(self.dealer.act(seat, move, sig))
         return True
