@@ -10,7 +10,7 @@ import pytest
 from lanswitch.bots import HeuristicBot, make_bot
 from lanswitch.game import MAX_CARD, DeterminizeError, Game
 from lanswitch.rules import PRESETS
-from lanswitch.search import HardBot, position_value
+from lanswitch.search import HardBot, SeededRng, position_value
 from lanswitch.simulate import play_hand, shuffled
 
 RULES = ["switch", "irish", "blackjack", "two-four-jack", "peanuckle"]
@@ -215,3 +215,28 @@ def test_the_search_stops_once_the_heuristics_move_is_settled_and_chooses_the_sa
     assert decisions >= 20
     assert same == decisions
     assert sooner > 0
+
+
+def test_the_seeded_random_source_is_marsaglias_xorshift128_and_a_function_of_its_seed() -> None:
+    """``SeededRng`` (a host bot's randomness, seeded by 16 bytes of entropy) is xorshift128:
+    from Marsaglia's own starting words its first output is the paper's (J. Stat. Softw.
+    8(14), 2003); ``random()`` joins 27 and 26 bits of two outputs into [0, 1); the same
+    seed gives the same numbers, another seed others; a seed not of 16 bytes is refused."""
+    words = (123456789, 362436069, 521288629, 88675123)
+    seed = b"".join(w.to_bytes(4, "big") for w in words)
+    assert SeededRng(seed)._next() == 3701687786
+    r = SeededRng(seed)
+    a, b = r._next() >> 5, r._next() >> 6
+    assert SeededRng(seed).random() == (a * 67108864 + b) / 2**53
+    one = [SeededRng(bytes(range(16))).random() for _ in range(3)]
+    assert one[0] == one[1] == one[2]
+    r = SeededRng(bytes(range(16)))
+    draws = [r.random() for _ in range(20_000)]
+    assert min(draws) >= 0.0
+    assert max(draws) < 1.0
+    assert abs(sum(draws) / len(draws) - 0.5) < 0.01
+    assert len(set(draws)) == len(draws)
+    assert SeededRng(bytes(range(1, 17))).random() != draws[0]
+    assert SeededRng(bytes(16)).random() > 0  # the all-zero state, which xorshift never leaves
+    with pytest.raises(ValueError, match="16 bytes"):
+        SeededRng(b"short")
