@@ -744,16 +744,16 @@ def test_the_key_bar_keeps_help_and_says_how_many_hints_gave_way() -> None:
     """Walkthrough item 8: at 60 columns or less the host's bar dropped c chat, g rules and
     f deal with no sign that there was more. Now the host's setting-up keys give way before
     chat, and "? help" stays on every screen at every width, saying how many hints gave way
-    ("? help (+2)"); every hint is in the help."""
+    ("? help: 2 more keys"); every hint is in the help."""
     net = TableNet(HostConfig(name="T", seats=4, bots=3, bot_delay=0.0, hands=None), seed=3)
     powers = host_powers(net.host, lambda: net.tick(net.now))
     model, _ = tui_at(net, powers=powers)
     wide = screen_text(model, 120, 24)[-1]
     assert "c chat" in wide
-    assert "(+" not in wide  # nothing gave way
+    assert "more key" not in wide  # nothing gave way
     footer = screen_text(model, 60, 20)[-1]
     assert "c chat" in footer, footer
-    assert "? help (+" in footer, footer
+    assert "? help: 3 more keys" in footer, footer
     screens: set[str] = set()
     for _ in range(300):  # the lobby, turns at the table, the hand's end: every width
         model.update()
@@ -763,7 +763,7 @@ def test_the_key_bar_keeps_help_and_says_how_many_hints_gave_way() -> None:
             footer = screen_text(model, cols, 20)[-1]
             assert "? help" in footer, (model.screen, cols, footer)
             hidden = [t for t in every if t != "? help" and t not in footer]
-            assert (f"? help (+{len(hidden)})" in footer) == bool(hidden), (cols, footer)
+            assert (gave_way(len(hidden)) in footer) == bool(hidden), (cols, footer)
         if model.screen == "lobby":
             model.toggle_ready(True)
         elif model.screen == "over":
@@ -778,6 +778,36 @@ def test_the_key_bar_keeps_help_and_says_how_many_hints_gave_way() -> None:
                 model.pass_turn()
         net.step()
     assert {"lobby", "table", "over"} <= screens
+
+
+def gave_way(n: int) -> str:
+    """What the key bar says when ``n`` hints gave way: "? help: 3 more keys", or, where
+    those words would push out one more hint, "? help: 3 more" (the common part)."""
+    return f"? help: {n} more"
+
+
+def test_the_key_bar_says_in_words_how_many_keys_gave_way() -> None:
+    """The newcomer pass: at 60 columns the bar ended "? help (+3)", which a player cannot
+    read as anything. It says it in words, "? help: 3 more keys", shortened to "? help: 3
+    more" only where the words would push out one more key; never "(+3)"."""
+    net = TableNet(HostConfig(name="T", seats=4, bots=3, bot_delay=0.0, hands=None), seed=3)
+    model, _ = tui_at(net)
+    model.toggle_ready()
+    to_my_turn(net, model)
+    every = [t for _, t in hints(model)]
+    said: set[str] = set()
+    for cols in range(MIN_COLS, 101):
+        footer = screen_text(model, cols, 20)[-1]
+        assert "(+" not in footer, (cols, footer)
+        hidden = [t for t in every if t != "? help" and t not in footer]
+        n = len(hidden)
+        words = re.search(r"\? help: (\d+) more( keys?)?", footer)
+        assert (words is not None) == bool(hidden), (cols, footer)
+        if words is not None:
+            assert int(words[1]) == n, (cols, footer)
+            assert words[2] in (None, " key" if n == 1 else " keys"), (cols, footer)
+            said.add(words[0])
+    assert "? help: 5 more keys" in said, said  # the words in full where they fit (45 columns)
 
 
 def test_a_pointed_card_that_cannot_be_laid_says_why_and_sends_nothing() -> None:

@@ -5,8 +5,8 @@ Each :class:`Key` says where it works (``screens``), what it does (``action``), 
 when the hint is worth showing (``when``: ``d draw`` only while a draw is legal, ``l last``
 only while the call is open). When the bar is too narrow for every hint, those of the highest
 ``rank`` go first; ``? help`` is rank 0 and always stays (it then says how many gave way:
-``? help (+3)``), and so does ``q leave`` but at the table, where moving along the hand
-comes first.
+``? help: 3 more keys``), and so does ``q leave`` but at the table, where moving along the
+hand comes first.
 
 ``? help`` lists exactly the keys that act on the screen it is opened on, for this person at
 this table (:func:`acts`: the key's ``screens`` hold the screen, and it ``applies``), and

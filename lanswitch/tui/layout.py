@@ -158,18 +158,42 @@ def _footer(model: TuiModel, cols: int) -> StyledText:
     else:
         items = hints(model)
     sep: StyledText = [("class:hint", model.look.g.sep)]
-    hidden = 0
-    for _ in range(3):  # "? help" says how many hints gave way (its own length may drop one)
-        shown: list[tuple[int, StyledText]] = [
-            (rank, [("class:hint", f"{text} (+{hidden})" if text == HELP and hidden else text)])
-            for rank, text in items
-        ]
-        gone = len(items) - len(fitting(shown, cols - 2, sep))
-        if gone == hidden:
-            break
-        hidden = gone
-    line = fit_parts(shown, cols - 2, sep)
+    line = _hint_line(items, cols - 2, sep)
     return [("class:hint", " "), *line, ("class:hint", " " * max(1, cols - 1 - width(line)))]
+
+
+def _hint_line(items: list[tuple[int, str]], cols: int, sep: StyledText) -> StyledText:
+    """The hints that fit in ``cols``, the least important giving way first; "? help" stays
+    and says in words how many gave way ("? help: 3 more keys", or "? help: 3 more" where
+    the long form would push out one more)."""
+    best: tuple[int, StyledText] | None = None
+    for form in (more_keys, more_short):
+        hidden = 0
+        for _ in range(3):  # the help's own length may push out one more
+            shown: list[tuple[int, StyledText]] = [
+                (rank, [("class:hint", form(hidden) if text == HELP else text)])
+                for rank, text in items
+            ]
+            gone = len(items) - len(fitting(shown, cols, sep))
+            if gone == hidden:
+                break
+            hidden = gone
+        if best is None or hidden < best[0]:
+            best = (hidden, fit_parts(shown, cols, sep))
+    assert best is not None
+    return best[1]
+
+
+def more_keys(hidden: int) -> str:
+    """The help key's hint when ``hidden`` hints gave way: "? help: 3 more keys"."""
+    if not hidden:
+        return HELP
+    return f"{HELP}: {hidden} more key{'s' if hidden != 1 else ''}"
+
+
+def more_short(hidden: int) -> str:
+    """The same, short, where the long form does not fit: "? help: 3 more"."""
+    return f"{HELP}: {hidden} more" if hidden else HELP
 
 
 HELP = "? help"

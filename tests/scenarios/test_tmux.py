@@ -158,9 +158,9 @@ def test_the_table_fits_a_real_terminal_and_says_so_below_the_minimum(
             assert "q leave" in footer(screen), screen
         assert "? help" in footer(screen), screen
         # The hint bar's words are whole (nothing cut mid-word): each is a known hint ("? help"
-        # may say how many gave way: "? help (+1)").
+        # may say how many gave way: "? help: 1 more key", "? help: 3 more").
         hints = [
-            re.sub(r"^\? help \(\+\d+\)$", "? help", h.strip())
+            re.sub(r"^\? help: \d+ more( keys?)?$", "? help", h.strip())
             for h in re.split(r" · ", footer(screen).strip())
         ]
         known = (
