@@ -38,7 +38,7 @@ from lanswitch.table import Refused
 from lanswitch.tls import Identity, fingerprint_words, load_or_create_identity, server_context
 from lanswitch.tui.app import ESCAPE_WAIT, TuiApp, build_style
 from lanswitch.tui.keys import KEYS, hints
-from lanswitch.tui.layout import MIN_COLS, MIN_ROWS, compose
+from lanswitch.tui.layout import MIN_COLS, MIN_ROWS, compose, key_bar
 from lanswitch.tui.model import HostPowers, TuiModel
 from lanswitch.tui.prompts import Spot, prompt, why_not
 from lanswitch.tui.render import Look, card_style, card_text, move_text, width, wrap
@@ -231,6 +231,13 @@ def screen_text(model: TuiModel, cols: int = 100, rows: int = 30, where: str = "
     for line in lines:
         assert width(line) <= cols, (cols, text(line))
     return [text(line) for line in lines]
+
+
+def bar_text(model: TuiModel, cols: int = 100, rows: int = 30) -> str:
+    """The key bar at the screen's foot, as drawn (one line, or the host lobby's two), in one
+    string: the screen's last lines, checked to fit as ``screen_text`` checks them."""
+    lines = screen_text(model, cols, rows)
+    return " ".join(lines[-len(key_bar(model, cols, rows)) :])
 
 
 def log_text(model: TuiModel) -> list[str]:
@@ -750,17 +757,19 @@ def test_the_key_bar_keeps_help_and_says_how_many_hints_gave_way() -> None:
     model, _ = tui_at(net, powers=powers)
     wide = screen_text(model, 120, 24)[-1]
     assert "c chat" in wide
-    assert "more key" not in wide  # nothing gave way
-    footer = screen_text(model, 60, 20)[-1]
+    assert "more" not in wide  # nothing gave way
+    footer = bar_text(model, 60, 20)  # two lines: every host hint, and chat
     assert "c chat" in footer, footer
-    assert "? help: 3 more keys" in footer, footer
+    assert "more" not in footer, footer
+    footer = bar_text(model, 45, 20)
+    assert "? help: 7 more keys" in footer, footer
     screens: set[str] = set()
     for _ in range(300):  # the lobby, turns at the table, the hand's end: every width
         model.update()
         screens.add(model.screen)
         every = [text for _, text in hints(model)]
         for cols in range(MIN_COLS, 61):
-            footer = screen_text(model, cols, 20)[-1]
+            footer = bar_text(model, cols, 20)
             assert "? help" in footer, (model.screen, cols, footer)
             hidden = [t for t in every if t != "? help" and t not in footer]
             assert (gave_way(len(hidden)) in footer) == bool(hidden), (cols, footer)
@@ -1817,7 +1826,7 @@ def test_the_hosts_player_switches_the_deal_with_f_and_the_hand_is_dealt_so(
     async def main() -> None:
         config = HostConfig(name="F", seats=2, bots=1, bot_delay=0.0, hands=None)
         async with terminal(identity, config, screen, powers_for=host_powers) as t:
-            footer = screen_text(t.model, 80, 24)[-1]
+            footer = bar_text(t.model, 80, 24)
             # Issue 26: the bar says what f does ("f deal" did not): make the deal blind.
             assert "f blind" in footer
             assert "c chat" in footer  # every host hint still fits at 80 columns
@@ -1834,7 +1843,7 @@ def test_the_hosts_player_switches_the_deal_with_f_and_the_hand_is_dealt_so(
 
                 await until(shown)
                 assert t.host.blind is on
-                footer = screen_text(t.model, 80, 24)[-1]
+                footer = bar_text(t.model, 80, 24)
                 assert ("f commit" if on else "f blind") in footer, footer
             for cols, rows in SIZES:
                 lines = screen_text(t.model, cols, rows)
@@ -2070,6 +2079,34 @@ def test_k_changes_how_the_bots_play_and_every_lobby_says_so() -> None:
     helped = " ".join(screen_text(ann, 100, 60))
     assert "k bots' level: easy, normal or hard" in helped
     assert "H hints at this table: allowed or off" in helped
+
+
+def test_the_hosts_lobby_bar_shows_k_and_h_at_80_columns_and_keeps_the_other_keys() -> None:
+    """The newcomer pass: at 80 columns the host's bar had no room for k (the bots' level) and
+    H (hints); only the rules line and ? named them. Where one line cannot hold every hint,
+    the table's settings take a line of their own above the keys every player presses, so
+    nothing gives way at 80×24 nor 60×15; a window too low for two lines keeps one, the
+    settings giving way first, and ? help saying how many did."""
+    net = TableNet(HostConfig(name="T", seats=4, bots=3, bot_delay=0.0, hands=None), seed=3)
+    ann, _ = tui_at(net, powers=host_powers(net.host, lambda: net.tick(net.now)))
+    bob, _ = tui_at(net, "bob")
+    ann.update()
+    host_keys = ("b/x bots", "k level", "g rules", "f blind", "H hints")
+    everyone = ("r ready", "s start", "c chat", "? help", "q leave")
+    for cols, rows in ((80, 24), (60, 15)):
+        lines = screen_text(ann, cols, rows)
+        assert all(key in lines[-2] for key in host_keys), lines[-2:]
+        assert all(key in lines[-1] for key in everyone), lines[-2:]
+        assert "more" not in lines[-1], lines[-1]  # nothing gave way
+    assert all(key in screen_text(ann, 100, 30)[-1] for key in host_keys + everyone)  # one
+    for cols, rows in ((80, 12), (60, 12), (MIN_COLS, MIN_ROWS)):  # too low for two lines
+        footer = screen_text(ann, cols, rows)[-1]
+        assert all(key in footer for key in ("r ready", "? help: ", "q leave")), footer
+    bob.update()
+    for cols, rows in ((80, 24), (60, 15)):  # a friend has no settings: one line, as before
+        lines = screen_text(bob, cols, rows)
+        assert " ".join(lines[-1].split()) == "r ready · c chat · ? help · q leave", lines[-1]
+        assert "k level" not in " ".join(lines)
 
 
 def test_h_suggests_the_move_and_why_and_following_every_hint_plays_the_hand() -> None:

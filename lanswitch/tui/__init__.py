@@ -14,6 +14,7 @@ goes through exactly the code every other player does (``run.py``). The modules:
 - ``prompts.py`` — what to do now, and why a card cannot be laid, from the legal moves.
 - ``keys.py`` — the one key table: the bindings, the hint bar and the help.
 - ``layout.py`` — every screen, composed for the window's size.
+- ``keybar.py`` — the key bar at its foot (two lines in the host's lobby where one is short).
 - ``render.py`` — cards, seats and text as styled text fitted to a width.
 - ``scoreboard.py`` — the match so far: totals against the target, who leads.
 - ``powers.py`` — the help's card of the table's power cards.

@@ -49,6 +49,9 @@ class Key:
     is bound on (``? help`` lists only those, and only those are bound): a spectator lays no
     cards, and a table without the peanuckle call has no ``n``. ``when`` is narrower: whether
     its hint is worth showing now."""
+    setting: bool = False
+    """One of the table's settings, the host's to change in the lobby: where one line cannot
+    hold every hint, the settings' take a line of their own above the others (``layout.py``)."""
 
 
 _TABLE = frozenset({"table"})
@@ -184,8 +187,10 @@ KEYS: tuple[Key, ...] = (
         applies=_calls("peanuckle"),
     ),
     Key(("r",), "r ready", _LOBBY, lambda m: m.toggle_ready(), _seated, rank=0, applies=_seated),
-    # The host's setting up (bots, rules, the deal) gives way before chat, which every
-    # player uses; "? help" lists them all, and says how many hints gave way.
+    # The host's settings of the table (bots, their level, rules, the deal, hints): where one
+    # line cannot hold every hint (80 columns) they take a line of their own above the others,
+    # and in a window too small for two lines they give way before chat, which every player
+    # uses; "? help" lists them all, and says how many hints gave way.
     Key(
         ("b",),
         "b/x bot +/-",
@@ -195,6 +200,7 @@ KEYS: tuple[Key, ...] = (
         rank=4,
         label=lambda m: "b/x bots",  # the bar's; the help's says what b and x do
         applies=_host,
+        setting=True,
     ),
     Key(
         ("x",),
@@ -205,6 +211,18 @@ KEYS: tuple[Key, ...] = (
         shown=False,
         applies=_host,
     ),
+    # The bots' level: the lobby's rules line says it now ("bots play: normal (k)").
+    Key(
+        ("k",),
+        "k bots' level: easy, normal or hard, from the next hand",
+        _LOBBY,
+        lambda m: m.host_power("next_level"),
+        _host,
+        rank=5,
+        label=lambda m: "k level",
+        applies=_host,
+        setting=True,
+    ),
     Key(
         ("g",),
         "g rules",
@@ -213,6 +231,7 @@ KEYS: tuple[Key, ...] = (
         _host,
         rank=4,
         applies=_host,
+        setting=True,
     ),
     Key(("s",), "s start", _LOBBY, lambda m: m.host_power("start"), _host, rank=2, applies=_host),
     Key(
@@ -224,26 +243,19 @@ KEYS: tuple[Key, ...] = (
         rank=5,  # after chat; the lobby's rules line says which deal it is now
         label=_deal_label,
         applies=_host,  # at a timed table f says why it cannot
+        setting=True,
     ),
-    # The bots' level and hints: no room in an 80-column bar, so the host's lobby says them
-    # with their keys on the rules line ("bots play: normal (k) · hints: allowed (H)").
-    Key(
-        ("k",),
-        "k bots' level: easy, normal or hard, from the next hand",
-        _LOBBY,
-        lambda m: m.host_power("next_level"),
-        _host,
-        shown=False,
-        applies=_host,
-    ),
+    # Hints: the lobby's rules line says whether they are allowed ("hints: allowed (H)").
     Key(
         ("H",),
         "H hints at this table: allowed or off",
         _LOBBY,
         lambda m: m.host_power("toggle_hints"),
         _host,
-        shown=False,
+        rank=5,
+        label=lambda m: "H hints",
         applies=_host,
+        setting=True,
     ),
     Key(("c",), "c chat", _ALL - {"closed", "connecting"}, lambda m: m.open("chat"), rank=3),
     Key(("v",), "v verdict", frozenset({"over"}), lambda m: m.open("details"), rank=2),
@@ -275,14 +287,17 @@ def help_keys(model: TuiModel) -> list[str]:
     return out
 
 
-def hints(model: TuiModel) -> list[tuple[int, str]]:
-    """The hints to show on the model's screen now, in table order, each with its rank."""
+def hints(model: TuiModel, *, settings: bool | None = None) -> list[tuple[int, str]]:
+    """The hints to show on the model's screen now, in table order, each with its rank; with
+    ``settings``, only those of the table's settings (True) or only the others (False)."""
     screen = model.screen
     out = []
     for key in KEYS:
+        if settings is not None and key.setting != settings:
+            continue
         if key.shown and key.hint and acts(key, model) and key.when(model):
             hint = key.label(model) if key.label is not None else key.hint
             out.append((key.rank, hint.format(arrows=model.look.g.arrows)))
-    if screen == "closed":
+    if screen == "closed" and not settings:
         out.append((0, "Enter leave"))
     return out

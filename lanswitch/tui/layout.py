@@ -22,7 +22,7 @@ from ..handcheck import lone_person
 from ..narrate import ending
 from ..rules import PRESETS
 from ..tls import fingerprint_words
-from .keys import hints
+from .keybar import PAGES, key_bar
 from .log import record_fair, verdict_line
 from .model import TuiModel
 from .pages import details_lines, help_lines
@@ -34,7 +34,6 @@ from .render import (
     card_text,
     clip,
     fit_parts,
-    fitting,
     line_text,
     move_text,
     plain,
@@ -46,10 +45,7 @@ from .render import (
 )
 from .scoreboard import match_lines, result_lines
 
-__all__ = ["MIN_COLS", "MIN_ROWS", "compose"]
-
-PAGES = ("help", "details", "match")
-"""The overlays drawn as a full-screen page that scrolls (``app.py`` binds their keys)."""
+__all__ = ["MIN_COLS", "MIN_ROWS", "PAGES", "compose", "key_bar"]
 
 MIN_COLS = 40
 MIN_ROWS = 10
@@ -62,11 +58,11 @@ def compose(
     """The lines of the screen (at most ``rows``, none wider than ``cols``)."""
     if cols < MIN_COLS or rows < MIN_ROWS:
         return _too_small(cols, rows)
-    footer = _footer(model, cols)
+    footer = key_bar(model, cols, rows)
     if model.overlay in PAGES:
         return _pager(model, cols, rows)
     header = [_header(model, cols, title, where)]
-    room = rows - 2
+    room = rows - 1 - len(footer)
     screen = model.screen
     if screen == "table":
         body = _table(model, cols, room)
@@ -80,7 +76,7 @@ def compose(
         body = [[], [("", "  Connecting to the table…")]]
     body = body[:room]
     body += [[] for _ in range(room - len(body))]
-    return [*header, *body, footer]
+    return [*header, *body, *footer]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -124,80 +120,6 @@ def _header(model: TuiModel, cols: int, title: str, where: str) -> StyledText:
     sep: StyledText = [("class:title", model.look.g.sep)]
     line = fit_parts(parts, cols, sep)
     return [*line, ("class:title", " " * max(0, cols - width(line)))]
-
-
-def leave_question(model: TuiModel, cols: int = 200) -> str:
-    """What ``q`` asks, in ``cols`` columns. The host's own player stops the table by
-    leaving: mid-hand, that keeps back the seeds and the signed log every player's check needs
-    until ``lanswitch play --resume`` carries the table on (without it, each friend's verdict
-    of the hand says it cannot be checked: docs/fairness.md) — asked plainly, and shorter
-    where the window is narrow, never cut before its "y / n" (a newcomer at 60 columns saw a
-    blank bar: the question's first word, a space, was all that was drawn)."""
-    h = model.session.hand
-    if model.powers is not None and h is not None and h.over is None:
-        for text in (
-            " Stop the table mid-hand? Nobody can check this hand until play --resume. y / n ",
-            " Stop the table mid-hand? play --resume carries it on. y / n ",
-            " Stop the table mid-hand? y / n ",
-            " Stop mid-hand? y / n ",
-        ):
-            if len(text) <= cols:
-                return text
-        return " Stop? y/n "
-    return " Leave the table? y / n " if cols >= 24 else " Leave? y/n "
-
-
-def _footer(model: TuiModel, cols: int) -> StyledText:
-    if model.overlay == "quit":
-        asked = clip([("", leave_question(model, cols))], cols)
-        return [("class:warn", fragment[1]) for fragment in asked]
-    if model.overlay in PAGES:
-        items = [(0, f"{model.look.g.updown} scroll"), (0, "Esc close")]
-    elif model.overlay == "chat":
-        items = [(0, "Enter send"), (0, "Esc close")]
-    else:
-        items = hints(model)
-    sep: StyledText = [("class:hint", model.look.g.sep)]
-    line = _hint_line(items, cols - 2, sep)
-    return [("class:hint", " "), *line, ("class:hint", " " * max(1, cols - 1 - width(line)))]
-
-
-def _hint_line(items: list[tuple[int, str]], cols: int, sep: StyledText) -> StyledText:
-    """The hints that fit in ``cols``, the least important giving way first; "? help" stays
-    and says in words how many gave way ("? help: 3 more keys", or "? help: 3 more" where
-    the long form would push out one more)."""
-    best: tuple[int, StyledText] | None = None
-    for form in (more_keys, more_short):
-        hidden = 0
-        for _ in range(3):  # the help's own length may push out one more
-            shown: list[tuple[int, StyledText]] = [
-                (rank, [("class:hint", form(hidden) if text == HELP else text)])
-                for rank, text in items
-            ]
-            gone = len(items) - len(fitting(shown, cols, sep))
-            if gone == hidden:
-                break
-            hidden = gone
-        if best is None or hidden < best[0]:
-            best = (hidden, fit_parts(shown, cols, sep))
-    assert best is not None
-    return best[1]
-
-
-def more_keys(hidden: int) -> str:
-    """The help key's hint when ``hidden`` hints gave way: "? help: 3 more keys"."""
-    if not hidden:
-        return HELP
-    return f"{HELP}: {hidden} more key{'s' if hidden != 1 else ''}"
-
-
-def more_short(hidden: int) -> str:
-    """The same, short, where the long form does not fit: "? help: 3 more"."""
-    return f"{HELP}: {hidden} more" if hidden else HELP
-
-
-HELP = "? help"
-"""The help key's hint: it always stays in the bar (rank 0), so every key can be found."""
 
 
 def _log_lines(model: TuiModel, cols: int, room: int) -> list[StyledText]:
@@ -691,4 +613,4 @@ def _pager(model: TuiModel, cols: int, rows: int) -> list[StyledText]:
     header = clip([("class:title", title)], cols)
     header.append(("class:title", " " * max(0, cols - width(header))))
     shown += [[] for _ in range(room - len(shown))]
-    return [header, *shown, _footer(model, cols)]
+    return [header, *shown, *key_bar(model, cols)]
