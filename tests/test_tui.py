@@ -2065,7 +2065,9 @@ def test_k_changes_how_the_bots_play_and_every_lobby_says_so() -> None:
     for model in (ann, bob):
         model.update()
         assert "bots play: hard" in screen_text(model)[1]
-    assert "The bots play hard from the next hand." in " ".join(screen_text(ann))
+    said = " ".join(screen_text(ann))
+    assert "The bots play hard." in said  # before the first hand: no "from the next hand"
+    assert "from the next hand" not in said
     ann.host_power("next_level")
     bob.update()
     assert "bots play: easy" in screen_text(bob)[1]
@@ -2107,6 +2109,36 @@ def test_the_hosts_lobby_bar_shows_k_and_h_at_80_columns_and_keeps_the_other_key
         lines = screen_text(bob, cols, rows)
         assert " ".join(lines[-1].split()) == "r ready · c chat · ? help · q leave", lines[-1]
         assert "k level" not in " ".join(lines)
+
+
+def test_k_says_from_the_next_hand_only_once_a_hand_was_played() -> None:
+    """The newcomer pass: k in the lobby before any hand said "the bots play hard from the
+    next hand", as if a hand had been played. Before the first it says "The bots play hard";
+    between hands, "from the next hand", as the level waits for it."""
+    net = TableNet(HostConfig(name="T", seats=2, bots=1, bot_delay=0.0, hands=None), seed=3)
+    ann, _ = tui_at(net, powers=host_powers(net.host, lambda: net.tick(net.now)))
+    assert not ann.hand_played()
+    ann.host_power("next_level")
+    ann.update()
+    said = " ".join(screen_text(ann, 80, 24))
+    assert "The bots play hard." in said, said
+    assert "next hand" not in said, said
+    ann.host_power("next_level")  # easy, then normal again before the hand
+    ann.host_power("next_level")
+    ann.toggle_ready()
+    play_out_the_hand(net, ann)
+    hand = ann.session.hand
+    assert hand is not None
+    # Back to the lobby, between hands (Enter would also make ann ready, and with a bot
+    # alone beside her the next hand would start at once).
+    ann.dismissed_hand = hand.message.hand_no
+    ann.update()
+    assert ann.screen == "lobby"
+    assert ann.hand_played()
+    ann.host_power("next_level")
+    ann.update()
+    said = " ".join(" ".join(screen_text(ann, 80, 24)).split())
+    assert "The bots play hard from the next hand." in said, said
 
 
 def test_h_suggests_the_move_and_why_and_following_every_hint_plays_the_hand() -> None:

@@ -33,6 +33,7 @@ from .prompts import Spot, cannot_mark, tables_for, why_not
 from .render import Look, card_text, move_text
 
 __all__ = [
+    "FROM_NEXT_HAND",
     "HostPowers",
     "LogLine",
     "TuiModel",
@@ -41,6 +42,12 @@ __all__ = [
     "special_moves",
     "verdict_line",
 ]
+
+
+FROM_NEXT_HAND = " from the next hand"
+"""How a power's words end where what it sets waits for the next hand ("the bots play hard
+from the next hand"). Before any hand is played there is no next hand to speak of, and the
+model leaves it out (:meth:`TuiModel.hand_played`)."""
 
 
 @dataclass
@@ -170,6 +177,13 @@ class TuiModel:
             and bool(self.session.history)
             and self.session.history[-1].seat is not None
         )
+
+    def hand_played(self) -> bool:
+        """A hand has been played (or is in play) at this table: this client saw one, or
+        the host's lobby counts one (a table carried on with ``--resume``, a spectator)."""
+        s = self.session
+        lobby = s.lobby
+        return s.hand is not None or bool(s.history) or (lobby is not None and lobby.hands > 0)
 
     def names(self) -> list[str]:
         """The seats' names now (the lobby's)."""
@@ -641,6 +655,8 @@ class TuiModel:
             self.status = "only the host can do that"
             return
         result = getattr(self.powers, name)()
+        if result and not self.hand_played():  # "the bots play hard", before the first hand
+            result = result.removesuffix(FROM_NEXT_HAND)
         self.status = result or ""
         lobby = self.session.lobby
         self.power_said = (self.status, -1 if lobby is None else lobby.hands)

@@ -50,7 +50,7 @@ from ..table import Refused
 from ..textsafe import escape
 from ..tls import PinStore, load_or_create_identity
 from .app import TuiApp, colour_wanted
-from .model import HostPowers, TuiModel
+from .model import FROM_NEXT_HAND, HostPowers, TuiModel
 from .render import Look
 
 __all__ = ["host_powers", "join", "look_of", "play", "play_config", "run_client"]
@@ -279,7 +279,8 @@ def host_powers(host: Host, poke: Callable[[], None]) -> HostPowers:
     def next_level() -> str | None:
         now = level_of(host.bot_level)
         nxt = LEVELS[(LEVELS.index(now) + 1) % len(LEVELS)] if now in LEVELS else LEVELS[0]
-        return act(lambda: host.set_bot_level(nxt)) or f"the bots play {nxt} from the next hand"
+        # "from the next hand" once a hand was played (the model leaves it out before).
+        return act(lambda: host.set_bot_level(nxt)) or f"the bots play {nxt}{FROM_NEXT_HAND}"
 
     def toggle_hints() -> str | None:
         on = not host.hints
