@@ -160,7 +160,7 @@ def test_help_lists_exactly_the_keys_that_act_on_each_screen() -> None:
     for person in (ann, bob, eve):
         person.model.update()
     playing = {"left", "right", "enter", "space", "d", "p", "l", "n", "m", "h"} | chat_help_leave
-    assert ann.check("table") == playing  # to act
+    assert ann.check("table") == playing | {"H"}  # to act; H says hints wait for the lobby
     assert not bob.model.session.my_turn()
     assert bob.check("table") == playing  # waiting: each says whose turn it is
     assert eve.check("table") == {"m"} | chat_help_leave  # watching

@@ -37,7 +37,7 @@ from lanswitch.session import News, Session, named
 from lanswitch.table import Refused
 from lanswitch.tls import Identity, fingerprint_words, load_or_create_identity, server_context
 from lanswitch.tui.app import ESCAPE_WAIT, TuiApp, build_style
-from lanswitch.tui.keys import KEYS, hints
+from lanswitch.tui.keys import KEYS, Key, acts, hints
 from lanswitch.tui.layout import MIN_COLS, MIN_ROWS, compose, key_bar
 from lanswitch.tui.model import HostPowers, TuiModel
 from lanswitch.tui.prompts import Spot, prompt, why_not
@@ -2139,6 +2139,31 @@ def test_k_says_from_the_next_hand_only_once_a_hand_was_played() -> None:
     ann.update()
     said = " ".join(" ".join(screen_text(ann, 80, 24)).split())
     assert "The bots play hard from the next hand." in said, said
+
+
+def test_h_shifted_during_a_hand_says_hints_are_set_between_hands() -> None:
+    """The newcomer pass: H (hints allowed or off, a lobby key) pressed during a hand did
+    nothing and said nothing. At the host's seat it says why, and changes nothing; the help
+    there lists it so. Another person, who cannot set hints anywhere, has no H."""
+    net = TableNet(HostConfig(name="T", seats=2, bots=1, bot_delay=0.0, hands=None), seed=3)
+    ann, _ = tui_at(net, powers=host_powers(net.host, lambda: net.tick(net.now)))
+    bob, _ = tui_at(net, "bob", spectate=True)
+    ann.toggle_ready()
+    to_my_turn(net, ann)
+    bob.update()
+    assert ann.screen == bob.screen == "table"
+
+    def pressed(model: TuiModel) -> list[Key]:
+        return [key for key in KEYS if "H" in key.keys and acts(key, model)]
+
+    (h,) = pressed(ann)
+    h.action(ann)
+    assert net.host.hints  # nothing changed
+    said = " ".join(" ".join(screen_text(ann, 80, 24)).split())
+    assert "hints can be allowed or turned off between hands" in said, said
+    ann.open("help")
+    assert "H hints: allowed or off, between hands" in " ".join(screen_text(ann, 100, 60))
+    assert pressed(bob) == []
 
 
 def test_h_suggests_the_move_and_why_and_following_every_hint_plays_the_hand() -> None:

@@ -257,6 +257,16 @@ KEYS: tuple[Key, ...] = (
         applies=_host,
         setting=True,
     ),
+    # H mid-hand (it sits beside h, the hint): a lobby key, it says why it did nothing.
+    Key(
+        ("H",),
+        "H hints: allowed or off, between hands (in the lobby)",
+        _TABLE,
+        lambda m: m.between_hands("hints can be allowed or turned off between hands"),
+        _host,
+        shown=False,
+        applies=_host,
+    ),
     Key(("c",), "c chat", _ALL - {"closed", "connecting"}, lambda m: m.open("chat"), rank=3),
     Key(("v",), "v verdict", frozenset({"over"}), lambda m: m.open("details"), rank=2),
     # The match so far (tui/scoreboard.py; the lobby shows the totals by the seats): its hint

@@ -663,6 +663,10 @@ class TuiModel:
         if name == "start":
             self.toggle_ready(True)
 
+    def between_hands(self, why: str) -> None:
+        """A key of the lobby, pressed during a hand: it does nothing there, and says why."""
+        self.status = why
+
     def open(self, overlay: str) -> None:
         self.overlay = overlay
         self.scroll = 0
