@@ -129,7 +129,27 @@ def test_simulate_summary_is_readable(capsys: pytest.CaptureFixture[str]) -> Non
     assert "hands/s" in out
     assert "Per hand:" in out
     assert "Wins by seat" in out
-    assert "Power cards fired per hand: two" in out
+    assert "Power cards fired per hand: 2: " in out  # switch's first row, "two"
+
+
+def test_simulate_names_the_power_cards_as_a_player_does(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The newcomer pass: ``simulate --rules blackjack`` printed "black_jack 0.85", the rules
+    file's name of the row. The summary names each row by its cards, in the help's words
+    ("black Jack: 0.85"); the JSON keeps the rows' names, for scripts."""
+    argv = ("simulate", "--rules", "blackjack", "--games", "20", "--seed", "1")
+    code, out, _ = run(capsys, *argv)
+    assert code == 0
+    assert "_" not in out, out
+    fired = out.split("Power cards fired per hand: ", 1)[1].splitlines()[0]
+    assert fired.split(", ")[0].startswith("Ace: "), fired
+    assert "black Jack: " in fired, fired
+    assert "red Jack: " in fired, fired
+    assert out.startswith("\nblackjack, 4 players"), out  # the preset as the user typed it
+    code, out, _ = run(capsys, *argv, "--json")
+    assert code == 0
+    assert {"black_jack", "red_jack"} <= set(json.loads(out)["power_fired"])
 
 
 def test_simulate_verbose_narrates_a_hand(capsys: pytest.CaptureFixture[str]) -> None:

@@ -31,6 +31,7 @@ from .history import _cmd_history, _stored_transcript
 from .verify import _cmd_verify, _is_blind_file, _read_or_why
 
 if TYPE_CHECKING:
+    from ..rules import RuleSet
     from ..simulate import SimStats
 
 Command = Callable[[argparse.Namespace, TextIO, TextIO], int]
@@ -123,7 +124,7 @@ def _cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         data = stats.as_json() | {"seed": seed}
         out.write(json.dumps(data) + "\n")
     else:
-        _summary(stats, seed, out)
+        _summary(stats, seed, out, rules)
     return 0
 
 
@@ -133,7 +134,20 @@ def _rate(per_s: float) -> str:
     return f"{per_s:,.0f}" if per_s >= 10 else f"{per_s:.2g}"
 
 
-def _summary(stats: SimStats, seed: int, out: TextIO) -> None:
+def _power_names(rules: RuleSet) -> dict[str, str]:
+    """Each power row's name (``black_jack``, the rules file's) as a player names its cards,
+    the help's words without the article: "black Jack", "2", "K♥"."""
+    from ..powers import cards_words
+    from ..textsafe import escape
+
+    out = {}
+    for row in rules.power:
+        words = cards_words(row).removeprefix("an ").removeprefix("a ")
+        out[row.name] = escape(words or row.name)
+    return out
+
+
+def _summary(stats: SimStats, seed: int, out: TextIO, rules: RuleSet) -> None:
     g = max(stats.games, 1)
     el = stats.elapsed_s or 1e-9
     w = out.write
@@ -164,7 +178,10 @@ def _summary(stats: SimStats, seed: int, out: TextIO) -> None:
     if len(shares) > 1:
         w("\nWin share per seat, by bot: ")
         w(", ".join(f"{name} {v['wins'] / v['seats'] / g:.1%}" for name, v in shares.items()))
-    fired = ", ".join(f"{k} {v / g:.2f}" for k, v in stats.fired.items())
+    # The rows by their cards ("black Jack: 0.85"), not the rules file's names ("black_jack");
+    # the JSON keeps the names, for scripts.
+    names = _power_names(rules)
+    fired = ", ".join(f"{names.get(k, k)}: {v / g:.2f}" for k, v in stats.fired.items())
     w(f"\nPower cards fired per hand: {fired or 'none'}\n")
     if stats.aborts is not None:
         w(
