@@ -388,14 +388,16 @@ def test_history_lists_hands_newest_first_and_as_json(
     code, out, err = run(capsys, "--data-dir", str(data), "history")
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[0].split() == ["id", "when", "table", "hand", "rules", "result", "verdict"]
-    body = lines[1:5]
-    assert [line.split()[0] for line in body] == ["4", "3", "2", "1"]
-    for line in body:
+    assert all(len(line) < 80 for line in lines), out  # each hand's verdict under its row
+    head = ["id", "when", "table", "hand", "rules", "result", "verdict"]
+    assert (lines[0] + lines[1]).split() == head
+    body = lines[2:10]
+    assert [line.split()[0] for line in body[::2]] == ["4", "3", "2", "1"]
+    for line, verdict in zip(body[::2], body[1::2], strict=True):
         assert "Kitchen" in line
         assert "switch" in line
-        assert line.endswith("fair, every card legal")
         assert "you won" in line or "won, you 2nd" in line
+        assert verdict.strip() == "fair, every card legal"
     assert "verify --hand ID" in lines[-1]
 
     # --data-dir after the command works too.
@@ -417,6 +419,47 @@ def test_history_lists_hands_newest_first_and_as_json(
     assert rows[0]["transcript"] is True
     assert rows[0]["host"] == "10.0.0.2:4000"
     assert {"when", "table", "game_id", "hand_no", "rules", "result", "placings"} <= set(rows[0])
+
+
+def test_history_lines_fit_in_80_columns_with_who_won_when_and_where(
+    tmp_path: Path, match: tuple[Link, Link, Link], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The newcomer pass: ``lanswitch history``'s rows ran to 85 columns (103 for a hand
+    watched). Every line is shorter than 80 now: the verdict goes under its hand's row, whole
+    (wrapped where it is long), and where a row is still too long its rules, table name and
+    result are cut at the end, so the table, when and who won stay on the row."""
+    from dataclasses import replace
+
+    data = tmp_path / "data"
+    record_all(HistoryWriter(data), match[0])
+    with History(history_path(data)) as h:
+        played = h.rows()[0]
+        long = replace(
+            played,
+            game_id="cd" * 16,
+            table="The Long Kitchen Table 42",  # 25: kept to 24
+            rules="my-house-rules-with-a-long-name",  # kept to 16
+            placings=("Alexandra-the-Great-of-Leeds-99", "ann"),
+            place=2,
+            status="unfair",
+            why="the host's signature over the cards it gave you does not verify, twice over",
+            culprits=("@dealer",),
+        )
+        h.add([long])
+    code, out, err = run(capsys, "--data-dir", str(data), "history")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert all(len(line) < 80 for line in lines), "\n".join(f"{len(x)}: {x}" for x in lines)
+    row = next(line for line in lines if line.lstrip().startswith("3 "))
+    assert "The Long Kitchen" in row  # which table
+    assert row.split()[1].count("-") == 2  # when: the date, and the time after it
+    assert "Alexandra" in row  # who won
+    at = lines.index(row)
+    assert lines[at + 1].startswith("    UNFAIR: "), out  # its verdict, under it, whole
+    assert " ".join(" ".join(lines[at + 1 : at + 3]).split()) == (
+        "UNFAIR: the host's signature over the cards it gave you does not verify, twice over"
+        " (blame the host)"
+    ), out
 
 
 def test_paths_shows_where_the_history_is(

@@ -93,8 +93,7 @@ def _cmd_history(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         except ValueError:
             return at[:16]
 
-    table = [("id", "when", "table", "hand", "rules", "result", "verdict")]
-    table += [
+    table = [
         (
             str(r.id),
             escape(when(r.at)),
@@ -106,18 +105,64 @@ def _cmd_history(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
         for r in rows
     ]
-    widths = [max(len(row[c]) for row in table) for c in range(len(table[0]) - 1)]
-    right = {0, 3}  # numbers line up on the right
-    for row in table:
-        cells = [
-            cell.rjust(widths[c]) if c in right else cell.ljust(widths[c])
-            for c, cell in enumerate(row[:-1])
-        ]
-        out.write("  ".join([*cells, row[-1]]) + "\n")
+    for line in history_lines(table):
+        out.write(line + "\n")
     if total > len(rows):
         out.write(f"({len(rows)} of {total} hands; --limit N shows more)\n")
     out.write("lanswitch verify --hand ID checks a hand's transcript again.\n")
     return 0
+
+
+WIDTH = 80
+"""The columns ``lanswitch history`` keeps its lines within, a terminal's usual width: each
+line is shorter (a full line makes some terminals wrap again, as ``stats`` says)."""
+
+_HEAD = ("id", "when", "table", "hand", "rules", "result", "verdict")
+_SHRINK = ((4, 8), (2, 20), (5, 14))
+"""The columns that give way, in turn, where a hand's line is too long, each down to its
+least: the rules, the table's name, then the result (its winner comes first)."""
+
+
+def history_lines(rows: list[tuple[str, ...]], width: int = WIDTH) -> list[str]:
+    """The history's table, one hand a line (id, when, table, hand, rules, result, verdict)
+    where every line is shorter than ``width``; else each hand's verdict on a line of its own
+    under its row, and the row's longest cells cut (with "…") until it fits: the table, when
+    and who won stay on the first line, and a verdict is never cut (it wraps, indented)."""
+    import textwrap
+
+    table = [_HEAD, *rows]
+    widths = [max(len(row[c]) for row in table) for c in range(len(_HEAD))]
+    if sum(widths) + 2 * (len(widths) - 1) < width:
+        return [_row(row, widths) for row in table]
+    widths = widths[:-1]  # the verdict goes under the row
+    for column, least in _SHRINK:
+        over = sum(widths) + 2 * (len(widths) - 1) - (width - 1)
+        if over > 0:
+            widths[column] = max(least, widths[column] - over)
+    indent = " " * (widths[0] + 2)  # under "when"
+    lines = [_row(_HEAD[:-1], widths), indent + _HEAD[-1]]
+    for row in rows:
+        lines.append(_row(row[:-1], widths))
+        lines += textwrap.wrap(
+            row[-1],
+            width - 1,
+            initial_indent=indent,
+            subsequent_indent=indent + "  ",
+            break_on_hyphens=False,
+        )
+    return lines
+
+
+def _row(cells: tuple[str, ...], widths: list[int]) -> str:
+    right = {0, 3}  # numbers line up on the right
+    out = []
+    for c, cell in enumerate(cells):
+        if c < len(widths):
+            w = widths[c]
+            cell = cell if len(cell) <= w else cell[: w - 1] + "…"
+            cell = cell.rjust(w) if c in right else cell.ljust(w)
+        out.append(cell)
+    return "  ".join(out).rstrip()
 
 
 def _save_hand(hand: int, path: Path, target: Path, out: TextIO) -> int:
