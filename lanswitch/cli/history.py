@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -123,7 +124,7 @@ _SHRINK = ((4, 8), (2, 20), (5, 14))
 least: the rules, the table's name, then the result (its winner comes first)."""
 
 
-def history_lines(rows: list[tuple[str, ...]], width: int = WIDTH) -> list[str]:
+def history_lines(rows: Sequence[tuple[str, ...]], width: int = WIDTH) -> list[str]:
     """The history's table, one hand a line (id, when, table, hand, rules, result, verdict)
     where every line is shorter than ``width``; else each hand's verdict on a line of its own
     under its row, and the row's longest cells cut (with "…") until it fits: the table, when
