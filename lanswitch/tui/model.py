@@ -656,7 +656,7 @@ class TuiModel:
             return
         result = getattr(self.powers, name)()
         if result and not self.hand_played():  # "the bots play hard", before the first hand
-            result = result.removesuffix(FROM_NEXT_HAND)
+            result = result.replace(FROM_NEXT_HAND, "")
         self.status = result or ""
         lobby = self.session.lobby
         self.power_said = (self.status, -1 if lobby is None else lobby.hands)

@@ -270,9 +270,9 @@ def host_powers(host: Host, poke: Callable[[], None]) -> HostPowers:
     def toggle_blind() -> str | None:
         on = not host.blind
         said = (
-            "dealer-blind from the next hand: the host cannot see any card it is not dealt"
+            f"dealer-blind{FROM_NEXT_HAND}: the host cannot see any card it is not dealt"
             if on
-            else "commit-reveal from the next hand (not dealer-blind)"
+            else f"commit-reveal{FROM_NEXT_HAND} (not dealer-blind)"
         )
         return act(lambda: host.set_blind(on)) or said
 
