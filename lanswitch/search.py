@@ -16,8 +16,9 @@ them, as a person would say "last card".
 
 Pure: the random source comes in as ``rng``; the budget is a count of iterations and of the
 moves they play, never a clock, so a seed replays the same choice. The count of moves bounds a
-decision's time whatever the hand (a long play-out is a long iteration): at some 2–3 µs a
-move compiled, ``move_budget`` moves take about a third of a second.
+decision's time whatever the hand (a long play-out is a long iteration): at about 1.6 µs a
+move compiled (a play-out's determinization included), ``move_budget`` moves take about a
+quarter of a second.
 """
 
 from __future__ import annotations
@@ -36,12 +37,13 @@ ROLLOUT_MOVES = 48
 COUNT_WEIGHT = 0.45
 #: UCB's exploration constant (rewards lie in [0, 1]).
 EXPLORE = 0.7
-#: Iterations a decision runs, at most. 400 won 27.5% of 600 paired switch hands against
-#: three heuristic bots (the heuristic in that seat 24.5%), 1,200 won 32.7%, at a median of
-#: 236 ms a decision with a choice, compiled, one core (docs/performance.md, Bots).
-ITERATIONS = 1200
+#: Iterations a decision runs, at most. Over 2,000 paired switch hands against three heuristic
+#: bots (the heuristic in that seat 24.7%), 1,200 won 29.9% [27.9, 31.9] at a median of 88 ms
+#: a decision with a choice, compiled, one core: 2,400 spends the time the compiled view
+#: bought back (docs/performance.md, Bots, has the figures at this default).
+ITERATIONS = 2400
 #: Moves (down the tree and in play-outs) a decision plays, at most: the bound on a long
-#: hand's decision (p99 321 ms in switch at 1,200 iterations).
+#: hand's decision (about 1.6 µs a move compiled: some 0.25 s).
 MOVE_BUDGET = 150_000
 #: How often (in iterations) the search asks whether the standing move is settled.
 CHECK_EVERY = 25
