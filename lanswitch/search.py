@@ -37,11 +37,9 @@ ROLLOUT_MOVES = 48
 COUNT_WEIGHT = 0.45
 #: UCB's exploration constant (rewards lie in [0, 1]).
 EXPLORE = 0.7
-#: Iterations a decision runs, at most. Over 2,000 paired switch hands against three heuristic
-#: bots (the heuristic in that seat 24.7%), 1,200 won 29.9% [27.9, 31.9] at a median of 88 ms
-#: a decision with a choice, compiled, one core: 2,400 spends the time the compiled view
-#: bought back (docs/performance.md, Bots, has the figures at this default).
-ITERATIONS = 2400
+#: Iterations a decision runs, at most (docs/performance.md, Bots, has this default's
+#: figures: win shares over 2,000 paired hands, and the time a decision takes).
+ITERATIONS = 1200
 #: Moves (down the tree and in play-outs) a decision plays, at most: the bound on a long
 #: hand's decision (about 1.6 µs a move compiled: some 0.25 s).
 MOVE_BUDGET = 150_000
@@ -128,7 +126,9 @@ class HardBot:
     ``move_budget``: the search's budget per decision (whichever runs out first); ``margin``:
     how much better (in share of a win) another move must look than the heuristic's to be
     played instead; ``rollout_moves``, ``count_weight``, ``explore``, ``check_every``: as
-    the module's constants of those names say."""
+    the module's constants of those names say; ``calls_in_tree``: whether the seats down the
+    tree make their calls as the heuristic does (False: the way before issue 28's fix, for
+    measuring it on the same deals)."""
 
     name = "hard"
     needs_view = True
@@ -144,6 +144,7 @@ class HardBot:
         count_weight: float = COUNT_WEIGHT,
         explore: float = EXPLORE,
         check_every: int = CHECK_EVERY,
+        calls_in_tree: bool = True,
     ) -> None:
         self.rules = rules
         self.iterations = iterations
@@ -153,6 +154,7 @@ class HardBot:
         self.count_weight = count_weight
         self.explore = explore
         self.check_every = check_every
+        self.calls_in_tree = calls_in_tree
         self.heuristic = HeuristicBot(rules)
         self.moves_played = 0  # by the last search, down the tree and in play-outs
 
@@ -198,6 +200,7 @@ class HardBot:
         heuristic = self.heuristic
         explore = self.explore
         budget = self.move_budget
+        calls = self.calls_in_tree
         iterations = self.iterations
         every = self.check_every
         played = 0
@@ -216,9 +219,17 @@ class HardBot:
                     if not _chance(g, rng):
                         break
                     continue
-                legal = [m for m in g.legal_moves() if m not in (CALL_LAST, CALL_TWO)]
-                if not legal:
-                    legal = g.legal_moves()
+                offered = g.legal_moves()
+                if calls and (CALL_LAST in offered or CALL_TWO in offered):
+                    # A call is not a choice the tree weighs: each seat calls as the heuristic
+                    # does, as at the root. (Left out of the tree, a seat laying down to its
+                    # last card passed without the call and paid the penalty — or, where going
+                    # out needs the call first, Black Jack's knock, could never go out.)
+                    said = heuristic.choose(g.view(mover), rng)
+                    if said in (CALL_LAST, CALL_TWO):
+                        g.apply(mover, said)
+                        continue
+                legal = [m for m in offered if m not in (CALL_LAST, CALL_TWO)] or offered
                 children = node.children
                 untried = []
                 for m in legal:
