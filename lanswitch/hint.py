@@ -206,7 +206,16 @@ def _card_why(
     t = bot.t
     kept_back = t.wild_mask | bot.answer_mask
     if (kept_back >> card) & 1 and all((kept_back >> c) & 1 for c in legal):
-        return ("nothing else you hold plays",)
+        # Only cards worth keeping play: say which others it keeps, and for what (a wild
+        # card is kept longest). "Nothing else you hold plays" beside a bright A♣ was false
+        # (the newcomer pass).
+        others = tuple(c for c in legal if c != card)
+        wilds = tuple(c for c in others if (t.wild_mask >> c) & 1)
+        if wilds:
+            too = " plays too, but a wild is" if len(wilds) == 1 else " play too, but wilds are"
+            return (Cards(wilds), too, " best kept for later")
+        too = " plays too, but is" if len(others) == 1 else " play too, but are"
+        return (Cards(others), too, " best kept to answer a pick-up")
     counts = bot.suit_counts(view.hand)
     suit = card // 13 % 4 if card < JOKER_BASE else -1
     if row is not None and (row.follow_suit or row.run) and suit >= 0 and counts[suit] > 1:

@@ -122,3 +122,13 @@ def test_every_hint_is_the_heuristics_move_with_a_reason(preset: str) -> None:
                 assert not text.endswith(" — "), text
             g.apply(seat, move)
     assert hints > 20
+
+
+def test_where_only_cards_worth_keeping_play_the_hint_names_the_ones_kept() -> None:
+    """The newcomer pass: holding A♣ 7♣ 2♦ J♥ on 5♦ the hint said "play 2♦ — nothing else you
+    hold plays", with A♣ bright beside it. Only cards worth keeping play (a wild Ace, a 2
+    that answers a pick-up): the hint says which it keeps."""
+    g = stacked(sized(SWITCH, 4), 2, ["AC 7C 2D JH", "6H 9C 3S 4S"], "5D", dealer=1)
+    move, words = said(g, 0)
+    assert move == c("2D"), words
+    assert words == "play 2♦ — A♣ plays too, but a wild is best kept for later"
