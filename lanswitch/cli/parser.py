@@ -361,7 +361,8 @@ def _join(sub: _Commands) -> None:
         "--bot",
         choices=SEAT_BOTS,
         metavar="STRATEGY",
-        help=f"a bot ({' or '.join(SEAT_BOTS)}) plays your seat; print a log, no screen",
+        help=f"a bot ({', '.join(SEAT_BOTS)}) plays your seat; print a log, no screen "
+        "(the hard bot plays only in the host's seats: play or host --level hard)",
     )
     j.add_argument("--spectate", action="store_true", help="watch instead of taking a seat")
     j.add_argument("--transcripts", metavar="DIR", help="save each hand's transcript in DIR")
