@@ -471,8 +471,10 @@ def test_a_bots_decision_costs_the_journal_16_bytes_and_a_replay_does_not_decide
 
 
 def test_a_record_without_its_bots_moves_replays_by_deciding_again() -> None:
-    """A journal written before bots' moves were kept (records of four fields) replays:
-    each bot decides again from the same seed, to the same move."""
+    """A record of four fields (no bots' moves kept) replays by deciding again: each bot
+    decides from the same 16-byte seed, to the same move. (A journal written before the
+    seeds, when every draw came from the entropy, does not replay: that is a different
+    lanswitch, as docs/hosting.md says of any.)"""
     net = _hard_table(6)
     old = []
     for raw in net.host.inputs:

@@ -193,7 +193,8 @@ def parse_rules(text: object) -> RuleSet:
 
 def unpack_record(raw: object, n: int) -> tuple[str, list[Any], bool, bytes, list[int] | None]:
     """Record ``n``: the call's name, its arguments, whether it raised, the randomness it
-    drew and the moves its bots made (None in a record from before they were kept)."""
+    drew and the moves its bots made (None: a record of four fields, which kept none; its
+    bots decide again, from the seeds the record's randomness holds)."""
     if not isinstance(raw, bytes):
         raise ReplayError("the journal is empty" if raw is None else f"record {n} is not bytes")
     try:
