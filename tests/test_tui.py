@@ -41,7 +41,7 @@ from lanswitch.tui.keys import KEYS, Key, acts, hints
 from lanswitch.tui.layout import MIN_COLS, MIN_ROWS, compose, key_bar
 from lanswitch.tui.model import HostPowers, TuiModel
 from lanswitch.tui.prompts import Spot, prompt, why_not
-from lanswitch.tui.render import Look, card_style, card_text, move_text, width, wrap
+from lanswitch.tui.render import Look, card_style, card_text, move_text, seat_cells, width, wrap
 from lanswitch.tui.run import farewell, host_powers, run_client
 from tests.stacking import c, play, sized, stacked
 from tests.tablenet import Link, TableNet
@@ -2269,3 +2269,21 @@ def test_h_pressed_in_the_terminal_shows_the_hint_line(identity: Identity) -> No
     # Tens of milliseconds here (the screen's redraw; the hint itself takes microseconds:
     # benchmarks/hint.py); printed, not asserted: a speed is a benchmark's figure.
     assert " — " in screen.text()
+
+
+def test_a_seat_nobody_sits_in_says_empty_and_one_out_of_the_match_says_out() -> None:
+    """The newcomer pass: after a friend left between hands the next hands ran three-handed
+    and the table showed "seat 4      out", which reads as a player who went out. A seat
+    dealt no cards says "empty" where nobody sits in it, and "out" where its player is out
+    of the match."""
+    game = Game(PRESETS["switch"], 4, out=(3,))
+    game.apply_chance(list(range(52)))
+    seats = [p.LobbySeat(name=n, id="", connected=True) for n in ("ann", "bob", "cy")]
+    for last, said in (
+        (p.LobbySeat(name="", id=""), "empty"),
+        (p.LobbySeat(name="dee", id=""), "out"),
+    ):
+        lobby = p.LobbyState(table="T", rules="switch", host=None, seats=(*seats, last), you=0)
+        cells = seat_cells(game.view(0), lobby, Look(), 0, ("ann", "bob", "cy", "seat 4"))
+        text = "".join(fragment[1] for fragment in cells[3])
+        assert text.split()[-1] == said, text

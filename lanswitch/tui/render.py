@@ -349,7 +349,12 @@ def seat_cells(
         shown = name if len(name) <= name_w else name[: name_w - 1] + look.g.more[0]
         cell: StyledText = [(style, marker + shown.ljust(name_w))]
         if not view.active[seat]:
-            cell.append(("class:dim", "      out" if seat not in view.finished else ""))
+            # A seat dealt no cards: "empty" where nobody sits in it (the newcomer pass: "seat 4
+            # out" read as a player who had gone out), "out" where its player is out of the
+            # match; a seat that finished says so below.
+            free = lobby is not None and seat < len(lobby.seats) and not lobby.seats[seat].name
+            said = "" if seat in view.finished else "    empty" if free else "      out"
+            cell.append(("class:dim", said))
         if seat in view.finished:
             cell.append(("class:good", f" done #{view.finished.index(seat) + 1}"))
         elif view.active[seat]:
