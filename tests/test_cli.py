@@ -152,6 +152,27 @@ def test_simulate_names_the_power_cards_as_a_player_does(
     assert {"black_jack", "red_jack"} <= set(json.loads(out)["power_fired"])
 
 
+def test_simulate_gives_each_bots_win_share_with_its_95_percent_interval(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The newcomer pass read "hard 24.0%, normal 25.3%" over 200 hands as "hard is no
+    stronger": the summary now gives each bot's share with its Wilson 95% interval, the
+    interval of a seat-hand count (textbook values: 5 of 10 is [23.7%, 76.3%], 0 of 10 is
+    [0.0%, 27.8%]), and the share inside it."""
+    from lanswitch.cli.commands import _share
+
+    assert _share("x", 5, 10) == "x 50.0% [23.7%, 76.3%]"
+    assert _share("x", 0, 10) == "x 0.0% [0.0%, 27.8%]"
+    argv = ("simulate", "--games", "40", "--bots", "normal,random,random,random", "--seed", "2")
+    code, out, _ = run(capsys, *argv)
+    assert code == 0
+    line = out.split("Win share per seat, by bot (95% interval): ", 1)[1].splitlines()[0]
+    for part in line.split("], "):
+        name, share, lo, hi = part.replace("[", "").replace("]", "").replace(",", "").split()
+        assert name in ("normal", "random"), line
+        assert float(lo[:-1]) <= float(share[:-1]) <= float(hi[:-1]), line
+
+
 def test_simulate_verbose_narrates_a_hand(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "simulate", "--games", "1", "--verbose", "--seed", "3")
     assert code == 0
