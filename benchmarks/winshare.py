@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import multiprocessing
 import random
 import sys
@@ -40,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from lanswitch.bots import Bot, make_bot
 from lanswitch.game import Game, Rng, View
 from lanswitch.rules import PRESETS
-from lanswitch.simulate import play_hand
+from lanswitch.simulate import play_hand, wilson
 
 
 class Timed:
@@ -63,16 +62,6 @@ class Timed:
 
     def choose_legal(self, legal: list[int], rng: Rng) -> int:
         return self.bot.choose_legal(legal, rng)
-
-
-def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of ``wins`` in ``n`` (95% by default)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
 
 
 Job = tuple[str, str, str, int, int, int, int, dict[str, float]]

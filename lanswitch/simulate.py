@@ -12,6 +12,7 @@ bots. Without it nothing changes: the fast seeded shuffle stays the deck source.
 
 from __future__ import annotations
 
+import math
 import random
 import secrets
 import time
@@ -156,6 +157,17 @@ def shuffled(rng: random.Random, cards: list[int]) -> list[int]:
     rand = rng.random
     keyed = sorted([(rand(), c) for c in cards])
     return [c for _, c in keyed]
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of ``wins`` in ``n`` (95% by default), within [0, 1] (no
+    "-0.0" from rounding at 0 of n)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def play_hand(

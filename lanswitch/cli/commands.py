@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import secrets
 import sys
 from collections.abc import Callable
@@ -150,12 +149,10 @@ def _power_names(rules: RuleSet) -> dict[str, str]:
 
 def _share(name: str, wins: int, n: int) -> str:
     """``name``'s share of ``n`` seat-hands won, with its Wilson 95% interval."""
-    z = 1.96
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    lo, hi = max(0.0, centre - half), min(1.0, centre + half)  # no "-0.0%" at 0 of n
-    return f"{name} {p:.1%} [{lo:.1%}, {hi:.1%}]"
+    from ..simulate import wilson
+
+    lo, hi = wilson(wins, n)
+    return f"{name} {wins / n:.1%} [{lo:.1%}, {hi:.1%}]"
 
 
 def _summary(stats: SimStats, seed: int, out: TextIO, rules: RuleSet) -> None:
