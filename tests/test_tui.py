@@ -29,9 +29,9 @@ from lanswitch import protocol as p
 from lanswitch.cards import JOKER_BASE
 from lanswitch.client import Client, Target
 from lanswitch.fairdeal.judgement import DEALER_BLIND
-from lanswitch.game import CALL_LAST, DRAW, PASS, Game, Phase
+from lanswitch.game import CALL_LAST, DRAW, PASS, Game, Phase, View
 from lanswitch.host import Host, HostConfig
-from lanswitch.rules import PRESETS
+from lanswitch.rules import PRESETS, RuleSet
 from lanswitch.server import Server
 from lanswitch.session import News, Session, named
 from lanswitch.table import Refused
@@ -2287,3 +2287,31 @@ def test_a_seat_nobody_sits_in_says_empty_and_one_out_of_the_match_says_out() ->
         cells = seat_cells(game.view(0), lobby, Look(), 0, ("ann", "bob", "cy", "seat 4"))
         text = "".join(fragment[1] for fragment in cells[3])
         assert text.split()[-1] == said, text
+
+
+def test_the_last_tag_leaves_a_player_who_draws_back_up() -> None:
+    """The newcomer pass: a player who had called "last card" drew on their next turn and
+    the table showed "2 cards LAST" while they chose what to do with the card drawn. The
+    engine keeps the call (it was made at the end of the turn before, and where a finish
+    needs it the rules read it all this turn); the tag says what a person means by it, one
+    card left — and where the call is Black Jack's knock, declared with any number of
+    cards, whatever is held."""
+    game = stacked(sized(PRESETS["switch"], 2), 2, ["5H 6C", "9H 9D"], "4H", "KS")
+    play(game, 0, CALL_LAST, c("5H"))
+    names = ("ann", "bob")
+
+    def tag(view: View, rules: RuleSet) -> bool:
+        cells = seat_cells(view, None, Look(), 1, names, rules=rules)
+        return "LAST" in "".join(fragment[1] for fragment in cells[0])
+
+    assert tag(game.view(1), game.rules)  # one card, called
+    play(game, 1, c("9H"), PASS)
+    play(game, 0, DRAW)
+    view = game.view(1)
+    assert (view.turn, view.counts[0]) == (0, 2)  # their turn, the card drawn in hand
+    assert view.declared[0]  # the engine keeps the call
+    assert not tag(view, game.rules)
+    knocked = stacked(sized(PRESETS["blackjack"], 4), 2, ["3C 4C 5C 6C", "9H 4S 8D 10D"], "3D")
+    play(knocked, 0, CALL_LAST, c("3C"), PASS)
+    assert knocked.view(1).counts[0] == 3
+    assert tag(knocked.view(1), knocked.rules)  # "cards": the knock, with three held

@@ -170,7 +170,7 @@ def _table(model: TuiModel, cols: int, room: int) -> list[StyledText]:
     look = model.look
     names = model.hand_names()
     me = v.seat
-    grid = seat_grid(seat_cells(v, s.lobby, look, me, names), cols)
+    grid = seat_grid(seat_cells(v, s.lobby, look, me, names, rules=s.rules), cols)
     compact: StyledText = [("", " ")]
     for seat in range(len(v.counts)):
         mark = look.g.turn if v.turn == seat else ""

@@ -23,6 +23,7 @@ from ..cards import JOKER_BASE, MAX_CARD, SUIT_LETTERS, SUIT_SYMBOLS, format_car
 from ..game import CALL_LAST, CALL_TWO, DRAW, MIMIC_BASE, PASS, SUIT_BASE, View, format_move
 from ..narrate import Cards, Line, SuitName
 from ..protocol import LobbyState
+from ..rules import RuleSet
 
 __all__ = [
     "Glyphs",
@@ -334,10 +335,22 @@ def fit_parts(parts: Sequence[tuple[int, StyledText]], cols: int, sep: StyledTex
 
 
 def seat_cells(
-    view: View, lobby: LobbyState | None, look: Look, me: int | None, names: Sequence[str]
+    view: View,
+    lobby: LobbyState | None,
+    look: Look,
+    me: int | None,
+    names: Sequence[str],
+    *,
+    rules: RuleSet | None = None,
 ) -> list[StyledText]:
     """Every player as one cell: a turn marker, the name, the cards held, what they owe. The
-    cells of one table have the same width (names padded), so a grid of them lines up."""
+    cells of one table have the same width (names padded), so a grid of them lines up.
+
+    ``LAST``: the seat's call stands. The engine keeps a call through the next turn (where a
+    finish needs it, the rules read it then), but to a person "last card" means one card
+    held, so the tag goes once its player draws back up — except where the call is Black
+    Jack's knock (``calls.timing = "on_finish"``), declared with any number of cards."""
+    knock = rules is not None and rules.calls.timing == "on_finish"
     longest = max((len(n) for n in names), default=4)
     name_w = min(max(longest, 4), 14)
     cells = []
@@ -360,7 +373,7 @@ def seat_cells(
         elif view.active[seat]:
             n = view.counts[seat]
             cell.append(("", f" {n:>2} card{'s' if n != 1 else ' '}"))
-            if seat < len(view.declared) and view.declared[seat]:
+            if seat < len(view.declared) and view.declared[seat] and (n == 1 or knock):
                 cell.append(("class:warn", " LAST"))
             if seat < len(view.missed) and view.missed[seat]:
                 cell.append(("class:dim", f" misses {view.missed[seat]}"))

@@ -139,7 +139,7 @@ def compose_replay(model: ReplayModel, cols: int, rows: int) -> list[StyledText]
         style = "class:good" if verdict.status == "fair" else "class:bad"
         bottom += wrap([(style, f"  {plain(verdict.text(), look)}")], cols, indent=4)[:2]
     top = [table_line(v, look, cols)]
-    grid = seat_grid(seat_cells(v, None, look, me, w.names), cols)
+    grid = seat_grid(seat_cells(v, None, look, me, w.names, rules=w.rules), cols)
     above = room - len(bottom)
     if len(top) + len(grid) <= above:
         top += grid
