@@ -100,8 +100,12 @@ def _cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         on_move = verbose_printer(labels, write)
         out.write(f"{rules.name}: {rules.description}\n")
     progress = None
-    if not args.json and not args.verbose and args.games >= 200 and sys.stderr.isatty():
+    if not args.json and not args.verbose and sys.stderr.isatty():
+        # On a terminal, always: a run's length is not its count of hands (four hard bots
+        # take seconds a hand), and the newcomer pass sat before a silent screen. Drawn at 0
+        # first, so the wait for the first hand is not silent either.
         progress = _Progress(args.games, sys.stderr)  # its own \r, and numbers only
+        progress(0)
     directory = None
     if args.transcripts is not None:
         directory = Path(args.transcripts)
