@@ -430,19 +430,25 @@ class History:
         ids: list[int] = []
         with self._write() as db:
             for r in rows:
+                keep = None  # the row's id: sqlite's next, or the unfinished row's it replaces
                 if r.ending != "unfinished":
                     # A hand left unfinished when its host stopped the table (played or
                     # watched), then carried on (--resume) and finished: the finished hand
-                    # takes its row.
-                    db.execute(
-                        "DELETE FROM hands WHERE game_id = ? AND hand_no = ? AND client = ? "
+                    # takes its row, and its id (a new one left `history`'s numbers with a
+                    # gap where the unfinished row had been: the newcomer pass).
+                    found = db.execute(
+                        "SELECT id FROM hands WHERE game_id = ? AND hand_no = ? AND client = ? "
                         "AND ending = 'unfinished'",
                         (r.game_id, r.hand_no, r.client),
-                    )
+                    ).fetchone()
+                    if found is not None:
+                        keep = int(found[0])
+                        db.execute("DELETE FROM hands WHERE id = ?", (keep,))
                 cur = db.execute(
-                    f"INSERT OR IGNORE INTO hands ({_COLUMNS}) "
-                    f"VALUES ({', '.join('?' * _COLUMNS.count(','))}, ?)",
+                    f"INSERT OR IGNORE INTO hands (id, {_COLUMNS}) "
+                    f"VALUES (?, {', '.join('?' * _COLUMNS.count(','))}, ?)",
                     (
+                        keep,
                         r.at,
                         r.table,
                         r.host,

@@ -136,6 +136,7 @@ def test_a_hand_kept_unfinished_gives_way_to_the_same_hand_finished(
     with History(history_path(data)) as h:
         (row,) = h.rows()
     assert row.status == "fair", row.status
+    assert row.id == 1  # the unfinished row's number: `history` shows no gap
     assert result_text(row) in ("you won", "bob won, you 2nd")
     # A spectator's hand stopped the same way: watched, and no result — not "void".
     eve = match[2].session
