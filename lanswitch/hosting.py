@@ -31,7 +31,7 @@ from .datadir import make_private
 from .discovery import TableAdvertiser
 from .errors import StateError
 from .host import Host, HostConfig, ReplayError
-from .journal import Journal, JournalError, damaged, journal_dir, unfinished
+from .journal import Journal, JournalError, Unfinished, damaged, journal_dir, unfinished
 from .protocol import PROTOCOL_VERSION
 from .server import Server
 from .session import Session
@@ -165,13 +165,13 @@ def resume_table(data: Path, name: str | None = None) -> HostedTable:
     )
 
 
-def interrupted(data: Path) -> tuple[str | None, list[str]]:
+def interrupted(data: Path) -> tuple[Unfinished | None, list[str]]:
     """Before a new table is opened in ``data``: the newest table a host left unfinished (a
-    crash, Ctrl-C mid-match) that ``--resume`` can carry on — as its description, None if
-    there is none — and a note for each journal too damaged to resume."""
+    crash, Ctrl-C mid-match) that ``--resume`` can carry on, None if there is none, and a
+    note for each journal too damaged to resume."""
     with contextlib.suppress(OSError):
         tables = [u for u in unfinished(data) if not u.busy and _opened(u.path)]
-        return (tables[0].describe() if tables else None), [d.describe() for d in damaged(data)]
+        return (tables[0] if tables else None), [d.describe() for d in damaged(data)]
     return None, []
 
 
@@ -259,6 +259,7 @@ async def serve(table: HostedTable, identity: Identity) -> Server:
     if j is not None:
         try:
             j.set("port", server.port)
+            j.set("stopped", None)  # a resumed table is running again: no longer stopped
         except JournalError as e:
             server.journal, server.journal_error = None, e
             table.host.journaling = False
@@ -329,5 +330,10 @@ def settle(table: HostedTable) -> None:
         return
     if table.host.finished:
         j.finish()
-    else:
-        j.close()
+        return
+    if table.stopped:
+        # Stopped on purpose: the next `play` says so, where a table whose host died is
+        # "interrupted" (the newcomer pass: a table quit with q was offered as interrupted).
+        with contextlib.suppress(JournalError):
+            j.set("stopped", time.time())
+    j.close()

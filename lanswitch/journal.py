@@ -247,6 +247,9 @@ class Unfinished:
     name: str
     started: float
     busy: bool  # its host is still running
+    stopped: float | None = None
+    """When its host stopped it on purpose (Ctrl-C, ``q``: the journal's ``stopped``, a
+    ``time.time()``); None where nobody did — a crash, a kill, a power cut."""
 
     def describe(self) -> str:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.started))
@@ -299,14 +302,15 @@ def _scan(data: Path) -> tuple[list[Unfinished], list[Damaged]]:
             broken.append(Damaged(path, e.strerror or str(e)))
             continue
         try:
-            name, when = j.get("name"), j.get("started")
+            name, when, stopped = j.get("name"), j.get("started"), j.get("stopped")
         except JournalError as e:
             broken.append(Damaged(path, _why(e, path)))
             continue
         finally:
             j.close()
         if isinstance(name, str) and isinstance(when, float | int):
-            found.append(Unfinished(path, name, float(when), False))
+            on_purpose = float(stopped) if isinstance(stopped, float | int) else None
+            found.append(Unfinished(path, name, float(when), False, on_purpose))
         else:
             broken.append(Damaged(path, "it does not say which table it is"))
     found.sort(key=lambda u: u.started, reverse=True)

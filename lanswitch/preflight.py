@@ -16,6 +16,7 @@ import functools
 import shutil
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import TextIO
 
@@ -72,9 +73,15 @@ def offer_resume(command: str, data: Path, err: TextIO, stdin: TextIO | None = N
             err.flush()
             raise Declined
         return False
+    if found.stopped is not None:
+        # Its host stopped it (q, Ctrl-C): "interrupted" read as something gone wrong.
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(found.stopped))
+        happened = f"was stopped mid-match ({when})"
+    else:  # its host died: a crash, a kill, a power cut
+        happened = "was interrupted before its match ended"
     say(
-        f"lanswitch: the table {found} was interrupted before its match ended; lanswitch "
-        f"{command} --resume carries it on"
+        f"lanswitch: the table {found.describe()} {happened}; lanswitch {command} --resume "
+        "carries it on"
     )
     if not asks:
         err.flush()
@@ -82,14 +89,14 @@ def offer_resume(command: str, data: Path, err: TextIO, stdin: TextIO | None = N
     answer = _answer(err, stdin, "Carry it on now? [Y/n] ")
     if answer is None:
         say(
-            f"stopped: nothing was lost — the table {found} is kept as it was; "
+            f"stopped: nothing was lost — the table {found.describe()} is kept as it was; "
             f"lanswitch {command} --resume carries it on later"
         )
         err.flush()
         raise Declined
     if answer.strip().lower() in ("y", "yes", ""):
         return True
-    err.write("starting a new table; the interrupted one stays for --resume\n")
+    err.write(f'starting a new table; "{found.name}" stays for --resume\n')
     return False
 
 

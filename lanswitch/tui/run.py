@@ -434,7 +434,7 @@ async def play(settings: Play, rules: RuleSet) -> tuple[int, str]:
         nonlocal stopped
         if not mid_match(host):
             return False
-        stopped = True
+        stopped = table.stopped = True
         await server.stop(stopped_text("play"))
         return True
 

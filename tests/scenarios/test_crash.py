@@ -511,6 +511,48 @@ def test_a_plain_host_says_there_is_an_interrupted_table_and_how_to_resume_it(
     assert len(unfinished(tmp_path)) == 1  # still there, for --resume
 
 
+def test_a_table_its_host_stopped_is_offered_as_stopped_and_one_whose_host_died_as_interrupted(
+    tmp_path: Path, identity: Identity
+) -> None:
+    """The newcomer pass: a table quit on purpose (``q`` at ``play``) was offered the next
+    evening as "interrupted", which reads as something gone wrong. The journal keeps when
+    its host stopped it; a table resumed and running again is no longer stopped, so dying
+    then makes it "interrupted" again."""
+    import io
+
+    from lanswitch.preflight import offer_resume
+
+    def offered() -> str:
+        err = io.StringIO()
+        assert offer_resume("host", tmp_path, err, stdin=io.StringIO()) is False
+        return err.getvalue()
+
+    _left_unfinished(tmp_path, "Kitchen")  # its host died
+    assert "was interrupted before its match ended" in offered()
+    table = resume_table(tmp_path)
+    table.stopped = True  # as Ctrl-C or q mid-match leave it (netcmd, tui.run)
+    settle(table)
+    (found,) = unfinished(tmp_path)
+    assert found.stopped is not None
+    said = offered()
+    assert re.search(
+        r'the table "Kitchen" \(started [0-9: -]+\) was stopped mid-match \([0-9: -]+\); '
+        r"lanswitch host --resume carries it on",
+        said,
+    ), said
+    table = resume_table(tmp_path)
+
+    async def running() -> None:
+        server = await serve(table, identity)
+        await server.stop("gone")  # no settle: the process died with the table running
+
+    asyncio.run(running())
+    assert table.journal is not None
+    table.journal.close()
+    assert unfinished(tmp_path)[0].stopped is None
+    assert "was interrupted before its match ended" in offered()
+
+
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_a_plain_play_asks_to_carry_on_an_interrupted_table_and_does(tmp_path: Path) -> None:
     """After a crash, plain ``lanswitch play`` opened a new lobby and said nothing of the
@@ -590,6 +632,7 @@ def test_a_host_interrupted_mid_match_stops_keeps_its_journal_and_resumes(tmp_pa
             "(its players join it again then)"
         ), said
         assert len(unfinished(data)) == 1  # kept for --resume
+        assert unfinished(data)[0].stopped is not None  # on purpose: not "interrupted"
         waiting = (
             "the host stopped the table mid-match; it can carry on where it stopped (the host "
             "runs lanswitch host --resume): waiting for it (Ctrl-C leaves)"
