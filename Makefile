@@ -5,6 +5,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# What play needs, without the test tools: lanswitch, and mypy's mypyc to compile the engine.
+PLAY_STAMP := $(VENV)/.installed-play
 # The mypyc-compiled engine (see lanswitch/_native.py); without it the pure engine runs.
 NATIVE := lanswitch/game.build-hash
 PIP := $(BIN)/python -m pip --disable-pip-version-check
@@ -35,20 +37,29 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	@$(PIP) install --quiet --upgrade pip || echo "make: pip was not upgraded (no package index?); going on with the one $(VENV) has"
 
+# make test installs the test tools too (pytest, hypothesis, ruff), which play does without.
 $(STAMP): pyproject.toml | $(BIN)/python
-	@echo "make: installing lanswitch and what it needs into $(VENV) (a minute or so the first time)"
+	@echo "make: installing lanswitch, what it needs and its test tools into $(VENV) (a minute or so the first time)"
 	@$(PIP) install --progress-bar on -e '.[test]' || { $(OFFLINE); }
-	@touch $(STAMP)
+	@touch $(STAMP) $(PLAY_STAMP)
 	@echo "make: installed; the command is $(BIN)/lanswitch (or: $(BIN)/python -m lanswitch)"
 
-$(NATIVE): lanswitch/game.py lanswitch/heuristic.py lanswitch/search.py lanswitch/cards.py $(wildcard lanswitch/rules/*.py) | $(STAMP)
+$(PLAY_STAMP): pyproject.toml | $(BIN)/python
+	@if [ $(STAMP) -nt pyproject.toml ]; then touch $(PLAY_STAMP); else \
+	  echo "make: installing lanswitch and what it needs into $(VENV) (a minute or so the first time)"; \
+	  $(PIP) install --progress-bar on -e '.[build]' || { $(OFFLINE); }; \
+	  touch $(PLAY_STAMP); \
+	  echo "make: installed; the command is $(BIN)/lanswitch (or: $(BIN)/python -m lanswitch)"; \
+	fi
+
+$(NATIVE): lanswitch/game.py lanswitch/heuristic.py lanswitch/search.py lanswitch/cards.py $(wildcard lanswitch/rules/*.py) | $(PLAY_STAMP)
 	@echo "make: compiling the rules engine and the bots' search with mypyc (about half a minute, once)"
 	@$(BIN)/python -m lanswitch._build || echo "make: the engine was not compiled; the pure Python engine will run"
 
 # ARGS: play's options, e.g. make play ARGS="--rules irish --interface 192.168.1.20"
 # (lanswitch play --help lists them).
 ARGS ?=
-play: $(STAMP) $(NATIVE)
+play: $(PLAY_STAMP) $(NATIVE)
 	@echo "make: starting $(BIN)/lanswitch play $(ARGS) (friends join with: $(BIN)/lanswitch join, in their own clone after make)"
 	$(BIN)/lanswitch play $(ARGS)
 

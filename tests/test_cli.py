@@ -698,6 +698,59 @@ def test_make_offline_says_the_first_install_needs_the_package_index(tmp_path: P
     )
 
 
+def test_make_play_installs_what_play_needs_and_not_the_test_tools(tmp_path: Path) -> None:
+    """The newcomer pass: ``make play`` installed pytest, hypothesis and ruff, which only
+    ``make test`` uses. Read from make's plan (``make -n``: nothing is run or downloaded)
+    in a copy of the Makefile: ``play`` installs ``.[build]`` (mypyc, for the compiled
+    engine), ``test`` installs ``.[test]``, and a project ``make test`` set up is not
+    installed again by ``make play``."""
+    for name in ("Makefile", "pyproject.toml"):
+        (tmp_path / name).write_bytes((ROOT / name).read_bytes())
+    for source in ("game", "heuristic", "search", "cards"):
+        (tmp_path / "lanswitch").mkdir(exist_ok=True)
+        (tmp_path / "lanswitch" / f"{source}.py").touch()
+
+    def plan(target: str) -> str:
+        result = subprocess.run(
+            ["make", "-n", "--no-print-directory", f"PYTHON={sys.executable}", target],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+        return result.stdout
+
+    play, test = plan("play"), plan("test")
+    assert "-e '.[build]'" in play
+    assert "[test]" not in play
+    assert "-e '.[test]'" in test
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    build = set(extras["optional-dependencies"]["build"])
+    assert build <= set(extras["optional-dependencies"]["test"])  # test can build, too
+    assert not any(tool in " ".join(build) for tool in ("pytest", "hypothesis", "ruff"))
+    # After make test: play's stamp is made without pip (PIP=false would fail the recipe).
+    python = tmp_path / ".venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')  # this venv's, with pip
+    python.chmod(0o755)
+    (tmp_path / ".venv" / ".installed").touch()
+    os.utime(tmp_path / "pyproject.toml", (1e9, 1e9))  # older than make test's stamp
+    stamp = ".venv/.installed-play"
+    result = subprocess.run(
+        [*("make", "--no-print-directory", f"PYTHON={sys.executable}", "PIP=false"), stamp],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (tmp_path / ".venv" / ".installed-play").exists()
+    assert "installing" not in result.stdout
+
+
 def test_ctrl_c_while_make_compiles_the_engine_is_one_line(tmp_path: Path) -> None:
     """Ctrl-C during ``make``'s compile (``python -m lanswitch._build``) printed a
     traceback from deep inside subprocess."""
