@@ -24,6 +24,7 @@ Verdicts, from worst:
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -69,11 +70,16 @@ class OwnAbsence:
     since: tuple[int, ...]
     moves: int
     rounds: tuple[int, ...]
+    after: tuple[int, ...] = ()
+    """For each of ``since``: the moves of the hand made before it (what the text says: a
+    player counts moves, not log events)."""
 
     def text(self) -> str:
         n = len(self.since)
         times = "once" if n == 1 else "twice" if n == 2 else f"{n} times"
-        at = ", ".join(str(k) for k in self.since)
+        when = _after(self.after) or f"log event{'s' if n != 1 else ''} " + _and(
+            [str(k) for k in self.since]
+        )
         played = f"{self.moves} move{'s' if self.moves != 1 else ''}"
         dealt = (
             f" and dealt round{'s' if len(self.rounds) != 1 else ''} "
@@ -83,7 +89,7 @@ class OwnAbsence:
             else ""
         )
         return (
-            f"the host says you lost the link {times} (log event{'s' if n != 1 else ''} {at}): "
+            f"the host says you lost the link {times} ({when}): "
             f"it made {played} for you{dealt} — if your link never dropped, it lied"
         )
 
@@ -115,6 +121,9 @@ class Verdict:
     forfeit: tuple[str, ...] = ()
     names: Mapping[str, str] = field(default_factory=dict)
     own_away: OwnAbsence | None = None
+    move_events: tuple[int, ...] = ()
+    """The log's events that are moves, by index: what turns the log's event numbers into
+    the moves a player counts ("after move 12 of 30") in :meth:`caveats`."""
     placings: tuple[str, ...] = ()
     """The seats' ids, first place first, as the replay of the signed log gives them (never a
     file's word); empty for a hand without a result."""
@@ -138,17 +147,34 @@ class Verdict:
         """One line per person who went away mid-hand, and per person whose confirmation of
         the log is missing; and this seat's own absences, as the host logged them."""
         out = [] if self.own_away is None else [self.own_away.text()]
+        total = len(self.move_events)
         for a in self.away:
             how = "left" if a.how == "left" else "lost the link, says the host,"
-            out.append(
-                f"{self.name(a.pid)} {how} at event {a.since} (confirmed the log to event "
-                f"{a.confirmed}, and the host played the seat after)"
+            gone, seen = self._moves(a.since), self._moves(a.confirmed)
+            when = f"after move {gone} of {total}" if gone else "before the first move"
+            confirmed = (
+                "every move before that"
+                if seen >= gone
+                else f"the moves to move {seen}"
+                if seen
+                else "none of the moves"
             )
-        out += [
-            f"{self.name(p)} confirmed the log only to event {n} of {self.events}"
-            for p, n in self.unconfirmed
-        ]
+            out.append(
+                f"{self.name(a.pid)} {how} {when} (had confirmed {confirmed}; the host played "
+                "the seat after)"
+            )
+        for p, n in self.unconfirmed:
+            seen = self._moves(n)
+            out.append(
+                f"{self.name(p)} confirmed the hand only to move {seen} of {total}"
+                if seen
+                else f"{self.name(p)} confirmed none of the hand's {total} moves"
+            )
         return out
+
+    def _moves(self, events: int) -> int:
+        """The moves among the log's first ``events`` events."""
+        return bisect_left(self.move_events, events)
 
     def _hand(self) -> str:
         return (
@@ -183,9 +209,14 @@ class Verdict:
         """One plain line: the verdict, who is to blame, why (clauses joined by "; ")."""
         hand = self._hand()
         if self.status == "fair":
+            # Moves and shuffles, as a player counts the hand (each round of the fair deal
+            # shuffles the deck: the deal, then each reshuffle of the discards); the log's
+            # other events (presence, confirmations) are checked too, and `verify --json`
+            # counts them all ("events").
+            moves = len(self.move_events)
             checked = (
-                f"{self.events} log events and {self.rounds} "
-                f"round{'s' if self.rounds != 1 else ''} checked"
+                f"{moves} move{'s' if moves != 1 else ''} and {self.rounds} "
+                f"shuffle{'s' if self.rounds != 1 else ''} checked"
             )
             return "; ".join([f"FAIR: {hand}: {checked}", self.outcome, *self.caveats()])
         if self.status == "unconfirmed":
@@ -285,14 +316,19 @@ def own_absence(t: Transcript) -> OwnAbsence | None:
     down then; a host that cuts it at every turn or every reshuffle shows up here."""
     seat = t.seat
     since: list[int] = []
+    after: list[int] = []
+    made = 0  # moves in the log so far, anyone's
     moves = 0
     rounds: list[int] = []
     away = False
     for k, ev in enumerate(t.log):
+        if isinstance(ev, Move):
+            made += 1
         if isinstance(ev, Away) and ev.seat == seat:
             away = True
             if ev.how != LEFT:
                 since.append(k)
+                after.append(made)
         elif isinstance(ev, Back) and ev.seat == seat:
             away = False
         elif isinstance(ev, Move) and ev.seat == seat and ev.by == BY_STAND_IN:
@@ -301,7 +337,7 @@ def own_absence(t: Transcript) -> OwnAbsence | None:
             rounds.append(ev.round)
     if not since:
         return None
-    return OwnAbsence(tuple(since), moves, tuple(rounds))
+    return OwnAbsence(tuple(since), moves, tuple(rounds), tuple(after))
 
 
 def _names(t: Transcript) -> dict[str, str]:
@@ -320,7 +356,24 @@ def verdict_of(t: Transcript, status: Status, reason: str, **kw: Any) -> Verdict
         rules=s.rules.name,
         players=s.players,
         events=len(t.log),
+        move_events=tuple(k for k, ev in enumerate(t.log) if isinstance(ev, Move)),
         rounds=kw.pop("rounds", len(t.rounds)),
         names=_names(t),
         **kw,
     )
+
+
+def _and(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _after(moves: Iterable[int]) -> str:
+    """When, in moves of the hand made before each time: "after moves 10 and 25",
+    "before the first move and after move 7"; empty for none."""
+    counts = list(moves)
+    parts = ["before the first move"] if 0 in counts else []
+    later = [str(m) for m in counts if m]
+    if later:
+        parts.append(("after move " if len(later) == 1 else "after moves ") + _and(later))
+    return _and(parts) if parts else ""

@@ -1115,7 +1115,7 @@ def test_log_heads_withheld_are_never_fair_over_tls(
             assert warned(out, name, "before this hand was settled")
             continue
         v = judged(
-            out, name, "unconfirmed", f"{other} confirmed the log only to event", culprits=()
+            out, name, "unconfirmed", f"{other} confirmed the hand only to move", culprits=()
         )
         assert [q for q, _ in v.unconfirmed] == ["seat1" if name == "ann" else "seat0"]
 
