@@ -24,7 +24,7 @@ from .game import (
 )
 from .rules import RuleSet
 
-__all__ = ["HeuristicBot"]
+__all__ = ["ONE_TURN_MAX", "HeuristicBot", "one_turn"]
 
 
 class HeuristicBot:
@@ -245,3 +245,52 @@ class HeuristicBot:
             return s
 
         return max(legal, key=score)
+
+
+ONE_TURN_MAX = 10
+"""The largest hand :func:`one_turn` looks for a one-turn finish in (the search is over
+orders of the hand): the terminal's offer of the last-card call
+(``lanswitch.tui.prompts.last_call_offered``; a bigger hand is not offered it, ``l`` still
+makes it) and the hard bot's knock (:mod:`lanswitch.search`)."""
+
+
+def one_turn(hand: tuple[int, ...], t: Tables, wild_continues: bool) -> bool:
+    """Some order of ``hand`` lays every card in one turn by the rules' follow-ons (the
+    engine's tables): each card may follow the one before by ``play.follow``, by its row
+    laid together, after a card whose row lets its suit follow (7) or names the suit to go
+    on in (an Ace), or is wild where ``play.wild_continues`` lets a wild card follow. A
+    depth-first search over (cards laid, last card), memoised."""
+    n = len(hand)
+    if n > ONE_TURN_MAX:
+        return False
+    if not all(0 <= c < MAX_CARD for c in hand):  # a card not yet readable (dealer-blind)
+        return False
+
+    def follows(a: int, b: int) -> bool:
+        if b >= JOKER_BASE or (t.wild_mask >> b) & 1:
+            return wild_continues  # a wild card goes on within a turn only where it says so
+        if a >= JOKER_BASE:
+            return False
+        if (t.follow_mask[a] | t.together_of[a]) >> b & 1:
+            return True
+        row = t.row_of[a]
+        if row < 0:
+            return False
+        power = t.rows[row]
+        same_suit = (a % 52) // 13 == (b % 52) // 13
+        return bool(power.continue_in_suit) or (bool(power.follow_suit) and same_suit)
+
+    seen: set[tuple[int, int]] = set()
+
+    def rest(laid: int, last: int) -> bool:
+        if laid == (1 << n) - 1:
+            return True
+        if (laid, last) in seen:
+            return False
+        seen.add((laid, last))
+        return any(
+            not laid >> i & 1 and follows(hand[last], hand[i]) and rest(laid | 1 << i, i)
+            for i in range(n)
+        )
+
+    return any(rest(1 << i, i) for i in range(n))

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 
 from .game import CALL_LAST, CALL_TWO, DeterminizeError, Game, Rng, View
-from .heuristic import HeuristicBot
+from .heuristic import HeuristicBot, one_turn
 from .rules import RuleSet
 
 __all__ = ["HardBot", "Node", "SeededRng"]
@@ -156,6 +156,8 @@ class HardBot:
         self.check_every = check_every
         self.calls_in_tree = calls_in_tree
         self.heuristic = HeuristicBot(rules)
+        self.knock = rules.calls.last_card and rules.calls.timing == "on_finish"
+        self.wild_continues = rules.play.wild_continues
         self.moves_played = 0  # by the last search, down the tree and in play-outs
 
     def choose(self, view: View, rng: Rng) -> int:
@@ -167,6 +169,8 @@ class HardBot:
 
     def act(self, game: Game, seat: int, rng: Rng) -> int:
         view = game.view(seat)
+        if self.knocks(view):
+            return CALL_LAST
         plain = self.heuristic.choose(view, rng)
         legal = view.legal
         if plain in (CALL_LAST, CALL_TWO):
@@ -186,6 +190,20 @@ class HardBot:
         if known is not None and known.visits and known.mean() >= best.mean() - self.margin:
             return plain
         return choice if choice in legal else plain
+
+    def knocks(self, view: View) -> bool:
+        """Black Jack's knock ("cards"), as a person makes it: where a call counts when its
+        caller goes out the turn after (``calls.timing = "on_finish"``), the seat calls in
+        any turn whose hand could all go down in one turn (:func:`~lanswitch.heuristic.one_turn`:
+        the last card, or a run), as the terminal offers the call. The heuristic knocks on its
+        last card only, so it never goes out with a run; a call costs nothing, and is not
+        made where nothing but luck could finish the hand."""
+        return (
+            self.knock
+            and CALL_LAST in view.legal
+            and not view.called_last
+            and one_turn(view.hand, self.heuristic.t, self.wild_continues)
+        )
 
     def search(self, game: Game, seat: int, rng: Rng, stand: int = -1) -> Node:
         """The tree of ``iterations`` iterations from ``game`` as ``seat`` sees it.
@@ -221,11 +239,16 @@ class HardBot:
                     continue
                 offered = g.legal_moves()
                 if calls and (CALL_LAST in offered or CALL_TWO in offered):
-                    # A call is not a choice the tree weighs: each seat calls as the heuristic
-                    # does, as at the root. (Left out of the tree, a seat laying down to its
-                    # last card passed without the call and paid the penalty — or, where going
-                    # out needs the call first, Black Jack's knock, could never go out.)
-                    said = heuristic.choose(g.view(mover), rng)
+                    # A call is not a choice the tree weighs: each seat calls as it does at
+                    # the root — this seat as it knocks (:meth:`knocks`), the others as the
+                    # heuristic does. (Left out of the tree, a seat laying down to its last
+                    # card passed without the call and paid the penalty — or, where going out
+                    # needs the call first, Black Jack's knock, could never go out.)
+                    seen = g.view(mover)
+                    if mover == seat and self.knocks(seen):
+                        g.apply(mover, CALL_LAST)
+                        continue
+                    said = heuristic.choose(seen, rng)
                     if said in (CALL_LAST, CALL_TWO):
                         g.apply(mover, said)
                         continue

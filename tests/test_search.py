@@ -266,3 +266,36 @@ def test_down_the_tree_a_seat_calls_last_card_as_the_heuristic_does(name: str) -
         gains.append(rated[0] - rated[1])
     assert len(gains) >= 8
     assert sum(gains) / len(gains) > 0.1, gains
+
+
+def test_the_hard_bot_knocks_with_a_hand_that_could_go_out_in_one_turn() -> None:
+    """Black Jack's knock ("cards") is a call made a turn before going out, with any number
+    of cards. The heuristic makes it on its last card only, so it never goes out with a run
+    (two or more cards laid in one turn). The hard bot knocks as a person does, and where the
+    terminal offers the call: when the cards it holds could all go down in one turn — 5♣ 6♣,
+    a run in suit — not with cards that could not (5♣ 9♥), and never where the call is
+    checked as the turn ends (switch: there the last card is called as the heuristic does)."""
+    from lanswitch.game import CALL_LAST, PASS
+    from tests.stacking import c, play, sized, stacked
+
+    rules = sized(PRESETS["blackjack"], 3)
+    hard, plain = HardBot(rules, iterations=60), HeuristicBot(rules)
+    run = stacked(rules, 2, ["4C 5C 6C", "9C 4S 8D"], "4D")
+    play(run, 0, c("4C"))  # 5♣ 6♣ left, and the turn may go on
+    assert CALL_LAST in run.legal_moves()
+    assert plain.act(run, 0, SeededRng(bytes(range(16)))) != CALL_LAST
+    assert hard.act(run, 0, SeededRng(bytes(range(16)))) == CALL_LAST
+    play(run, 0, CALL_LAST, PASS)
+    play(run, 1, c("9C"), PASS)
+    play(run, 0, c("5C"), c("6C"))  # out with the run, the turn after the knock: no penalty
+    assert run.result is not None
+    assert run.result.placings[0] == 0
+    apart = stacked(rules, 2, ["4C 5C 9H", "9C 4S 8D"], "4D")
+    play(apart, 0, c("4C"))  # 5♣ 9♥: no order lays both in one turn
+    assert CALL_LAST in apart.legal_moves()
+    assert not hard.knocks(apart.view(0))
+    assert hard.act(apart, 0, SeededRng(bytes(range(16)))) != CALL_LAST
+    switch = sized(PRESETS["switch"], 3)
+    turn_end = stacked(switch, 2, ["4C 5C 6C", "9C 4S 8D"], "4D")
+    play(turn_end, 0, c("4C"))
+    assert not HardBot(switch).knocks(turn_end.view(0))

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..cards import JOKER_BASE, MAX_CARD, SUIT_NAMES
+from ..cards import JOKER_BASE, SUIT_NAMES
 from ..game import (
     CALL_LAST,
     CALL_TWO,
@@ -51,6 +51,7 @@ from ..game import (
     Tables,
     View,
 )
+from ..heuristic import one_turn
 from ..narrate import predicate_words
 from ..rules import Power, RuleSet
 from .render import Look, StyledText, card_text, plain, suit_text
@@ -147,11 +148,6 @@ def _suit_word(card: int) -> str:
     return SUIT_NAMES[(card % 52) // 13][:-1]  # "club"
 
 
-ONE_TURN_MAX = 10
-"""The largest hand :func:`last_call_offered` looks for a one-turn finish in (the search is
-over orders of the hand); a bigger hand is not offered the call (``l`` still makes it)."""
-
-
 def last_call_offered(spot: Spot) -> bool:
     """Whether ``l`` (the last-card call) is offered now, in the prompt and the key bar.
 
@@ -161,57 +157,16 @@ def last_call_offered(spot: Spot) -> bool:
     knock) the engine lets it be declared at the start of any turn, at any hand size, because
     a player may go out with several cards laid in one turn (a run); there a call only
     matters when the cards held could all go down in one turn, so it is offered then:
-    the last card, or a hand that the rules' follow-ons (:func:`_one_turn`) can lay out
-    together. (The bots call only as they end a turn on one card: ``bots.py``.)"""
+    the last card, or a hand that the rules' follow-ons (:func:`lanswitch.heuristic.one_turn`)
+    can lay out together. (The ``normal`` bot calls only as it ends a turn on one card;
+    ``hard`` knocks where this offers the call: :mod:`lanswitch.search`.)"""
     v = spot.view
     if CALL_LAST not in v.legal:
         return False
     rules = spot.rules
     if rules is None or rules.calls.timing != "on_finish" or len(v.hand) <= 1:
         return True
-    return _one_turn(tuple(v.hand), tables_for(rules), rules.play.wild_continues)
-
-
-def _one_turn(hand: tuple[int, ...], t: Tables, wild_continues: bool) -> bool:
-    """Some order of ``hand`` lays every card in one turn by the rules' follow-ons (the
-    engine's tables): each card may follow the one before by ``play.follow``, by its row
-    laid together, after a card whose row lets its suit follow (7) or names the suit to go
-    on in (an Ace), or is wild where ``play.wild_continues`` lets a wild card follow. A
-    depth-first search over (cards laid, last card), memoised."""
-    n = len(hand)
-    if n > ONE_TURN_MAX:
-        return False
-    if not all(0 <= c < MAX_CARD for c in hand):  # a card not yet readable (dealer-blind)
-        return False
-
-    def follows(a: int, b: int) -> bool:
-        if b >= JOKER_BASE or (t.wild_mask >> b) & 1:
-            return wild_continues  # a wild card goes on within a turn only where it says so
-        if a >= JOKER_BASE:
-            return False
-        if (t.follow_mask[a] | t.together_of[a]) >> b & 1:
-            return True
-        row = t.row_of[a]
-        if row < 0:
-            return False
-        power = t.rows[row]
-        same_suit = (a % 52) // 13 == (b % 52) // 13
-        return bool(power.continue_in_suit) or (bool(power.follow_suit) and same_suit)
-
-    seen: set[tuple[int, int]] = set()
-
-    def rest(laid: int, last: int) -> bool:
-        if laid == (1 << n) - 1:
-            return True
-        if (laid, last) in seen:
-            return False
-        seen.add((laid, last))
-        return any(
-            not laid >> i & 1 and follows(hand[last], hand[i]) and rest(laid | 1 << i, i)
-            for i in range(n)
-        )
-
-    return any(rest(1 << i, i) for i in range(n))
+    return one_turn(tuple(v.hand), tables_for(rules), rules.play.wild_continues)
 
 
 def _calls(spot: Spot) -> list[str]:
