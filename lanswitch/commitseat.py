@@ -15,6 +15,12 @@ kept in its transcript, so ``lanswitch verify`` of its file says so too. When th
 message arrives (the hosts' heads of the log) it is settled; its judgement is the transcript
 verified (:func:`lanswitch.fairdeal.verify`).
 
+A hand replayed to a client that (re)joined is answered once the replay ends (its view): a
+commitment the replay may yet show as made before — on the link that dropped, or by an earlier
+run of this program that ended, whose seat a new run took back (``lanswitch.seatkeep``; the
+recorder takes that commitment as its own) — is not made twice. A hand the host had already
+ended when it was replayed is followed for its verdict and never answered (``answers``).
+
 The time (for the turn timer) and randomness (its seeds) come through the session
 (:class:`~lanswitch.seatpart.Seatside`), as do the step counter and the view on screen, which
 the host sends at this deal.
@@ -42,6 +48,7 @@ from .fairdeal import (
     HandSetup,
     LogEvent,
     Move,
+    RoundState,
     SeatRecorder,
     SignedHead,
     TranscriptError,
@@ -110,6 +117,12 @@ class CommitPart:
         self.sent_move = 0  # that move (a card, or a draw, pass or call)
         self.sent_seq = -1  # the view it answered
         self.sent_legal = False  # whether that view offered it
+        self.deferred: p.Commit | None = None  # our commitment, until a replay ends (_announce)
+        self.answers = True
+        """False: it follows a hand the host has already ended (caught up on between hands by
+        a client that has no part of its own in the hand yet: a restarted process that took
+        its seat back) for its verdict, and sends nothing: the host takes nothing more for
+        that hand, and a commitment or a head of it would reach the next one."""
 
     # -- what the session asks -----------------------------------------------------------------
 
@@ -129,6 +142,7 @@ class CommitPart:
         return None  # the host sends every view
 
     def start(self, playing: bool) -> list[p.Message]:
+        self.answers = playing
         return []
 
     def resume(self, playing: bool) -> list[p.Message]:
@@ -196,7 +210,7 @@ class CommitPart:
         if rec is None:
             return None  # watched: there is nothing of this client's to judge
         missing = []
-        if any(r.revealed is not None and not r.seeds for r in rec.rounds):
+        if rec.awaiting_seeds():
             missing.append("the seeds")
         if DEALER not in rec.heads:
             missing.append("its head of the log")
@@ -258,11 +272,38 @@ class CommitPart:
         before = len(rec.problems)
         reply = rec.on_announcement(ann, fresh)
         s.fair_deal_problems(rec.problems[before:])
-        if reply is None or self.over is not None:  # an ended hand replayed: nothing to send
-            return []
+        if reply is None or self.over is not None or not self.answers:
+            return []  # (an ended hand replayed: nothing to send)
         if isinstance(reply, Commit):
-            return [p.Commit(round=r, commitment=reply.commitment, signature=reply.signature)]
+            commit = p.Commit(round=r, commitment=reply.commitment, signature=reply.signature)
+            if s.catching_up and not s.live():
+                # The hand replayed to a client that (re)joined: later in the replay the round
+                # may show a commitment of ours made before — on the link that dropped, or by
+                # an earlier run of this program (its seat kept: lanswitch.seatkeep) — and a
+                # second one would only be refused. Sent when the replay ends (its view), if
+                # the round still waits for it.
+                self.deferred = commit
+                return []
+            return [commit]
         return [p.Reveal(round=r, seed=reply.seed, signature=reply.signature)]
+
+    def _release(self) -> list[p.Message]:
+        """The commitment held while the hand was replayed, if its round still waits for it
+        (this recorder's own, not yet fixed, not refused)."""
+        held, self.deferred = self.deferred, None
+        rec = self.recorder
+        if held is None or rec is None or self.over is not None:
+            return []
+        r = next((x for x in rec.rounds if x.round == held.round), None)
+        if (
+            r is None
+            or r.refused
+            or r.state is not RoundState.ANNOUNCED
+            or r.own_commitment != held.commitment
+            or rec.rounds[-1] is not r
+        ):
+            return []
+        return [held]
 
     def _events(self, m: p.Events) -> list[p.Message]:
         s = self.side
@@ -393,8 +434,9 @@ class CommitPart:
     def _view(self, m: p.SeatView) -> list[p.Message]:
         s = self.side
         resumed = s.catching_up  # (the session ends its catching up with this view)
+        out = self._release() if resumed else []
         if m.seq != s.seq:
-            return []
+            return out
         mine = m.seat is not None and m.turn == m.seat and bool(m.legal)
         setup = None if self.recorder is None else self.recorder.setup
         if mine and self.turn_began is None and s.clock is not None:
@@ -425,7 +467,7 @@ class CommitPart:
             s.fair_deal_problems([text])
         s.show(m)
         s.timer_ms = m.timer_ms
-        return []
+        return out
 
     def _hand_over(self, m: p.HandOver) -> list[p.Message]:
         self.over = m
@@ -462,9 +504,9 @@ class CommitPart:
         """This seat's head of the whole log, once the hand is over and every round's seeds
         are in (and again after a resume: the host ignores one it has)."""
         rec = self.recorder
-        if rec is None or self.over is None or self.closed:
+        if rec is None or self.over is None or self.closed or not self.answers:
             return []
-        if any(r.revealed is not None and not r.seeds for r in rec.rounds):
+        if rec.awaiting_seeds():
             return []
         signed = rec.sign_head()
         return [p.LogHead(count=signed.count, head=signed.head, signature=signed.signature)]

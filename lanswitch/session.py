@@ -202,6 +202,12 @@ class Session:
         self.password = password
         self.auto_ready = auto_ready
         self.token: bytes | None = None
+        self.restored = False
+        """This client took back a seat an earlier run of its program held, with that run's
+        key and resume token (``lanswitch.seatkeep``): a hand replayed to it that the earlier
+        run began is followed with what the earlier run left behind — at a commit-reveal hand,
+        the commitments its key signed (``fairdeal.seat``); at a dealer-blind one nothing, as
+        its locking keys went with it, so it sits that hand out."""
         self.table = ""
         self.seat: int | None = None
         self.lobby: p.LobbyState | None = None
@@ -476,6 +482,18 @@ class Session:
         dealt_in = seat is not None and seat < len(m.seats) and seat not in m.out
         refused = refused or own_seat_problem(m, seat, self.public_key) or key_problem(m)
         mine = seat if dealt_in else None
+        inherited = self.restored and h is None and (self._replaying is not False or not playing)
+        if m.blind and mine is not None and inherited:
+            # A dealer-blind hand an earlier run of this program played (replayed: in play when
+            # this run came back, or ended): its locking keys went with that run, and keys
+            # made anew would read as this seat cheating. Followed as a watcher follows it.
+            mine = None
+            self.note(
+                "warning",
+                f"hand {m.hand_no} is dealer-blind, and your part in it (its locking keys) "
+                "went with the lanswitch that ended: you sit it out and play from the next hand",
+                m,
+            )
         part: SeatPart
         # The one place the deal is told apart: its part. (A hand this seat takes no part in
         # is followed as a commit-reveal one's steps are: for the screen.)

@@ -119,6 +119,28 @@ class TableNet:
         new.chooser = link.chooser
         return new
 
+    def restart(self, link: Link, *, away: float = 0.0) -> Link:
+        """The client's program ends (its link goes dead) and, ``away`` seconds later, a new
+        run of it takes the seat back with the kept key and resume token
+        (``lanswitch.seatkeep``): a fresh session — nothing of the old one's hand, seeds or
+        records — on a new connection, its chooser the old one's."""
+        old = link.session
+        self.drop(link)
+        if away:
+            self.tick(self.now + away)
+        fresh = Session(
+            old.name,
+            key=old.key,
+            entropy=self.rng.randbytes,
+            spectate=old.spectate,
+            auto_ready=old.auto_ready,
+            clock=lambda: self.now,
+        )
+        fresh.token, fresh.restored = old.token, True
+        new = self._open(fresh)
+        new.chooser = link.chooser
+        return new
+
     # -- traffic ---------------------------------------------------------------------------
 
     def send(self, link: Link, message: p.Message, *, at_once: bool = False) -> None:

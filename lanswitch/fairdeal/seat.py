@@ -9,6 +9,17 @@ a seed it is given and reveals it once, signs its moves and the head of its log,
 the :class:`~.transcript.Transcript` at the end. What it finds wrong is kept in
 :attr:`SeatRecorder.problems` for the screen; the verdict finds the same things again from the
 transcript. Seeds and keys are inputs: nothing here reads a clock or the OS's randomness.
+
+A recorder may begin in the middle of a hand its seat has been playing: the seat's program
+ended (a crash, a closed terminal) and a new one took the seat back with the same session key
+(``lanswitch.seatkeep``), and the host replays the hand to it. A round committed to by the
+earlier run shows, once fixed, a commitment this recorder did not make but its key signed:
+that commitment is the seat's own (:meth:`SeatRecorder._fixed`). Its seed went with the
+earlier run; if that run revealed it, the host reveals it with everyone's after the hand,
+under the seat's own signature, and the recorder takes it back from there
+(:meth:`SeatRecorder.on_reveals`) — so its transcript holds its own seed for every round it
+took part in, as one kept by a single run does. A round the earlier run committed to and never
+revealed fails, blamed on this seat, as it would have without the restart.
 """
 
 from __future__ import annotations
@@ -20,6 +31,8 @@ from .checks import Presence, check_announcement, check_move, check_same_round
 from .log import BY_SEAT, Log, LogEvent, Move, Shuffle
 from .primitives import (
     DEALER,
+    HASH_BYTES,
+    SEED_BYTES,
     PrivateKeyLike,
     commitment,
     commitment_message,
@@ -30,6 +43,7 @@ from .primitives import (
     reveal_message,
     sign,
     sign_own,
+    verify,
 )
 from .round import Announcement, RoundEvent, RoundFlowError, RoundState, VoidRecord, next_state
 from .setup import HandSetup
@@ -70,6 +84,7 @@ class _Round:
     revealed: Reveal | None = None
     seeds: dict[str, tuple[bytes, bytes]] = field(default_factory=dict)
     refused: bool = False  # the seat found this round wrong and takes no part in it
+    earlier: bool = False  # committed to by an earlier run of this seat's program (module doc)
 
     def record(self) -> RoundRecord:
         return RoundRecord(
@@ -184,8 +199,14 @@ class SeatRecorder:
                 return None
             rec.state = next_state(rec.state, RoundEvent.FIX)
         if rec.own_seed is None:
-            return None  # not a participant
+            return None  # not a participant (or committed to by an earlier run: no seed here)
         mine = ann.commitments.get(self.id)
+        if mine is not None and mine[0] != rec.own_commitment and self._signed_by_us(rec, mine):
+            # Not the commitment this recorder made, but one our key signed for this round: an
+            # earlier run of this seat's program made it (module docstring). It stands; the
+            # seed this recorder drew was never taken, and the earlier one is not known here.
+            rec.own_seed, rec.own_commitment, rec.earlier = None, mine[0], True
+            return None
         if mine is None or mine[0] != rec.own_commitment:
             rec.refused = True
             self._problem(f"round {rec.round}: the host changed or dropped our commitment")
@@ -196,6 +217,24 @@ class SeatRecorder:
             msg = reveal_message(rec.first.ctx, self.id, c, rec.own_seed)
             rec.revealed = Reveal(rec.round, rec.own_seed, sign(self.key, msg))
         return rec.revealed
+
+    def _signed_by_us(self, rec: _Round, mine: tuple[bytes, bytes]) -> bool:
+        """Whether ``mine`` (a commitment and its signature) is one this seat's key signed for
+        round ``rec``."""
+        c, signature = mine
+        if len(c) != HASH_BYTES:
+            return False
+        message = commitment_message(rec.first.ctx, self.id, c)
+        return verify(self.setup.keys[self.id], message, signature)
+
+    def awaiting_seeds(self) -> bool:
+        """Whether a round this seat's seed went into still waits for the hand's seeds (after
+        the hand its head of the log follows them). A round committed to by an earlier run
+        counts once it was dealt: that run's seed opened it."""
+        return any(
+            (r.revealed is not None or (r.earlier and r.state is RoundState.DEALT)) and not r.seeds
+            for r in self.rounds
+        )
 
     def owes_seed(self) -> bool:
         """Whether this seat has committed in the hand's last round and not yet revealed: its
@@ -231,10 +270,24 @@ class SeatRecorder:
             self._problem(f"round {record.round}: {e}")
 
     def on_reveals(self, round_no: int, seeds: Mapping[str, tuple[bytes, bytes]]) -> None:
-        """After the hand: the seeds the host received in round ``round_no``."""
+        """After the hand: the seeds the host received in round ``round_no``. In a round an
+        earlier run of this seat committed to, its own seed is taken back from them, if it
+        opens that commitment under this seat's own signature (module docstring)."""
         rec = next((x for x in self.rounds if x.round == round_no), None)
-        if rec is not None:
-            rec.seeds = dict(seeds)
+        if rec is None:
+            return
+        rec.seeds = dict(seeds)
+        got = rec.seeds.get(self.id)
+        c = rec.own_commitment
+        if not rec.earlier or rec.own_seed is not None or got is None or c is None:
+            return
+        seed, signature = got
+        if len(seed) != SEED_BYTES or commitment(rec.first.ctx, self.id, seed) != c:
+            return
+        message = reveal_message(rec.first.ctx, self.id, c, seed)
+        if verify(self.setup.keys[self.id], message, signature):
+            rec.own_seed = seed
+            rec.revealed = Reveal(rec.round, seed, signature)
 
     # -- steps -----------------------------------------------------------------------------------
 
