@@ -24,7 +24,7 @@ from .game import (
 )
 from .rules import RuleSet
 
-__all__ = ["ONE_TURN_MAX", "HeuristicBot", "one_turn"]
+__all__ = ["ONE_TURN_MAX", "HeuristicBot", "knock_ready", "one_turn"]
 
 
 class HeuristicBot:
@@ -294,3 +294,19 @@ def one_turn(hand: tuple[int, ...], t: Tables, wild_continues: bool) -> bool:
         )
 
     return any(rest(1 << i, i) for i in range(n))
+
+
+def knock_ready(view: View, rules: RuleSet, t: Tables) -> bool:
+    """Whether to knock now as a person would: where the last-card call counts when its
+    caller goes out the turn after (Black Jack's "cards", ``calls.timing = "on_finish"``),
+    the call is open to this seat and its hand could all go down in one turn
+    (:func:`one_turn`: the last card, or a run). Where the terminal offers the call too
+    (``lanswitch.tui.prompts.last_call_offered``); the hard bot knocks and the hint says so.
+    (:class:`HeuristicBot` itself knocks on its last card only.)"""
+    return (
+        rules.calls.last_card
+        and rules.calls.timing == "on_finish"
+        and CALL_LAST in view.legal
+        and not view.called_last
+        and one_turn(view.hand, t, rules.play.wild_continues)
+    )

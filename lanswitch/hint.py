@@ -1,5 +1,11 @@
 """A hint for the player to act: the move the heuristic bot would make, and one line of why.
 
+One exception: where the last-card call counts when its caller goes out the turn after
+(Black Jack's knock), a hand of two or more cards that could all go down in one turn is
+told to knock (:func:`~lanswitch.heuristic.knock_ready`), as the hard bot does and the
+prompt offers — the heuristic knocks on its last card only, and a player who followed its
+hints would never go out with a run.
+
 The terminal client has no engine, only its seat's :class:`~lanswitch.game.View` and the
 rules, so the hint is made from those alone: the move is the heuristic bot's
 (:class:`~lanswitch.heuristic.HeuristicBot`, the ``normal`` level, which plays from the view),
@@ -22,7 +28,7 @@ from functools import lru_cache
 
 from .cards import JOKER_BASE, MAX_CARD, SUIT_NAMES
 from .game import CALL_LAST, CALL_TWO, DRAW, MIMIC_BASE, PASS, SUIT_BASE, Phase, View
-from .heuristic import HeuristicBot
+from .heuristic import HeuristicBot, knock_ready
 from .narrate import Cards, Line, Part, SuitName
 from .powers import effect_words
 from .rules import Power, RuleSet
@@ -58,6 +64,8 @@ def hint(view: View, rules: RuleSet, names: Sequence[str] = ()) -> Hint | None:
     if me is None or view.turn != me or not view.legal:
         return None
     bot = _bot(rules)
+    if len(view.hand) > 1 and knock_ready(view, rules, bot.t):
+        return Hint(CALL_LAST, Line(_knock(view), "notice"))
     move = bot.choose(view, _NoChance())
     return Hint(move, Line(_words(move, view, rules, bot, names), "notice"))
 
@@ -105,6 +113,14 @@ def _joker_as(face: int, view: View, rules: RuleSet, bot: HeuristicBot) -> tuple
             return (*lead, f"the strongest attack it may stand for: {words}")
     suit = face // 13
     return (*lead, f"a {_plural(suit)[:-1]}, the suit you hold most")
+
+
+def _knock(view: View) -> tuple[Part, ...]:
+    return (
+        "call last card (l) — ",
+        Cards(tuple(view.hand)),
+        " could all go down in one turn: call now, and next turn you may go out with them",
+    )
 
 
 def _call_why(held: int, view: View, rules: RuleSet) -> str:

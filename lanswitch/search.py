@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 
 from .game import CALL_LAST, CALL_TWO, DeterminizeError, Game, Rng, View
-from .heuristic import HeuristicBot, one_turn
+from .heuristic import HeuristicBot, knock_ready
 from .rules import RuleSet
 
 __all__ = ["HardBot", "Node", "SeededRng"]
@@ -157,7 +157,6 @@ class HardBot:
         self.calls_in_tree = calls_in_tree
         self.heuristic = HeuristicBot(rules)
         self.knock = rules.calls.last_card and rules.calls.timing == "on_finish"
-        self.wild_continues = rules.play.wild_continues
         self.moves_played = 0  # by the last search, down the tree and in play-outs
 
     def choose(self, view: View, rng: Rng) -> int:
@@ -192,18 +191,12 @@ class HardBot:
         return choice if choice in legal else plain
 
     def knocks(self, view: View) -> bool:
-        """Black Jack's knock ("cards"), as a person makes it: where a call counts when its
-        caller goes out the turn after (``calls.timing = "on_finish"``), the seat calls in
-        any turn whose hand could all go down in one turn (:func:`~lanswitch.heuristic.one_turn`:
-        the last card, or a run), as the terminal offers the call. The heuristic knocks on its
-        last card only, so it never goes out with a run; a call costs nothing, and is not
-        made where nothing but luck could finish the hand."""
-        return (
-            self.knock
-            and CALL_LAST in view.legal
-            and not view.called_last
-            and one_turn(view.hand, self.heuristic.t, self.wild_continues)
-        )
+        """Black Jack's knock ("cards"), as a person makes it
+        (:func:`~lanswitch.heuristic.knock_ready`: a hand that could all go down in one
+        turn, the last card or a run). The heuristic knocks on its last card only, so it
+        never goes out with a run; a call costs nothing, and is not made where nothing but
+        luck could finish the hand."""
+        return self.knock and knock_ready(view, self.rules, self.heuristic.t)
 
     def search(self, game: Game, seat: int, rng: Rng, stand: int = -1) -> Node:
         """The tree of ``iterations`` iterations from ``game`` as ``seat`` sees it.

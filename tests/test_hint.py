@@ -9,7 +9,7 @@ import random
 import pytest
 
 from lanswitch.game import CALL_LAST, DRAW, SUIT_BASE, Game, Phase
-from lanswitch.heuristic import HeuristicBot
+from lanswitch.heuristic import HeuristicBot, knock_ready
 from lanswitch.hint import hint
 from lanswitch.rules import PRESETS
 from tests.stacking import c, play, sized, stacked
@@ -92,7 +92,9 @@ def test_no_hint_off_turn_nor_for_a_spectator() -> None:
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_every_hint_is_the_heuristics_move_with_a_reason(preset: str) -> None:
     """Whole 4-seat hands of heuristic bots: at every turn of seat 0 the hint is the bot's own
-    move, with its why. (How quick: ``benchmarks/hint.py``; speed is never a test's assert.)"""
+    move, with its why — or, at Black Jack, the knock with a hand that could go out in one
+    turn (the next test). (How quick: ``benchmarks/hint.py``; speed is never a test's
+    assert.)"""
     rules = PRESETS[preset]
     bot = HeuristicBot(rules)
     names = ("you", "bob", "cat", "dan")
@@ -116,7 +118,8 @@ def test_every_hint_is_the_heuristics_move_with_a_reason(preset: str) -> None:
                 h = hint(view, rules, names)
                 hints += 1
                 assert h is not None
-                assert h.move == move
+                knock = len(view.hand) > 1 and knock_ready(view, rules, bot.t)
+                assert h.move == (CALL_LAST if knock else move)
                 text = h.line.text()
                 assert " — " in text, text
                 assert not text.endswith(" — "), text
@@ -132,3 +135,21 @@ def test_where_only_cards_worth_keeping_play_the_hint_names_the_ones_kept() -> N
     move, words = said(g, 0)
     assert move == c("2D"), words
     assert words == "play 2♦ — A♣ plays too, but a wild is best kept for later"
+
+
+def test_at_black_jack_a_hand_that_could_go_out_in_one_turn_is_told_to_knock() -> None:
+    """The heuristic knocks on its last card only: a player who followed its hints at Black
+    Jack would never go out with a run. With 5♣ 6♣ left after laying 4♣, the hint is the
+    knock, and says why; with 5♣ 9♥ (no order lays both in one turn) it is not."""
+    rules = sized(PRESETS["blackjack"], 3)
+    run = stacked(rules, 2, ["4C 5C 6C", "9C 4S 8D"], "4D")
+    play(run, 0, c("4C"))
+    assert said(run, 0) == (
+        CALL_LAST,
+        "call last card (l) — 5♣ 6♣ could all go down in one turn: call now, and next turn "
+        "you may go out with them",
+    )
+    apart = stacked(rules, 2, ["4C 5C 9H", "9C 4S 8D"], "4D")
+    play(apart, 0, c("4C"))
+    assert CALL_LAST in apart.legal_moves()
+    assert said(apart, 0)[0] != CALL_LAST
