@@ -3,13 +3,14 @@ seeds or keys (a shell).
 
 What the data dir holds (see docs/security.md, Files): the history of the hands you played
 (``history.sqlite``: your cards), the host's TLS key (``host-key.pem``), the pins of the tables
-you joined (``pins.json``), and the journals of the tables you host (``tables/*.sqlite``: the
-host's signing key and every seed it drew). Another user of the same machine must read none
-of them. Each file is made with mode 0600 where lanswitch creates it; :func:`make_private`
-also tightens a data dir and files that an older lanswitch (or a lax umask) left readable, on
-every start of a command that uses them. Only permission bits are changed, and only ever
-tightened; a file we cannot change (another user's, a read-only disk) is left as it is — the
-command goes on, as it would have before.
+you joined (``pins.json``), the seats you hold at tables you joined (``seats/*.json``: each
+one's session key and resume token, :mod:`lanswitch.seatkeep`), and the journals of the tables
+you host (``tables/*.sqlite``: the host's signing key and every seed it drew). Another user of
+the same machine must read none of them. Each file is made with mode 0600 where lanswitch
+creates it; :func:`make_private` also tightens a data dir and files that an older lanswitch (or
+a lax umask) left readable, on every start of a command that uses them. Only permission bits
+are changed, and only ever tightened; a file we cannot change (another user's, a read-only
+disk) is left as it is — the command goes on, as it would have before.
 
 On a system without POSIX modes (Windows), ``chmod`` only sets the read-only flag: the
 private-ness of the files there is the user profile's ACL, and this does nothing harmful.
@@ -66,6 +67,13 @@ PLACES: tuple[tuple[str, str, str], ...] = (
         "pins",
         "pins.json",
         "the fingerprints of the tables you joined, checked each time you join again",
+    ),
+    (
+        "seats",
+        "seats/",
+        "the seats you hold at tables you joined, one a table: its session key and resume "
+        "token, so that a join that ended (a crash, a closed terminal) takes its seat back "
+        "when run again; removed when you leave the table",
     ),
 )
 """Every place in the data dir lanswitch writes (``lanswitch paths``): a label, the name in
@@ -127,8 +135,8 @@ def create_private(path: Path) -> None:
 
 def make_private(data: Path) -> None:
     """Make the data dir ``data`` (0700) and tighten what is already in it: the files of
-    :data:`SECRET_FILES` and every journal in ``tables/`` to 0600, ``tables/`` to 0700.
-    OSError if the data dir cannot be made."""
+    :data:`SECRET_FILES`, every journal in ``tables/`` and every kept seat in ``seats/`` to
+    0600, those folders to 0700. OSError if the data dir cannot be made."""
     private_dir(data)
     for name in SECRET_FILES:
         tighten_sqlite(data / name)  # a file without companions: only itself
@@ -138,4 +146,11 @@ def make_private(data: Path) -> None:
         with contextlib.suppress(OSError):
             for path in tables.iterdir():
                 if path.name.endswith(tuple(f".sqlite{s}" for s in _COMPANIONS)):
+                    tighten(path, FILE_MODE)
+    seats = data / "seats"
+    if seats.is_dir():
+        tighten(seats, DIR_MODE)
+        with contextlib.suppress(OSError):
+            for path in seats.iterdir():
+                if path.suffix in (".json", ".lock"):
                     tighten(path, FILE_MODE)

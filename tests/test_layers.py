@@ -21,6 +21,7 @@ NEVER = {
     "client": ("lanswitch.netcmd", "lanswitch.tui", "lanswitch.cli", "lanswitch.hosting"),
     "hosting": ("lanswitch.netcmd", "lanswitch.tui", "lanswitch.cli", "lanswitch.client"),
     "history": ("lanswitch.netcmd", "lanswitch.tui", "lanswitch.cli", "lanswitch.client"),
+    "seatkeep": ("lanswitch.netcmd", "lanswitch.tui", "lanswitch.cli", "lanswitch.client"),
     "discovery": ("lanswitch.netcmd", "lanswitch.tui", "lanswitch.cli", "lanswitch.client"),
     "server": ("lanswitch.netcmd", "lanswitch.tui", "lanswitch.cli", "lanswitch.client"),
     "door": ("lanswitch.netcmd", "lanswitch.tui", "lanswitch.cli", "lanswitch.client"),

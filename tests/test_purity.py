@@ -56,6 +56,7 @@ SHELLS = frozenset(
             "simulate",
             "journal",
             "datadir",
+            "seatkeep",  # the seats kept for joins run again: files and an OS lock
             "hosting",
             "history",
             "_build",
