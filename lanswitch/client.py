@@ -28,6 +28,15 @@
   :class:`~lanswitch.history.HistoryWriter` here, the one place both the headless ``join`` and
   the terminal client pass, so each hand is written once. A failure to write is one warning
   in the session's news, never an error.
+* **Keeping the seat** (``keeper``, :class:`~lanswitch.seatkeep.SeatKeeper`): the session's key
+  and resume token are kept on disk after each ``welcome``, so that a ``join`` that ended (a
+  crash, a closed terminal) takes its seat back when run again — the shells build the session
+  with the kept key and token, and its first ``hello`` resumes. The kept seat is removed once
+  the seat is given up for good: the player leaves (``bye``), the host ends the match or
+  closes with an error, or broke the protocol; a lost link, a host that is gone and a paused
+  table keep it. During a dealer-blind hand this seat plays it is not kept (its locking keys
+  cannot be). The session's news says ``seat``: taking it back, or the host no longer
+  keeping it (then the client joins as someone new, and keeps the new seat).
 
 The module is past the ~700 lines at which the project splits one, and stays whole on purpose:
 finding a table and staying connected to it share :class:`Target`, :class:`JoinError` and the
@@ -79,6 +88,7 @@ from .tls import (
 
 if TYPE_CHECKING:
     from .history import HistoryWriter
+    from .seatkeep import SeatKeeper
 
 __all__ = [
     "DEAD_AFTER",
@@ -368,7 +378,9 @@ class Client:
     None leaves moves to :meth:`send` (an interactive client). ``think`` seconds pass before a
     chosen move is sent. ``on_news`` sees each :class:`~lanswitch.session.News` as it comes
     (a turn always begins with news: at a dealer-blind table, a card of this seat's opening is
-    news too). ``history`` keeps every finished hand (None: not kept).
+    news too). ``history`` keeps every finished hand (None: not kept). ``keeper`` keeps the
+    seat on disk, for a ``join`` run again after this one ended (None: not kept; see the module
+    docstring).
     """
 
     def __init__(
@@ -385,6 +397,7 @@ class Client:
         reconnect_for: float = RECONNECT_FOR,
         pause_patience: float = PAUSE_PATIENCE,
         history: HistoryWriter | None = None,
+        keeper: SeatKeeper | None = None,
     ) -> None:
         self.session = session
         self.target = target
@@ -397,6 +410,9 @@ class Client:
         self.reconnect_for = reconnect_for
         self.pause_patience = pause_patience
         self.history = history
+        self.keeper = None if session.spectate else keeper  # a spectator has no seat to lose
+        self._kept = session.token if self.keeper is not None and session.restored else None
+        self._broken = False  # the host broke the protocol: the seat is given up
         self.peer = ""  # the address answering, HOST:PORT (for the history)
         self.reconnects = 0
         self.fingerprint: bytes | None = None
@@ -413,6 +429,11 @@ class Client:
         self._told_hand: tuple[int, tuple[str, ...]] = (0, ())  # the hand being told, names
         self._story = Story()  # the narration's memory between steps (lanswitch.narrate)
         self._lost = False  # the link is down and the client is trying to get back
+        if self.keeper is not None:
+            if self.keeper.note is not None:
+                session.news.append(News("seat", self.keeper.note))
+            elif session.restored:
+                session.news.append(News("seat", f"taking your seat back at {target.label}"))
 
     def send(self, message: p.Message) -> None:
         """Send ``message`` now. Dropped if the link is down or not yet open (the host's next
@@ -448,7 +469,8 @@ class Client:
         or after a lost link). Connects first if :meth:`connect` was not called. Giving up on
         the host settles the hand in play: it gets a verdict with what this client holds. A
         host that stops its table to carry it on (``error`` ``paused``) is waited for, up to
-        ``pause_patience``, and the seat taken again with the resume token."""
+        ``pause_patience``, and the seat taken again with the resume token. The seat stays kept
+        (``keeper``) unless it was given up for good (module docstring)."""
         try:
             await self._run()
         except JoinError:
@@ -466,6 +488,28 @@ class Client:
                 self._emit_news()
                 self._record_hands()
             raise
+        finally:
+            self._keep_seat()
+
+    def _keep_seat(self) -> None:
+        """Keep the seat on disk as the session now holds it, or remove it (module docstring):
+        kept while the host keeps it for us — the token of the last ``welcome`` — except during
+        a dealer-blind hand this seat plays (a new run could not play it on); removed once the
+        session is closed (our ``bye``, or the host's ``bye`` or ``error``) or the host broke
+        the protocol. Written only when that changes."""
+        keeper, s = self.keeper, self.session
+        if keeper is None:
+            return
+        h = s.hand
+        blind = h is not None and h.message.blind and not h.done and h.part.seat is not None
+        want = None if s.closed or self._broken or blind else s.token
+        if want == self._kept:
+            return
+        self._kept = want
+        warning = keeper.forget() if want is None else keeper.save(s.key, want, s.name)
+        if warning is not None:
+            s.news.append(News("warning", warning))
+            self._emit_news()
 
     async def _run(self) -> None:
         if self._first is None:
@@ -592,6 +636,7 @@ class Client:
                     for m in e.received:
                         s.receive(m)
                     self._record_hands()
+                    self._broken = True
                     with contextlib.suppress(p.LocalProtocolError):
                         writer.write(conn.send(e.error_message()))
                     raise JoinError(f"the host broke the protocol: {e}") from None
@@ -614,6 +659,7 @@ class Client:
                     if not conn.closed:
                         writer.write(conn.send(r))
                 self._record_hands()
+                self._keep_seat()
                 self._emit_news()
                 if s.closed or s.lost_place or not data:
                     return welcomed

@@ -42,6 +42,7 @@ from .hosting import (
 )
 from .protocol import Bye, Error, ErrorCode
 from .rules import PRESETS, RuleSet, load_rules
+from .seatkeep import SeatKeeper
 from .server import collector_policy, listen_failure
 from .session import HandRecord, News, Session, named
 from .settings import Hosting, Join, Watch
@@ -281,16 +282,31 @@ async def _join_asking(join: Join, watch: Watch, out: TextIO, err: TextIO) -> in
 
 
 async def _join(join: Join, target: Target, watch: Watch, out: TextIO, err: TextIO) -> int | None:
-    """One try at ``target``: the exit status, or None if its password was turned away."""
+    """One try at ``target``: the exit status, or None if its password was turned away. A
+    seat kept from a ``join`` of this table that ended is taken back (lanswitch.seatkeep)."""
+    keeper = None if join.spectate else SeatKeeper.open(join.data, target.pin_as)
+    try:
+        return await _join_keeping(join, target, watch, out, err, keeper)
+    finally:
+        if keeper is not None:
+            keeper.close()
+
+
+async def _join_keeping(
+    join: Join, target: Target, watch: Watch, out: TextIO, err: TextIO, keeper: SeatKeeper | None
+) -> int | None:
+    """:func:`_join`, its seat kept by ``keeper`` (None: a spectator, who keeps nothing)."""
     session = Session(
         join.name,
-        key=Ed25519PrivateKey.generate(),
-        entropy=os.urandom,
+        key=Ed25519PrivateKey.generate() if keeper is None else keeper.key,
+        entropy=os.urandom,  # fresh seeds, a kept seat or not (seatkeep's docstring)
         spectate=join.spectate,
         password=join.password,
         auto_ready=watch.bot is not None,
         clock=time.monotonic,
     )
+    if keeper is not None:
+        keeper.attach(session)
     rng = random.Random()
     strategy = watch.bot
     transcripts = watch.transcripts
@@ -314,7 +330,7 @@ async def _join(join: Join, target: Target, watch: Watch, out: TextIO, err: Text
         # Every line below holds what the host sent (the table's and players' names, chat,
         # reasons): escaped, a newline included, so none can drive the terminal or forge a
         # line of its own.
-        if news.kind in ("welcome", "pin", "voids", "presence"):
+        if news.kind in ("welcome", "pin", "voids", "presence", "seat"):
             out.write(f"{escape(news.text)}\n")
         elif news.kind == "hand":
             out.write(f"{escape(news.text.replace('begins', 'started'))}\n")
@@ -367,6 +383,7 @@ async def _join(join: Join, target: Target, watch: Watch, out: TextIO, err: Text
                 think=watch.think,
                 on_news=show,
                 history=history,
+                keeper=keeper,
             )
             await client.connect()
             await client.run()

@@ -70,9 +70,10 @@ class News:
     went away or came back), ``reject``, ``chat``, ``over``, ``verdict``, ``voids`` (the
     match's void hands, counted), ``warning``, ``closed``, ``opened`` (at a dealer-blind
     table: a card this seat drew is open to it — the last key came, perhaps with nothing
-    else to tell, and its turn may begin with it) (and
-    ``pin`` from the client shell: the certificate trusted). ``data`` holds the message or
-    record behind it.
+    else to tell, and its turn may begin with it), ``seat`` (the host no longer keeps the seat
+    the resume token held: the client shell joins as someone new) (and from the client shell:
+    ``pin``, the certificate trusted; ``seat``, a seat kept on disk taken back; ``link``, lost
+    and back). ``data`` holds the message or record behind it.
     """
 
     kind: str
@@ -693,12 +694,16 @@ class Session:
             return []
         self.closed = True
         self.close_reason = m
-        text = m.reason if isinstance(m, p.Bye) else f"{m.code.value}: {m.text}"
+        kind, text = "closed", m.reason if isinstance(m, p.Bye) else f"{m.code.value}: {m.text}"
         why = "the host closed the table before the hand was settled"
         if isinstance(m, p.Error) and m.code is p.ErrorCode.SHUTDOWN:
             text = m.text  # the host's own words, a whole line (lanswitch/hosting.py)
             why = "the host stopped the table before the hand was settled"  # (or --resume)
-        self.note("closed", text, m)
+        elif isinstance(m, p.Error) and m.code is p.ErrorCode.BAD_TOKEN and self.token is not None:
+            # The seat our token held was given up (or this is not the table that gave it): the
+            # client shell joins again as someone new at once (lanswitch.client), so said so.
+            kind, text = "seat", "the host no longer keeps your seat: joining as someone new"
+        self.note(kind, text, m)
         self.give_up(why)
         return []
 

@@ -1,24 +1,35 @@
 """Kept seats (``lanswitch/seatkeep.py``): the store on its own — a round trip, the owner's
-modes, a damaged or foreign file ignored, written whole or not at all, one join a seat. The new
-run's part in the hand is ``tests/test_rejoin.py``."""
+modes, a damaged or foreign file ignored, written whole or not at all, one join a seat — and
+with the client over real TLS on 127.0.0.1 (``lanswitch.client``): a seat kept after each
+``welcome`` and taken back by a new client with the kept key and token, a refused token
+joining as someone new and replaced, a goodbye or the match's end removing the seat, a
+spectator keeping nothing. A ``join`` killed mid-hand and run again is
+``tests/scenarios/test_kept_seat.py``; the new run's part in the hand, ``tests/test_rejoin.py``.
+
+Every test binds 127.0.0.1 only and is bounded in time (``tests.test_server.run``)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import stat
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from lanswitch import protocol as p
+from lanswitch.client import Client, Target
 from lanswitch.datadir import make_private
 from lanswitch.seatkeep import SEATS_DIR, SeatKeeper
+from lanswitch.server import Server
 from lanswitch.session import Session
-from lanswitch.tls import address_pin_key
-from tests.test_server import LOOPBACK
+from lanswitch.tls import Identity, address_pin_key, load_or_create_identity, server_context
+from tests.test_server import LOOPBACK, make_host, run, target_of
 
 TABLE = address_pin_key(LOOPBACK, 4711)
 posix = pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
@@ -208,3 +219,191 @@ def test_make_private_tightens_the_kept_seats(tmp_path: Path) -> None:
     make_private(tmp_path)
     assert mode(folder) == 0o700
     assert mode(keeper.path) == 0o600
+
+
+# ---------------------------------------------------------------------------------------------
+# With the client, over TLS on loopback
+
+
+@pytest.fixture(scope="module")
+def identity(tmp_path_factory: pytest.TempPathFactory) -> Identity:
+    return load_or_create_identity(tmp_path_factory.mktemp("host"))
+
+
+def joining(data: Path, target: Target, name: str = "bob", **kw: object) -> Client:
+    """A client as ``join`` makes one: its seat kept in ``data`` (taken back if kept)."""
+    keeper = SeatKeeper.open(data, target.pin_as)
+    session = Session(name, key=keeper.key, entropy=os.urandom, clock=time.monotonic)
+    keeper.attach(session)
+    return Client(session, target, keeper=keeper, **kw)  # type: ignore[arg-type]
+
+
+async def until(what: Callable[[], bool], limit: float = 10.0) -> None:
+    deadline = time.monotonic() + limit
+    while not what():
+        assert time.monotonic() < deadline, "not in time"
+        await asyncio.sleep(0.01)
+
+
+def texts(client: Client, kind: str) -> list[str]:
+    return [n.text for n in client.session.news if n.kind == kind]
+
+
+def kept(client: Client) -> bytes | None:
+    """The token kept on disk for the client's table (None: none)."""
+    assert client.keeper is not None
+    seat = SeatKeeper(client.keeper.path.parent, client.keeper.table).load()
+    return None if seat is None else seat.token
+
+
+async def ended(client: Client, task: asyncio.Task[None]) -> None:
+    """The program ends without a word (as a kill would end it): its lock goes with it."""
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    assert client.keeper is not None
+    client.keeper.close()
+
+
+def test_a_seat_kept_after_the_welcome_is_taken_back_by_the_next_client(
+    tmp_path: Path, identity: Identity
+) -> None:
+    async def main() -> None:
+        server = Server(make_host(seats=2, bots=1), ssl_context=server_context(identity))
+        await server.start()
+        target = target_of(server, identity)
+        first = joining(tmp_path, target)
+        task = asyncio.create_task(first.run())
+        await until(lambda: kept(first) is not None)
+        assert kept(first) == first.session.token
+        assert texts(first, "welcome") == ["joined seat 1 at Loop"]
+        assert texts(first, "seat") == []  # nothing was kept: nothing to say
+        seat = first.session.seat
+        await ended(first, task)
+        assert kept(first) == first.session.token  # a program that just ends keeps it
+
+        second = joining(tmp_path, target)
+        assert raw(second.session.key) == raw(first.session.key)
+        assert second.session.news[0].text == "taking your seat back at Loop"  # its first line
+        task = asyncio.create_task(second.run())
+        await until(lambda: bool(texts(second, "welcome")))
+        assert texts(second, "welcome") == ["resumed seat 1 at Loop"]
+        await until(lambda: second.session.seat is not None)
+        assert second.session.seat == seat
+        assert second.session.token == first.session.token
+        await ended(second, task)
+        await server.close()
+        assert [line for line in server.host.log_since(0)[0] if "bob" in line] == [
+            "bob joined",
+            "bob takes seat 1",
+            "bob is away",
+            "bob is back",
+            "bob is away",
+        ]
+
+    run(main)
+
+
+def test_a_token_the_host_no_longer_knows_joins_as_someone_new_and_is_replaced(
+    tmp_path: Path, identity: Identity
+) -> None:
+    async def main() -> None:
+        server = Server(make_host(seats=2, bots=1), ssl_context=server_context(identity))
+        await server.start()
+        target = target_of(server, identity)
+        stale = SeatKeeper.open(tmp_path, target.pin_as)  # a seat at another table's run
+        stale.save(stale.key, b"0123456789abcdef0123456789abcdef0123456789abcdef", "bob")
+        stale.close()
+        client = joining(tmp_path, target)
+        assert texts(client, "seat") == ["taking your seat back at Loop"]
+        task = asyncio.create_task(client.run())
+        await until(lambda: client.session.seat is not None)
+        assert texts(client, "seat") == [
+            "taking your seat back at Loop",
+            "the host no longer keeps your seat: joining as someone new",  # one line
+        ]
+        assert texts(client, "closed") == []
+        assert texts(client, "welcome") == ["joined seat 1 at Loop"]
+        await until(lambda: kept(client) == client.session.token)
+        assert client.session.token is not None
+        assert raw(client.session.key) == raw(stale.key)
+        await ended(client, task)
+        await server.close()
+
+    run(main)
+
+
+def test_a_goodbye_gives_the_kept_seat_up_and_the_next_join_is_someone_new(
+    tmp_path: Path, identity: Identity
+) -> None:
+    async def main() -> None:
+        server = Server(make_host(seats=2, bots=1), ssl_context=server_context(identity))
+        await server.start()
+        target = target_of(server, identity)
+        first = joining(tmp_path, target)
+        task = asyncio.create_task(first.run())
+        await until(lambda: kept(first) is not None)
+        for message in first.session.leave():  # q, as the terminal client leaves
+            first.send(message)
+        await ended(first, task)
+        assert kept(first) is None
+        assert first.keeper is not None
+        assert not first.keeper.path.exists()
+
+        second = joining(tmp_path, target)
+        assert second.session.token is None
+        assert texts(second, "seat") == []
+        assert raw(second.session.key) != raw(first.session.key)
+        task = asyncio.create_task(second.run())
+        await until(lambda: bool(texts(second, "welcome")))
+        assert texts(second, "welcome") == ["joined seat 1 at Loop"]  # someone new
+        await ended(second, task)
+        await server.close()
+        said = [line for line in server.host.log_since(0)[0] if "bob" in line]
+        assert said.count("bob joined") == 2
+        assert "bob is back" not in said
+
+    run(main)
+
+
+def first_legal(s: Session) -> int:
+    assert s.view is not None
+    return s.view.legal[0]
+
+
+def test_the_end_of_the_match_gives_the_kept_seat_up(tmp_path: Path, identity: Identity) -> None:
+    async def main() -> None:
+        server = Server(make_host(seats=2, bots=1, hands=1), ssl_context=server_context(identity))
+        await server.start()
+        target = target_of(server, identity)
+        client = joining(tmp_path, target, chooser=first_legal)
+        client.session.auto_ready = True
+        await client.run()  # until the host's bye
+        assert isinstance(client.session.close_reason, p.Bye)
+        assert kept(client) is None
+        assert client.keeper is not None
+        client.keeper.close()
+        await server.wait_finished()
+
+    run(main)
+
+
+def test_a_spectator_keeps_nothing(tmp_path: Path, identity: Identity) -> None:
+    async def main() -> None:
+        server = Server(make_host(seats=2, bots=1), ssl_context=server_context(identity))
+        await server.start()
+        target = target_of(server, identity)
+        keeper = SeatKeeper.open(tmp_path, target.pin_as)
+        session = Session("eve", key=keeper.key, entropy=os.urandom, spectate=True)
+        client = Client(session, target, keeper=keeper)
+        task = asyncio.create_task(client.run())
+        await until(lambda: session.token is not None)
+        await asyncio.sleep(0.1)
+        assert client.keeper is None  # a spectator has no seat to lose
+        assert not keeper.path.exists()
+        assert texts(client, "seat") == []
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        keeper.close()
+        await server.close()
+
+    run(main)

@@ -371,7 +371,7 @@ class TuiModel:
             self.fingerprint = news.data  # the lobby shows its words whole, at any width
             if self.powers is None:  # a joiner's log keeps whether the pin is new or known;
                 self._say(news.text, "class:dim")  # the host's own lobby says it once
-        elif news.kind in ("warning", "closed", "welcome", "pin", "over"):
+        elif news.kind in ("warning", "closed", "welcome", "pin", "over", "seat"):
             self._say(news.text, "class:dim" if news.kind != "warning" else "class:warn")
 
     def _events(self, events: tuple[tuple[str, int, int], ...]) -> None:

@@ -44,6 +44,7 @@ from ..hosting import (
     stopped_text,
 )
 from ..rules import PRESETS, RuleSet
+from ..seatkeep import SeatKeeper
 from ..session import SEED_WAIT_S, Session
 from ..settings import Join, Play, Screen
 from ..table import Refused
@@ -208,12 +209,11 @@ def farewell(model: TuiModel, table: str) -> tuple[int, str]:
     if isinstance(reason, p.Error):
         return 1, f"lanswitch: the host closed the connection: {reason.code.value}: {reason.text}"
     if model.session.paused is not None:  # left while waiting for a stopped table
-        # (The seat's key and token went with this process: joining again is as someone new,
-        # who waits for a free seat. Keeping them needs the hand's seeds kept too, or the
-        # resumed hand's replayed rounds read as the host changing our commitment.)
+        # (No goodbye could reach the stopped host: the seat stays ours, and kept on disk
+        # (lanswitch.seatkeep), a join run again once the host carries on takes it back.)
         return 0, (
-            f'left the table "{table}", which its host stopped; joining again once it carries '
-            "on, you wait for a free seat (your own is played by the host until it is freed)"
+            f'left the table "{table}", which its host stopped; join again once it carries '
+            "on, and you take your seat back"
         )
     return 0, f'left the table "{table}"'
 
@@ -509,15 +509,36 @@ async def _join_once(
     settings: Join, target: Target, spectate: bool, password: str | None, look: Look, screen: Screen
 ) -> tuple[TuiModel, str | None]:
     """One try at the table (the screen ends early if the password was turned away), and
-    what the history had to say."""
+    what the history had to say. A seat kept from a ``join`` of this table that ended is
+    taken back (lanswitch.seatkeep)."""
+    keeper = None if spectate else SeatKeeper.open(settings.data, target.pin_as)
+    try:
+        return await _join_keeping(settings, target, spectate, password, look, screen, keeper)
+    finally:
+        if keeper is not None:
+            keeper.close()
+
+
+async def _join_keeping(
+    settings: Join,
+    target: Target,
+    spectate: bool,
+    password: str | None,
+    look: Look,
+    screen: Screen,
+    keeper: SeatKeeper | None,
+) -> tuple[TuiModel, str | None]:
+    """:func:`_join_once`, its seat kept by ``keeper`` (None: a spectator, who keeps nothing)."""
     session = Session(
         settings.name,
-        key=Ed25519PrivateKey.generate(),
-        entropy=os.urandom,
+        key=Ed25519PrivateKey.generate() if keeper is None else keeper.key,
+        entropy=os.urandom,  # fresh seeds, a kept seat or not (seatkeep's docstring)
         spectate=spectate,
         password=password,
         clock=time.monotonic,
     )
+    if keeper is not None:
+        keeper.attach(session)
     history = open_writer(settings.data, keep=settings.history)
     client = Client(
         session,
@@ -525,6 +546,7 @@ async def _join_once(
         pins=PinStore.in_dir(settings.data),
         accept_change=settings.accept_new_fingerprint,
         history=history,
+        keeper=keeper,
     )
     try:
         await client.connect()
