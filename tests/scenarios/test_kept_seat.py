@@ -69,7 +69,7 @@ def test_a_join_killed_mid_hand_takes_its_seat_back_in_the_same_hand_and_ends_fa
         (tmp_path / "bob.out").rename(tmp_path / "bob-killed.out")
 
         friend = bot_friend(tmp_path, port, env, *think)  # the same data dir: bob's
-        assert friend.wait(60) == 0, (tmp_path / "bob.err").read_text("utf-8")
+        assert friend.wait(120) == 0, (tmp_path / "bob.err").read_text("utf-8")  # (a loaded CI)
         assert host.wait(20) == 0
     finally:
         stop_friend(friend)
