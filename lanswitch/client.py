@@ -31,7 +31,10 @@
 * **Keeping the seat** (``keeper``, :class:`~lanswitch.seatkeep.SeatKeeper`): the session's key
   and resume token are kept on disk after each ``welcome``, so that a ``join`` that ended (a
   crash, a closed terminal) takes its seat back when run again — the shells build the session
-  with the kept key and token, and its first ``hello`` resumes. The kept seat is removed once
+  with the kept key and token, and its first ``hello`` resumes. With them go the rounds of the
+  last hand this seat revealed its seed in (``Session.keep``), written before the reveal is
+  sent, so that a new run takes back its earlier seed only in a round the host replays with the
+  very commitments it went in with (``lanswitch.fairdeal.seat``). The kept seat is removed once
   the seat is given up for good: the player leaves (``bye``), the host ends the match or
   closes with an error, or broke the protocol; a lost link, a host that is gone and a paused
   table keep it. During a dealer-blind hand this seat plays it is not kept (its locking keys
@@ -87,6 +90,7 @@ from .tls import (
 )
 
 if TYPE_CHECKING:
+    from .fairdeal.seat import RevealedRounds
     from .history import HistoryWriter
     from .seatkeep import SeatKeeper
 
@@ -411,7 +415,9 @@ class Client:
         self.pause_patience = pause_patience
         self.history = history
         self.keeper = None if session.spectate else keeper  # a spectator has no seat to lose
-        self._kept = session.token if self.keeper is not None and session.restored else None
+        self._kept: tuple[bytes, RevealedRounds | None] | None = None  # as on disk
+        if self.keeper is not None and session.restored and session.token is not None:
+            self._kept = (session.token, session.keep)
         self._broken = False  # the host broke the protocol: the seat is given up
         self.peer = ""  # the address answering, HOST:PORT (for the history)
         self.reconnects = 0
@@ -493,20 +499,30 @@ class Client:
 
     def _keep_seat(self) -> None:
         """Keep the seat on disk as the session now holds it, or remove it (module docstring):
-        kept while the host keeps it for us — the token of the last ``welcome`` — except during
-        a dealer-blind hand this seat plays (a new run could not play it on); removed once the
-        session is closed (our ``bye``, or the host's ``bye`` or ``error``) or the host broke
-        the protocol. Written only when that changes."""
+        kept while the host keeps it for us — the token of the last ``welcome``, and the rounds
+        this seat revealed its seed in (``Session.keep``) — except during a dealer-blind hand
+        this seat plays (a new run could not play it on); removed once the session is closed
+        (our ``bye``, or the host's ``bye`` or ``error``) or the host broke the protocol.
+        Written only when that changes, and **before** the replies that changed it are sent: a
+        round's seed leaves only once the round is on disk. A seat that cannot be written is
+        removed, so that a new run joins as someone new rather than with a record that lacks a
+        round it revealed in."""
         keeper, s = self.keeper, self.session
         if keeper is None:
             return
         h = s.hand
         blind = h is not None and h.message.blind and not h.done and h.part.seat is not None
-        want = None if s.closed or self._broken or blind else s.token
+        token = None if s.closed or self._broken or blind else s.token
+        want = None if token is None else (token, s.keep)
         if want == self._kept:
             return
         self._kept = want
-        warning = keeper.forget() if want is None else keeper.save(s.key, want, s.name)
+        if want is None:
+            warning = keeper.forget()
+        else:
+            warning = keeper.save(s.key, want[0], s.name, want[1])
+            if warning is not None:
+                keeper.forget()  # (a new run joins as someone new; the next change tries again)
         if warning is not None:
             s.news.append(News("warning", warning))
             self._emit_news()
@@ -655,11 +671,11 @@ class Client:
                         self._slow_until = self.clock() + RETRY_AFTER
                         loop = asyncio.get_running_loop()
                         loop.call_later(RETRY_AFTER, self._retry)
+                self._keep_seat()  # before a reveal among the replies leaves (module docstring)
                 for r in replies:
                     if not conn.closed:
                         writer.write(conn.send(r))
                 self._record_hands()
-                self._keep_seat()
                 self._emit_news()
                 if s.closed or s.lost_place or not data:
                     return welcomed

@@ -15,6 +15,12 @@ kept in its transcript, so ``lanswitch verify`` of its file says so too. When th
 message arrives (the hosts' heads of the log) it is settled; its judgement is the transcript
 verified (:func:`lanswitch.fairdeal.verify`).
 
+Before this seat's seed for a round leaves (its ``reveal``), the round's fixed announcement
+goes on the session's record of the rounds it revealed in (``Session.keep``), which the client
+shell writes to the kept seat before it sends the reveal: a new run of this program that takes
+the seat back gets it, and takes its earlier seed back only in a round replayed with those very
+commitments (``lanswitch.fairdeal.seat``).
+
 A hand replayed to a client that (re)joined is answered once the replay ends (its view): a
 commitment the replay may yet show as made before — on the link that dropped, or by an earlier
 run of this program that ended, whose seat a new run took back (``lanswitch.seatkeep``; the
@@ -100,8 +106,12 @@ class CommitPart:
         self.recorder: SeatRecorder | None = None
         self.refused: str | None = None
         if setup is not None and seat is not None:
+            # A seat taken back by a new run of this program: what the earlier run kept of the
+            # rounds it revealed its seed in (``fairdeal.seat``, RevealedRounds).
+            kept = side.keep if side.restored else None
+            earlier = () if kept is None else kept.rounds
             try:
-                self.recorder = SeatRecorder(setup, seat, key)
+                self.recorder = SeatRecorder(setup, seat, key, earlier)
             except ValueError as e:
                 self.refused = f"the host's keys for hand {hand.hand_no} are not valid ({e})"
         self.over: p.HandOver | None = None
@@ -285,6 +295,9 @@ class CommitPart:
                 self.deferred = commit
                 return []
             return [commit]
+        # The round goes on record before its seed leaves: the shell writes the session's
+        # ``keep`` to disk before it sends what this returns (``fairdeal.seat``).
+        s.keep_reveal(self.hand, ann)
         return [p.Reveal(round=r, seed=reply.seed, signature=reply.signature)]
 
     def _release(self) -> list[p.Message]:
@@ -495,9 +508,12 @@ class CommitPart:
         return []
 
     def _reveals(self, m: p.Reveals) -> list[p.Message]:
-        if self.recorder is None:
+        rec = self.recorder
+        if rec is None:
             return []
-        self.recorder.on_reveals(m.round, m.seeds)
+        before = len(rec.problems)
+        rec.on_reveals(m.round, m.seeds)
+        self.side.fair_deal_problems(rec.problems[before:])
         return self._maybe_head()
 
     def _maybe_head(self) -> list[p.Message]:

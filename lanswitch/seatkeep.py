@@ -40,6 +40,18 @@ with everyone's after the hand (``lanswitch.fairdeal.seat``). A run that ended b
 committing and revealing fails that reveal, as a vanished player's does: the hand is void,
 blamed on this seat.
 
+**Kept: the rounds its seeds went into** (``revealed``,
+:class:`~lanswitch.fairdeal.seat.RevealedRounds`). A new run remembers nothing of what the
+earlier one saw, and a round's context is the same in any replay of the hand: so a host that
+knew the seat's seed (the earlier run revealed it) could deal the hand again to the new run
+with a commitment of its own chosen after that seed, and choose the deal. Before each seed
+leaves, the client writes here the round's fixed announcement — the host's signed statement of
+every commitment that seed went in with — for the last hand the seat revealed in
+(:class:`lanswitch.client.Client` writes it before it sends the reveal); a new run takes its
+earlier seed back only in a round replayed with those very commitments, and one replayed with
+others is the host's signed contradiction: unfair, proven. A file written before this record
+was kept (version 1) is not used: the new run would take its seed back on the host's word.
+
 Nothing here raises for a file it cannot read or write: keeping a seat is a convenience, and a
 failure is one line (:meth:`SeatKeeper.save`'s warning), never the end of a game.
 """
@@ -60,6 +72,8 @@ from typing import TYPE_CHECKING
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .datadir import FILE_MODE, private_dir
+from .fairdeal.seat import RevealedRounds
+from .fairdeal.transcript import json_text
 
 if TYPE_CHECKING:
     from .session import Session
@@ -69,9 +83,11 @@ __all__ = ["SEATS_DIR", "KeptSeat", "SeatKeeper"]
 SEATS_DIR = "seats"
 """The data dir's folder of kept seats."""
 
-_VERSION = 1
+_VERSION = 2  # 1: no ``revealed`` (module docstring)
 _MAX_TOKEN = 256  # bytes: a host's tokens are 48 characters (lanswitch/host/_core.py)
-_MAX_FILE = 4096  # bytes: a kept seat is a few hundred
+_MAX_FILE = 1 << 20
+"""Bytes: a kept seat is a few hundred, and each round it revealed in 1-4 KB (a fixed
+announcement of up to eight seats and 108 cards); a longer file is not a kept seat."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +98,7 @@ class KeptSeat:
     token: bytes
     name: str  # the player's name when it was kept (for the person: the seat's is the host's)
     saved: str  # when, ISO 8601 (UTC)
+    revealed: RevealedRounds | None = None  # the rounds its seeds went into (module docstring)
 
 
 def _digest(table: str) -> str:
@@ -138,7 +155,7 @@ class SeatKeeper:
 
     def load(self) -> KeptSeat | None:
         """The seat kept for this table (None: none, or a file that is not one: damaged,
-        foreign, another table's)."""
+        foreign, another table's, of another version)."""
         try:
             with self.path.open("rb") as f:
                 raw = f.read(_MAX_FILE + 1)
@@ -158,20 +175,33 @@ class SeatKeeper:
                 return None
             if not isinstance(name, str) or not isinstance(saved, str):
                 return None
-            return KeptSeat(Ed25519PrivateKey.from_private_bytes(key), token, name, saved)
+            revealed = data["revealed"]
+            rounds = None if revealed is None else RevealedRounds.from_json(revealed)
+            private = Ed25519PrivateKey.from_private_bytes(key)
+            return KeptSeat(private, token, name, saved, rounds)
         except (ValueError, KeyError, TypeError, UnicodeDecodeError):
             return None
 
     def attach(self, session: Session) -> None:
         """Set the kept token on ``session`` (built with :attr:`key`), so that its first
-        ``hello`` resumes the seat; nothing if nothing is kept."""
+        ``hello`` resumes the seat, and the rounds its seeds went into; nothing if nothing is
+        kept."""
         if self.kept is not None:
             session.token = self.kept.token
             session.restored = True
+            session.keep = self.kept.revealed
 
-    def save(self, key: Ed25519PrivateKey, token: bytes, name: str) -> str | None:
-        """Keep ``key`` and ``token`` as this table's seat (a ``welcome`` came); a warning in
-        words if the file cannot be written (None: kept, or this join keeps nothing)."""
+    def save(
+        self,
+        key: Ed25519PrivateKey,
+        token: bytes,
+        name: str,
+        revealed: RevealedRounds | None = None,
+    ) -> str | None:
+        """Keep ``key`` and ``token`` as this table's seat (a ``welcome`` came), with the
+        rounds of the last hand its seeds went into (``revealed``: the session's ``keep``,
+        written before the next seed leaves); a warning in words if the file cannot be written
+        (None: kept, or this join keeps nothing)."""
         if not self.holds:
             return None
         now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
@@ -182,9 +212,10 @@ class SeatKeeper:
             "token": token.hex(),
             "name": name,
             "saved": now,
+            "revealed": None if revealed is None else revealed.to_json(),
         }
         try:
-            _write_private(self.path, (json.dumps(data, indent=2) + "\n").encode("utf-8"))
+            _write_private(self.path, (json_text(data) + "\n").encode("utf-8"))
         except OSError as e:
             return (
                 f"your seat could not be kept in {self.path} ({e.strerror or e}): if this "

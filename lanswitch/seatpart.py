@@ -26,6 +26,8 @@ from typing import Protocol, get_args
 
 from . import protocol as p
 from .fairdeal.judgement import Deal, Judgement, Proof
+from .fairdeal.round import Announcement
+from .fairdeal.seat import RevealedRounds
 from .fairdeal.tally import VoidEntry
 from .game import View
 
@@ -64,6 +66,8 @@ class Seatside(Protocol):
     catching_up: bool  # between a ``welcome`` and the next view: the host replays
     lost_place: bool  # a gap in the steps: the shell resumes
     timer_ms: int
+    restored: bool  # a new run of the program, its seat taken back (``lanswitch.seatkeep``)
+    keep: RevealedRounds | None  # the rounds this seat revealed its seed in (the last hand's)
 
     @property
     def view(self) -> View | None: ...
@@ -100,6 +104,11 @@ class Seatside(Protocol):
 
     def count_void(self, entry: VoidEntry) -> None:
         """A void hand, counted in the table's tally (and the warning said once it is due)."""
+        ...
+
+    def keep_reveal(self, hand: p.Hand, fixed: Announcement) -> None:
+        """This seat reveals its seed in the round ``fixed`` announced, of ``hand``: it goes on
+        :attr:`keep`, which the shell writes to disk before it sends the reveal."""
         ...
 
 

@@ -53,6 +53,8 @@ from .fairdeal import DEALER, HandSetup, SetupError, Verdict, VoidTally
 from .fairdeal.blind.holder import Holder
 from .fairdeal.judgement import COMMIT_REVEAL, Deal, Judgement, Proof
 from .fairdeal.primitives import named, public_bytes
+from .fairdeal.round import Announcement
+from .fairdeal.seat import RevealedRounds
 from .fairdeal.tally import VoidEntry
 from .game import View
 from .handcheck import dealt_alone, key_problem, lobby_problems, out_of_match, own_seat_problem
@@ -209,6 +211,15 @@ class Session:
         run began is followed with what the earlier run left behind — at a commit-reveal hand,
         the commitments its key signed (``fairdeal.seat``); at a dealer-blind one nothing, as
         its locking keys went with it, so it sits that hand out."""
+        self.keep: RevealedRounds | None = None
+        """What a shell that keeps this seat on disk must have written there before it sends
+        the replies of a ``receive``: the rounds of the last hand in which this seat revealed
+        its seed, each one's fixed announcement (:meth:`keep_reveal`; a new one is added before
+        the reveal that goes with it leaves). A new run that takes the seat back starts with
+        what the earlier one kept (``lanswitch.seatkeep``), and takes back its earlier seed only
+        in a round the host replays with those very commitments (``lanswitch.fairdeal.seat``):
+        a host that knew the seed cannot deal such a round again with a commitment of its own
+        chosen after it."""
         self.table = ""
         self.seat: int | None = None
         self.lobby: p.LobbyState | None = None
@@ -352,6 +363,12 @@ class Session:
     def hosting(self) -> bool:
         lobby = self.lobby
         return lobby is not None and lobby.host is not None and lobby.host == self.seat
+
+    def keep_reveal(self, hand: p.Hand, fixed: Announcement) -> None:
+        k = self.keep
+        if k is None or (k.game_id, k.hand_no) != (hand.game_id, hand.hand_no):
+            k = RevealedRounds(hand.game_id, hand.hand_no)  # only the last hand's are kept
+        self.keep = k.with_round(fixed)
 
     def count_void(self, entry: VoidEntry) -> None:
         self.voids.record(entry)

@@ -41,10 +41,18 @@ class Link:
 class TableNet:
     """A host and its clients in one process (see the module docstring)."""
 
-    def __init__(self, config: HostConfig, *, seed: int = 1, journal: bool = False) -> None:
+    def __init__(
+        self,
+        config: HostConfig,
+        *,
+        seed: int = 1,
+        journal: bool = False,
+        host: type[Host] = Host,
+    ) -> None:
+        """``host``: the host's class (a test's cheating host plugs in a subclass)."""
         self.rng = random.Random(seed)
         self.now = 0.0
-        self.host = Host(config, entropy=self.rng.randbytes, now=self.now, journal=journal)
+        self.host = host(config, entropy=self.rng.randbytes, now=self.now, journal=journal)
         self.links: dict[int, Link] = {}
         self._next = 1
 
@@ -123,7 +131,10 @@ class TableNet:
         """The client's program ends (its link goes dead) and, ``away`` seconds later, a new
         run of it takes the seat back with the kept key and resume token
         (``lanswitch.seatkeep``): a fresh session — nothing of the old one's hand, seeds or
-        records — on a new connection, its chooser the old one's."""
+        records but what the kept seat holds (``Session.keep``: the rounds it revealed its seed
+        in, which the client shell writes before it sends each reveal; here every reply goes
+        after ``receive`` returns, so the record is always as complete) — on a new connection,
+        its chooser the old one's."""
         old = link.session
         self.drop(link)
         if away:
@@ -136,7 +147,7 @@ class TableNet:
             auto_ready=old.auto_ready,
             clock=lambda: self.now,
         )
-        fresh.token, fresh.restored = old.token, True
+        fresh.token, fresh.restored, fresh.keep = old.token, True, old.keep
         new = self._open(fresh)
         new.chooser = link.chooser
         return new

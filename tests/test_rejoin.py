@@ -20,8 +20,11 @@ import dataclasses
 import pytest
 
 from lanswitch import protocol as p
+from lanswitch.fairdeal import DEALER, verify
+from lanswitch.host._commit import CommitHand
 from lanswitch.session import Session
-from tests.records import transcript_of
+from tests.forking import RedealingHost, power
+from tests.records import transcript_of, verdict_of
 from tests.tablenet import Link, TableNet
 from tests.test_host import config
 
@@ -192,3 +195,79 @@ def test_a_commitment_held_through_a_replay_goes_once_the_replay_ends() -> None:
     assert first.announces[0].mask >> record.seat & 1  # (not announced anew without it)
     assert first.own_seed is not None  # this run's own, sent after all
     assert first.own_seed_sent
+
+
+def test_a_host_that_deals_the_hand_again_to_a_new_run_cannot_choose_its_deal() -> None:
+    """The forking host (``tests/forking.py``): once bob's program has revealed its seed for the
+    deal and ended, the host deals the hand again to the new run — the same setup and log before
+    the deal, so the same round-0 context; bob's genuine earlier commitment; its own commitment
+    to a seed ground with bob's seed in hand; bob's seed revealed after the hand under bob's own
+    signature. The new run must not call that fair."""
+    net = TableNet(config(seats=2, bots=1, hands=1), seed=11, host=RedealingHost)
+    bob = net.join("bob")
+    net.run(lambda: until_step(bob, 6))
+    new = net.restart(bob)
+    net.run(lambda: net.host.finished, steps=50_000)
+    host = net.host
+    assert isinstance(host, RedealingHost)
+    assert host.forked is not None  # it did deal the hand again
+    assert host.real is not None
+    real0, fork0 = host.real.dealer.rounds[0], host.forked.dealer.rounds[0]
+    assert fork0.round.ctx == real0.round.ctx  # the same round, as far as a context can tell
+    assert fork0.round.commitments[DEALER] != real0.round.commitments[DEALER]
+    bot = 1 - (bob.session.seat or 0)
+
+    def dealt(hand: CommitHand) -> list[int]:
+        return [v for kind, q, v in hand.steps[0][0] if kind == "deal" and q == bot]
+
+    assert power(dealt(host.forked)) > power(dealt(host.real))  # the deal the host chose
+    s = new.session
+    (record,) = s.history
+    j = record.judgement
+    assert j is not None
+    assert j.status == "unfair", j.text()
+    assert j.culprits == (DEALER,), j
+    assert verdict_of(record).proven, j.text()  # the host's own two signed announcements
+    assert verify(transcript_of(record)).status == "unfair"  # lanswitch verify of its file
+    assert any("your earlier run revealed its seed" in w for w in said(s, "warning")), said(
+        s, "warning"
+    )
+
+
+class RedealsHandOne(RedealingHost):
+    redeal = 1
+
+
+def test_a_host_that_deals_an_earlier_hand_again_to_a_new_run_cannot_choose_its_deal() -> None:
+    """The kept seat holds only the last hand's rounds (hand 2's, here), so a host that deals
+    hand 1 again to the new run — bob's genuine commitment, its own chosen after it knew bob's
+    seed — shows rounds the record does not hold: their seeds are never taken back (an honest
+    host replays only the hand in play or the one just ended), and the verdict is not fair.
+    Taken back there, as a round not kept could be "never revealed in", it was FAIR."""
+    net = TableNet(config(seats=2, bots=1, hands=3), seed=12, host=RedealsHandOne)
+    bob = net.join("bob")
+
+    def in_hand_two() -> bool:
+        h = bob.session.hand
+        return h is not None and h.message.hand_no == 2 and until_step(bob, 3)
+
+    net.run(in_hand_two)
+    kept = bob.session.keep
+    assert kept is not None
+    assert kept.hand_no == 2  # the last hand's rounds only
+    new = net.restart(bob)
+    net.run(lambda: bool(new.session.history), steps=50_000)
+    host = net.host
+    assert isinstance(host, RedealsHandOne)
+    assert host.forked is not None  # it dealt hand 1 again
+    assert host.forked.game.hand_no == 1
+    s = new.session
+    record = s.history[0]
+    assert record.hand_no == 1
+    j = record.judgement
+    assert j is not None
+    assert j.status == "unfair", j.text()
+    assert j.culprits == (DEALER,), j
+    rounds = transcript_of(record).rounds
+    assert rounds[0].own_seed is None  # bob's seed of the real hand 1: not taken back
+    assert any("never revealed in this hand, by its own record" in w for w in said(s, "warning"))

@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -25,10 +26,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from lanswitch import protocol as p
 from lanswitch.client import Client, Target
 from lanswitch.datadir import make_private
+from lanswitch.fairdeal import DEALER, Announcement
+from lanswitch.fairdeal.primitives import public_bytes
+from lanswitch.fairdeal.seat import RevealedRounds
 from lanswitch.seatkeep import SEATS_DIR, SeatKeeper
 from lanswitch.server import Server
 from lanswitch.session import Session
 from lanswitch.tls import Identity, address_pin_key, load_or_create_identity, server_context
+from tests.cheats import BIG_HANDS
 from tests.test_server import LOOPBACK, make_host, run, target_of
 
 TABLE = address_pin_key(LOOPBACK, 4711)
@@ -88,33 +93,72 @@ def test_a_kept_seat_comes_back_whole_and_only_its_owner_can_read_it(tmp_path: P
     other.close()
 
 
+def test_the_rounds_a_seat_revealed_in_come_back_whole_with_it(tmp_path: Path) -> None:
+    """What the new run checks a replayed round against (``fairdeal.seat``): every fixed
+    announcement, signatures and all, as the host signed it."""
+    host = Ed25519PrivateKey.generate()
+    ctx0 = bytes(range(32))
+    signed = [
+        Announcement.make(
+            host,
+            ctx0,
+            r,
+            True,
+            bytes([r]) * 32,
+            tuple(range(r, 108)),
+            0b101 << r,
+            {f"seat{r}": (bytes(32), bytes(64)), DEALER: (bytes([r + 1]) * 32, bytes(64))},
+        )
+        for r in range(3)
+    ]
+    record = RevealedRounds(bytes(16), 7, tuple(signed))
+    keeper = SeatKeeper.open(tmp_path, TABLE)
+    assert keeper.save(keeper.key, b"token", "bob", record) is None
+    keeper.close()
+    again = SeatKeeper.open(tmp_path, TABLE)
+    again.close()
+    assert again.kept is not None
+    assert again.kept.revealed == record
+    assert all(a.signed_by(public_bytes(host), ctx0) for a in again.kept.revealed.rounds)
+    session = Session("bob", key=again.key, entropy=os.urandom)
+    again.attach(session)
+    assert session.keep == record
+    assert record.with_round(signed[1]) is record  # a round of that context is kept once
+
+
 DAMAGED: list[tuple[str, Callable[[str], bytes]]] = [
     ("empty", lambda table: b""),
-    ("cut short", lambda table: b'{"version": 1, "table": '),
+    ("cut short", lambda table: b'{"version": 2, "table": '),
     ("not utf-8", lambda table: b"\xff\xfe{}"),
     ("a list", lambda table: b"[]"),
-    ("a newer version", lambda table: _seat(table, version=2)),
+    ("a newer version", lambda table: _seat(table, version=3)),
+    ("version 1: no record of the rounds revealed in", lambda table: _seat(table, version=1)),
+    ("no record of the rounds revealed in", lambda table: _seat(table, revealed=...)),
+    ("a record that is not one", lambda table: _seat(table, revealed={"game_id": "00"})),
     ("another table's", lambda table: _seat("127.0.0.1:1")),
     ("a key of 31 bytes", lambda table: _seat(table, key="ab" * 31)),
     ("a key not hex", lambda table: _seat(table, key="zz" * 32)),
     ("an empty token", lambda table: _seat(table, token="")),
     ("a name that is a number", lambda table: _seat(table, name=7)),
     ("no key at all", lambda table: _seat(table, key=None)),
-    ("huge", lambda table: b" " * 100_000 + _seat(table)),
+    ("huge", lambda table: b" " * (1 << 20) + _seat(table)),
 ]
 
 
 def _seat(table: str, **changes: object) -> bytes:
     data: dict[str, object] = {
-        "version": 1,
+        "version": 2,
         "table": table,
         "key": "11" * 32,
         "token": b"t".hex(),
         "name": "bob",
         "saved": "2026-01-01T00:00:00+00:00",
+        "revealed": None,
     }
     data.update(changes)
-    return json.dumps({k: v for k, v in data.items() if v is not None}).encode()
+    # (None leaves a member out, but ``revealed``'s: ``...`` leaves that out)
+    kept = {k: v for k, v in data.items() if v is not ... and (v is not None or k == "revealed")}
+    return json.dumps(kept).encode()
 
 
 @pytest.mark.parametrize(("why", "content"), DAMAGED, ids=[d[0] for d in DAMAGED])
@@ -385,6 +429,55 @@ def test_the_end_of_the_match_gives_the_kept_seat_up(tmp_path: Path, identity: I
         await server.wait_finished()
 
     run(main)
+
+
+def test_each_round_is_kept_on_disk_before_its_seed_is_sent(
+    tmp_path: Path, identity: Identity, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The order that makes a new run safe (``fairdeal.seat``): a round's fixed announcement is
+    in the kept seat before the ``reveal`` of its seed leaves the client — deal and reshuffles
+    alike, the file holding only the last hand's rounds."""
+    order: list[tuple[str, object]] = []
+    send, save = p.Connection.send, SeatKeeper.save
+
+    def sending(self: p.Connection, message: p.Message, *, frame: bytes | None = None) -> bytes:
+        if self.role is p.Role.CLIENT and isinstance(message, p.Reveal):
+            order.append(("reveal", message.round))
+        return send(self, message, frame=frame)
+
+    def saving(self: SeatKeeper, key: Any, token: bytes, name: str, revealed: Any = None) -> Any:
+        kept = () if revealed is None else (revealed.hand_no, [a.round for a in revealed.rounds])
+        order.append(("kept", kept))
+        return save(self, key, token, name, revealed)
+
+    monkeypatch.setattr(p.Connection, "send", sending)
+    monkeypatch.setattr(SeatKeeper, "save", saving)
+
+    async def main() -> None:
+        host = make_host(seats=2, bots=1, hands=2, rules=BIG_HANDS)
+        server = Server(host, ssl_context=server_context(identity))
+        await server.start()
+        target = target_of(server, identity)
+        client = joining(tmp_path, target, chooser=first_legal)
+        client.session.auto_ready = True
+        await client.run()  # until the host's bye
+        assert client.keeper is not None
+        client.keeper.close()
+        await server.wait_finished()
+
+    run(main)
+    monkeypatch.undo()
+    reveals = [(i, r) for i, (kind, r) in enumerate(order) if kind == "reveal"]
+    assert len(reveals) > 2, order  # two deals and a reshuffle at least
+    assert any(r != 0 for _, r in reveals), order
+    for i, r in reveals:
+        last = next(v for kind, v in reversed(order[:i]) if kind == "kept")
+        assert isinstance(last, tuple)
+        assert last
+        assert r in last[1], (i, order)  # on disk before it went
+    hands = [v[0] for kind, v in order if kind == "kept" and v]
+    assert hands == sorted(hands)
+    assert set(hands) == {1, 2}  # hand 2's first round replaced hand 1's
 
 
 def test_a_spectator_keeps_nothing(tmp_path: Path, identity: Identity) -> None:

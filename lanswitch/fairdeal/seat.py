@@ -20,6 +20,25 @@ under the seat's own signature, and the recorder takes it back from there
 (:meth:`SeatRecorder.on_reveals`) — so its transcript holds its own seed for every round it
 took part in, as one kept by a single run does. A round the earlier run committed to and never
 revealed fails, blamed on this seat, as it would have without the restart.
+
+**What the earlier run revealed in** (:class:`RevealedRounds`). A round's context is the same
+in any replay of the same hand up to that round, and a new run remembers nothing the earlier
+one saw: so a host that knows the seat's seed — the earlier run revealed it — could deal the
+hand again to the new run with the seat's genuine commitment and a new one of its own, chosen
+after it knew that seed, and so choose the deal. So before this seat's seed for a round leaves
+its program, the round's fixed announcement — the host's signed statement of every commitment
+the seed went in with — is kept on disk (the session's :attr:`~lanswitch.session.Session.keep`,
+written by the client shell before the ``reveal`` is sent), and a new run gets the kept rounds
+(``earlier``). A round whose context is among them must be replayed with exactly those
+commitments: the new run draws no seed for it, and takes its seed back from the reveals only
+if the fixed announcement is the kept one. Any other announcement of it is the host's signed
+contradiction of what it announced before: the kept announcement goes into the round's
+record, so the transcript proves it (UNFAIR, the host to blame) to ``lanswitch verify`` too.
+A round not among them was never revealed in by the earlier run of this hand (the record is
+written before the seed leaves, and it holds the last hand the seat revealed in): its
+commitment is still the seat's, but its seed is never taken back — the host cannot honestly
+hold it, and a seed it shows there is one it kept from another hand (an older one, dealt
+again: an honest host replays only the hand in play, or the one just ended).
 """
 
 from __future__ import annotations
@@ -47,9 +66,17 @@ from .primitives import (
 )
 from .round import Announcement, RoundEvent, RoundFlowError, RoundState, VoidRecord, next_state
 from .setup import HandSetup
-from .transcript import Dispute, RoundRecord, SignedHead, Transcript
+from .transcript import (
+    Dispute,
+    RoundRecord,
+    SignedHead,
+    Transcript,
+    TranscriptError,
+    announcement_from_json,
+    announcement_json,
+)
 
-__all__ = ["Commit", "Reveal", "SeatRecorder"]
+__all__ = ["Commit", "Reveal", "RevealedRounds", "SeatRecorder"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +97,54 @@ class Reveal:
     signature: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class RevealedRounds:
+    """The rounds of one hand in which this seat's program revealed its seed: each one's fixed
+    announcement (stage 3, signed by the host), which its seed went in with. Kept on disk
+    before each seed leaves (module docstring), only for the last hand the seat revealed in."""
+
+    game_id: bytes
+    hand_no: int
+    rounds: tuple[Announcement, ...] = ()
+
+    def with_round(self, fixed: Announcement) -> RevealedRounds:
+        """These and ``fixed`` (itself, if a round of that context is here already)."""
+        if any(a.ctx == fixed.ctx for a in self.rounds):
+            return self
+        return RevealedRounds(self.game_id, self.hand_no, (*self.rounds, fixed))
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "game_id": self.game_id.hex(),
+            "hand_no": self.hand_no,
+            "rounds": [announcement_json(a) for a in self.rounds],
+        }
+
+    @classmethod
+    def from_json(cls, obj: object) -> RevealedRounds:
+        """What :meth:`to_json` wrote (ValueError if it is not that)."""
+        if not isinstance(obj, dict):
+            raise ValueError("revealed rounds: must be an object")
+        game_id, hand_no, rounds = obj.get("game_id"), obj.get("hand_no"), obj.get("rounds")
+        if not isinstance(game_id, str) or not isinstance(rounds, list):
+            raise ValueError("revealed rounds: a game id and a list of rounds")
+        if not isinstance(hand_no, int) or isinstance(hand_no, bool) or not 0 <= hand_no < 2**32:
+            raise ValueError("revealed rounds: a hand number")
+        try:
+            fixed = tuple(announcement_from_json(a, f"rounds[{i}]") for i, a in enumerate(rounds))
+        except TranscriptError as e:
+            raise ValueError(f"revealed rounds: {e}") from None
+        return cls(bytes.fromhex(game_id), hand_no, fixed)
+
+
+def _same_statement(a: Announcement, b: Announcement) -> bool:
+    """Whether two announcements state the same thing (what the host's signature covers: the
+    round, its stage and context, every commitment in order), whatever their signatures."""
+    return (a.round, a.fixed, a.ctx) == (b.round, b.fixed, b.ctx) and [
+        (p, c) for p, (c, _) in a.commitments.items()
+    ] == [(p, c) for p, (c, _) in b.commitments.items()]
+
+
 @dataclass
 class _Round:
     """A round as the seat follows it (see :class:`~.transcript.RoundRecord`)."""
@@ -85,6 +160,7 @@ class _Round:
     seeds: dict[str, tuple[bytes, bytes]] = field(default_factory=dict)
     refused: bool = False  # the seat found this round wrong and takes no part in it
     earlier: bool = False  # committed to by an earlier run of this seat's program (module doc)
+    kept: bool = False  # ... which revealed its seed in it, by its record: the seed comes back
 
     def record(self) -> RoundRecord:
         return RoundRecord(
@@ -100,7 +176,16 @@ class _Round:
 class SeatRecorder:
     """One seat's side of one hand (see the module docstring)."""
 
-    def __init__(self, setup: HandSetup, seat: int, key: PrivateKeyLike) -> None:
+    def __init__(
+        self,
+        setup: HandSetup,
+        seat: int,
+        key: PrivateKeyLike,
+        earlier: Iterable[Announcement] = (),
+    ) -> None:
+        """``earlier``: the rounds an earlier run of this seat's program revealed its seed in
+        (:class:`RevealedRounds`; those of another hand are no matter, nor any not signed by
+        this hand's host)."""
         if not 0 <= seat < setup.players or setup.host_runs(seat):
             raise ValueError(f"seat {seat} is not a person's seat of this hand")
         self.setup = setup
@@ -119,6 +204,12 @@ class SeatRecorder:
         self.disputes: list[Dispute] = []
         self.problems: list[str] = []
         """What this seat found wrong, in the order found (the host is to blame for each)."""
+        self.earlier: dict[bytes, Announcement] = {
+            a.ctx: a
+            for a in earlier
+            if a.fixed and self.id in a.commitments and a.signed_by(setup.keys[DEALER], setup.ctx0)
+        }
+        """The rounds of this hand an earlier run revealed its seed in, by context."""
 
     def _problem(self, text: str) -> str:
         self.problems.append(text)
@@ -178,6 +269,15 @@ class SeatRecorder:
             return None
         if not ann.mask >> self.seat & 1:
             return None  # away, as the log says: not a participant of this round
+        kept = self.earlier.get(ann.ctx)
+        if kept is not None:
+            # A round an earlier run of this program revealed its seed in (module docstring):
+            # the seat's part in it is that run's, and no new seed goes in. The host may only
+            # announce it as it did then.
+            rec.earlier, rec.own_commitment = True, kept.commitments[self.id][0]
+            if check_same_round(kept, ann) is not None:
+                self._contradicted(rec, kept)
+            return None
         rec.own_seed = fresh_seed()
         rec.own_commitment = commitment(ann.ctx, self.id, rec.own_seed)
         return self._commit(rec)
@@ -198,13 +298,23 @@ class SeatRecorder:
                 self._problem(problem)
                 return None
             rec.state = next_state(rec.state, RoundEvent.FIX)
+        kept = self.earlier.get(rec.first.ctx)
+        if kept is not None and rec.earlier:
+            # Revealed in by an earlier run: its seed comes back only with the very commitments
+            # it went in with.
+            if _same_statement(kept, ann):
+                rec.kept = True
+            else:
+                self._contradicted(rec, kept)
+            return None
         if rec.own_seed is None:
             return None  # not a participant (or committed to by an earlier run: no seed here)
         mine = ann.commitments.get(self.id)
         if mine is not None and mine[0] != rec.own_commitment and self._signed_by_us(rec, mine):
             # Not the commitment this recorder made, but one our key signed for this round: an
-            # earlier run of this seat's program made it (module docstring). It stands; the
-            # seed this recorder drew was never taken, and the earlier one is not known here.
+            # earlier run of this seat's program made it (module docstring), and never revealed
+            # its seed here by its record. It stands; the seed this recorder drew was never
+            # taken, and the earlier one is not known here, nor taken back.
             rec.own_seed, rec.own_commitment, rec.earlier = None, mine[0], True
             return None
         if mine is None or mine[0] != rec.own_commitment:
@@ -217,6 +327,21 @@ class SeatRecorder:
             msg = reveal_message(rec.first.ctx, self.id, c, rec.own_seed)
             rec.revealed = Reveal(rec.round, rec.own_seed, sign(self.key, msg))
         return rec.revealed
+
+    def _contradicted(self, rec: _Round, kept: Announcement) -> None:
+        """The host announced round ``rec`` otherwise than it did to the earlier run of this
+        program that revealed its seed in it: its kept announcement goes into the round's
+        record beside the new one — the host's two signed statements of one round that
+        contradict each other, which every check of the transcript finds — and the seat takes
+        no further part in it."""
+        if kept not in rec.announces:
+            rec.announces.append(kept)
+        rec.refused, rec.kept = True, False
+        self._problem(
+            f"the host replayed round {rec.round} of this hand with other commitments than "
+            "the ones your earlier run revealed its seed in: it changed the deal (its own two "
+            "signed announcements show it)"
+        )
 
     def _signed_by_us(self, rec: _Round, mine: tuple[bytes, bytes]) -> bool:
         """Whether ``mine`` (a commitment and its signature) is one this seat's key signed for
@@ -271,8 +396,10 @@ class SeatRecorder:
 
     def on_reveals(self, round_no: int, seeds: Mapping[str, tuple[bytes, bytes]]) -> None:
         """After the hand: the seeds the host received in round ``round_no``. In a round an
-        earlier run of this seat committed to, its own seed is taken back from them, if it
-        opens that commitment under this seat's own signature (module docstring)."""
+        earlier run of this seat revealed its seed in, by its kept record, and that the host
+        replayed with the very commitments it went in with, its own seed is taken back from
+        them, if it opens that commitment under this seat's own signature (module docstring).
+        A seed of this seat's in a round an earlier run only committed to is never taken."""
         rec = next((x for x in self.rounds if x.round == round_no), None)
         if rec is None:
             return
@@ -285,9 +412,17 @@ class SeatRecorder:
         if len(seed) != SEED_BYTES or commitment(rec.first.ctx, self.id, seed) != c:
             return
         message = reveal_message(rec.first.ctx, self.id, c, seed)
-        if verify(self.setup.keys[self.id], message, signature):
+        if not verify(self.setup.keys[self.id], message, signature):
+            return
+        if rec.kept:
             rec.own_seed = seed
             rec.revealed = Reveal(rec.round, seed, signature)
+        elif not rec.refused:
+            self._problem(
+                f"round {round_no}: the host revealed a seed of yours that your earlier run "
+                "never revealed in this hand, by its own record: it dealt again a hand that run "
+                "had played, where it knew your seed"
+            )
 
     # -- steps -----------------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from ..cards import MAX_CARD
 from ..errors import InvalidInput
+from ..rules import MAX_PLAYERS
 from .log import LogEvent, decode_event, log_start, log_step
 from .primitives import (
     DEALER,
@@ -42,6 +43,8 @@ __all__ = [
     "SignedHead",
     "Transcript",
     "TranscriptError",
+    "announcement_from_json",
+    "announcement_json",
     "json_text",
     "load_json",
 ]
@@ -345,6 +348,12 @@ def _announce_json(a: Announcement) -> dict[str, Any]:
     }
 
 
+def announcement_json(a: Announcement) -> dict[str, Any]:
+    """An announcement as a transcript writes it (SPEC § Transcript), with its round number:
+    for a record kept outside a transcript (``lanswitch.seatkeep``)."""
+    return {"round": a.round, **_announce_json(a)}
+
+
 def _round_json(rec: RoundRecord) -> dict[str, Any]:
     return {
         "round": rec.round,
@@ -461,12 +470,17 @@ def _cards(obj: Mapping[str, object], where: str) -> tuple[int, ...]:
     return tuple(cards)
 
 
-def _announce_from(obj: object, path: str, round_no: int, ps: tuple[str, ...]) -> Announcement:
+def _announce_from(
+    obj: object, path: str, round_no: int, ps: tuple[str, ...], players: int | None = None
+) -> Announcement:
+    """``ps``: the hand's participant ids (its seats' and ``@dealer``); ``players``: its seats
+    (default: those of ``ps``)."""
     o = _obj(obj, path)
     fixed = o.get("fixed")
     if not isinstance(fixed, bool):
         raise TranscriptError(f"{path}.fixed: must be true or false")
-    seats = _list(o, "seats", lambda v, p: _int_value(v, p, 0, len(ps) - 2), path)
+    top = (len(ps) - 1 if players is None else players) - 1
+    seats = _list(o, "seats", lambda v, p: _int_value(v, p, 0, top), path)
     return Announcement(
         round_no,
         fixed,
@@ -476,6 +490,16 @@ def _announce_from(obj: object, path: str, round_no: int, ps: tuple[str, ...]) -
         _pairs(o, "commitments", ps, ("commitment", "signature"), path),
         _hex(o, "signature", None, path),
     )
+
+
+def announcement_from_json(obj: object, path: str = "announcement") -> Announcement:
+    """What :func:`announcement_json` wrote (TranscriptError if it is not that). Its ids are
+    not checked against a hand's: a reader checks the announcement against the hand it is
+    used in (its context, the host's signature)."""
+    o = _obj(obj, path)
+    number = _int(o, "round", 0, 2**32 - 1, path)
+    ids = tuple(p for p in _dict(o, "commitments", path) if isinstance(p, str))
+    return _announce_from(o, path, number, ids, MAX_PLAYERS)
 
 
 def _round_from(obj: object, path: str, ps: tuple[str, ...]) -> RoundRecord:

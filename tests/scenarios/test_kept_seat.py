@@ -3,13 +3,15 @@ real processes over TLS on 127.0.0.1 — ``lanswitch host`` with one bot, and a 
 ``join --bot`` in a data dir of its own, killed with SIGKILL (our own child, by its pid) during
 hand 1 and started again with the same data dir. It takes back the same seat in the same hand
 (not "bob 2", watching while the host's stand-in plays the seat), plays the hand to its end,
-and its verdict — and ``lanswitch verify`` of its transcript — is fair. Before, the new run
-joined as a new player and watched.
+and its verdict — and ``lanswitch verify`` of its transcript — is fair: the kept seat held
+the deal's round, written before the seed went, and the hand was replayed with the very
+commitments of it. Before, the new run joined as a new player and watched.
 
 Every wait is bounded."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -66,6 +68,7 @@ def test_a_join_killed_mid_hand_takes_its_seat_back_in_the_same_hand_and_ends_fa
         assert re.search(r"^joined seat 1 at Kitchen$", before, re.M), before
         wait_for(host_out, r"^bob is away$", 15)
         kept = list((tmp_path / "bob" / "seats").glob("*.json"))  # (checked below)
+        record = json.loads(kept[0].read_text("utf-8"))["revealed"] if kept else None
         (tmp_path / "bob.out").rename(tmp_path / "bob-killed.out")
 
         friend = bot_friend(tmp_path, port, env, *think)  # the same data dir: bob's
@@ -82,6 +85,11 @@ def test_a_join_killed_mid_hand_takes_its_seat_back_in_the_same_hand_and_ends_fa
     assert lines[0] == f"taking your seat back at 127.0.0.1:{port}", said  # its first line
     assert "resumed seat 1 at Kitchen" in lines, said
     assert len(kept) == 1  # the seat was kept while no join ran
+    # ... with the deal's round, its seed sent (the fixed announcement it went in with)
+    assert record is not None
+    assert record["hand_no"] == 1, record
+    assert [r["round"] for r in record["rounds"]][:1] == [0], record
+    assert all(r["fixed"] for r in record["rounds"]), record
     verdicts = re.findall(r"^hand (\d+) verified ([^,\n]+)", said, re.M)
     assert verdicts == [("1", "fair")], said
     assert (tmp_path / "bob.err").read_text("utf-8") == ""
