@@ -39,6 +39,7 @@ from lanswitch.fairdeal.judgement import COMMIT_REVEAL, DEALER_BLIND
 from lanswitch.host import Host, HostConfig
 from lanswitch.host._commit import CommitHand
 from lanswitch.rules import PRESETS
+from lanswitch.seatkeep import SeatKeeper
 from lanswitch.server import Server
 from lanswitch.session import News, Session
 from lanswitch.tls import Identity, load_or_create_identity, server_context
@@ -212,52 +213,112 @@ def verify_files(files: Sequence[Path]) -> tuple[int, list[dict[str, Any]]]:
     return code, list(json.loads(out.getvalue())["files"])
 
 
+class Clients(dict[str, Client]):
+    """The clients at the table by name, as a ``during`` sees them; :meth:`restart` ends a
+    person's program and runs it again from its kept seat (``play_over_tls(keep=…)``)."""
+
+    def __init__(
+        self, target: Target, people: Sequence[Person], keep: Path | None, reconnect_for: float
+    ) -> None:
+        super().__init__()
+        self.target = target
+        self.people = {person.name: person for person in people}
+        self.keep = keep
+        self.reconnect_for = reconnect_for
+        self.tasks: dict[str, asyncio.Task[None]] = {}
+        self.killed: list[asyncio.Task[None]] = []
+
+    def start(self, name: str) -> Client:
+        """``name``'s program, as ``join`` runs it: with its seat kept in ``keep/NAME`` (taken
+        back if one is kept there), if the table keeps seats."""
+        person = self.people[name]
+        keeper = (
+            None if self.keep is None else SeatKeeper.open(self.keep / name, self.target.pin_as)
+        )
+        session = person.make(
+            name,
+            key=Ed25519PrivateKey.generate() if keeper is None else keeper.key,
+            entropy=os.urandom,
+            auto_ready=True,
+            clock=time.monotonic,
+        )
+        if keeper is not None:
+            keeper.attach(session)
+        client = self[name] = Client(
+            session,
+            self.target,
+            chooser=_chooser(name),
+            think=person.think,
+            reconnect_for=self.reconnect_for,
+            keeper=keeper,
+        )
+        self.tasks[name] = asyncio.create_task(client.run())
+        return client
+
+    async def restart(self, name: str) -> Client:
+        """``name``'s program is killed — it sends nothing more, and what it kept on disk
+        stays — and run again: a new session that takes the seat back from what was kept."""
+        old, task = self[name], self.tasks[name]
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        self.killed.append(task)
+        if old.keeper is not None:
+            old.keeper.close()  # (its lock goes with the process, however it ends)
+        return self.start(name)
+
+    def close(self) -> None:
+        for client in self.values():
+            if client.keeper is not None:
+                client.keeper.close()
+
+
 def play_over_tls(
     host: Host,
     people: Sequence[Person],
     tmp: Path,
     *,
     limit: float = 90.0,
-    during: Callable[[dict[str, Client]], Any] | None = None,
+    during: Callable[[Clients], Any] | None = None,
     reconnect_for: float = 5.0,
+    keep: Path | None = None,
 ) -> Outcome:
     """Play ``host``'s match over real TLS with ``people`` (see the module docstring).
     ``during(clients)``, a coroutine function, runs beside the match (to make a person leave,
-    or its link die). ``reconnect_for``: how long a client whose link is lost keeps trying
-    (short, so that a test of a host that is gone ends soon)."""
+    or its link die, or its program end and run again: :meth:`Clients.restart`).
+    ``reconnect_for``: how long a client whose link is lost keeps trying (short, so that a test
+    of a host that is gone ends soon). ``keep``: each person's seat is kept there, as ``join``
+    keeps it (``lanswitch.seatkeep``; None: not kept)."""
     tmp.mkdir(parents=True, exist_ok=True)
     ident = identity(tmp)
-    clients: dict[str, Client] = {}
+    clients: Clients | None = None
 
     async def main() -> None:
+        nonlocal clients
         server = Server(host, ssl_context=server_context(ident), address=LOOPBACK)
         await server.start()
         target = Target("Cheat", (LOOPBACK,), server.port, ident.fingerprint, f"{LOOPBACK}:x")
+        clients = Clients(target, people, keep, reconnect_for)
         for person in people:
-            session = person.make(
-                person.name,
-                key=Ed25519PrivateKey.generate(),
-                entropy=os.urandom,
-                auto_ready=True,
-                clock=time.monotonic,
-            )
-            clients[person.name] = Client(
-                session,
-                target,
-                chooser=_chooser(person.name),
-                think=person.think,
-                reconnect_for=reconnect_for,
-            )
-        tasks = [asyncio.create_task(c.run()) for c in clients.values()]
+            clients.start(person.name)
+        tasks = list(clients.tasks.values())
         if during is not None:
             tasks.append(asyncio.create_task(during(clients)))
         try:
             results = await asyncio.gather(*tasks, return_exceptions=True)
-            failed = [r for r in results if isinstance(r, BaseException)]
+            while rest := [t for t in clients.tasks.values() if not t.done()]:
+                results += await asyncio.gather(*rest, return_exceptions=True)  # (restarted)
+            killed = [t for t in clients.killed if t in tasks]
+            failed = [
+                r
+                for r in results
+                if isinstance(r, BaseException)
+                and not (killed and isinstance(r, asyncio.CancelledError))
+            ]
             if failed:
                 raise failed[0]
             await server.wait_finished()
         finally:
+            clients.close()
             await server.close()
 
     async def bounded() -> None:
@@ -265,6 +326,7 @@ def play_over_tls(
             await main()
 
     asyncio.run(bounded())
+    assert clients is not None
     outcome = Outcome(host, {n: c.session for n, c in clients.items()})
     every: list[Path] = []
     for person in people:

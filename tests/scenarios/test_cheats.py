@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
+import json
 import os
 import re
 import subprocess
@@ -62,6 +63,7 @@ from tests.cheats import (
     BIG_HANDS,
     CAPPED,
     SWITCH,
+    Clients,
     Person,
     all_fair,
     carl_leaves,
@@ -71,6 +73,7 @@ from tests.cheats import (
     make_host,
     play_over_tls,
 )
+from tests.forking import RedealingHost
 from tests.records import transcript_of
 from tests.scenarios import test_tamper as tamper
 
@@ -182,6 +185,100 @@ def test_the_host_cannot_choose_the_deal_by_announcing_a_round_again(
         assert "changed its own commitment to round 0" in v.reason
         assert any("changed its own commitment" in n.text for n in out.news(name))  # live
         assert out.cli_statuses(name) == ["unfair"]
+
+
+# ... or it deals the hand again to a player's restarted program, with a commitment chosen
+# after it knew the player's seed (tests/forking.py)
+
+
+def _before_kept_rounds(mp: pytest.MonkeyPatch) -> None:
+    """As at 06579dc: a new run got nothing of the rounds its earlier run revealed in, and took
+    the seed of any round whose commitment its key had signed back from the host's reveals."""
+    init, reveals = fd_seat.SeatRecorder.__init__, fd_seat.SeatRecorder.on_reveals
+
+    def forgetful(self: Any, setup: Any, seat: int, key: Any, earlier: Any = ()) -> None:
+        init(self, setup, seat, key)
+
+    def trusting(self: Any, round_no: int, seeds: Any) -> None:
+        for rec in self.rounds:
+            rec.kept = rec.kept or rec.earlier
+        reveals(self, round_no, seeds)
+
+    mp.setattr(fd_seat.SeatRecorder, "__init__", forgetful)
+    mp.setattr(fd_seat.SeatRecorder, "on_reveals", trusting)
+
+
+@pytest.mark.parametrize(
+    ("host_cls", "defence"),
+    [(RedealingHost, "kept"), (RedealingHost, "before"), (Host, "kept")],
+    ids=["forking", "forking-before", "honest"],
+)
+def test_a_host_cannot_choose_the_deal_by_dealing_a_hand_again_to_a_restarted_program(
+    tmp_path: Path, host_cls: type[Host], defence: str, v1: pytest.MonkeyPatch
+) -> None:
+    """bob's program (the real client shell, its seat kept on disk as ``join`` keeps it) is
+    killed a few moves into the hand, after its seed for the deal went, and run again: it takes
+    the seat back. The forking host deals the hand again to it — the same round-0 context,
+    bob's genuine commitment from the real hand, a commitment of its own to a seed ground with
+    bob's seed in hand — and reveals bob's seed after the hand under bob's own signature. bob's
+    record of the round (written before its seed left, as the host's probe saw on disk as the
+    seed came) holds the host's announcement of the real deal: the new run's verdict is
+    UNFAIR, the host to blame, proven — live and by ``lanswitch verify`` of its file. The
+    honest host's restart stays FAIR. With the record taken back (as at 06579dc), the forked
+    deal was FAIR."""
+    if defence == "before":
+        _before_kept_rounds(v1)
+    host = make_host(host_cls, seats=2, bots=1, rules=CAPPED)
+    keep = tmp_path / "data"
+    if isinstance(host, RedealingHost):
+        folder = keep / "bob" / "seats"
+
+        def on_disk() -> object:
+            (kept,) = folder.glob("*.json")
+            return json.loads(kept.read_text("utf-8"))["revealed"]
+
+        host.probe = on_disk
+
+    async def restart(clients: Clients) -> None:
+        bob = clients["bob"]
+        for _ in range(4000):  # a few moves into the hand, its seed for the deal sent
+            h = bob.session.hand
+            if h is not None and bob.session.seq >= 4 and not bob.session.owes_seed():
+                break
+            await asyncio.sleep(0.005)
+        assert bob.session.seq >= 4, "restarted too late"
+        assert not bob.session.history, "restarted too late"
+        await clients.restart("bob")
+
+    out = play_over_tls(
+        host, [Person("bob", think=0.05)], tmp_path, during=restart, keep=keep, limit=120.0
+    )
+    s = out.sessions["bob"]
+    assert s.restored  # the run that finished the hand is the new one
+    assert [n.text for n in out.news("bob", "welcome")] == ["resumed seat 1 at Cheat"]
+    (v,) = out.verdicts("bob")
+    if not isinstance(host, RedealingHost):
+        assert v.status == "fair", v.text()
+        assert out.cli_statuses("bob") == ["fair"]
+        return
+    assert host.forked is not None  # it did deal the hand again
+    assert host.real is not None
+    assert host.forked.dealer.rounds[0].round.ctx == host.real.dealer.rounds[0].round.ctx
+    (first, *_) = host.probed  # bob's seed for the deal came when its round was on disk
+    assert isinstance(first, dict)
+    assert first["rounds"][0]["round"] == 0, first
+    real_fixed = host.real.dealer.rounds[0].announces[-1]
+    assert first["rounds"][0]["signature"] == real_fixed.signature.hex()
+    if defence == "before":
+        assert v.status == "fair", v.text()  # the deal the host chose, fair
+        assert out.cli_statuses("bob") == ["fair"]
+        return
+    assert v.status == "unfair", v.text()
+    assert v.culprits == (DEALER,)
+    assert v.proven  # the host's own two signed announcements of round 0
+    assert "changed its own commitment to round 0" in v.reason, v.reason
+    assert any("your earlier run revealed its seed in" in n.text for n in out.news("bob"))
+    assert out.cli_statuses("bob") == ["unfair"]  # lanswitch verify of the file says so too
 
 
 # ---------------------------------------------------------------------------------------------
