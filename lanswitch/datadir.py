@@ -4,9 +4,10 @@ seeds or keys (a shell).
 What the data dir holds (see docs/security.md, Files): the history of the hands you played
 (``history.sqlite``: your cards), the host's TLS key (``host-key.pem``), the pins of the tables
 you joined (``pins.json``), the seats you hold at tables you joined (``seats/*.json``: each
-one's session key and resume token, :mod:`lanswitch.seatkeep`), and the journals of the tables
-you host (``tables/*.sqlite``: the host's signing key and every seed it drew). Another user of
-the same machine must read none of them. Each file is made with mode 0600 where lanswitch
+one's session key and resume token, and the host's announcements of the shuffles its seeds
+went into, :mod:`lanswitch.seatkeep`), and the journals of the tables you host
+(``tables/*.sqlite``: the host's signing key and every seed it drew). Another user of the same
+machine must read none of them. Each file is made with mode 0600 where lanswitch
 creates it; :func:`make_private` also tightens a data dir and files that an older lanswitch (or
 a lax umask) left readable, on every start of a command that uses them. Only permission bits
 are changed, and only ever tightened; a file we cannot change (another user's, a read-only
@@ -71,9 +72,9 @@ PLACES: tuple[tuple[str, str, str], ...] = (
     (
         "seats",
         "seats/",
-        "the seats you hold at tables you joined, one a table: its session key and resume "
-        "token, so that a join that ended (a crash, a closed terminal) takes its seat back "
-        "when run again; removed when you leave the table",
+        "the seats you hold at tables you joined, one a table: its session key, its resume "
+        "token and the shuffles its seeds went into, so that a join that ended (a crash, a "
+        "closed terminal) takes its seat back when run again; removed when you leave the table",
     ),
 )
 """Every place in the data dir lanswitch writes (``lanswitch paths``): a label, the name in
