@@ -475,7 +475,7 @@ def test_each_round_is_kept_on_disk_before_its_seed_is_sent(
         assert isinstance(last, tuple)
         assert last
         assert r in last[1], (i, order)  # on disk before it went
-    hands = [v[0] for kind, v in order if kind == "kept" and v]
+    hands = [v[0] for kind, v in order if kind == "kept" and isinstance(v, tuple) and v]
     assert hands == sorted(hands)
     assert set(hands) == {1, 2}  # hand 2's first round replaced hand 1's
 
