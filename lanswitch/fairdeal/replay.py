@@ -293,6 +293,17 @@ class _Verifier:
                     "all fixed: a redeal",
                 ) from None
         first = rec.first
+        for ann in rec.announces:
+            # Every announcement speaks against the host only under its signature: one the
+            # host never signed is this file's word alone (a keeper who doctored its own file
+            # could otherwise frame an honest host "by signatures" with a contradiction).
+            if not ann.signed_by(setup.keys[DEALER], setup.ctx0):
+                raise _Unfair(
+                    "round",
+                    f"round {r} was announced without the host's valid signature (as this file "
+                    "has it: nothing the host signed shows it)",
+                    proven=False,
+                )
         if first.fixed:
             raise _Unfair("round", f"round {r} was first announced with every commitment")
         problem = check_announcement(

@@ -729,3 +729,33 @@ def test_a_second_different_stage_3_announcement_is_the_hosts_contradiction(
         told.append(dataclasses.replace(t, rounds=rounds))
     for v in caught(told, check="round"):
         assert "announced round 0 twice (stage 3) and changed it" in v.reason
+
+
+@pytest.mark.parametrize("signer", ["seat-2", "nobody"])
+def test_a_second_announcement_the_host_never_signed_proves_nothing_against_it(
+    signer: str,
+) -> None:
+    """A keeper who doctors its own file to frame the host: the same contradicting stage-3
+    announcement as above, but signed by the keeper's own key (or not at all) — something the
+    host never said. ``lanswitch verify`` ran the contradiction check before the signature
+    check on every announcement after the first, and said "proven by signatures" against an
+    honest host. Every announcement a file holds must carry the host's signature before it
+    can speak against the host: this one is the file's word alone, never a proof."""
+    hand = play("switch", 3, 1)
+    ctx0 = hand.dealer.setup.ctx0
+    t = hand.transcripts[1]
+    r0 = t.rounds[0]
+    fixed = r0.fixed()
+    assert fixed is not None
+    changed = dict(fixed.commitments)
+    changed[DEALER] = (bytes(32), changed[DEALER][1])  # "the host changed its commitment"
+    forger = key_of("seat-2") if signer == "seat-2" else key_of("seat-3")
+    second = Announcement.make(forger, ctx0, 0, True, fixed.ctx, fixed.cards, fixed.mask, changed)
+    if signer == "nobody":
+        second = dataclasses.replace(second, signature=bytes(64))
+    rounds = (dataclasses.replace(r0, announces=(*r0.announces, second)), *t.rounds[1:])
+    (v,) = verify_all(through_files([dataclasses.replace(t, rounds=rounds)]))
+    assert not v.fair, v.text()
+    assert not v.proven, v.text()  # the file's own record: no signature of the host's says it
+    assert "proven by signatures" not in v.text()
+    assert "without the host's valid signature" in v.reason, v.reason
