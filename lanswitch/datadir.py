@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import tempfile
 from pathlib import Path
 
 __all__ = [
@@ -155,3 +156,23 @@ def make_private(data: Path) -> None:
             for path in seats.iterdir():
                 if path.suffix in (".json", ".lock"):
                     tighten(path, FILE_MODE)
+
+
+def write_private(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
+    """Write ``data`` to ``path`` whole or not at all, the file never readable by others than
+    ``mode`` allows: a temporary file of that mode in the same folder, flushed to disk, then
+    put in its place (``os.replace``: a reader sees the old file or the new one)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        if hasattr(os, "fchmod"):  # POSIX (and Windows from Python 3.13)
+            os.fchmod(fd, mode)
+        else:  # pragma: no cover - Windows before 3.13: ACLs, not modes, guard the file
+            os.chmod(tmp, mode)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -64,14 +64,13 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from .datadir import FILE_MODE, private_dir
+from .datadir import FILE_MODE, private_dir, write_private
 from .fairdeal.seat import RevealedRounds
 from .fairdeal.transcript import json_text
 
@@ -215,7 +214,7 @@ class SeatKeeper:
             "revealed": None if revealed is None else revealed.to_json(),
         }
         try:
-            _write_private(self.path, (json_text(data) + "\n").encode("utf-8"))
+            write_private(self.path, (json_text(data) + "\n").encode("utf-8"))
         except OSError as e:
             return (
                 f"your seat could not be kept in {self.path} ({e.strerror or e}): if this "
@@ -269,22 +268,3 @@ def _lock(path: Path) -> int | None:
             os.close(fd)
         raise
     return fd
-
-
-def _write_private(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` whole or not at all, the file never readable by others: a
-    temporary file of mode 0600 in the same folder, flushed to disk, then put in its place."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        if hasattr(os, "fchmod"):
-            os.fchmod(fd, FILE_MODE)
-        else:  # pragma: no cover - Windows before 3.13: ACLs, not modes, guard the file
-            os.chmod(tmp, FILE_MODE)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

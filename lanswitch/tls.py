@@ -28,11 +28,9 @@ import hashlib
 import hmac
 import ipaddress
 import json
-import os
 import re
 import socket
 import ssl
-import tempfile
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -42,6 +40,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from .datadir import write_private
 from .errors import RemoteError, StateError
 from .textsafe import fold_name
 
@@ -230,24 +229,6 @@ class Identity:
         return fingerprint_words(self.fingerprint)
 
 
-def _write_private(path: Path, data: bytes, mode: int) -> None:
-    """Write ``data`` to ``path`` atomically; the file never exists with looser permissions."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        if hasattr(os, "fchmod"):  # POSIX (and Windows from Python 3.13)
-            os.fchmod(fd, mode)
-        else:  # pragma: no cover - Windows before 3.13: ACLs, not modes, guard the file
-            os.chmod(tmp, mode)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _host_label() -> str:
     name = socket.gethostname().split(".")[0].strip()
     return name or "lanswitch-host"
@@ -346,8 +327,8 @@ def load_or_create_identity(
         serialization.NoEncryption(),
     )
     # Key first: a certificate on disk always has its key beside it.
-    _write_private(key_path, key_pem, 0o600)
-    _write_private(cert_path, cert.public_bytes(serialization.Encoding.PEM), 0o644)
+    write_private(key_path, key_pem, 0o600)
+    write_private(cert_path, cert.public_bytes(serialization.Encoding.PEM), 0o644)
     return Identity(
         cert_path, key_path, fingerprint_of_der(cert.public_bytes(serialization.Encoding.DER)), True
     )
@@ -584,7 +565,7 @@ class PinStore:
                 for k, p in sorted(pins.items())
             },
         }
-        _write_private(self.path, (json.dumps(data, indent=2) + "\n").encode(), 0o600)
+        write_private(self.path, (json.dumps(data, indent=2) + "\n").encode(), 0o600)
 
     @staticmethod
     def _older_keys(pins: dict[str, Pin], key: str) -> list[str]:
