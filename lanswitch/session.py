@@ -30,7 +30,7 @@ move message for the view on screen.
 What happens is also appended to :attr:`Session.news` as :class:`News` items, for a screen or
 a log to show in order.
 
-Why one module of some 720 lines: the split that paid is made — each deal's part of a hand
+Why one module of some 770 lines: the split that paid is made — each deal's part of a hand
 lives in its own module (``commitseat``, ``blindsession``, behind ``seatpart``) — and what is
 left is one class, :class:`Session`, over one state (the seat, the lobby, the hand in play and
 its record), with the two small types its readers import beside it (:class:`News`,
