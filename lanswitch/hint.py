@@ -231,14 +231,14 @@ def _card_why(
             too = " plays too, but a wild is" if len(wilds) == 1 else " play too, but wilds are"
             return (Cards(wilds), too, " best kept for later")
         too = " plays too, but is" if len(others) == 1 else " play too, but are"
-        return (Cards(others), too, " best kept to answer a pick-up")
+        return (Cards(others), too, f" best kept to answer {_answers(others, rules, bot)}")
     counts = bot.suit_counts(view.hand)
     suit = card // 13 % 4 if card < JOKER_BASE else -1
     if row is not None and (row.follow_suit or row.run) and suit >= 0 and counts[suit] > 1:
         more = counts[suit] - 1
         what = _plural(suit) if more > 1 else _plural(suit)[:-1]
         return (f"you may lay your {more} other {what} after it this turn",)
-    kept = _kept(card, legal, bot)
+    kept = _kept(card, legal, rules, bot)
     most = max(counts)
     if suit >= 0 and counts[suit] == most and most > 1:
         # A tie is said as one: "your longest suit" beside two others as long misled (the
@@ -258,25 +258,48 @@ def _card_why(
     longer = f"{held(card)} {_plural(suit)}" if suit >= 0 else "jokers"
     if held(card) == max(held(c) for c in plain) and held(card) > 1:
         return (f"the longest of your suits that play ({longer})", *kept)
+    if len(plain) == 1 and len(legal) > 1:
+        # The others that play are kept back: "it sheds the highest" beside two brighter
+        # 8s read as wrong (the newcomer pass, at Black Jack).
+        return ("the only card that plays you need not keep", *kept)
     if points == max(bot.card_points(c) for c in plain):
         return ("of the cards that play, it sheds the highest" + worth, *kept)
     return (f"of the cards that play, the best mix of a high card and a long suit ({longer})",)
 
 
-def _kept(card: int, legal: Sequence[int], bot: HeuristicBot) -> tuple[Part, ...]:
-    """The words ", keeping 8♦ for when nothing else plays": a wild card (else an answer to a
-    pick-up) that could have been laid and is kept instead, as the heuristic keeps them; or
-    nothing."""
+def _kept(card: int, legal: Sequence[int], rules: RuleSet, bot: HeuristicBot) -> tuple[Part, ...]:
+    """The words ", keeping 8♦ for when nothing else plays": a wild card (else the answers to
+    a pick-up or a skip) that could have been laid and is kept instead, as the heuristic keeps
+    them; or nothing."""
     t = bot.t
     if (t.wild_mask >> card) & 1 or (bot.answer_mask >> card) & 1:
         return ()
     for c in legal:
         if (t.wild_mask >> c) & 1:
             return (", keeping ", Cards((c,)), " for when nothing else plays")
-    for c in legal:
-        if (bot.answer_mask >> c) & 1:
-            return (", keeping ", Cards((c,)), " to answer a pick-up")
+    answers = tuple(c for c in legal if (bot.answer_mask >> c) & 1)
+    if answers:
+        return (", keeping ", Cards(answers), f" to answer {_answers(answers, rules, bot)}")
     return ()
+
+
+def _answers(cards: Sequence[int], rules: RuleSet, bot: HeuristicBot) -> str:
+    """What ``cards`` (kept to answer an attack) answer: "a pick-up", "a skip" or both, from
+    the rows they stack on, cancel or send back (an 8 answers an 8's skip, not a pick-up)."""
+    by_name = {row.name: row for row in rules.power}
+    pickup = skip = False
+    for c in cards:
+        row = _row(c, rules, bot)
+        if row is None:
+            continue
+        for name in (*row.stacks_on, *row.cancels, *row.returns):
+            target = by_name.get(name)
+            if target is not None:
+                pickup |= target.pickup > 0 or target.pickup_deal
+                skip |= target.skip > 0
+    if skip and not pickup:
+        return "a skip"
+    return "a pick-up or a skip" if skip else "a pick-up"
 
 
 def _answer_words(row: Power, view: View) -> str:

@@ -153,3 +153,22 @@ def test_at_black_jack_a_hand_that_could_go_out_in_one_turn_is_told_to_knock() -
     play(apart, 0, c("4C"))
     assert CALL_LAST in apart.legal_moves()
     assert said(apart, 0)[0] != CALL_LAST
+
+
+def test_a_kept_eight_is_kept_to_answer_a_skip_not_a_pick_up() -> None:
+    """The newcomer pass, at Black Jack: holding 8♣ 4♥ 7♠ 8♠ on 8♥ the hint said "play 4♥ —
+    of the cards that play, it sheds the highest, keeping 8♣ to answer a pick-up". An 8
+    answers a skip there, not a pick-up, and 4♥ is the lowest card that plays: it is laid
+    because the others, both 8s, are worth keeping."""
+    rules = sized(PRESETS["blackjack"], 4)
+    g = stacked(rules, 2, ["8D 8C 4H 7S", "9H 4S 6D 3C"], "4D")
+    assert said(g, 0) == (
+        c("4H"),
+        "play 4♥ — the only card that plays you need not keep, keeping 8♦ to answer a skip",
+    )
+    # A 2 is still kept to answer a pick-up.
+    two = stacked(rules, 2, ["2D 4H 7S 9C", "9H 4S 6D 3C"], "4D")
+    assert said(two, 0) == (
+        c("4H"),
+        "play 4♥ — the only card that plays you need not keep, keeping 2♦ to answer a pick-up",
+    )
