@@ -842,3 +842,29 @@ def test_a_slow_simulation_says_its_rate_in_figures_not_zero() -> None:
     assert _rate(0.0714) == "0.071"
     assert _rate(2.5) == "2.5"
     assert _rate(2338.4) == "2,338"
+
+
+def test_a_table_carried_on_with_other_settings_given_is_not_called_interrupted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The newcomer pass: ``make play ARGS="--rules blackjack --level hard"`` after ``q``
+    mid-match offered the table as "stopped mid-match", and on "y" went on with "the
+    interrupted table keeps its own settings" — the word the offer no longer uses for a table
+    stopped on purpose. The line says what happens without judging how the table stopped."""
+    import argparse
+    import io
+
+    import lanswitch.preflight
+    from lanswitch.cli.args import _offer_resume
+    from lanswitch.cli.parser import build_parser
+
+    monkeypatch.setattr(lanswitch.preflight, "offer_resume", lambda *a, **k: True)
+    args: argparse.Namespace = build_parser().parse_args(
+        ["--data-dir", str(tmp_path), "play", "--rules", "blackjack", "--level", "hard"]
+    )
+    err = io.StringIO()
+    _offer_resume(args, err)
+    assert args.resume is True
+    said = err.getvalue()
+    assert "interrupted" not in said, said
+    assert said == "the table carried on keeps its own settings (--rules, --level not used)\n"

@@ -273,4 +273,4 @@ def _offer_resume(args: argparse.Namespace, err: TextIO) -> None:
         given = [k for k in _TABLE_SETTINGS if getattr(args, k, None) != defaults.get(k)]
         if given:
             names = ", ".join("--" + k.replace("_", "-") for k in given)
-            err.write(f"the interrupted table keeps its own settings ({names} not used)\n")
+            err.write(f"the table carried on keeps its own settings ({names} not used)\n")
