@@ -868,3 +868,25 @@ def test_a_table_carried_on_with_other_settings_given_is_not_called_interrupted(
     said = err.getvalue()
     assert "interrupted" not in said, said
     assert said == "the table carried on keeps its own settings (--rules, --level not used)\n"
+
+
+def test_simulate_summary_fits_an_80_column_terminal_without_cutting_words() -> None:
+    """The newcomer pass: at an 80-column terminal the summary's lines ran on past the edge
+    and the terminal cut them mid-word ("108 play" / "er actions/s", "normal 13." / "3%").
+    At a terminal each line is broken at spaces to fit it, and goes on indented."""
+    import io
+
+    from lanswitch.cli.commands import _summary
+    from lanswitch.rules import PRESETS
+    from lanswitch.simulate import simulate
+
+    rules = PRESETS["blackjack"]
+    stats = simulate(rules, 4, 5, ["heuristic", "random", "random", "random"], 3)
+    whole, fitted = io.StringIO(), io.StringIO()
+    _summary(stats, 3, whole, rules)
+    _summary(stats, 3, fitted, rules, width=80)
+    assert any(len(line) > 79 for line in whole.getvalue().splitlines())  # else no test
+    lines = fitted.getvalue().splitlines()
+    assert all(len(line) <= 79 for line in lines), lines
+    assert fitted.getvalue().split() == whole.getvalue().split()  # no word cut, none lost
+    assert any(line.startswith("  ") for line in lines), lines

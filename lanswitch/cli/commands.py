@@ -9,8 +9,10 @@ sooner without the simulator and the transcript checker loaded first."""
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import secrets
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -128,7 +130,9 @@ def _cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         data = stats.as_json() | {"seed": seed}
         out.write(json.dumps(data) + "\n")
     else:
-        _summary(stats, seed, out, rules)
+        # At a terminal, fitted to it: the terminal cut the long lines mid-word.
+        width = shutil.get_terminal_size((80, 24)).columns if out.isatty() else None
+        _summary(stats, seed, out, rules, width=width)
     return 0
 
 
@@ -159,7 +163,26 @@ def _share(name: str, wins: int, n: int) -> str:
     return f"{name} {wins / n:.1%} [{lo:.1%}, {hi:.1%}]"
 
 
-def _summary(stats: SimStats, seed: int, out: TextIO, rules: RuleSet) -> None:
+def _summary(
+    stats: SimStats, seed: int, out: TextIO, rules: RuleSet, *, width: int | None = None
+) -> None:
+    """The run's summary, written to ``out``; with ``width`` (a terminal's), each line broken
+    at spaces to fit it, going on indented by two."""
+    if width is not None:
+        import textwrap
+
+        buf = io.StringIO()
+        _summary(stats, seed, buf, rules)
+        for line in buf.getvalue().split("\n")[:-1]:
+            wrapped = textwrap.wrap(
+                line,
+                max(20, width - 1),
+                subsequent_indent="  ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            out.write("\n".join(wrapped or [""]) + "\n")
+        return
     g = max(stats.games, 1)
     el = stats.elapsed_s or 1e-9
     w = out.write
