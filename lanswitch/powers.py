@@ -37,6 +37,7 @@ from .rules import Power, RuleSet
 __all__ = [
     "EFFECT_FIELDS",
     "QUALIFIERS",
+    "calls_words",
     "cards_words",
     "effect_words",
     "power_card",
@@ -247,3 +248,43 @@ def power_card(rules: RuleSet) -> list[str]:
 
 def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+def calls_words(rules: RuleSet) -> list[str]:
+    """The table's calls in a player's words, one line each (the help's "Calls"), from the
+    rules' ``calls`` row: when each is said, what missing it costs, and what ``LAST`` beside a
+    player means. Empty where the rules have no calls."""
+    calls = rules.calls
+    n = calls.penalty
+    cards = f"{n} card{'s' if n != 1 else ''}"
+    costs = [f"you pick up {cards}"] if n else []
+    if calls.miss_turn:
+        costs.append("miss your next turn")
+    cost = " and ".join(costs)
+    out = []
+    if calls.last_card and calls.timing == "on_finish":
+        missed = f"you pick up {cards} instead of going out" if n else "you do not go out"
+        out.append(
+            'l calls last card — here a knock ("cards"): it counts on your next turn, when you '
+            "may go out with any number of cards laid in one turn (a run); go out without "
+            f"having called and {missed}. l is offered when the cards you hold could all go "
+            "down in one turn. LAST beside a player: they knocked, and may go out on their "
+            "next turn."
+        )
+    elif calls.last_card:
+        said = (
+            "l calls last card: say it in the turn that leaves you one card (it is offered from "
+            "two cards down)"
+        )
+        said += f"; end that turn without it and {cost}." if cost else "."
+        if calls.required_to_finish:
+            said += " Your last card may be laid only if you called on your go before (else you "
+            said += "draw a card instead)."
+        out.append(said + " LAST beside a player: they called, and hold one card.")
+    if calls.peanuckle:
+        said = (
+            "n calls peanuckle: say it in the turn that leaves you two cards (offered from three "
+            "down)"
+        )
+        out.append(said + (f"; end that turn without it and {cost}." if cost else "."))
+    return out

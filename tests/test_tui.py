@@ -2315,3 +2315,41 @@ def test_the_last_tag_leaves_a_player_who_draws_back_up() -> None:
     play(knocked, 0, CALL_LAST, c("3C"), PASS)
     assert knocked.view(1).counts[0] == 3
     assert tag(knocked.view(1), knocked.rules)  # "cards": the knock, with three held
+
+
+@pytest.mark.parametrize(
+    ("preset", "said"),
+    [
+        ("blackjack", 'l calls last card — here a knock ("cards"): it counts on your next turn'),
+        ("switch", "end that turn without it and you pick up 1 card."),
+        ("two-four-jack", "you pick up 1 card and miss your next turn."),
+        ("j28", "Your last card may be laid only if you called on your go before"),
+        ("peanuckle", "n calls peanuckle: say it in the turn that leaves you two cards"),
+    ],
+)
+def test_help_says_when_to_call_what_missing_it_costs_and_what_last_means(
+    preset: str, said: str
+) -> None:
+    """The newcomer pass: at Black Jack "bot 2   3 cards LAST" was a mystery — the help named
+    the power cards, never the calls, and Black Jack's call is a knock made with any number of
+    cards. The help's "Calls" says, from the rules' calls row, when each is made, what missing
+    it costs, and what LAST beside a player means; a table without calls has no such part."""
+    net = TableNet(
+        HostConfig(name="T", rules=PRESETS[preset], seats=2, bots=1, bot_delay=0.0), seed=2
+    )
+    model, _ = tui_at(net)
+    model.toggle_ready()
+    to_my_turn(net, model)
+    model.open("help")
+    body = " ".join(" ".join(screen_text(model, 100, 80)).split())
+    assert "Calls" in body
+    assert said in body, body
+    assert "LAST beside a player" in body
+    quiet = TableNet(
+        HostConfig(name="Q", rules=PRESETS["black5"], seats=2, bots=1, bot_delay=0.0), seed=2
+    )
+    none, _ = tui_at(quiet)
+    none.toggle_ready()
+    to_my_turn(quiet, none)
+    none.open("help")
+    assert "LAST beside" not in " ".join(screen_text(none, 100, 80))

@@ -17,11 +17,12 @@ def help_lines(model: TuiModel) -> list[StyledText]:
     """The keys that act on this screen (:func:`.keys.help_keys`, the test the key bindings
     use too), the table's power cards, and how to read the screen."""
     from .keys import help_keys
-    from .powers import power_lines
+    from .powers import call_lines, power_lines
 
     g = model.look.g
     lines: list[StyledText] = [[("", f"  {hint}")] for hint in help_keys(model)]
     lines += power_lines(model)  # the table's power cards, in a player's words
+    lines += call_lines(model)  # and its calls: when to say them, what missing one costs
     notes: tuple[str, ...] = (f"{g.updown} scroll this, Esc closes it.",)
     if model.screen == "table" and not model.watching:  # how to lay, where one lays cards
         notes += (

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..powers import power_card
+from ..powers import calls_words, power_card
 from ..rules import PRESETS, RuleSet
 from .render import StyledText, plain
 
 if TYPE_CHECKING:
     from .model import TuiModel
 
-__all__ = ["power_lines", "table_rules"]
+__all__ = ["call_lines", "power_lines", "table_rules"]
 
 
 def table_rules(model: TuiModel) -> RuleSet | None:
@@ -41,4 +41,16 @@ def power_lines(model: TuiModel) -> list[StyledText]:
         lines.append(
             [("class:title", f"  {plain(cards, model.look)}:"), ("", f" {plain(does, model.look)}")]
         )
+    return lines
+
+
+def call_lines(model: TuiModel) -> list[StyledText]:
+    """A blank line, a heading and one line per call the rules have (none where the rules are
+    not known yet, or have no calls): :func:`lanswitch.powers.calls_words`."""
+    rules = table_rules(model)
+    said = [] if rules is None else calls_words(rules)
+    if not said:
+        return []
+    lines: list[StyledText] = [[], [("class:title", "  Calls")]]
+    lines += [[("", f"  {line}")] for line in said]
     return lines
