@@ -719,6 +719,22 @@ class Session:
         elif isinstance(m, p.Error) and m.code is p.ErrorCode.BAD_TOKEN and self.token is not None:
             # The seat our token held was given up (or this is not the table that gave it): the
             # client shell joins again as someone new at once (lanswitch.client), so said so.
+            h = self.hand
+            seatless = self.links > 0 and self.seat is None  # welcomed here without a seat
+            if seatless and (h is None or h.done or h.part.seat is None):
+                # No seat of ours in the hand (watching, or waiting for a seat): nothing to
+                # give up. The hand goes on (a host back from a pause refuses a waiting
+                # player's old token), and the new join follows it again as the host replays
+                # it. Giving it up recorded a hand the host had carried on as "unfinished:
+                # the host … did not carry it on" (the newcomer pass).
+                self.paused = None
+                self.note(
+                    "seat",
+                    "the host did not take you back as you were (you had no seat to keep): "
+                    "joining again",
+                    m,
+                )
+                return []
             kind, text = "seat", "the host no longer keeps your seat: joining as someone new"
         self.note(kind, text, m)
         self.give_up(why)

@@ -129,3 +129,33 @@ def test_a_hand_the_host_never_settles_gets_a_verdict_all_the_same(stall: bool) 
         assert said, [n.text for n in link.session.news if n.kind == "warning"]
         assert "it never sent the seeds nor its head of the log" in said[0]
     assert link.session.closed is not stall
+
+
+@pytest.mark.parametrize("paused", [False, True])
+def test_a_watcher_whose_token_is_refused_keeps_following_the_hand(paused: bool) -> None:
+    """The newcomer pass: a friend waiting for a seat (no seat of its own) while the host
+    stopped the table; the host came back (``--resume``) and refused the waiting player's old
+    token, and the friend read "the host no longer keeps your seat" (it had none) and "hand 3
+    is left unfinished: the host … did not carry it on", and its history kept the hand so,
+    while the host had carried it on. A client with no seat in the hand gives nothing up: it
+    joins again (the client shell) and goes on following the hand."""
+    net = TableNet(config(hands=1), seed=3)
+    ann, _ = net.join("ann"), net.join("bob")
+    eve = net.join("eve", spectate=True, bot=None)
+    net.run(lambda: ann.session.seq > 10)
+    s = eve.session
+    assert s.hand is not None
+    assert not s.hand.done
+    assert s.token is not None
+    if paused:
+        s.receive(p.Error(code=p.ErrorCode.PAUSED, text="the host stopped the table mid-match"))
+        assert s.paused is not None
+    s.receive(p.Error(code=p.ErrorCode.BAD_TOKEN, text="unknown token"))
+    assert s.closed  # the shell joins again as someone new (lanswitch.client)
+    assert s.history == []  # nothing recorded of a hand that goes on
+    assert not s.hand.done
+    said = [n.text for n in s.news if n.kind in ("seat", "warning")]
+    assert said[-1] == (
+        "the host did not take you back as you were (you had no seat to keep): joining again"
+    )
+    assert not any("unfinished" in x or "no longer keeps your seat" in x for x in said), said
