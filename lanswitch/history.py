@@ -247,7 +247,10 @@ def row_of(
         game_id=record.game_id.hex(),
         hand_no=record.hand_no,
         seat=record.seat,
-        name=name,
+        # The name the table gave this seat in the hand ("root 2" where a "root" sat already:
+        # the newcomer pass read "root in seat 4" beside "2. root, 3. root 2"), else the one
+        # this client asked for.
+        name=name if record.seat is None else called(record.seat),
         rules=record.rules,
         ending=over.reason,
         placings=placings,

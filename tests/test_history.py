@@ -1072,3 +1072,22 @@ def test_play_and_the_terminal_join_give_the_client_a_history_unless_told_not_to
     assert isinstance(given[2], HistoryWriter)
     assert given[2].data == data
     assert given[3] is None
+
+
+def test_a_seat_is_kept_under_the_name_the_table_gave_it(match: tuple[Link, Link, Link]) -> None:
+    """The newcomer pass: a friend who joined as "root" where a "root" sat already played as
+    "root 2", and ``history ID`` said "root in seat 4" beside "placings: … 2. root, 3. root
+    2", which reads as if the friend came 2nd. The row keeps the name the hand's seat had."""
+    from dataclasses import replace
+
+    from lanswitch.history import row_of
+
+    record = match[1].session.history[0]  # bob's
+    assert record.seat is not None
+    names = list(record.names)
+    names[record.seat] = "root 2"
+    asked = replace(record, names=tuple(names))
+    row = row_of(asked, name="root", table="T", host="h", client="c", at="now")
+    assert row.name == "root 2"
+    watched = replace(asked, seat=None)
+    assert row_of(watched, name="root", table="T", host="h", client="c", at="now").name == "root"
