@@ -80,7 +80,7 @@ import ssl
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -136,10 +136,14 @@ async def start_tables(cfg: dict[str, Any]) -> _Tables:
     identity: Identity = cfg["identity"]
     ctx = server_context(identity)
     servers: list[Server] = []
+    rules = PRESETS["switch"]
+    if cfg.get("hand_size") is not None:  # shorter hands: --quick (latency.py's Sizes)
+        size = int(cfg["hand_size"])
+        rules = replace(rules, deal=replace(rules.deal, hand_size=(size,) * 7))
     for i in range(cfg["tables"]):
         config = HostConfig(
             name=f"t{i}",
-            rules=PRESETS["switch"],
+            rules=rules,
             seats=4,
             bots=cfg["bots"],
             bot_strategy="random",
@@ -412,6 +416,7 @@ def game_one(
     gc_freeze: bool = False,
     journal: Path | None = None,
     period_s: float = 0.0,
+    hand_size: int | None = None,
 ) -> Session:
     """(a): one client at a table with three host bots, sequential moves: each as soon as it
     is the client's turn, or with ``period_s`` at the first slot of the period after that
@@ -427,6 +432,7 @@ def game_one(
             "profile": _profile_path(profile, "server-one"),
             "gc_freeze": gc_freeze,
             "journal": None if journal is None else str(journal),
+            "hand_size": hand_size,
         },
         client_kind="game",
         client_cfgs=lambda pid, ports: [
@@ -450,6 +456,7 @@ def game_load(
     profile_name: str = "server-load",
     gc_freeze: bool = False,
     fresh_checks: bool = False,
+    hand_size: int | None = None,
 ) -> Session:
     """(b) and (c): tables of bot clients (``client_tables``: the global table indices of each
     client process), paced by ``steps``, stopped early when ``keep_going`` says so."""
@@ -463,6 +470,7 @@ def game_load(
             "bots": 4 - per_table,
             "bot_delay": 0.0,
             "nofile": nofile,
+            "hand_size": hand_size,
             "profile": _profile_path(profile, profile_name),
             "gc_freeze": gc_freeze,
         },

@@ -165,6 +165,10 @@ class Sizes:
     ramp_steps: int  # (c): at most this many steps
     ramp_s: float  # (c): each step's duration, warm-up included
     ramp_warmup_s: float
+    # Cards a hand deals (None: switch's own 7). The quick run deals 3, so hands end within its
+    # seconds whatever the machine's load (with 7 they sometimes did not, on a loaded 2-core
+    # machine, and tests/scenarios/test_latency.py saw no hand checked).
+    hand_size: int | None = None
 
     def load_steps(self) -> list[Step]:
         """(b): one paced step."""
@@ -208,6 +212,7 @@ QUICK = Sizes(
     ramp_steps=3,
     ramp_s=1.5,
     ramp_warmup_s=0.5,
+    hand_size=3,
 )
 
 
@@ -457,6 +462,7 @@ def main(argv: list[str] | None = None) -> int:
                 profile_name=name,
                 gc_freeze=freeze,
                 fresh_checks=args.fresh_checks,
+                hand_size=sizes.hand_size,
             )
 
         # The echo and lanswitch alternate phase by phase, so both meet the same noise.
@@ -466,7 +472,12 @@ def main(argv: list[str] | None = None) -> int:
             if game is not None:
                 progress(f"(a) lanswitch, one client ({rep}/{sizes.one_reps})")
                 sessions[f"ours_one#{rep}"] = game.game_one(
-                    identity, sizes.one_s, args.profile, freeze, period_s=sizes.one_period_s
+                    identity,
+                    sizes.one_s,
+                    args.profile,
+                    freeze,
+                    period_s=sizes.one_period_s,
+                    hand_size=sizes.hand_size,
                 )
         progress("(a) echo, one client, back to back (for reference)")
         sessions["echo_b2b"] = echo_one(identity, sizes, freeze, paced=False)
