@@ -16,6 +16,7 @@ one): it sits that hand out."""
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
 
@@ -74,17 +75,24 @@ def test_a_new_run_takes_its_seat_back_mid_hand_and_every_verdict_is_fair(
     assert "bob is back" in net.host.log_since(0)[0]
 
 
-def test_a_new_run_between_hands_follows_the_ended_hand_and_sends_nothing_for_it() -> None:
-    """Between hands the host replays the hand that ended to a player who resumes, in case it
-    lost the end. A new run follows it for its verdict; a commitment or a head of it sent back
-    would reach the next hand (refused, or read as a bad signature there)."""
-    net = TableNet(config(seats=3, bots=1, hands=2), seed=4)
+def _restarted_between_hands(**kw: Any) -> tuple[TableNet, Link, Link]:
+    """bob and ann at a table of two hands (and ``kw``); bob's program ends after hand 1 and a
+    new run takes his seat back between hands, ready. The table, the new run, and ann."""
+    net = TableNet(config(seats=3, bots=1, hands=2, **kw), seed=4)
     bob, ann = net.join("bob", auto_ready=False), net.join("ann")
     net.send(bob, p.Ready(ready=True))
     net.run(lambda: bool(bob.session.history) and not net.host.table.in_play)
     new = net.restart(bob)
     new.session.auto_ready = True
     net.send(new, p.Ready(ready=True))
+    return net, new, ann
+
+
+def test_a_new_run_between_hands_follows_the_ended_hand_and_sends_nothing_for_it() -> None:
+    """Between hands the host replays the hand that ended to a player who resumes, in case it
+    lost the end. A new run follows it for its verdict; a commitment or a head of it sent back
+    would reach the next hand (refused, or read as a bad signature there)."""
+    net, new, ann = _restarted_between_hands()
     net.run(lambda: net.host.finished)
     s = new.session
     assert said(s, "warning", "reject") == []
@@ -151,13 +159,7 @@ def test_a_new_run_sits_out_a_dealer_blind_hand_its_earlier_run_played() -> None
     """Replayed to a new run, a dealer-blind hand the old one played would read as this seat
     cheating: the keys it made anew open nothing. It follows the hand as a watcher, says why,
     and plays the next one."""
-    net = TableNet(config(seats=3, bots=1, hands=2, blind=True), seed=4)
-    bob, ann = net.join("bob", auto_ready=False), net.join("ann")
-    net.send(bob, p.Ready(ready=True))
-    net.run(lambda: bool(bob.session.history) and not net.host.table.in_play)
-    new = net.restart(bob)
-    new.session.auto_ready = True
-    net.send(new, p.Ready(ready=True))
+    net, new, ann = _restarted_between_hands(blind=True)
     net.run(lambda: net.host.finished, steps=50_000)
     s = new.session
     (warning,) = said(s, "warning")

@@ -300,6 +300,24 @@ def kept(client: Client) -> bytes | None:
     return None if seat is None else seat.token
 
 
+async def serving(identity: Identity, **host: Any) -> tuple[Server, Target]:
+    """A table on 127.0.0.1 (two seats, one bot, and ``host``'s settings), started, and its
+    target as a joiner finds it."""
+    server = Server(
+        make_host(**{"seats": 2, "bots": 1, **host}), ssl_context=server_context(identity)
+    )
+    await server.start()
+    return server, target_of(server, identity)
+
+
+async def seated(data: Path, target: Target) -> tuple[Client, asyncio.Task[None]]:
+    """A join of ``target`` from ``data``, running, once its seat is kept on disk."""
+    client = joining(data, target)
+    task = asyncio.create_task(client.run())
+    await until(lambda: kept(client) is not None)
+    return client, task
+
+
 async def ended(client: Client, task: asyncio.Task[None]) -> None:
     """The program ends without a word (as a kill would end it): its lock goes with it."""
     task.cancel()
@@ -312,12 +330,8 @@ def test_a_seat_kept_after_the_welcome_is_taken_back_by_the_next_client(
     tmp_path: Path, identity: Identity
 ) -> None:
     async def main() -> None:
-        server = Server(make_host(seats=2, bots=1), ssl_context=server_context(identity))
-        await server.start()
-        target = target_of(server, identity)
-        first = joining(tmp_path, target)
-        task = asyncio.create_task(first.run())
-        await until(lambda: kept(first) is not None)
+        server, target = await serving(identity)
+        first, task = await seated(tmp_path, target)
         assert kept(first) == first.session.token
         assert texts(first, "welcome") == ["joined seat 1 at Loop"]
         assert texts(first, "seat") == []  # nothing was kept: nothing to say
@@ -351,9 +365,7 @@ def test_a_token_the_host_no_longer_knows_joins_as_someone_new_and_is_replaced(
     tmp_path: Path, identity: Identity
 ) -> None:
     async def main() -> None:
-        server = Server(make_host(seats=2, bots=1), ssl_context=server_context(identity))
-        await server.start()
-        target = target_of(server, identity)
+        server, target = await serving(identity)
         stale = SeatKeeper.open(tmp_path, target.pin_as)  # a seat at another table's run
         stale.save(stale.key, b"0123456789abcdef0123456789abcdef0123456789abcdef", "bob")
         stale.close()
@@ -380,12 +392,8 @@ def test_a_goodbye_gives_the_kept_seat_up_and_the_next_join_is_someone_new(
     tmp_path: Path, identity: Identity
 ) -> None:
     async def main() -> None:
-        server = Server(make_host(seats=2, bots=1), ssl_context=server_context(identity))
-        await server.start()
-        target = target_of(server, identity)
-        first = joining(tmp_path, target)
-        task = asyncio.create_task(first.run())
-        await until(lambda: kept(first) is not None)
+        server, target = await serving(identity)
+        first, task = await seated(tmp_path, target)
         for message in first.session.leave():  # q, as the terminal client leaves
             first.send(message)
         await ended(first, task)
@@ -416,9 +424,7 @@ def first_legal(s: Session) -> int:
 
 def test_the_end_of_the_match_gives_the_kept_seat_up(tmp_path: Path, identity: Identity) -> None:
     async def main() -> None:
-        server = Server(make_host(seats=2, bots=1, hands=1), ssl_context=server_context(identity))
-        await server.start()
-        target = target_of(server, identity)
+        server, target = await serving(identity, hands=1)
         client = joining(tmp_path, target, chooser=first_legal)
         client.session.auto_ready = True
         await client.run()  # until the host's bye
@@ -454,10 +460,7 @@ def test_each_round_is_kept_on_disk_before_its_seed_is_sent(
     monkeypatch.setattr(SeatKeeper, "save", saving)
 
     async def main() -> None:
-        host = make_host(seats=2, bots=1, hands=2, rules=BIG_HANDS)
-        server = Server(host, ssl_context=server_context(identity))
-        await server.start()
-        target = target_of(server, identity)
+        server, target = await serving(identity, hands=2, rules=BIG_HANDS)
         client = joining(tmp_path, target, chooser=first_legal)
         client.session.auto_ready = True
         await client.run()  # until the host's bye
@@ -482,9 +485,7 @@ def test_each_round_is_kept_on_disk_before_its_seed_is_sent(
 
 def test_a_spectator_keeps_nothing(tmp_path: Path, identity: Identity) -> None:
     async def main() -> None:
-        server = Server(make_host(seats=2, bots=1), ssl_context=server_context(identity))
-        await server.start()
-        target = target_of(server, identity)
+        server, target = await serving(identity)
         keeper = SeatKeeper.open(tmp_path, target.pin_as)
         session = Session("eve", key=keeper.key, entropy=os.urandom, spectate=True)
         client = Client(session, target, keeper=keeper)
