@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -885,3 +886,33 @@ def test_simulate_summary_fits_an_80_column_terminal_without_cutting_words() -> 
     assert all(len(line) <= 79 for line in lines), lines
     assert fitted.getvalue().split() == whole.getvalue().split()  # no word cut, none lost
     assert any(line.startswith("  ") for line in lines), lines
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_verify_at_a_narrow_terminal_breaks_its_lines_at_spaces(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The newcomer pass: ``verify FILE`` printed its verdict as one line of some 250
+    characters (the path, the hand, who kept it, the moves checked, who won), and the
+    terminal cut it wherever its edge fell, mid-word. At a terminal each line now breaks at
+    spaces and goes on indented; to a pipe it stays one line a file, as scripts read it."""
+    from tests.terminal import Tmux
+
+    files = _transcripts(capsys, tmp_path / "t")
+    for name, f in zip(("a.json", "b.json"), files, strict=False):
+        (tmp_path / name).write_bytes(f.read_bytes())
+    verify = f"{sys.executable} -m lanswitch verify a.json b.json gone.json"
+    piped = subprocess.run(
+        verify + " 2>&1", shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert any(len(line) > 60 for line in piped.stdout.splitlines())  # else no test
+    term = Tmux(f"{verify}; echo EXITED $?; sleep 30", {**os.environ}, size=(60, 24), cwd=tmp_path)
+    try:
+        screen = term.wait_for("EXITED", 30)
+    finally:
+        term.kill()
+    shown = screen[: screen.index("EXITED")]
+    assert all(len(line) < 60 for line in shown.splitlines()), shown
+    assert shown.split() == piped.stdout.split(), shown  # no word cut, none lost
+    assert "\n  " in shown, shown  # a verdict goes on, indented
+    assert "EXITED 2" in screen  # gone.json: unreadable

@@ -12,7 +12,6 @@ import argparse
 import io
 import json
 import secrets
-import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +27,7 @@ from .args import (
     _screen,
     _watch,
 )
-from .common import BOTS, _UsageError, data_dir
+from .common import BOTS, _UsageError, data_dir, fitted, terminal_width
 from .history import _cmd_history, _stored_transcript
 from .verify import _cmd_verify, _is_blind_file, _read_or_why
 
@@ -131,8 +130,7 @@ def _cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(json.dumps(data) + "\n")
     else:
         # At a terminal, fitted to it: the terminal cut the long lines mid-word.
-        width = shutil.get_terminal_size((80, 24)).columns if out.isatty() else None
-        _summary(stats, seed, out, rules, width=width)
+        _summary(stats, seed, out, rules, width=terminal_width(out))
     return 0
 
 
@@ -169,19 +167,10 @@ def _summary(
     """The run's summary, written to ``out``; with ``width`` (a terminal's), each line broken
     at spaces to fit it, going on indented by two."""
     if width is not None:
-        import textwrap
-
         buf = io.StringIO()
         _summary(stats, seed, buf, rules)
         for line in buf.getvalue().split("\n")[:-1]:
-            wrapped = textwrap.wrap(
-                line,
-                max(20, width - 1),
-                subsequent_indent="  ",
-                break_long_words=False,
-                break_on_hyphens=False,
-            )
-            out.write("\n".join(wrapped or [""]) + "\n")
+            out.write(fitted(line, width) + "\n")
         return
     g = max(stats.games, 1)
     el = stats.elapsed_s or 1e-9

@@ -5,7 +5,9 @@ keeps its files (``data_dir``), and the two ways a command stops early (``_Usage
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
+from typing import TextIO
 
 from ..errors import InvalidInput, Stopped
 
@@ -31,6 +33,30 @@ PRESET_NAMES = (
 )
 
 DATA_DIR_ENV = "LANSWITCH_DATA_DIR"
+
+
+def terminal_width(out: TextIO) -> int | None:
+    """The width of the terminal ``out`` writes to, or None when it is a file or a pipe
+    (whose reader wants each line whole)."""
+    return shutil.get_terminal_size((80, 24)).columns if out.isatty() else None
+
+
+def fitted(line: str, width: int | None) -> str:
+    """``line`` broken at spaces to fit ``width`` columns, going on indented by two (a
+    terminal cuts a long line wherever its edge falls, mid-word); a word longer than the
+    width (a path) stays whole. ``width`` None: the line as it is."""
+    if width is None:
+        return line
+    import textwrap
+
+    wrapped = textwrap.wrap(
+        line,
+        max(20, width - 1),
+        subsequent_indent="  ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return "\n".join(wrapped or [""])
 
 
 def data_dir(option: str | None) -> Path:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from .common import data_dir
+from .common import data_dir, fitted, terminal_width
 from .history import _stored_transcript
 
 if TYPE_CHECKING:
@@ -82,24 +82,29 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         }
         out.write(json.dumps({"files": files, "summary": summary, "exit": code}) + "\n")
         return code
+    # At a terminal each line is fitted to it (a verdict with its path runs to some 250
+    # characters, which the terminal cut mid-word); to a file or a pipe, a line a file.
+    width, err_width = terminal_width(out), terminal_width(err)
     for i, name in enumerate(names):
         if i in errors:
-            err.write(f"lanswitch: {name}: {errors[i]}\n")
+            err.write(fitted(f"lanswitch: {name}: {errors[i]}", err_width) + "\n")
         else:
-            out.write(f"{name}: {judged[i].text()}\n")
+            out.write(fitted(f"{name}: {judged[i].text()}", width) + "\n")
     if len(names) > 1:
         parts = [f"{counts[k]} {k}" for k in ("fair", "unconfirmed", "unfair", "void") if counts[k]]
         if errors:
             parts.append(f"{len(errors)} unreadable")
-        out.write(f"{len(names)} files: {', '.join(parts)}\n")
+        out.write(fitted(f"{len(names)} files: {', '.join(parts)}", width) + "\n")
     if aborts.count:
-        out.write(f"Aborted hands: {aborts.describe(_namer(list(judged.values())))}\n")
+        aborted = aborts.describe(_namer(list(judged.values())))
+        out.write(fitted(f"Aborted hands: {aborted}", width) + "\n")
     for gid, ns in gaps.items():
         listed = ", ".join(map(str, ns))
-        out.write(
+        line = (
             f"Game {gid.hex()[:8]}: no transcript here for hand{'s' if len(ns) > 1 else ''} "
-            f"{listed} (not kept, or dealt and never finished?)\n"
+            f"{listed} (not kept, or dealt and never finished?)"
         )
+        out.write(fitted(line, width) + "\n")
     return code
 
 
