@@ -105,7 +105,7 @@ class Judgement:
     """A hand's verdict as every reader sees it (module docstring).
 
     ``headline`` and ``said`` are the deal's one line in two parts — ``FAIR: hand 1 of game
-    …, kept by ann, switch`` and what follows it — with people named as the setup names them;
+    …, ann's record, switch`` and what follows it — with people named as the setup names them;
     :meth:`text` joins them. ``reason`` is the short why of a hand that is not fair, with the
     deal's ids (``seat1``, ``@dealer``) for a screen to name (:func:`~.primitives.named`
     with ``names``), as ``culprits`` are ids. ``caveats``: remarks a fair hand's line still

@@ -179,7 +179,7 @@ class Verdict:
     def _hand(self) -> str:
         return (
             f"hand {self.hand_no} of game {self.game_id.hex()[:8]}, "
-            f"kept by {self.name(self.id)}, {self.rules}"
+            f"{self.name(self.id)}'s record, {self.rules}"
         )
 
     def judgement(self) -> Judgement:

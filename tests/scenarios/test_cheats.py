@@ -1239,7 +1239,7 @@ def test_a_turn_timer_the_table_did_not_show_is_refused_or_disputed(
         if how == "tiny":
             assert {v.check for v in verdicts} == {"setup"}
             assert "the turn timer must be 0 (none) or 5000" in verdicts[0].reason
-            assert "kept by ann, switch" in out.verdicts("ann")[0].text()
+            assert "ann's record, switch" in out.verdicts("ann")[0].text()
         else:
             (v,) = verdicts
             assert v.check == "dispute"
