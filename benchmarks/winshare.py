@@ -47,7 +47,7 @@ class Timed:
 
     def __init__(self, bot: Bot) -> None:
         self.bot = bot
-        self.name, self.needs_view = bot.name, True
+        self.name, self.needs_view, self.searches = bot.name, True, bot.searches
         self.times: list[tuple[float, bool]] = []
 
     def act(self, game: Game, seat: int, rng: Rng) -> int:

@@ -43,6 +43,11 @@ class Bot(Protocol):
     name: str
     #: False when the bot needs only the legal moves, so drivers may skip building a view.
     needs_view: bool
+    #: True when a decision is a search (a tenth of a second, up to a second on a slow
+    #: laptop): a host's shell has it made in a worker process, off the event loop that
+    #: answers key presses and connections (:class:`lanswitch.host.Decision`). The others
+    #: take microseconds and are made where they are asked for.
+    searches: bool
 
     def act(self, game: Game, seat: int, rng: Rng) -> int:
         """The move for ``seat``, to act in ``game``: what the seat may know of the hand
@@ -60,6 +65,7 @@ class RandomBot:
 
     name = "random"
     needs_view = False
+    searches = False
 
     def __init__(self, rules: RuleSet) -> None:
         self.rules = rules
@@ -85,6 +91,7 @@ class EasyBot:
 
     name = "easy"
     needs_view = True
+    searches = False
     #: The share of its turns begun with a card at random.
     BLUNDERS = 0.5
 

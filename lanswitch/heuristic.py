@@ -45,6 +45,7 @@ class HeuristicBot:
 
     name = "heuristic"
     needs_view = True
+    searches = False
 
     def __init__(self, rules: RuleSet) -> None:
         self.rules = rules

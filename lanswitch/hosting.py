@@ -95,7 +95,7 @@ def new_table(
             j.set("address", address)
         except JournalError as e:
             warning = f"the table cannot be resumed after a crash: {e}"
-    host = Host(config, entropy=os.urandom, now=time.monotonic(), journal=j is not None)
+    host = Host(config, entropy=os.urandom, now=time.monotonic(), journal=j is not None, asks=True)
     if j is not None:
         try:
             j.write(host.inputs)  # the table's settings, before anything else happens
@@ -138,7 +138,7 @@ def resume_table(data: Path, name: str | None = None) -> HostedTable:
             # It stopped before it listened: no one ever saw this table.
             journal.finish()
             raise ResumeError(f"table {found.describe()} never opened: nothing to resume")
-        host = Host.restore(records, entropy=os.urandom)
+        host = Host.restore(records, entropy=os.urandom, asks=True)
         took = time.perf_counter() - t0
     except (JournalError, ReplayError) as e:
         journal.close()

@@ -132,6 +132,7 @@ class HardBot:
 
     name = "hard"
     needs_view = True
+    searches = True
 
     def __init__(
         self,

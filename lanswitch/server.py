@@ -15,6 +15,12 @@ call go to it before anything that call produced is written: what a client has b
 always in the journal. If the journal fails, the table plays on without it (the failure is in
 :attr:`Server.journal_error`, for the command to say).
 
+A bot's move that is a search (the ``hard`` bot's: a tenth of a second, more on a slow
+laptop) is never made on this event loop, which at ``lanswitch play`` also answers the host's
+own player's keys: a host made with ``asks=True`` puts it in ``Host.asking``, and the server
+has it made in a worker process (:class:`Decider`) and hands the move back with
+``Host.decided`` (``lanswitch/host/_decide.py`` says why it is safe to make it elsewhere).
+
 Who gets in is the door's: :mod:`lanswitch.door` (its docstring; the values: :class:`Limits`).
 The server keeps it, being the part that knows peer addresses; the host only ever meets a
 connection with its ``hello``. The garbage-collector policy of a host process is
@@ -28,10 +34,13 @@ import contextlib
 import itertools
 import logging
 import math
+import multiprocessing
+import signal
 import ssl
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from types import TracebackType
 
@@ -39,9 +48,11 @@ from . import protocol as p
 from .door import Limits, _Guesses, _Said, address_key
 from .gcpolicy import CollectorPolicy, collector_policy, connection_closed
 from .host import MAX_CLIENTS, Host
+from .host._decide import Decision, decide
 
 __all__ = [
     "CollectorPolicy",
+    "Decider",
     "Limits",
     "Server",
     "address_key",
@@ -56,6 +67,55 @@ CLOSE_WAIT = 2.0  # seconds to let a closing connection flush its last frames
 MAX_CLOSING = 32  # connections let flush their last frames at once; more are cut at once
 TLS_HANDSHAKE_TIMEOUT = 5.0  # seconds a new connection has to finish the TLS handshake
 MAX_HELLO_READS = 100_000  # reads before a hello (a frame's 65,540 bytes one at a time)
+DECIDE_WAIT = 30.0  # seconds a worker has for a bot's move before the server makes it itself
+
+
+def _quiet_worker() -> None:
+    """A decision worker leaves Ctrl-C to the program that started it: the terminal sends
+    SIGINT to the whole process group, and a worker that took it printed a traceback over
+    the table before the program could end it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class Decider:
+    """Makes the bots' asked moves (:class:`~lanswitch.host._decide.Decision`) in one worker
+    process, started at the first question and kept for the next: a search then holds that
+    process, not the event loop. ``spawn``, not ``fork``, on every platform: a fork of a
+    process whose threads (zeroconf's, the loop's executor) hold locks can deadlock, and
+    ``spawn`` is what macOS and Windows do anyway. Where no worker can be had (the pool broke,
+    the platform refused a process, a worker took past :data:`DECIDE_WAIT`), the move is made
+    here, as a host that does not ask makes it: the table never waits on a worker that is
+    not there."""
+
+    def __init__(self) -> None:
+        self._pool: ProcessPoolExecutor | None = None
+        self.made_apart = 0  # moves a worker made
+        self.made_here = 0  # moves made on the loop, no worker to be had
+
+    async def move(self, decision: Decision) -> int:
+        """The move ``decision`` asks for, made in the worker if one can be had."""
+        try:
+            if self._pool is None:
+                context = multiprocessing.get_context("spawn")
+                self._pool = ProcessPoolExecutor(1, mp_context=context, initializer=_quiet_worker)
+            job = asyncio.get_running_loop().run_in_executor(self._pool, decide, decision)
+            async with asyncio.timeout(DECIDE_WAIT):
+                move = await job
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # no worker to be had: make it here (the loop waits this once)
+            log.warning("a bot's move was made on the table's loop (no worker: %r)", e)
+            self.close()
+            self.made_here += 1
+            return decide(decision)
+        self.made_apart += 1
+        return move
+
+    def close(self) -> None:
+        """Let the worker go (a search under way is not waited for)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
 
 
 @dataclass(slots=True)
@@ -137,6 +197,9 @@ class Server:
         self.evicted = 0  # waiting connections put out to make room for another address's
         self.wrong_passwords = 0
         self.stopped = False  # stop() stopped serving, and left the table to --resume
+        self.decider = Decider()
+        self._asked: tuple[int, int, int] | None = None  # the question being decided now
+        self._deciding: asyncio.Task[None] | None = None
 
     @property
     def pending(self) -> int:
@@ -210,15 +273,19 @@ class Server:
         try:
             async with asyncio.TaskGroup() as tg:
                 self._tg = tg
+                self._ask()  # a resumed host may have a question out
                 self._arm()
                 self._started.set()
                 await self._stop.wait()
                 server.close()
                 self._disarm()
+                if self._deciding is not None:
+                    self._deciding.cancel()
                 for cid in list(self._links):
                     self._drop(cid, close=True)
         finally:
             self._tg = None
+            self.decider.close()
             server.close()
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(CLOSE_WAIT):
@@ -572,9 +639,30 @@ class Server:
                 gone = self._forget(cid)
                 if gone is not None:
                     _end(gone.writer)  # after the frames written above
+        self._ask()
         self._arm()
         if host.finished:
             self._stop.set()
+
+    # -- the bots' moves the host asks for ----------------------------------------------------
+
+    def _ask(self) -> None:
+        """Have the question the host has out now decided, once (a task of the server's)."""
+        asked = self.host.asking
+        if asked is None or asked.key == self._asked or self._tg is None or self._stop.is_set():
+            return
+        self._asked = asked.key
+        self._deciding = self._tg.create_task(self._decide(asked), name=f"bot move {asked.key}")
+
+    async def _decide(self, asked: Decision) -> None:
+        move = await self.decider.move(asked)
+        if self._stop.is_set():
+            return
+        try:
+            self.host.decided(*asked.key, move, self.clock())
+        except Exception:  # a bug of ours: keep the table up, say so
+            log.exception("the host failed on a bot's move")
+        self._flush()
 
     # -- the tick timer ---------------------------------------------------------------------
     #

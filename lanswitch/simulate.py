@@ -132,7 +132,7 @@ class _Timed:
 
     def __init__(self, bot: Bot, times: list[float]) -> None:
         self.bot, self.times = bot, times
-        self.name, self.needs_view = bot.name, True
+        self.name, self.needs_view, self.searches = bot.name, True, bot.searches
 
     def act(self, game: Game, seat: int, rng: Rng) -> int:
         start = time.perf_counter()

@@ -18,6 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from lanswitch import protocol as p
 from lanswitch.bots import make_bot
 from lanswitch.host import Host, HostConfig
+from lanswitch.host._decide import decide
 from lanswitch.session import Session
 
 Chooser = Callable[[Session], int]
@@ -48,11 +49,18 @@ class TableNet:
         seed: int = 1,
         journal: bool = False,
         host: type[Host] = Host,
+        asks: bool = False,
     ) -> None:
-        """``host``: the host's class (a test's cheating host plugs in a subclass)."""
+        """``host``: the host's class (a test's cheating host plugs in a subclass);
+        ``asks``: the host asks for its searching bots' moves, as ``lanswitch play``'s does,
+        and this table answers each question in place (:func:`decide`) when it steps, where
+        the server has a worker process answer it."""
         self.rng = random.Random(seed)
         self.now = 0.0
-        self.host = host(config, entropy=self.rng.randbytes, now=self.now, journal=journal)
+        self.asks = asks
+        self.host = host(
+            config, entropy=self.rng.randbytes, now=self.now, journal=journal, asks=asks
+        )
         self.links: dict[int, Link] = {}
         self._next = 1
 
@@ -61,7 +69,7 @@ class TableNet:
         every link is dead, and the clients (their sessions) reconnect with their tokens.
         The links of the new connections, in the order of the old ones."""
         records = list(self.host.inputs)
-        self.host = Host.restore(records, entropy=self.rng.randbytes)
+        self.host = Host.restore(records, entropy=self.rng.randbytes, asks=self.asks)
         self.host.drop_connections(self.now)
         old = list(self.links.values())
         for link in old:
@@ -212,6 +220,11 @@ class TableNet:
     def step(self) -> bool:
         """One client whose turn it is plays (by its chooser); else time moves to the host's
         next deadline. False when nothing can happen any more."""
+        asked = self.host.asking
+        if asked is not None:  # the shell's part: the answer, made here at once
+            self.host.decided(*asked.key, decide(asked), self.now)
+            self.pump()
+            return True
         for link in list(self.links.values()):
             s = link.session
             if link.alive and link.chooser is not None and s.my_turn():

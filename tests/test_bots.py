@@ -186,6 +186,7 @@ class EagerCaller:
 
     name = "eager"
     needs_view = True
+    searches = False
 
     def __init__(self, rules: RuleSet) -> None:
         self.inner = HeuristicBot(rules)

@@ -219,8 +219,10 @@ class BlindHand:
             times.append(host.now)
         if [q for q in self.awaited() if q != DEALER]:
             times.append(self.deadline_at)
-        elif self.part.to_move() is not None:
-            times.append(self.turn_since + host.config.bot_delay)
+        else:
+            seat = self.part.to_move()
+            if seat is not None and not host.awaits_move(self.part.follower.game, seat):
+                times.append(self.turn_since + host.config.bot_delay)
         return min(times) if times else None
 
     def watch(self) -> Watch | None:
@@ -573,6 +575,8 @@ class BlindHand:
         game = self.part.follower.game
         bot = self.bots.get(seat) or make_bot("heuristic", self.host.rules)
         move = self.host.bot_move(bot, game, seat)
+        if move is None:  # asked of the shell: its answer advances the hand
+            return False
         record = self.part.move(seat, move)
         shares = {} if record.opening is None else share_map(record.opening.shares)
         m = p.BlindMove(

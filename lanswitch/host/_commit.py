@@ -289,6 +289,8 @@ class CommitHand:
         if seat in self.bots or dealer.is_away(seat):
             bot = self.bots.get(seat) or make_bot("heuristic", host.rules)
             move = host.bot_move(bot, game, seat)
+            if move is None:  # asked of the shell: its answer advances the hand
+                return False
         else:  # the timer ran out: the move that gives nothing away
             move = timeout_move(game.legal_moves())
         self._step(dealer.host_move(seat, move))
@@ -299,6 +301,8 @@ class CommitHand:
         seat = self.game.to_act()
         config, away = self.host.config, self.host.away
         if seat in self.bots or self.dealer.is_away(seat):
+            if self.host.awaits_move(self.game, seat):
+                return None  # its answer, not the time, moves it on
             return self.turn_since + config.bot_delay
         if seat in away:  # gone, not yet past its grace: the log says so then
             return away[seat] + config.away_grace

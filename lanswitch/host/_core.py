@@ -49,6 +49,7 @@ from ._config import (
     HostConfig,
 )
 from ._deal import HAND_MESSAGES, Deal, HandDriver, HandStart, Watch, not_taken
+from ._decide import Decision, key_of
 from ._journal import (
     Decisions,
     Entropy,
@@ -85,6 +86,7 @@ class Host:
         entropy: Callable[[int], bytes],
         now: float,
         journal: bool = False,
+        asks: bool = False,
     ) -> None:
         self.inputs: list[bytes] = []  # journal records not yet taken by the shell
         self.journaling = False
@@ -94,6 +96,13 @@ class Host:
         self._entropy.keep = journal
         self._decisions = Decisions()
         self._decisions.keep = journal
+        self.asks = asks
+        """Whether a searching bot's move is asked of the shell (:attr:`asking`) rather than
+        made here, inside the call that needs it (``_decide``'s docstring says why)."""
+        self.asking: Decision | None = None
+        """The bot's move the hand waits for, asked of the shell: it runs
+        :func:`~lanswitch.host._decide.decide` on it and calls :meth:`decided`."""
+        self._answer: tuple[tuple[int, int, int], int] | None = None
         entropy = self.entropy = self._entropy
         self.config = config
         self.rules = config.rules
@@ -166,14 +175,47 @@ class Host:
         after them: a shell prints ``lines`` and asks again from ``count``."""
         return self.log[max(0, n - self.log_start) :], self.log_start + len(self.log)
 
-    def bot_move(self, bot: Bot, game: Game, seat: int) -> int:
+    def bot_move(self, bot: Bot, game: Game, seat: int) -> int | None:
         """``bot``'s move for ``seat`` in ``game`` (a hand's bot, or a stand-in for a player
         who is away). Its randomness is a :class:`~lanswitch.search.SeededRng` seeded by 16
         bytes of the shell's entropy, so the journal keeps 16 bytes a decision however many
         numbers the bot draws; the move is kept with the call's record, and a replay plays it
-        back instead of deciding again. The seed is drawn replaying too, as it was live."""
-        seed = self.entropy(16)
-        return self._decisions.decide(lambda: bot.act(game, seat, SeededRng(seed)))
+        back instead of deciding again. The seed is drawn replaying too, as it was live.
+
+        A host that ``asks`` does not search here: the first call puts the decision in
+        :attr:`asking` and answers None; once the shell's answer is in (:meth:`decided`,
+        whose record keeps the move), the next call for the same hand, step and seat answers
+        it. (A journal written before hosts asked kept such a move with the call's record:
+        a record that still holds one plays it back.)"""
+        asked = self.asks and bot.searches and not game.blind
+        if not asked or self._decisions.holds_move():
+            seed = self.entropy(16)
+            return self._decisions.decide(lambda: bot.act(game, seat, SeededRng(seed)))
+        key = key_of(game.hand_no, len(game.log), seat)
+        if self._answer is not None and self._answer[0] == key:
+            move = self._answer[1]
+            self._answer = None
+            return move
+        if self.asking is None or self.asking.key != key:
+            self.asking = Decision.of(bot.name, game, seat, self.entropy(16))
+        return None
+
+    def awaits_move(self, game: Game, seat: int) -> bool:
+        """Whether ``seat``'s move in ``game`` as it stands is asked of the shell, unanswered."""
+        asked = self.asking
+        return asked is not None and asked.key == key_of(game.hand_no, len(game.log), seat)
+
+    @journaled
+    def decided(self, hand_no: int, steps: int, seat: int, move: int, now: float) -> None:
+        """The shell's answer to :attr:`asking` (its key: the hand, its log's length, the
+        seat), made at ``now``. An answer to anything but the question out now is stale (the
+        hand moved on, or ended) and changes nothing."""
+        self._now = now
+        asked = self.asking
+        if asked is None or asked.key != key_of(hand_no, steps, seat):
+            return
+        self._answer, self.asking = (asked.key, move), None
+        self._advance()
 
     def say(self, line: str) -> None:
         self.log.append(line)
@@ -192,8 +234,12 @@ class Host:
         self.inputs.append(msgpack.packb(record, use_bin_type=True))
 
     @classmethod
-    def restore(cls, records: Iterable[bytes], *, entropy: Callable[[int], bytes]) -> Self:
-        """A host in the state the journal ``records`` leave it in, journaling on from there.
+    def restore(
+        cls, records: Iterable[bytes], *, entropy: Callable[[int], bytes], asks: bool = False
+    ) -> Self:
+        """A host in the state the journal ``records`` leave it in, journaling on from there
+        (``asks``: as the host that wrote them was made; a question left unanswered at the
+        journal's end is in :attr:`asking` again, for the shell to ask).
 
         The connections open when the journal ends are still open in it: the shell tells it
         they are gone (:meth:`drop_connections`). ReplayError if the journal does not replay.
@@ -203,7 +249,7 @@ class Host:
         if name != "init" or len(values) != 2 or not isinstance(values[1], float | int):
             raise ReplayError("the journal does not begin with the table's settings")
         tape = Tape(drawn)
-        host = cls(config_from_record(values[0]), entropy=tape, now=values[1])
+        host = cls(config_from_record(values[0]), entropy=tape, now=values[1], asks=asks)
         if tape.at != len(tape.data):
             raise ReplayError("the table's settings do not replay as they ran")
         host.quiet = True
@@ -250,6 +296,7 @@ class Host:
             "kick": self.kick,
             "give_up": self.give_up,
             "set_owner": self.set_owner,
+            "decided": self.decided,
         }
 
     def drop_connections(self, now: float) -> None:
@@ -876,6 +923,7 @@ class Host:
         over (and the table with it, when it had a set number of hands or too many voids)."""
         self.match.record(game)
         self.hand = None
+        self.asking = self._answer = None  # a question left out was about a hand now over
         self.quit.clear()
         self.table.hand_over()
         self.broadcast_lobby()

@@ -85,8 +85,15 @@ class Tableside(Protocol):
         skips it)."""
         ...
 
-    def bot_move(self, bot: Bot, game: Game, seat: int) -> int:
-        """``bot``'s move for ``seat``: the table draws its randomness and journals it."""
+    def bot_move(self, bot: Bot, game: Game, seat: int) -> int | None:
+        """``bot``'s move for ``seat``: the table draws its randomness and journals it. None:
+        the move is a search the table has asked its shell for (``_decide``); every driver
+        then makes no step for that seat, and holds no deadline for it
+        (:meth:`awaits_move`), until the answer comes and the table advances the hand."""
+        ...
+
+    def awaits_move(self, game: Game, seat: int) -> bool:
+        """Whether ``seat``'s move in ``game`` as it stands is asked of the shell, unanswered."""
         ...
 
     def say(self, line: str) -> None: ...

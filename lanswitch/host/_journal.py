@@ -103,6 +103,10 @@ class Decisions:
             self.made.append(move)
         return move
 
+    def holds_move(self) -> bool:
+        """Replaying a record that kept a bot's move not yet played back."""
+        return self.tape is not None and self.at < len(self.tape)
+
     def play_back(self, moves: list[int] | None) -> None:
         """Replay the next record with ``moves`` (None: a record without them; decide)."""
         self.tape, self.at = moves, 0

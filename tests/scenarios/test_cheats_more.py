@@ -899,6 +899,7 @@ class FakeKeyHand(CommitHand):
         if self.game.to_act() != seat:
             return super()._host_moves()
         move = self.host.bot_move(make_bot("heuristic", self.host.rules), self.game, seat)
+        assert move is not None  # the heuristic decides in place, never asked of the shell
         sig = pr.sign(FAKE, self.dealer.move_message(seat, BY_SEAT, move))
         self._step(self.dealer.act(seat, move, sig))
         return True
