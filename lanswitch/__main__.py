@@ -2,4 +2,5 @@
 
 from lanswitch.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # not when a worker process imports it (multiprocessing's spawn)
+    raise SystemExit(main())

@@ -35,8 +35,10 @@ import itertools
 import logging
 import math
 import multiprocessing
+import os
 import signal
 import ssl
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -70,11 +72,23 @@ MAX_HELLO_READS = 100_000  # reads before a hello (a frame's 65,540 bytes one at
 DECIDE_WAIT = 30.0  # seconds a worker has for a bot's move before the server makes it itself
 
 
-def _quiet_worker() -> None:
-    """A decision worker leaves Ctrl-C to the program that started it: the terminal sends
+def _worker_start() -> None:
+    """A decision worker leaves Ctrl-C to the program that started it (the terminal sends
     SIGINT to the whole process group, and a worker that took it printed a traceback over
-    the table before the program could end it."""
+    the table before the program could end it), and ends with it however it ends: a thread
+    waits on the parent's sentinel and exits the worker when the parent is gone. (The pool's
+    own queue cannot tell it: the worker holds a write end of that pipe itself, and a
+    ``play`` killed with -9 left its worker running, waiting for work forever.)"""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = multiprocessing.parent_process()
+    if parent is None:  # pragma: no cover - a worker always has one
+        return
+
+    def orphaned() -> None:
+        parent.join()
+        os._exit(0)
+
+    threading.Thread(target=orphaned, name="lanswitch parent watch", daemon=True).start()
 
 
 class Decider:
@@ -95,10 +109,7 @@ class Decider:
     async def move(self, decision: Decision) -> int:
         """The move ``decision`` asks for, made in the worker if one can be had."""
         try:
-            if self._pool is None:
-                context = multiprocessing.get_context("spawn")
-                self._pool = ProcessPoolExecutor(1, mp_context=context, initializer=_quiet_worker)
-            job = asyncio.get_running_loop().run_in_executor(self._pool, decide, decision)
+            job = asyncio.get_running_loop().run_in_executor(self.pool(), decide, decision)
             async with asyncio.timeout(DECIDE_WAIT):
                 move = await job
         except asyncio.CancelledError:
@@ -110,6 +121,13 @@ class Decider:
             return decide(decision)
         self.made_apart += 1
         return move
+
+    def pool(self) -> ProcessPoolExecutor:
+        """The worker's pool, started at the first call."""
+        if self._pool is None:
+            context = multiprocessing.get_context("spawn")
+            self._pool = ProcessPoolExecutor(1, mp_context=context, initializer=_worker_start)
+        return self._pool
 
     def close(self) -> None:
         """Let the worker go (a search under way is not waited for)."""

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -211,3 +213,46 @@ def test_the_tables_play_hosts_and_resumes_ask_for_their_bots_moves(tmp_path: Pa
     finally:
         resumed.host.shutdown(resumed.clock())
         settle(resumed)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` is still running (an exited one no parent reaps yet is a
+    zombie: "Z" in its status, not running)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return False
+    state = next(line for line in status.splitlines() if line.startswith("State:"))
+    return "Z" not in state.split()[1]
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+def test_a_worker_ends_with_a_killed_table(tmp_path: Path) -> None:
+    """``kill -9`` of a ``play`` whose bots had thought in a worker left the worker running,
+    waiting for work forever. It now watches its parent and ends with it."""
+    script = tmp_path / "table.py"
+    script.write_text(
+        "import os, sys, time\n"
+        "from lanswitch.server import Decider\n"
+        "if __name__ == '__main__':\n"
+        "    pool = Decider().pool()\n"
+        "    print(pool.submit(os.getpid).result(), flush=True)\n"
+        "    time.sleep(60)\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    table = subprocess.Popen(
+        [sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        assert table.stdout is not None
+        worker = int(table.stdout.readline())
+        assert _alive(worker)
+    finally:
+        table.kill()  # SIGKILL: nothing of the table's own runs
+        table.wait(timeout=10)
+    for _ in range(100):  # bounded: 10 s
+        if not _alive(worker):
+            break
+        time.sleep(0.1)
+    assert not _alive(worker)
