@@ -99,15 +99,20 @@ class Decider:
     ``spawn`` is what macOS and Windows do anyway. Where no worker can be had (the pool broke,
     the platform refused a process, a worker took past :data:`DECIDE_WAIT`), the move is made
     here, as a host that does not ask makes it: the table never waits on a worker that is
-    not there."""
+    not there. Once a worker failed it is not tried again for this table (a platform that
+    cannot start one would otherwise try, and wait, at every move)."""
 
     def __init__(self) -> None:
         self._pool: ProcessPoolExecutor | None = None
+        self.failed = False  # a worker failed: every move is made here from now on
         self.made_apart = 0  # moves a worker made
         self.made_here = 0  # moves made on the loop, no worker to be had
 
     async def move(self, decision: Decision) -> int:
         """The move ``decision`` asks for, made in the worker if one can be had."""
+        if self.failed:
+            self.made_here += 1
+            return decide(decision)
         try:
             job = asyncio.get_running_loop().run_in_executor(self.pool(), decide, decision)
             async with asyncio.timeout(DECIDE_WAIT):
@@ -115,8 +120,9 @@ class Decider:
         except asyncio.CancelledError:
             raise
         except Exception as e:  # no worker to be had: make it here (the loop waits this once)
-            log.warning("a bot's move was made on the table's loop (no worker: %r)", e)
+            log.warning("the bots think on the table's loop from now on (no worker: %r)", e)
             self.close()
+            self.failed = True
             self.made_here += 1
             return decide(decision)
         self.made_apart += 1

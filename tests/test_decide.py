@@ -195,6 +195,9 @@ def test_without_a_worker_the_move_is_made_in_place(monkeypatch: pytest.MonkeyPa
     move = asyncio.run(decider.move(asked))
     assert move == decide(asked)
     assert (decider.made_apart, decider.made_here) == (0, 1)
+    monkeypatch.undo()  # a worker could be had now: none is tried again at this table
+    assert asyncio.run(decider.move(asked)) == move
+    assert (decider.made_apart, decider.made_here) == (0, 2)
 
 
 def test_the_tables_play_hosts_and_resumes_ask_for_their_bots_moves(tmp_path: Path) -> None:
