@@ -2353,3 +2353,32 @@ def test_help_says_when_to_call_what_missing_it_costs_and_what_last_means(
     to_my_turn(quiet, none)
     none.open("help")
     assert "LAST beside" not in " ".join(screen_text(none, 100, 80))
+
+
+def test_a_goodbye_mid_hand_is_said_once_and_the_seat_says_left() -> None:
+    """The newcomer pass: when bob said goodbye mid-hand, ann's screen said "bob is away"
+    (the lobby: his link was down), then "bob left the table: the host plays the seat for
+    the rest of the hand" (the hand's log), and again the same under the hand, with "away"
+    on his seat all hand. The log's line is said once, and his seat says "left"."""
+    net = TableNet(HostConfig(name="T", seats=3, bots=1, bot_delay=0.3, hands=None), seed=3)
+    model, _ = tui_at(net)
+    bob = net.join("bob")
+    model.toggle_ready(True)
+    for _ in range(400):
+        model.update()
+        net.step()
+        if net.host.hand is not None and len(net.host.hand.game.log) > 6:
+            break
+    for m in bob.session.leave():
+        net.send(bob, m)
+    for _ in range(60):
+        model.update()
+        net.step()
+    model.update()
+    screen = "\n".join(screen_text(model, 80, 24))
+    assert screen.count("bob left") == 1, screen
+    assert "bob left the table: the host plays the seat for the rest of the hand" in screen
+    assert "bob is away" not in screen, screen
+    (row,) = [line for line in screen.splitlines() if "bob" in line and "cards" in line]
+    assert "left" in row, row
+    assert "away" not in row, row

@@ -170,7 +170,8 @@ def _table(model: TuiModel, cols: int, room: int) -> list[StyledText]:
     look = model.look
     names = model.hand_names()
     me = v.seat
-    grid = seat_grid(seat_cells(v, s.lobby, look, me, names, rules=s.rules), cols)
+    left = model.left_seats()
+    grid = seat_grid(seat_cells(v, s.lobby, look, me, names, rules=s.rules, left=left), cols)
     compact: StyledText = [("", " ")]
     for seat in range(len(v.counts)):
         mark = look.g.turn if v.turn == seat else ""
@@ -234,8 +235,8 @@ def _away_lines(model: TuiModel) -> list[str]:
             lines.append(f"{name} is away: a stand-in plays in {left} s unless {name} is back")
         else:
             lines.append(f"{name} is away: the host plays the seat until {name} is back")
-    for name in model.left_hand():  # a goodbye: the seat is the host's to the hand's end
-        lines.append(f"{name} left: the host plays the seat for the rest of the hand")
+    # A goodbye is not repeated here: the log said it ("bob left the table: the host plays
+    # the seat for the rest of the hand") and the seat's cell says "left" to the hand's end.
     return lines
 
 

@@ -278,12 +278,12 @@ class TuiModel:
             return []
         return self.presence.away(lobby, self.clock())
 
-    def left_hand(self) -> list[str]:
-        """The players who said goodbye mid-hand: the host plays their seats for the rest of
-        it (a goodbye gives the seat up; a lost link, in :meth:`away`, only until return)."""
+    def left_seats(self) -> frozenset[int]:
+        """The seats whose players said goodbye mid-hand: the host plays them for the rest
+        of it (a goodbye gives the seat up; a lost link, in :meth:`away`, only until return)."""
         if self.session.view is None:
-            return []
-        return self.presence.left_hand(self.hand_names())
+            return frozenset()
+        return self.presence.left_seats()
 
     def lost_for(self) -> int | None:
         """Seconds since the link to the host went down (None: it is up)."""

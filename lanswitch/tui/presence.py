@@ -7,7 +7,7 @@ where the log had the host play the seat, the log's ``Back`` ("bob is back and p
 :mod:`lanswitch.commitseat`) — in either order; the screen says the first and not the second.
 A lost link is a stand-in until the player is back (:meth:`Presence.away` counts down to it);
 only a goodbye (the log's ``Away`` with ``LEFT``) gives the seat up for the rest of the hand
-(:meth:`Presence.left_hand`).
+(:meth:`Presence.left_seats`).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ class Presence:
             return []
         return [
             line
-            for seat, line in comings_and_goings(before, lobby.seats, me)
+            for seat, line in comings_and_goings(before, lobby.seats, me, playing=lobby.playing)
             if not line.endswith(" is back") or self._back(seat, lobby=True, mine=False)
         ]
 
@@ -75,7 +75,7 @@ class Presence:
     def away(self, lobby: p.LobbyState, now: float) -> list[tuple[str, int | None]]:
         """The players away mid-hand by ``lobby``: each name with the seconds left before the
         host stands in for it (the host's deadline, counted from the lobby's arrival), None
-        once its grace is over. Not a player who said goodbye (:meth:`left_hand`)."""
+        once its grace is over. Not a player who said goodbye (:meth:`left_seats`)."""
         out: list[tuple[str, int | None]] = []
         for i, st in enumerate(lobby.seats):
             if st.name and not st.bot and not st.connected and self.stood_in.get(i) != LEFT:
@@ -83,21 +83,26 @@ class Presence:
                 out.append((st.name, math.ceil(left) if left > 0 else None))
         return out
 
-    def left_hand(self, names: Sequence[str]) -> list[str]:
-        """The players who said goodbye in this hand: the host plays their seats to its end."""
-        return [
-            names[i]
-            for i, how in sorted(self.stood_in.items())
-            if how == LEFT and i < len(names) and names[i]
-        ]
+    def left_seats(self) -> frozenset[int]:
+        """The seats whose players said goodbye in this hand: the host plays them to its end."""
+        return frozenset(i for i, how in self.stood_in.items() if how == LEFT)
 
 
 def comings_and_goings(
-    before: Sequence[p.LobbySeat], after: Sequence[p.LobbySeat], me: bytes
+    before: Sequence[p.LobbySeat],
+    after: Sequence[p.LobbySeat],
+    me: bytes,
+    *,
+    playing: bool = False,
 ) -> list[tuple[int, str]]:
     """What the other players did between two lobby states, a line each with its seat: took a
     seat (a bot's, a person's first), went away (their connection dropped), came back, left.
-    Bots coming and going are the host's business, and shown in the seat list."""
+    Bots coming and going are the host's business, and shown in the seat list.
+
+    Mid-hand (``playing``), a player gone with no grace left (a goodbye, or a table whose
+    grace is 0) is not said to be "away": the hand's log says at once, in its own line, that
+    the host plays the seat and why ("bob left the table: …"), and "bob is away" just before
+    it told the same twice, the first time wrongly for a goodbye."""
     lines: list[tuple[int, str]] = []
     for i, (old, new) in enumerate(zip(before, after, strict=False)):
         if new.key == me and new.key:
@@ -110,7 +115,8 @@ def comings_and_goings(
             took = f"{old.name}'s seat (seat {i + 1})" if old.bot else f"seat {i + 1}"
             lines.append((i, f"{new.name} takes {took}"))
         elif now and old.connected and not new.connected:
-            lines.append((i, f"{new.name} is away"))
+            if not (playing and new.grace_ms == 0):
+                lines.append((i, f"{new.name} is away"))
         elif now and not old.connected and new.connected:
             lines.append((i, f"{new.name} is back"))
     return lines

@@ -13,7 +13,7 @@ rules, the turn marker, the ellipsis) comes from :class:`Glyphs`, so one switch 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -342,9 +342,12 @@ def seat_cells(
     names: Sequence[str],
     *,
     rules: RuleSet | None = None,
+    left: Collection[int] = (),
 ) -> list[StyledText]:
     """Every player as one cell: a turn marker, the name, the cards held, what they owe. The
-    cells of one table have the same width (names padded), so a grid of them lines up.
+    cells of one table have the same width (names padded), so a grid of them lines up. A
+    player not connected is "away"; one of ``left`` (a goodbye mid-hand: the host plays the
+    seat to the hand's end) "left".
 
     ``LAST``: the seat's call stands. The engine keeps a call through the next turn (where a
     finish needs it, the rules read it then), but to a person "last card" means one card
@@ -378,6 +381,6 @@ def seat_cells(
             if seat < len(view.missed) and view.missed[seat]:
                 cell.append(("class:dim", f" misses {view.missed[seat]}"))
             if lobby is not None and seat < len(lobby.seats) and not lobby.seats[seat].connected:
-                cell.append(("class:warn", " away"))
+                cell.append(("class:warn", " left" if seat in left else " away"))
         cells.append(cell)
     return cells
