@@ -265,13 +265,12 @@ class Table:
                 return f"{entry.name} takes {entry.took_from}'s seat ({where})"
             return f"{entry.name} takes {where}"
         then = self.seat_for_person(after_hand=True)
+        mine = None
         if self.in_play and then is not None:
             seat = self.seats[then]
             mine = f"{seat.name}'s seat" if seat.kind == "bot" else f"seat {then + 1}"
-            return f"{entry.name} waits for this hand to end, then takes {mine}"
-        if any(c.seat is not None and not c.connected for c in self.clients.values()):
-            return f"{entry.name} waits for a seat: a player who is away may give one up"
-        return f"{entry.name} waits for a seat: every seat has a player"
+        away = any(c.seat is not None and not c.connected for c in self.clients.values())
+        return waiting_line(entry.name, then=mine, away=away)
 
     def sit(self, client: str, seat: int) -> None:
         """``client`` sits in ``seat``: a free one, or a bot's (people before bots)."""
@@ -450,3 +449,17 @@ class Table:
         if entry is None:
             raise Refused(Refusal.NO_SUCH_CLIENT)
         return entry
+
+
+def waiting_line(who: str, *, then: str | None, away: bool, you: bool = False) -> str:
+    """Where a person waiting for a seat stands, in the words both screens use — the host's
+    of them ("bob waits …") and their own (``you``: "you wait …", made from the lobby), so
+    the two cannot tell it differently: ``then``, the seat they take when the hand in play
+    ends ("bot 3's seat", "seat 4"; None: none is sure to free); ``away``, whether a player
+    who is away holds a seat (and may give it up)."""
+    wait, take = ("wait", "take") if you else ("waits", "takes")
+    if then is not None:
+        return f"{who} {wait} for this hand to end, then {take} {then}"
+    if away:
+        return f"{who} {wait} for a seat: a player who is away may give one up"
+    return f"{who} {wait} for a seat: every seat has a player"

@@ -79,3 +79,24 @@ def test_the_seat_keeps_its_score_when_a_person_takes_over_from_a_bot() -> None:
     lobby = carol.session.lobby
     assert lobby is not None
     assert list(lobby.scores) == scores
+
+
+def test_the_waiting_friend_is_told_what_the_host_is_told() -> None:
+    """The newcomer pass: the host's screen said "carol waits for this hand to end, then
+    takes bot 3's seat" and carol's own "you wait for a seat: bot 3's, when this hand ends"
+    — two wordings of one fact, made apart, that could drift. Both are one function's now
+    (``table.waiting_line``), hers from the lobby she was sent."""
+    from lanswitch.tui.model import TuiModel
+    from tests.test_tui import screen_text
+
+    net = play_table()
+    ann = net.join("ann")
+    net.run(lambda: ann.session.seq >= 3)
+    carol = net.join("carol", auto_ready=False, bot=None)
+    model = TuiModel(carol.session, send=lambda m: net.send(carol, m))
+    model.update()
+    (host_line,) = [line for line in net.host.log if line.startswith("carol waits")]
+    hers = host_line.replace("carol waits", "you wait").replace("then takes", "then take")
+    assert hers == "you wait for this hand to end, then take bot 3's seat"
+    screen = " ".join(" ".join(screen_text(model, 100, 30)).split())
+    assert hers in screen, screen

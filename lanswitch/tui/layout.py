@@ -21,6 +21,7 @@ from ..game import View
 from ..handcheck import lone_person
 from ..narrate import ending
 from ..rules import PRESETS
+from ..table import waiting_line
 from ..tls import fingerprint_words
 from .keybar import PAGES, key_bar
 from .log import record_fair, verdict_line
@@ -321,13 +322,20 @@ def _seatless(model: TuiModel) -> str:
     if s.spectate:
         return "you are watching"
     lobby = s.lobby
-    bots = [st.name for st in lobby.seats if st.bot] if lobby is not None else []
-    playing = lobby is not None and lobby.playing
-    if bots and playing:
-        return f"you wait for a seat: {bots[-1]}'s, when this hand ends"
-    if bots:
-        return f"you wait for a seat: {bots[-1]}'s, once a player who is away gives theirs up"
-    return "you wait for a seat: every seat has a player"
+    seats = lobby.seats if lobby is not None else ()
+    # The seat the host gives when the hand ends (``Table.seat_for_person``): a free one,
+    # else — unless a player who is away may give one up — its last bot's; in the host's own
+    # line's words (``table.waiting_line``).
+    bots = [st.name for st in seats if st.bot]
+    free = next((i for i, st in enumerate(seats) if not st.name), None)
+    away = any(st.name and not st.bot and not st.connected for st in seats)
+    then = None
+    if lobby is not None and lobby.playing:
+        if free is not None:
+            then = f"seat {free + 1}"
+        elif bots and not away:
+            then = f"{bots[-1]}'s seat"
+    return waiting_line("you", then=then, away=away, you=True)
 
 
 # ---------------------------------------------------------------------------------------------
