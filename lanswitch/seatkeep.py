@@ -115,6 +115,7 @@ class SeatKeeper:
         self.path = folder / f"{_digest(table)}.json"
         self.lock_path = folder / f"{_digest(table)}.lock"
         self._lock: int | None = None
+        self._forgotten = False  # the seat was given up: the lock file goes at close
         self.kept: KeptSeat | None = None
         """The seat kept when this join began (None: nothing, or nothing usable)."""
         self.key = Ed25519PrivateKey.generate()
@@ -231,12 +232,19 @@ class SeatKeeper:
             self.path.unlink(missing_ok=True)
         except OSError as e:
             return f"your old seat could not be removed from {self.path} ({e.strerror or e})"
+        self._forgotten = True
         return None
 
     def close(self) -> None:
-        """Let the table's lock go (the join is over); the kept seat stays as it is."""
+        """Let the table's lock go (the join is over); the kept seat stays as it is. A seat
+        given up (:meth:`forget`) leaves no lock file either: it is removed while still
+        locked, and a ``join`` that opened it just before takes it as gone and locks the new
+        one (``_lock``). On Windows an open file cannot be removed: there it stays."""
         fd, self._lock = self._lock, None
         if fd is not None:
+            if self._forgotten:
+                with contextlib.suppress(OSError):
+                    self.lock_path.unlink()
             with contextlib.suppress(OSError):
                 os.close(fd)  # (the lock goes with the descriptor)
 
@@ -244,7 +252,27 @@ class SeatKeeper:
 def _lock(path: Path) -> int | None:
     """An exclusive lock on ``path`` (made 0600 if need be), held until its descriptor is
     closed or the process ends: the descriptor, or None if another process holds it. OSError
-    if the file cannot be opened or locked at all."""
+    if the file cannot be opened or locked at all.
+
+    A lock file is removed by the join that gave its seat up, while it holds the lock
+    (:meth:`SeatKeeper.close`): a lock then taken on the file it opened before the removal
+    would lock nothing anyone else can find, so once locked the path must still name the
+    same file, else the lock is let go and taken again on the new one (a few tries)."""
+    for _ in range(5):
+        fd = _lock_once(path)
+        if fd is None:
+            return None
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(path))
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd
+        os.close(fd)
+    raise OSError(f"{path} went away each time it was locked")
+
+
+def _lock_once(path: Path) -> int | None:
     fd = os.open(path, os.O_RDWR | os.O_CREAT, FILE_MODE)
     try:
         if sys.platform == "win32":  # pragma: no cover - Windows: a byte-range lock

@@ -444,9 +444,37 @@ def test_the_end_of_the_match_gives_the_kept_seat_up(tmp_path: Path, identity: I
         assert kept(client) is None
         assert client.keeper is not None
         client.keeper.close()
+        assert list((tmp_path / SEATS_DIR).iterdir()) == []  # its lock file went too
         await server.wait_finished()
 
     run(main)
+
+
+def test_a_lock_taken_on_a_file_removed_meanwhile_is_taken_again_on_the_new_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A join that gave its seat up removes the lock file while it holds it; a join that had
+    opened that file just before gets its lock once it is let go — on a file nobody else can
+    find. It sees the path names another file now, and locks that one."""
+    from lanswitch import seatkeep
+
+    path = tmp_path / "t.lock"
+    once = seatkeep._lock_once
+    calls: list[int | None] = []
+
+    def raced(where: Path) -> int | None:
+        fd = once(where)
+        if not calls:  # the first: the other join removes the file under this lock
+            where.unlink()
+        calls.append(fd)
+        return fd
+
+    monkeypatch.setattr(seatkeep, "_lock_once", raced)
+    fd = seatkeep._lock(path)
+    assert fd is not None
+    assert len(calls) == 2
+    assert os.path.samestat(os.fstat(fd), os.stat(path))
+    os.close(fd)
 
 
 def test_each_round_is_kept_on_disk_before_its_seed_is_sent(
