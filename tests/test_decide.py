@@ -259,3 +259,27 @@ def test_a_worker_ends_with_a_killed_table(tmp_path: Path) -> None:
             break
         time.sleep(0.1)
     assert not _alive(worker)
+
+
+def test_a_search_that_fails_leaves_the_table_playing(
+    identity: Identity, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug in the search (here: it raises wherever it runs, the worker and the server's
+    own process alike — no worker to be had, the move made in place) must not end the
+    table: the normal bot's move is played instead, and the hand ends fair."""
+    monkeypatch.setattr(HardBot, "act", no_search)
+    monkeypatch.setattr(server_module, "ProcessPoolExecutor", None)  # no worker: in place
+
+    async def main() -> None:
+        host = Host(config(bot_delay=0.0), entropy=os.urandom, now=time.monotonic(), asks=True)
+        server = Server(host, ssl_context=server_context(identity), address=LOOPBACK)
+        await server.start()
+        client = bot_client("ann", target_of(server, identity))
+        await client.run()
+        await server.wait_finished()
+        (record,) = client.session.history
+        assert record.judgement is not None
+        assert record.judgement.fair
+        assert server.decider.made_here == 0  # each failed: none was made by the search
+
+    run(main, limit=120)
