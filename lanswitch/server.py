@@ -130,6 +130,21 @@ class Decider:
         self.made_apart += 1
         return move
 
+    @property
+    def started(self) -> bool:
+        """Whether the worker was started (and not let go since)."""
+        return self._pool is not None
+
+    def warm(self) -> None:
+        """Start the worker now (its imports take some 0.4 s), so that the first move asked
+        does not wait for them."""
+        if self.failed:
+            return
+        try:
+            self.pool().submit(int)
+        except Exception as e:  # the first move will find out, and make it here
+            log.warning("no worker for the bots: %r", e)
+
     def pool(self) -> ProcessPoolExecutor:
         """The worker's pool, started at the first call."""
         if self._pool is None:
@@ -226,6 +241,7 @@ class Server:
         self.decider = Decider()
         self._asked: tuple[int, int, int] | None = None  # the question being decided now
         self._deciding: asyncio.Task[None] | None = None
+        self._warmed = False
 
     @property
     def pending(self) -> int:
@@ -673,7 +689,11 @@ class Server:
     # -- the bots' moves the host asks for ----------------------------------------------------
 
     def _ask(self) -> None:
-        """Have the question the host has out now decided, once (a task of the server's)."""
+        """Have the question the host has out now decided, once (a task of the server's);
+        start the worker as soon as a hand has bots that search."""
+        if self.host.searching and not self._warmed:
+            self._warmed = True
+            self.decider.warm()
         asked = self.host.asking
         if asked is None or asked.key == self._asked or self._tg is None or self._stop.is_set():
             return

@@ -283,3 +283,41 @@ def test_a_search_that_fails_leaves_the_table_playing(
         assert server.decider.made_here == 0  # each failed: none was made by the search
 
     run(main, limit=120)
+
+
+def test_the_worker_is_started_as_a_hand_of_searching_bots_begins(identity: Identity) -> None:
+    """The worker's start (some 0.4 s of imports) is not left to the first question, which
+    would wait for it: the host says when its hand has a bot that searches, and the server
+    starts the worker then — only then (normal bots, a dealer-blind hand: none)."""
+    for kw, searching in (
+        ({}, True),
+        ({"bot_strategy": "heuristic"}, False),
+        ({"blind": True}, False),
+    ):
+        net = TableNet(config(**kw), seed=1, asks=True)
+        net.join("ann")
+        net.run(lambda net=net: net.host.hand is not None)  # type: ignore[misc]
+        assert net.host.searching is searching, kw
+    net = TableNet(config(), seed=1)
+    net.join("ann")
+    net.run(lambda: net.host.hand is not None)
+    assert not net.host.searching  # a host that does not ask
+
+    async def main() -> None:
+        host = Host(config(bot_delay=30.0), entropy=os.urandom, now=time.monotonic(), asks=True)
+        server = Server(host, ssl_context=server_context(identity), address=LOOPBACK)
+        await server.start()
+        client = bot_client("ann", target_of(server, identity))
+        playing = asyncio.create_task(client.run())
+        for _ in range(500):  # until the hand is dealt: bounded, 5 s
+            if client.session.view is not None:
+                break
+            await asyncio.sleep(0.01)
+        assert client.session.view is not None
+        assert host.asking is None  # nothing asked yet (the bot waits 30 s to move)
+        assert server.decider.started
+        await server.close()
+        playing.cancel()
+        await asyncio.gather(playing, return_exceptions=True)
+
+    run(main, limit=60)

@@ -103,6 +103,9 @@ class Host:
         """The bot's move the hand waits for, asked of the shell: it runs
         :func:`~lanswitch.host._decide.decide` on it and calls :meth:`decided`."""
         self._answer: tuple[tuple[int, int, int], int] | None = None
+        self.searching = False
+        """The hand in play has a bot whose moves this host will ask for (a shell may get
+        ready to answer: the server starts its worker then, not at the first question)."""
         entropy = self.entropy = self._entropy
         self.config = config
         self.rules = config.rules
@@ -956,6 +959,7 @@ class Host:
                 entry = self.table.clients[s.client or ""]
                 keys[pids[s.index]] = self.keys[entry.token]
         names = tuple(s.name[:32] for s in self.table.seats)  # as the lobby shows them
+        self.searching = self.asks and not self.blind and any(b.searches for b in bots.values())
         start = HandStart(game, self.game_id, pids, keys, bots, names, self.key)
         deal = self.blind_hand if self.blind else self.commit_hand
         self.hand = deal(self, start)
