@@ -14,14 +14,15 @@ from typing import Any
 
 import pytest
 
+from lanswitch import decider as decider_module
 from lanswitch import protocol as p
-from lanswitch import server as server_module
+from lanswitch.decider import Decider
 from lanswitch.game import Game
 from lanswitch.host import Host, HostConfig
 from lanswitch.host._decide import Decision, decide
 from lanswitch.hosting import new_table, resume_table, settle
 from lanswitch.search import HardBot
-from lanswitch.server import Decider, Server
+from lanswitch.server import Server
 from lanswitch.tls import Identity, load_or_create_identity, server_context
 from tests.tablenet import TableNet
 from tests.test_journal import state
@@ -190,7 +191,7 @@ def test_without_a_worker_the_move_is_made_in_place(monkeypatch: pytest.MonkeyPa
     def refused(*args: Any, **kw: Any) -> Any:
         raise OSError("no processes here")
 
-    monkeypatch.setattr(server_module, "ProcessPoolExecutor", refused)
+    monkeypatch.setattr(decider_module, "ProcessPoolExecutor", refused)
     decider = Decider()
     move = asyncio.run(decider.move(asked))
     assert move == decide(asked)
@@ -236,7 +237,7 @@ def test_a_worker_ends_with_a_killed_table(tmp_path: Path) -> None:
     script = tmp_path / "table.py"
     script.write_text(
         "import os, sys, time\n"
-        "from lanswitch.server import Decider\n"
+        "from lanswitch.decider import Decider\n"
         "if __name__ == '__main__':\n"
         "    pool = Decider().pool()\n"
         "    print(pool.submit(os.getpid).result(), flush=True)\n"
@@ -268,7 +269,7 @@ def test_a_search_that_fails_leaves_the_table_playing(
     own process alike — no worker to be had, the move made in place) must not end the
     table: the normal bot's move is played instead, and the hand ends fair."""
     monkeypatch.setattr(HardBot, "act", no_search)
-    monkeypatch.setattr(server_module, "ProcessPoolExecutor", None)  # no worker: in place
+    monkeypatch.setattr(decider_module, "ProcessPoolExecutor", None)  # no worker: in place
 
     async def main() -> None:
         host = Host(config(bot_delay=0.0), entropy=os.urandom, now=time.monotonic(), asks=True)

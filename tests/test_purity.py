@@ -57,6 +57,7 @@ SHELLS = frozenset(
             "journal",
             "datadir",
             "seatkeep",  # the seats kept for joins run again: files and an OS lock
+            "decider",  # the server's worker process for the bots' searches
             "hosting",
             "history",
             "_build",
