@@ -2,7 +2,7 @@
 the calls a shell makes (see the package docstring) — and the hand in play, which it holds as
 a :class:`~lanswitch.host._deal.HandDriver` and never tells apart from the other deal's.
 
-Why one module of some 1,000 lines, one class of some 880: everything here reads and writes one
+Why one module of some 1,000 lines, one class of some 930: everything here reads and writes one
 state together — who is connected, seated, ready, away or gone (``conns``, ``table``,
 ``away``, ``quit``, ``keys``) — and each call a shell makes touches most of it (a dropped link
 changes the lobby, the hand's watch and the seat's grace at once). The split that did pay is
