@@ -150,9 +150,16 @@ def test_a_journal_of_a_host_that_made_its_moves_in_place_replays_in_an_asking_h
     for _ in range(40):
         assert net.step()
     monkeypatch.setattr(HardBot, "act", no_search)
-    restored = Host.restore(list(net.host.inputs), entropy=net.rng.randbytes, asks=True)
+    records = list(net.host.inputs)
+    restored = Host.restore(records, entropy=net.rng.randbytes, asks=True)
     assert state(restored) == state(net.host)
     assert restored.asking is None
+    assert restored.asks
+    # It asks from here on, and its journal says so from where it began to: a second crash
+    # replays the old records in place and the new ones asking, whatever the shell says.
+    again = Host.restore(records + restored.inputs, entropy=net.rng.randbytes)
+    assert again.asks
+    assert state(again) == state(restored)
 
 
 def test_the_server_has_a_worker_process_make_every_hard_move(
@@ -286,7 +293,9 @@ def test_a_search_that_fails_leaves_the_table_playing(
     run(main, limit=120)
 
 
-def test_the_worker_is_started_as_a_hand_of_searching_bots_begins(identity: Identity) -> None:
+def test_the_worker_is_started_as_a_hand_of_searching_bots_begins(
+    identity: Identity, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The worker's start (some 0.4 s of imports) is not left to the first question, which
     would wait for it: the host says when its hand has a bot that searches, and the server
     starts the worker then — only then (normal bots, a dealer-blind hand: none)."""
@@ -304,21 +313,47 @@ def test_the_worker_is_started_as_a_hand_of_searching_bots_begins(identity: Iden
     net.run(lambda: net.host.hand is not None)
     assert not net.host.searching  # a host that does not ask
 
+    started: list[bool] = []
+    move = Decider.move
+
+    async def moving(self: Decider, decision: Decision) -> int:
+        started.append(self.started)  # whether the worker was under way before it
+        return await move(self, decision)
+
+    monkeypatch.setattr(Decider, "move", moving)
+
     async def main() -> None:
-        host = Host(config(bot_delay=30.0), entropy=os.urandom, now=time.monotonic(), asks=True)
+        host = Host(config(bot_delay=0.0), entropy=os.urandom, now=time.monotonic(), asks=True)
         server = Server(host, ssl_context=server_context(identity), address=LOOPBACK)
         await server.start()
         client = bot_client("ann", target_of(server, identity))
-        playing = asyncio.create_task(client.run())
-        for _ in range(500):  # until the hand is dealt: bounded, 5 s
-            if client.session.view is not None:
-                break
-            await asyncio.sleep(0.01)
-        assert client.session.view is not None
-        assert host.asking is None  # nothing asked yet (the bot waits 30 s to move)
-        assert server.decider.started
-        await server.close()
-        playing.cancel()
-        await asyncio.gather(playing, return_exceptions=True)
+        await client.run()
+        await server.wait_finished()
+        assert started
+        assert started[0]  # warmed as the hand was dealt, not at the first question
 
     run(main, limit=60)
+
+
+def test_a_searching_bot_thinks_while_its_delay_runs_and_moves_at_the_pace_of_any() -> None:
+    """The question goes out as the bot's turn begins, not when its move is due: the search
+    runs while the table's bot delay does (0.6 s at ``play``), so a hard bot moves as soon as
+    any other would, and never before its delay is up."""
+    net = TableNet(config(bot_delay=0.6), seed=7, asks=True)
+    net.join("ann")
+    net.run(lambda: net.host.asking is not None)
+    asked = net.host.asking
+    assert asked is not None
+    game = _hand(net)
+    hand = net.host.hand
+    assert hand is not None
+    began = hand.turn_since  # type: ignore[attr-defined]
+    assert net.now == began  # asked as the turn began
+    steps = len(game.log)
+    net.host.decided(*asked.key, decide(asked), net.now + 0.1)  # answered in 0.1 s
+    net.pump()
+    assert len(game.log) == steps  # answered, not yet played: the delay runs
+    assert net.host.next_deadline() == began + 0.6
+    net.tick(began + 0.6)
+    assert len(game.log) > steps  # played when due
+    assert game.log[steps][0] == asked.seat

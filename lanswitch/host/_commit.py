@@ -288,6 +288,9 @@ class CommitHand:
         seat = game.to_act()
         if seat in self.bots or dealer.is_away(seat):
             bot = self.bots.get(seat) or make_bot("heuristic", host.rules)
+            if host.now < self.turn_since + host.config.bot_delay:
+                host.think_ahead(bot, game, seat)  # only its question is due yet
+                return False
             move = host.bot_move(bot, game, seat)
             if move is None:  # asked of the shell: its answer advances the hand
                 return False
@@ -303,6 +306,9 @@ class CommitHand:
         if seat in self.bots or self.dealer.is_away(seat):
             if self.host.awaits_move(self.game, seat):
                 return None  # its answer, not the time, moves it on
+            if seat in self.bots and self.host.to_ask(self.bots[seat], self.game, seat):
+                # The question goes out at once: the search runs while the delay does.
+                return self.turn_since
             return self.turn_since + config.bot_delay
         if seat in away:  # gone, not yet past its grace: the log says so then
             return away[seat] + config.away_grace

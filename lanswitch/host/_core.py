@@ -96,9 +96,11 @@ class Host:
         self._entropy.keep = journal
         self._decisions = Decisions()
         self._decisions.keep = journal
-        self.asks = asks
+        self.asks = False
         """Whether a searching bot's move is asked of the shell (:attr:`asking`) rather than
-        made here, inside the call that needs it (``_decide``'s docstring says why)."""
+        made here, inside the call that needs it (``_decide``'s docstring says why). Set by
+        :meth:`ask_from_now`, which the journal keeps: a replay asks from where the host
+        that wrote it began to."""
         self.asking: Decision | None = None
         """The bot's move the hand waits for, asked of the shell: it runs
         :func:`~lanswitch.host._decide.decide` on it and calls :meth:`decided`."""
@@ -153,6 +155,8 @@ class Host:
         if journal:
             self.journaling = True
             self._record("init", [config_record(config), now], False)
+        if asks:
+            self.ask_from_now()
 
     @property
     def now(self) -> float:
@@ -203,6 +207,27 @@ class Host:
             self.asking = Decision.of(bot.name, game, seat, self.entropy(16))
         return None
 
+    def think_ahead(self, bot: Bot, game: Game, seat: int) -> None:
+        """``seat``'s turn has begun and ``bot`` waits out the table's bot delay: a host that
+        asks puts the question out now, so that the search runs while the delay does and the
+        bot moves at the pace of any other (its move is played once both are done)."""
+        if self.to_ask(bot, game, seat):
+            self.asking = Decision.of(bot.name, game, seat, self.entropy(16))
+
+    def to_ask(self, bot: Bot, game: Game, seat: int) -> bool:
+        """Whether ``bot``'s move at ``seat`` is a question this host has yet to put out: it
+        asks, the bot searches, and nothing was asked or answered for this step yet."""
+        if not (self.asks and bot.searches and not game.blind):
+            return False
+        key = key_of(game.hand_no, len(game.log), seat)
+        answered = self._answer is not None and self._answer[0] == key
+        return not answered and (self.asking is None or self.asking.key != key)
+
+    @journaled
+    def ask_from_now(self) -> None:
+        """From here on, searching bots' moves are asked of the shell (:attr:`asks`)."""
+        self.asks = True
+
     def awaits_move(self, game: Game, seat: int) -> bool:
         """Whether ``seat``'s move in ``game`` as it stands is asked of the shell, unanswered."""
         asked = self.asking
@@ -241,8 +266,8 @@ class Host:
         cls, records: Iterable[bytes], *, entropy: Callable[[int], bytes], asks: bool = False
     ) -> Self:
         """A host in the state the journal ``records`` leave it in, journaling on from there
-        (``asks``: as the host that wrote them was made; a question left unanswered at the
-        journal's end is in :attr:`asking` again, for the shell to ask).
+        (``asks``: asking from then on, whatever the host that wrote them did; a question left
+        unanswered at the journal's end is in :attr:`asking` again, for the shell to ask).
 
         The connections open when the journal ends are still open in it: the shell tells it
         they are gone (:meth:`drop_connections`). ReplayError if the journal does not replay.
@@ -252,7 +277,7 @@ class Host:
         if name != "init" or len(values) != 2 or not isinstance(values[1], float | int):
             raise ReplayError("the journal does not begin with the table's settings")
         tape = Tape(drawn)
-        host = cls(config_from_record(values[0]), entropy=tape, now=values[1], asks=asks)
+        host = cls(config_from_record(values[0]), entropy=tape, now=values[1])
         if tape.at != len(tape.data):
             raise ReplayError("the table's settings do not replay as they ran")
         host.quiet = True
@@ -280,6 +305,8 @@ class Host:
         host.outbox.clear()
         host.closing.clear()
         host.journaling = True
+        if asks and not host.asks:  # a journal of a host that made its moves in place
+            host.ask_from_now()
         return host
 
     def _journaled_calls(self) -> dict[str, Callable[..., object]]:
@@ -300,6 +327,7 @@ class Host:
             "give_up": self.give_up,
             "set_owner": self.set_owner,
             "decided": self.decided,
+            "ask_from_now": self.ask_from_now,
         }
 
     def drop_connections(self, now: float) -> None:

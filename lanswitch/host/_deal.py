@@ -92,6 +92,16 @@ class Tableside(Protocol):
         (:meth:`awaits_move`), until the answer comes and the table advances the hand."""
         ...
 
+    def think_ahead(self, bot: Bot, game: Game, seat: int) -> None:
+        """``bot``'s turn at ``seat`` has begun, its move not due yet (the bot delay): the
+        table may get the move under way (a question out to its shell) meanwhile."""
+        ...
+
+    def to_ask(self, bot: Bot, game: Game, seat: int) -> bool:
+        """Whether ``bot``'s move at ``seat`` is a question the table has yet to put out (a
+        driver makes it due at once, for :meth:`think_ahead`)."""
+        ...
+
     def awaits_move(self, game: Game, seat: int) -> bool:
         """Whether ``seat``'s move in ``game`` as it stands is asked of the shell, unanswered."""
         ...

@@ -13,6 +13,12 @@ the move from the journal and never searches again. A bot that decides in micros
 (``bot.searches`` False), and any bot in a hand it cannot search (a dealer-blind hand, where
 the seat's own cards are hidden from the engine), decides in place as before.
 
+The question goes out as the bot's turn begins (:meth:`Host.think_ahead`), not when its move
+is due: the search runs while the table's bot delay does, and the move is played once both
+are done, so a ``hard`` bot keeps the pace of any other. Whether a host asks is in its
+journal (``ask_from_now``): a replay asks from where the host that wrote it began to, and a
+journal of a host that made its moves in place replays in place.
+
 A decision is named by its :attr:`Decision.key`: the hand, how many steps its log holds and
 the seat. The log only grows, so an answer whose key is not the one asked now (the hand moved
 on, or ended) is stale, and is dropped.

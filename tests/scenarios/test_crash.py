@@ -240,7 +240,7 @@ def test_resume_says_what_there_is_when_it_cannot(tmp_path: Path) -> None:
     resumed = resume_table(tmp_path)
     assert resumed.port == 4000
     assert resumed.address == LOOPBACK
-    assert resumed.replayed == 1
+    assert resumed.replayed == 2  # its settings, and that it asks for its bots' searches
     assert resumed.host.config == table.host.config
     # The clock carries on from the journal's last moment.
     assert abs(resumed.clock() - table.host.now) < 5.0
