@@ -47,8 +47,15 @@ def config(**kw: object) -> HostConfig:
     return HostConfig(**base)  # type: ignore[arg-type]
 
 
-def no_search(*args: Any, **kw: Any) -> int:
-    raise AssertionError("a hard bot searched in the host's own process")
+_act = HardBot.act
+
+
+def no_search(bot: HardBot, game: Game, seat: int, rng: Any) -> int:
+    """``HardBot.act`` where it has a choice to make fails the test: made in this process,
+    it is a search the host should have asked for (a single legal move is played at once)."""
+    if len(game.legal_moves()) > 1:
+        raise AssertionError("a hard bot searched in the host's own process")
+    return _act(bot, game, seat, rng)
 
 
 def _hand(net: TableNet) -> Game:
@@ -357,3 +364,26 @@ def test_a_searching_bot_thinks_while_its_delay_runs_and_moves_at_the_pace_of_an
     net.tick(began + 0.6)
     assert len(game.log) > steps  # played when due
     assert game.log[steps][0] == asked.seat
+
+
+def test_a_move_with_no_choice_is_not_asked() -> None:
+    """A bot with a single legal move plays it at once, in place: a round trip to a worker
+    would only add to it (about half a hard bot's turns offer one move)."""
+    net = TableNet(config(bot_delay=0.0), seed=2, asks=True)
+    ann = net.join("ann")
+    forced = asked = 0
+    for _ in range(5_000):
+        if ann.session.history:
+            break
+        hand, question = net.host.hand, net.host.asking
+        if question is not None:
+            game = hand.game if hand is not None else None
+            assert game is not None
+            assert len(game.legal_moves()) > 1
+            asked += 1
+        elif hand is not None and hand.game.to_act() == 1 and len(hand.game.legal_moves()) == 1:
+            forced += 1
+        assert net.step()
+    assert ann.session.history
+    assert asked > 0
+    assert forced > 0

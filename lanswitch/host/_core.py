@@ -194,8 +194,7 @@ class Host:
         whose record keeps the move), the next call for the same hand, step and seat answers
         it. (A journal written before hosts asked kept such a move with the call's record:
         a record that still holds one plays it back.)"""
-        asked = self.asks and bot.searches and not game.blind
-        if not asked or self._decisions.holds_move():
+        if not self._asks_for(bot, game) or self._decisions.holds_move():
             seed = self.entropy(16)
             return self._decisions.decide(lambda: bot.act(game, seat, SeededRng(seed)))
         key = key_of(game.hand_no, len(game.log), seat)
@@ -217,11 +216,18 @@ class Host:
     def to_ask(self, bot: Bot, game: Game, seat: int) -> bool:
         """Whether ``bot``'s move at ``seat`` is a question this host has yet to put out: it
         asks, the bot searches, and nothing was asked or answered for this step yet."""
-        if not (self.asks and bot.searches and not game.blind):
+        if not self._asks_for(bot, game):
             return False
         key = key_of(game.hand_no, len(game.log), seat)
         answered = self._answer is not None and self._answer[0] == key
         return not answered and (self.asking is None or self.asking.key != key)
+
+    def _asks_for(self, bot: Bot, game: Game) -> bool:
+        """Whether ``bot``'s move in ``game`` is asked of the shell: this host asks, the bot
+        searches, it can search this hand (not a dealer-blind one, whose own cards the engine
+        does not know), and there is a choice to make (a single legal move is played at
+        once, where the round trip to a worker would only add to it)."""
+        return self.asks and bot.searches and not game.blind and len(game.legal_moves()) > 1
 
     @journaled
     def ask_from_now(self) -> None:
