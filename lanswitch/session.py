@@ -497,6 +497,13 @@ class Session:
         names = m.names or shown  # the names the setup binds (checked against the lobby's)
         setup, refused = self._setup(m)
         seat = self.seat  # by the host's word (welcome, lobby.you), not where our key is dealt
+        # A hand the host ended, caught up on between hands: the seat may have changed hands
+        # since it ended (a bot's, taken by this player as it ended). Not dealt our key there,
+        # this seat was not ours in that hand: we watched it. (Taking no part, a hand not in
+        # play is followed and never answered: a host that says so of a hand it goes on to
+        # play gets nothing from us in it.)
+        if not playing and seat is not None and seat < len(m.seats):
+            seat = None if m.keys.get(m.seats[seat]) != self.public_key else seat
         dealt_in = seat is not None and seat < len(m.seats) and seat not in m.out
         refused = refused or own_seat_problem(m, seat, self.public_key) or key_problem(m)
         mine = seat if dealt_in else None
@@ -536,8 +543,13 @@ class Session:
         self.seq, self.view = 0, part.view()
         if setup is not None:
             self.voids.heed(setup.rules.scoring.void_warning)
-        if self._replaying is False:
+        if self._replaying is False and playing:
             self._against_lobby(m, part, shown)
+        elif not playing:
+            # The hand the host ended, caught up on between hands: the lobby is the table as
+            # it is now, seats taken and given up since, not the one that hand was dealt to
+            # (compared then, by those who were there). Compared, it blamed an honest host.
+            pass
         elif h is not None:  # resumed, and a new hand with it: what cannot have changed
             self._against_lobby(m, part, shown, since=h.message)
         self._replaying = False  # the hands after this one begin while this client is here

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+import pytest
+
 from lanswitch import protocol as p
 from lanswitch.host import HostConfig
 from lanswitch.rules import PRESETS
@@ -100,3 +102,40 @@ def test_the_waiting_friend_is_told_what_the_host_is_told() -> None:
     assert hers == "you wait for this hand to end, then take bot 3's seat"
     screen = " ".join(" ".join(screen_text(model, 100, 30)).split())
     assert hers in screen, screen
+
+
+@pytest.mark.parametrize("blind", [False, True], ids=["commit-reveal", "dealer-blind"])
+def test_a_seat_taken_as_a_hand_ended_does_not_make_that_hand_unfair_to_a_rejoiner(
+    blind: bool,
+) -> None:
+    """The newcomer pass: dave watched hand 1 and took the bot's seat as it ended; ann's
+    ``play`` was then stopped and resumed, and its screen called hand 1 UNFAIR, blaming the
+    host ("the host deals hand 1 naming dave's seat 'bot 1'"), while the history and
+    ``verify`` said FAIR. A hand the host ended, caught up on between hands, was compared
+    with the lobby as it is now. And dave, his program run again, was caught up as the bot's
+    seat of a hand he watched ("no key at your seat … not taking part"). Both deals."""
+    net = TableNet(
+        HostConfig(name="T", seats=2, bots=1, bot_delay=0.0, hands=None, blind=blind), seed=4
+    )
+    ann = net.join("ann", auto_ready=False)
+    net.send(ann, p.Ready(ready=True))
+    net.run(lambda: ann.session.seq >= 3)
+    dave = net.join("dave", auto_ready=False)
+    assert dave.session.seat is None
+    net.run(lambda: bool(ann.session.history) and dave.session.seat == 1, steps=50_000)
+    (first,) = ann.session.history
+    assert first.judgement is not None
+    assert first.judgement.fair, first.judgement.text()
+    ann = net.restart(ann)  # a new run of her program, between hands
+    dave = net.restart(dave)
+    net.run(lambda: bool(ann.session.history) and bool(dave.session.history), steps=5_000)
+    (again,) = ann.session.history
+    # (A dealer-blind hand's locking keys went with the run that played it: the new run
+    # follows it and judges nothing of its own. Commit-reveal judges it again: fair.)
+    assert blind or again.judgement is not None
+    assert again.judgement is None or again.judgement.fair, again.judgement.text()
+    (watched,) = dave.session.history
+    assert watched.judgement is None or watched.judgement.fair, watched.judgement.text()
+    for s in (ann.session, dave.session):
+        said = [n.text for n in s.news if n.kind in ("warning", "verdict")]
+        assert not [t for t in said if "the host deals hand" in t or "UNFAIR" in t], said

@@ -210,6 +210,12 @@ class CommitHand:
         hand's end."""
         host = self.host
         seat = host.seat_of(cid)
+        # The hand is over, and its seats may have changed hands as it ended (a bot's, taken
+        # by a player who watched it): a client is caught up as the seat it had in it — the
+        # one dealt its key —, else as one who watched.
+        if self.ended and seat is not None and seat < len(self.pids):
+            mine = self.dealer.setup.keys.get(self.pids[seat]) == host.conn_key(cid)
+            seat = seat if mine else None
         host.send(cid, hand_message(self.dealer.setup, blind=False))
         published = iter(self.published)
         pending = next(published, None)
