@@ -42,7 +42,9 @@ class Presence:
         return [
             line
             for seat, line in comings_and_goings(before, lobby.seats, me, playing=lobby.playing)
-            if not line.endswith(" is back") or self._back(seat, lobby=True, mine=False)
+            if (not line.endswith(" is back") or self._back(seat, lobby=True, mine=False))
+            # (whose goodbye the hand's log told, the seat freed as it ends: said already)
+            and not (line.endswith(" left") and self.stood_in.get(seat) == LEFT)
         ]
 
     def logged(self, ev: object, my_seat: int | None) -> bool:

@@ -347,7 +347,7 @@ def seat_cells(
     """Every player as one cell: a turn marker, the name, the cards held, what they owe. The
     cells of one table have the same width (names padded), so a grid of them lines up. A
     player not connected is "away"; one of ``left`` (a goodbye mid-hand: the host plays the
-    seat to the hand's end) "left".
+    seat to the hand's end) "quit" ("left" after the count read as "2 cards left").
 
     ``LAST``: the seat's call stands. The engine keeps a call through the next turn (where a
     finish needs it, the rules read it then), but to a person "last card" means one card
@@ -381,6 +381,6 @@ def seat_cells(
             if seat < len(view.missed) and view.missed[seat]:
                 cell.append(("class:dim", f" misses {view.missed[seat]}"))
             if lobby is not None and seat < len(lobby.seats) and not lobby.seats[seat].connected:
-                cell.append(("class:warn", " left" if seat in left else " away"))
+                cell.append(("class:warn", " quit" if seat in left else " away"))
         cells.append(cell)
     return cells
