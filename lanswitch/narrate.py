@@ -635,6 +635,18 @@ def _line(kind: str, seat: int, value: int, t: _Teller) -> Line | None:
     return Line((f"{kind} ({t.who(seat)}, {value})",), "quiet")  # a kind from a newer host
 
 
+def won_how(reason: str) -> str:
+    """How the winner of a hand that ended for ``reason`` (``HandResult.reason``) won, in a
+    few words for "bob won (…)": a verdict's line said the engine's word ("finished",
+    "one_left"), which a player does not know."""
+    return {
+        "finished": "went out",
+        "one_left": "went out first",
+        "blocked": "fewest cards, when no one could play or draw",
+        "limit": "fewest cards, at the rules' limit of moves",
+    }.get(reason, reason)
+
+
 def ending(
     reason: str, names: Sequence[str], placings: Sequence[int], me: int | None = None
 ) -> str:

@@ -58,6 +58,7 @@ from .fairdeal.seat import RevealedRounds
 from .fairdeal.tally import VoidEntry
 from .game import View
 from .handcheck import dealt_alone, key_problem, lobby_problems, out_of_match, own_seat_problem
+from .narrate import ending
 from .rules import RuleSet
 from .seatpart import PART_MESSAGES, PartMessage, SeatPart
 
@@ -421,7 +422,8 @@ class Session:
             h.over = m
             if h.over_at is None and self.clock is not None:
                 h.over_at = self.clock()
-            self.note("over", f"hand {h.message.hand_no} over ({m.reason})", m)
+            how = ending(m.reason, h.names, m.placings)
+            self.note("over", f"hand {h.message.hand_no} over: {how}", m)
             if h.refused is not None:
                 if not h.done:
                     self._record(h)  # nothing more to wait for: this seat took no part

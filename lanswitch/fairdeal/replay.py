@@ -34,6 +34,7 @@ from typing import Any, Final
 from ..cards import SUIT_NAMES, format_card
 from ..errors import RemoteError
 from ..game import BLUNDER_FLAG, SUIT_BASE, Event, Game, IllegalMove, Reason, format_move
+from ..narrate import won_how
 from .checks import Presence, check_announcement, check_move, check_same_round, timeout_move
 from .dealer import card_events
 from .forfeit import forfeiters
@@ -765,7 +766,7 @@ def verify(t: Transcript) -> Verdict:
     # the setup note binds (a file holds no result of its own to believe).
     placings = tuple(t.setup.seats[s] for s in game.result.placings)
     winner = t.name(placings[0])
-    outcome = f"{winner} won ({game.result.reason})"
+    outcome = f"{winner} won ({won_how(game.result.reason)})"
     status: Status = "unconfirmed" if short else "fair"
     scores = tuple(game.result.scores)
     return verdict_of(t, status, "", outcome=outcome, placings=placings, scores=scores, **kw)

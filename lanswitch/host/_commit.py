@@ -37,6 +37,7 @@ from ..fairdeal import (
 from ..fairdeal.checks import timeout_move
 from ..fairdeal.primitives import log_head_message, public_bytes, seats_of, verify
 from ..game import BLUNDER_FLAG, PRIVATE_KINDS, Event, Game, IllegalMove, redact
+from ..narrate import ending
 from ._config import IDLE_PING_AFTER
 from ._deal import HandMessage, HandStart, Tableside, Watch, hand_message, not_taken
 
@@ -494,10 +495,13 @@ class CommitHand:
         self.heads_deadline = host.now + host.config.heads_timeout
         names = host.seat_names()
         placed = [names[s] for s in result.placings]
-        verb = "void" if result.reason in ("void", "forfeit") else "over"
+        void = result.reason in ("void", "forfeit")
+        how = ending(result.reason, names, result.placings)
         host.say(
-            f"hand {game.hand_no} {verb} ({result.reason})"
-            + (f": {placed[0]} wins" if placed and verb == "over" else "")
+            f"hand {game.hand_no} {how}"  # "void: …"
+            if void
+            else f"hand {game.hand_no} over: {how}"
+            + (f"; {placed[0]} wins" if placed and result.reason != "finished" else "")
         )
 
     def _log_head(self, cid: int, m: p.LogHead) -> None:

@@ -18,6 +18,7 @@ from lanswitch.fairdeal.blind.file import FORMAT, BlindFileError
 from lanswitch.fairdeal.blind.hand import BlindFault
 from lanswitch.fairdeal.blind.local import BlindHand
 from lanswitch.fairdeal.primitives import DEALER
+from lanswitch.narrate import won_how
 from tests.blindtable import blind_table
 from tests.fairdeal.test_blind import DroppingAnyPass
 
@@ -86,7 +87,7 @@ def test_lanswitch_verify_checks_a_blind_hand_file(hand: BlindHand, tmp_path: Pa
     assert hs is not None
     winner = hs.name(result.placings[0])
     # who won: the replay's, by the name the setup binds
-    assert ok.stdout == f"{good}: FAIR (dealer-blind): {winner} won ({result.reason})\n"
+    assert ok.stdout == f"{good}: FAIR (dealer-blind): {winner} won ({won_how(result.reason)})\n"
     caught = subprocess.run([*run, str(bad)], capture_output=True, text=True, timeout=120)
     assert caught.returncode == 1
     assert "UNFAIR (dealer-blind): p1 gave a shuffle pass" in caught.stdout

@@ -33,6 +33,7 @@ from lanswitch.fairdeal import (
 from lanswitch.fairdeal import primitives as pr
 from lanswitch.fairdeal.tally import VoidEntry
 from lanswitch.game import BLUNDER_FLAG, Game, Match
+from lanswitch.narrate import won_how
 from lanswitch.rules import PRESETS
 from tests.fairplay import (
     GAME,
@@ -63,7 +64,7 @@ def test_honest_hands_verify_fair_on_every_preset_with_2_to_8_players(preset: st
             assert v.fair
             assert v.culprits == ()
             assert v.rounds == hand.rounds
-            assert v.outcome == f"{winner} won ({hand.result.reason})"
+            assert v.outcome == f"{winner} won ({won_how(hand.result.reason)})"
             assert v.away == ()
             assert v.unconfirmed == ()
             assert t.cards == tuple(hand.dealer.cards[t.seat])
@@ -695,4 +696,4 @@ def test_a_blind_files_winner_is_the_replays_by_the_signed_names() -> None:
     outcome = blindfile.check(json.dumps(data))[1]
     assert outcome.result == result
     name = data["setup"]["names"][result.placings[0]]
-    assert str(outcome) == f"FAIR (dealer-blind): {name} won ({result.reason})"
+    assert str(outcome) == f"FAIR (dealer-blind): {name} won ({won_how(result.reason)})"

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ...errors import InvalidInput
+from ...narrate import won_how
 from ...rules import RulesError
 from ..judgement import Judgement
 from ..primitives import DEALER, FairnessError, UsageError, named
@@ -401,7 +402,8 @@ def _outcome(hs: HandSetup, found: BlindOutcome) -> BlindOutcome:
     if found.status != "fair" or found.result is None or not found.result.placings:
         return found
     winner = hs.name(found.result.placings[0])
-    return dataclasses.replace(found, outcome=f"{winner} won ({found.result.reason})")
+    how = won_how(found.result.reason)
+    return dataclasses.replace(found, outcome=f"{winner} won ({how})")
 
 
 def _check(data: dict[str, Any]) -> tuple[HandSetup, bool, BlindOutcome]:
