@@ -496,7 +496,7 @@ def test_verify_notes_hands_missing_from_a_game(
     kept = [f for f in files if not f.name.startswith("hand-0002")]
     code, out, _ = run(capsys, "verify", *map(str, kept))
     assert code == 0
-    assert "no transcript here for hand 2 " in out
+    assert "hand 2 is not among these files (not given, not kept, or never finished)" in out
 
 
 def test_verify_needs_a_file(capsys: pytest.CaptureFixture[str]) -> None:

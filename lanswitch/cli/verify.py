@@ -100,9 +100,11 @@ def _cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(fitted(f"Aborted hands: {aborted}", width) + "\n")
     for gid, ns in gaps.items():
         listed = ", ".join(map(str, ns))
+        # Said plainly, not as a fault: most often the hand was simply not given here.
         line = (
-            f"Game {gid.hex()[:8]}: no transcript here for hand{'s' if len(ns) > 1 else ''} "
-            f"{listed} (not kept, or dealt and never finished?)"
+            f"Game {gid.hex()[:8]}: hand{'s' if len(ns) > 1 else ''} {listed} "
+            f"{'are' if len(ns) > 1 else 'is'} not among these files (not given, not kept, "
+            "or never finished)"
         )
         out.write(fitted(line, width) + "\n")
     return code

@@ -197,4 +197,4 @@ def test_verify_counts_a_blind_hand_among_the_games_hands(
     lines = said.splitlines()
     assert lines[1].startswith(f"{files[1]}: FAIR (dealer-blind)"), said
     assert lines[3] == "3 files: 3 fair", said
-    assert "no transcript here" not in said, said
+    assert "not among these files" not in said, said
