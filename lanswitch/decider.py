@@ -45,15 +45,16 @@ def _worker_start() -> None:
 
 class Decider:
     """Makes the bots' asked moves (:class:`~lanswitch.host._decide.Decision`) in one worker
-        process, started as a hand with searching bots is dealt (:meth:`warm`) or at the first
-    question, and kept for the next: a search then holds that
-        process, not the event loop. ``spawn``, not ``fork``, on every platform: a fork of a
-        process whose threads (zeroconf's, the loop's executor) hold locks can deadlock, and
-        ``spawn`` is what macOS and Windows do anyway. Where no worker can be had (the pool broke,
-        the platform refused a process, a worker took past :data:`DECIDE_WAIT`), the move is made
-        here, as a host that does not ask makes it: the table never waits on a worker that is
-        not there. Once a worker failed it is not tried again for this table (a platform that
-        cannot start one would otherwise try, and wait, at every move)."""
+    process, started as a hand with searching bots is dealt (:meth:`warm`) or at the first
+    question, and kept for the next: a search then holds that process, not the event loop.
+
+    ``spawn``, not ``fork``, on every platform: a fork of a process whose threads (zeroconf's,
+    the loop's executor) hold locks can deadlock, and ``spawn`` is what macOS and Windows do
+    anyway. Where no worker can be had (the pool broke, the platform refused a process, a
+    worker took past :data:`DECIDE_WAIT`), the move is made here, as a host that does not ask
+    makes it: the table never waits on a worker that is not there. Once a worker failed it is
+    not tried again for this table (a platform that cannot start one would otherwise try, and
+    wait, at every move)."""
 
     def __init__(self) -> None:
         self._pool: ProcessPoolExecutor | None = None

@@ -152,6 +152,9 @@ class _HandState:
     over_at: float | None = None  # when ``hand_over`` came (or its part was done), by ``clock``
     done: bool = False
     link: int = -1  # the ``welcome`` it began under, if it began while this client was here
+    unchecked: bool = False
+    """Caught up on as a hand the host had ended, so not compared with the lobby (which is the
+    table as it is now): if the host plays it on after the catch-up, it is compared then."""
 
 
 class Session:
@@ -418,6 +421,8 @@ class Session:
             return replies
         if h is None:
             return []
+        if h.unchecked and not self.catching_up and isinstance(m, p.Events) and h.over is None:
+            self._played_on(h)
         if isinstance(m, p.HandOver):
             h.over = m
             if h.over_at is None and self.clock is not None:
@@ -504,7 +509,8 @@ class Session:
         # this seat was not ours in that hand: we watched it. (Taking no part, a hand not in
         # play is followed and never answered: a host that says so of a hand it goes on to
         # play gets nothing from us in it.)
-        if not playing and seat is not None and seat < len(m.seats):
+        ended = self.catching_up and not playing
+        if ended and seat is not None and seat < len(m.seats):
             seat = None if m.keys.get(m.seats[seat]) != self.public_key else seat
         dealt_in = seat is not None and seat < len(m.seats) and seat not in m.out
         refused = refused or own_seat_problem(m, seat, self.public_key) or key_problem(m)
@@ -545,19 +551,36 @@ class Session:
         self.seq, self.view = 0, part.view()
         if setup is not None:
             self.voids.heed(setup.rules.scoring.void_warning)
-        if self._replaying is False and playing:
-            self._against_lobby(m, part, shown)
-        elif not playing:
+        if ended:
             # The hand the host ended, caught up on between hands: the lobby is the table as
             # it is now, seats taken and given up since, not the one that hand was dealt to
             # (compared then, by those who were there). Compared, it blamed an honest host.
-            pass
+            # Should the host play it on after all, it is compared then (``_part``).
+            self.hand.unchecked = True
+        elif self._replaying is False:
+            self._against_lobby(m, part, shown)
         elif h is not None:  # resumed, and a new hand with it: what cannot have changed
             self._against_lobby(m, part, shown, since=h.message)
         self._replaying = False  # the hands after this one begin while this client is here
         self._rules_text = m.rules
         self.note("hand", f"hand {m.hand_no} begins", m)
         return part.start(playing)
+
+    def _played_on(self, h: _HandState) -> None:
+        """Hand ``h`` was caught up on as one the host had ended, and the host plays it on: it
+        was not, and what the catch-up let pass is compared now — the hand against the table
+        the lobby shows, and this player's own seat (a host that called a hand ended to
+        deal a person's seat to itself unseen is caught here). This client follows it only:
+        it answered nothing of a hand it was told was over."""
+        h.unchecked = False
+        m = h.message
+        found = [f"the host caught you up on hand {m.hand_no} as over, and plays it on"]
+        if self.lobby is not None:
+            found += lobby_problems(m, self.lobby, h.names)
+        own = own_seat_problem(m, self.seat, self.public_key)
+        if own is not None:
+            found.append(own)
+        self.fair_deal_problems(found)
 
     def _setup(self, m: p.Hand) -> tuple[HandSetup | None, str | None]:
         """Hand ``m``'s setup, or why there is none to take part in."""

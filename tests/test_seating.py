@@ -4,12 +4,13 @@ down — at once in the lobby, when the hand ends during one — and the host sa
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TypeVar
 
 import pytest
 
 from lanswitch import protocol as p
-from lanswitch.host import HostConfig
+from lanswitch.host import Host, HostConfig
 from lanswitch.rules import PRESETS
 from tests.tablenet import Link, TableNet
 
@@ -139,3 +140,32 @@ def test_a_seat_taken_as_a_hand_ended_does_not_make_that_hand_unfair_to_a_rejoin
     for s in (ann.session, dave.session):
         said = [n.text for n in s.news if n.kind in ("warning", "verdict")]
         assert not [t for t in said if "the host deals hand" in t or "UNFAIR" in t], said
+
+
+class _SaysNotPlaying(Host):
+    """A host whose lobby says no hand is in play while ``lie`` is set."""
+
+    lie = False
+
+    def _lobby(self) -> p.LobbyState:
+        lobby = super()._lobby()
+        return dataclasses.replace(lobby, playing=False) if self.lie else lobby
+
+
+def test_a_hand_called_over_at_a_catch_up_and_played_on_is_compared_then() -> None:
+    """The rule above lets a hand caught up on between hands pass the lobby's comparison. A
+    host that told a returning client "no hand in play" of a hand it goes on playing would
+    slip the comparison past it: once the hand goes on after the catch-up, it is compared
+    then, and the client is told the host said two things."""
+    net = TableNet(HostConfig(name="T", seats=2, bots=1, bot_delay=0.0, hands=None), seed=4)
+    net.host = _SaysNotPlaying(net.host.config, entropy=net.rng.randbytes, now=net.now)
+    ann = net.join("ann")
+    net.run(lambda: ann.session.seq >= 4)
+    host = net.host
+    assert isinstance(host, _SaysNotPlaying)
+    host.lie = True
+    ann = net.restart(ann)  # a new run of her program comes back mid-hand, and is lied to
+    host.lie = False
+    net.run(lambda: bool(ann.session.history), steps=20_000)
+    said = [n.text for n in ann.session.news if n.kind == "warning"]
+    assert any("as over, and plays it on" in t for t in said), said
