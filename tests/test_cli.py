@@ -916,3 +916,23 @@ def test_verify_at_a_narrow_terminal_breaks_its_lines_at_spaces(
     assert shown.split() == piped.stdout.split(), shown  # no word cut, none lost
     assert "\n  " in shown, shown  # a verdict goes on, indented
     assert "EXITED 2" in screen  # gone.json: unreadable
+
+
+def test_the_resume_line_names_the_command_as_it_can_be_typed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The newcomer pass: after ``make play`` (which runs ``.venv/bin/lanswitch``, on no
+    PATH), Ctrl-C said "lanswitch play --resume carries it on", and typing that gave
+    "command not found". The line names the program as it was started, unless its name
+    alone finds that very program."""
+    from lanswitch.tui.run import program
+
+    script = tmp_path / "venv" / "bin" / "lanswitch"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\n", encoding="utf-8")
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert program(str(script)) == str(script)  # not on PATH: the path
+    monkeypatch.setenv("PATH", f"{script.parent}:/usr/bin:/bin")
+    assert program(str(script)) == "lanswitch"  # on PATH: the name
+    assert program("/somewhere/__main__.py").endswith(" -m lanswitch")

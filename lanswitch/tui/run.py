@@ -17,6 +17,7 @@ import functools
 import logging
 import math
 import os
+import shutil
 import signal
 import sys
 import time
@@ -461,8 +462,31 @@ async def play(settings: Play, rules: RuleSet) -> tuple[int, str]:
     code = 1 if model.failure is not None else 0
     last = f"lanswitch: {model.failure}" if model.failure else f'table "{config.name}" closed'
     if stopped and model.failure is None:
-        last = f'table "{config.name}" stopped mid-match: lanswitch play --resume carries it on'
+        again = f"{program()} play --resume"
+        last = f'table "{config.name}" stopped mid-match: {again} carries it on'
     return code, "\n".join(x for x in (said, last) if x)
+
+
+def program(argv0: str | None = None) -> str:
+    """The command that starts this program again, as the person can type it: ``lanswitch``
+    where that name finds this very program, else the path it was started by (``make play``
+    runs ``.venv/bin/lanswitch``, on no PATH: "lanswitch play --resume" was "command not
+    found"), or ``python -m lanswitch``."""
+    argv0 = sys.argv[0] if argv0 is None else argv0
+    if argv0.endswith("__main__.py"):
+        return f"{_typed(sys.executable)} -m lanswitch"
+    return _typed(argv0) if Path(argv0).name.startswith("lanswitch") else "lanswitch"
+
+
+def _typed(path: str) -> str:
+    """``path`` as it can be typed: its name alone where that name finds this very file."""
+    name = Path(path).name
+    found = shutil.which(name)
+    # (abspath, not realpath: a venv's python is a link to the one it was made from, which
+    # the name may find first, without the venv's packages)
+    if found is not None and os.path.abspath(found) == os.path.abspath(path):
+        return name
+    return path
 
 
 async def join(settings: Join, screen: Screen) -> tuple[int, str]:
