@@ -196,6 +196,9 @@ def test_a_spectator_keeps_the_hands_it_watched_without_a_transcript(
     assert code == 2
     assert f"lanswitch: history:{rows[0].id}: you watched this hand" in err
     assert out == ""
+    code, out, _ = run(capsys, "--data-dir", str(data), "history", str(rows[0].id))
+    assert code == 0
+    assert out.splitlines()[0].endswith(" UTC, eve watching"), out  # not "eve in watching"
 
 
 def test_result_and_verdict_in_words() -> None:
@@ -1024,6 +1027,7 @@ def test_the_terminal_client_records_the_hands_it_plays(
     assert all("-1" not in line for line in row.log)
     code, out, _ = run(capsys, "--data-dir", str(data), "history", str(row.id))
     assert code == 0
+    assert out.splitlines()[0].endswith(" UTC, ann in seat 1"), out
     assert "the hand as it was told to you:" in out
     assert f"  {row.log[-1]}" in out
     assert "result: " in out

@@ -203,11 +203,12 @@ def _show_hand(hand: int, path: Path, as_json: bool, out: TextIO) -> int:
     if as_json:
         out.write(json.dumps(row.as_json()) + "\n")
         return 0
-    where = "watching" if row.seat is None else f"seat {row.seat + 1}"
+    # "dave watching", "dave in seat 2" ("dave in watching" was the newcomer pass's)
+    where = "watching" if row.seat is None else f"in seat {row.seat + 1}"
     at = escape(row.at[:16].replace("T", " "))
     out.write(
         f"hand {row.hand_no} at {escape(row.table)} ({escape(row.rules)}), {at} UTC,"
-        f" {escape(row.name)} in {where}\n"
+        f" {escape(row.name)} {where}\n"
     )
     out.write(f"result: {result_text(row)}\n")
     if row.placings:
