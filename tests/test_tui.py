@@ -2403,3 +2403,17 @@ def test_a_goodbye_mid_hand_is_said_once_and_the_seat_says_left() -> None:
     # after move 6 of 75 …"); the seat freed as the hand ended said nothing more ("bob left").
     told = [t for t in said if "bob left" in t and not t.startswith("hand 1: deal verified")]
     assert told == ["bob left the table: the host plays the seat for the rest of the hand"], said
+
+
+def test_the_host_sees_its_address_during_a_hand_at_60_columns() -> None:
+    """The newcomer pass: at 60 columns the host's header gave up "hosting on ADDR:PORT"
+    first, so during a hand the host could not read its address out to a friend. The
+    program's name gives way first now."""
+    net = TableNet(HostConfig(name="ann's table", seats=2, bots=1, bot_delay=0.3), seed=3)
+    model, _ = tui_at(net)
+    model.toggle_ready(True)
+    net.run(lambda: model.session.view is not None)
+    model.update()
+    top = screen_text(model, 60, 20, where="192.168.1.23:47123")[0]
+    assert "hosting on 192.168.1.23:47123" in top, top
+    assert "hand 1" in top, top

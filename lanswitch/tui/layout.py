@@ -95,9 +95,12 @@ def _too_small(cols: int, rows: int) -> list[StyledText]:
 def _header(model: TuiModel, cols: int, title: str, where: str) -> StyledText:
     s = model.session
     lobby = s.lobby
-    parts: list[tuple[int, StyledText]] = [(5, [("class:title", title)])]
+    # Where the window is narrow the least needed part gives way first (the highest rank):
+    # the program's name, the rules, the table's name before the address a host reads out
+    # to a friend (the newcomer pass: at 60 columns the host lost its address in a hand).
+    parts: list[tuple[int, StyledText]] = [(6, [("class:title", title)])]
     if where:
-        parts.append((6, [("class:title", f"hosting on {where}")]))
+        parts.append((2, [("class:title", f"hosting on {where}")]))
     if lobby is not None:
         parts.append((3, [("class:title", lobby.table)]))
         parts.append((4, [("class:title", lobby.rules)]))
