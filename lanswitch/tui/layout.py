@@ -240,7 +240,7 @@ def _away_lines(model: TuiModel) -> list[str]:
         else:
             lines.append(f"{name} is away: the host plays the seat until {name} is back")
     # A goodbye is not repeated here: the log said it ("bob left the table: the host plays
-    # the seat for the rest of the hand") and the seat's cell says "left" to the hand's end.
+    # the seat for the rest of the hand") and the seat's cell says "quit" to the hand's end.
     return lines
 
 
