@@ -2417,4 +2417,3 @@ def test_the_host_sees_its_address_during_a_hand_at_60_columns() -> None:
     top = screen_text(model, 60, 20, where="192.168.1.23:47123")[0]
     assert "hosting on 192.168.1.23:47123" in top, top
     assert "hand 1" in top, top
-
