@@ -16,6 +16,7 @@ import pytest
 
 from lanswitch import decider as decider_module
 from lanswitch import protocol as p
+from lanswitch.client import Client
 from lanswitch.decider import Decider
 from lanswitch.game import Game
 from lanswitch.host import Host, HostConfig
@@ -48,6 +49,18 @@ def config(**kw: object) -> HostConfig:
 
 
 _act = HardBot.act
+
+
+async def one_hand(identity: Identity) -> tuple[Server, Client]:
+    """A table of an asking host (ann and its hard bot, one hand) served over TLS on
+    127.0.0.1, played to its end by ann, a heuristic bot's client."""
+    host = Host(config(bot_delay=0.0), entropy=os.urandom, now=time.monotonic(), asks=True)
+    server = Server(host, ssl_context=server_context(identity), address=LOOPBACK)
+    await server.start()
+    client = bot_client("ann", target_of(server, identity))
+    await client.run()
+    await server.wait_finished()
+    return server, client
 
 
 def no_search(bot: HardBot, game: Game, seat: int, rng: Any) -> int:
@@ -177,12 +190,7 @@ def test_the_server_has_a_worker_process_make_every_hard_move(
     monkeypatch.setattr(HardBot, "act", no_search)
 
     async def main() -> None:
-        host = Host(config(bot_delay=0.0), entropy=os.urandom, now=time.monotonic(), asks=True)
-        server = Server(host, ssl_context=server_context(identity), address=LOOPBACK)
-        await server.start()
-        client = bot_client("ann", target_of(server, identity))
-        await client.run()
-        await server.wait_finished()
+        server, client = await one_hand(identity)
         assert isinstance(client.session.close_reason, p.Bye)
         (record,) = client.session.history
         assert record.judgement is not None
@@ -286,12 +294,7 @@ def test_a_search_that_fails_leaves_the_table_playing(
     monkeypatch.setattr(decider_module, "ProcessPoolExecutor", None)  # no worker: in place
 
     async def main() -> None:
-        host = Host(config(bot_delay=0.0), entropy=os.urandom, now=time.monotonic(), asks=True)
-        server = Server(host, ssl_context=server_context(identity), address=LOOPBACK)
-        await server.start()
-        client = bot_client("ann", target_of(server, identity))
-        await client.run()
-        await server.wait_finished()
+        server, client = await one_hand(identity)
         (record,) = client.session.history
         assert record.judgement is not None
         assert record.judgement.fair
@@ -330,12 +333,7 @@ def test_the_worker_is_started_as_a_hand_of_searching_bots_begins(
     monkeypatch.setattr(Decider, "move", moving)
 
     async def main() -> None:
-        host = Host(config(bot_delay=0.0), entropy=os.urandom, now=time.monotonic(), asks=True)
-        server = Server(host, ssl_context=server_context(identity), address=LOOPBACK)
-        await server.start()
-        client = bot_client("ann", target_of(server, identity))
-        await client.run()
-        await server.wait_finished()
+        await one_hand(identity)
         assert started
         assert started[0]  # warmed as the hand was dealt, not at the first question
 
