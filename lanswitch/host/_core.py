@@ -202,8 +202,7 @@ class Host:
             move = self._answer[1]
             self._answer = None
             return move
-        if self.asking is None or self.asking.key != key:
-            self.asking = Decision.of(bot.name, game, seat, self.entropy(16))
+        self.think_ahead(bot, game, seat)  # the question, unless it is out already
         return None
 
     def think_ahead(self, bot: Bot, game: Game, seat: int) -> None:
